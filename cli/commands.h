@@ -1,0 +1,24 @@
+// The sub-commands of `backstep`. Each returns the process exit status.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace backstep::cli {
+
+using Args = std::vector<std::string>;
+
+int record_command(const Args& args);
+int replay_command(const Args& args);
+int dump_command(const Args& args);
+int ls_command(const Args& args);
+
+// Exit statuses of backstep itself (the program's own statuses pass through).
+inline constexpr int kExitUsage = 2;
+inline constexpr int kExitFailure = 125;   // backstep could not do what was asked
+inline constexpr int kExitNotFound = 127;  // the program to record does not exist
+
+// Prints "backstep: <message>" on stderr.
+void error(const std::string& message);
+
+}  // namespace backstep::cli

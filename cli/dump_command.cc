@@ -1,0 +1,123 @@
+#include <sys/wait.h>
+
+#include <cinttypes>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+
+#include "cli/commands.h"
+#include "cli/trace_dir.h"
+#include "engine/core/registers.h"
+#include "engine/core/syscalls/syscall_table.h"
+#include "engine/trace/reader.h"
+#include "engine/trace/trace_error.h"
+
+namespace backstep::cli {
+namespace {
+
+std::string describe_syscall(const trace::Event& e) {
+  Registers entry = Registers::from_block(*e.regs);
+  Registers exit = entry;
+  exit.apply(e.reg_changes);
+  long nr = static_cast<long>(entry.syscallno());
+  const sys::SyscallInfo* info = sys::lookup(nr);
+  char buf[256];
+  std::snprintf(buf, sizeof(buf), "%s(0x%" PRIx64 ", 0x%" PRIx64 ", 0x%" PRIx64 ")",
+                info ? info->name : ("syscall_" + std::to_string(nr)).c_str(), entry.arg(0),
+                entry.arg(1), entry.arg(2));
+  std::string out = buf;
+  if (e.reg_changes.empty() && (nr == 60 || nr == 231)) return out;
+  out += " = " + std::to_string(exit.syscall_result());
+  return out;
+}
+
+std::string describe(const trace::Event& e) {
+  std::string text = trace::to_string(e.kind);
+  switch (e.kind) {
+    case trace::EventKind::Exec:
+      text += " rip=0x" + [&] { char b[32]; std::snprintf(b, sizeof b, "%llx", Registers::from_block(*e.regs).raw().rip); return std::string(b); }();
+      text += " mappings=" + std::to_string(e.mappings.size());
+      break;
+    case trace::EventKind::Syscall:
+      text += " " + describe_syscall(e);
+      break;
+    case trace::EventKind::Signal:
+    case trace::EventKind::FatalSignal:
+      text += std::string(" ") + sigabbrev_np(static_cast<int>(e.status));
+      break;
+    case trace::EventKind::Exit: {
+      int status = static_cast<int>(e.status);
+      text += WIFEXITED(status) ? " status " + std::to_string(WEXITSTATUS(status))
+                                : std::string(" killed by SIG") + sigabbrev_np(WTERMSIG(status));
+      break;
+    }
+    case trace::EventKind::Abort:
+      text += " " + e.message;
+      break;
+    default:
+      break;
+  }
+  std::size_t bytes = 0;
+  for (const auto& w : e.writes) bytes += w.data.size();
+  if (bytes) text += " [" + std::to_string(bytes) + " bytes written]";
+  for (const auto& echo : e.echoes) text += " [" + std::to_string(echo.data.size()) + " bytes to fd " + std::to_string(echo.fd) + "]";
+  for (const auto& m : e.mappings) {
+    if (e.kind == trace::EventKind::Syscall) text += " [maps " + (m.name.empty() ? std::string("anonymous") : m.name) + "]";
+  }
+  return text;
+}
+
+}  // namespace
+
+int dump_command(const Args& args) {
+  if (args.size() > 1) {
+    error("dump takes one trace");
+    return kExitUsage;
+  }
+  std::signal(SIGPIPE, SIG_DFL);
+  std::string dir = resolve_trace(args.empty() ? "" : args[0]);
+  try {
+    trace::TraceReader reader(dir);
+    const trace::Header& h = reader.header();
+    std::string cmd;
+    for (const auto& a : h.argv) cmd += (cmd.empty() ? "" : " ") + a;
+    std::printf("# trace %s: format %u, backstep %s, codec %s, counter %s\n# command: %s\n# cwd: %s\n",
+                dir.c_str(), h.format_version, h.backstep_version.c_str(), trace::to_string(h.codec),
+                h.counter_mode.c_str(), cmd.c_str(), h.cwd.c_str());
+    for (;;) {
+      uint64_t n = reader.next_event_number();
+      auto event = reader.next();
+      if (!event) break;
+      std::printf("%" PRIu64 " tid %u %s\n", n, event->tid, describe(*event).c_str());
+    }
+    if (reader.truncated()) {
+      std::printf("# the trace ends at event %" PRIu64 " (cut short)\n", reader.next_event_number());
+    }
+  } catch (const trace::TraceError& e) {
+    std::fflush(stdout);
+    error(e.what());
+    return kExitFailure;
+  }
+  return 0;
+}
+
+int ls_command(const Args& args) {
+  if (!args.empty()) {
+    error("ls takes no arguments");
+    return kExitUsage;
+  }
+  std::string latest;
+  try {
+    latest = resolve_trace("");
+  } catch (...) {
+  }
+  for (const std::string& name : list_traces()) {
+    bool is_latest = !latest.empty() && latest.size() >= name.size() &&
+                     latest.compare(latest.size() - name.size(), name.size(), name) == 0 &&
+                     (latest.size() == name.size() || latest[latest.size() - name.size() - 1] == '/');
+    std::printf("%s%s\n", name.c_str(), is_latest ? "  (latest)" : "");
+  }
+  return 0;
+}
+
+}  // namespace backstep::cli

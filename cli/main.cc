@@ -1,0 +1,69 @@
+// backstep: record a program once, replay it exactly.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <map>
+
+#include "cli/commands.h"
+
+namespace backstep::cli {
+
+void error(const std::string& message) { std::fprintf(stderr, "backstep: %s\n", message.c_str()); }
+
+namespace {
+
+const char kUsage[] =
+    "usage: backstep COMMAND [ARGS...]\n"
+    "\n"
+    "  record [-o DIR] [--compress=zstd|zlib] [--] PROG [ARGS...]\n"
+    "                       run PROG and record it into a trace\n"
+    "  replay --autopilot [TRACE]\n"
+    "                       replay a trace without a debugger (default: the latest)\n"
+    "  dump [TRACE]         print one line per recorded event\n"
+    "  ls                   list the traces in the trace directory\n"
+    "\n"
+    "Traces go to $BACKSTEP_DIR, else $XDG_DATA_HOME/backstep, else ~/.local/share/backstep.\n";
+
+struct Command {
+  int (*run)(const Args&);
+};
+
+const std::map<std::string, Command> kCommands = {
+    {"record", {record_command}},
+    {"replay", {replay_command}},
+    {"dump", {dump_command}},
+    {"ls", {ls_command}},
+};
+
+}  // namespace
+}  // namespace backstep::cli
+
+int main(int argc, char** argv) {
+  using namespace backstep::cli;
+  // Replay execs this binary as an empty shell whose address space it then
+  // replaces; should it ever run, it must do nothing.
+  if (argc > 1 && std::strcmp(argv[1], "--backstep-replay-stub") == 0) _exit(kExitFailure);
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") ||
+      !std::strcmp(argv[1], "help")) {
+    std::fputs(kUsage, argc < 2 ? stderr : stdout);
+    return argc < 2 ? kExitUsage : 0;
+  }
+  if (!std::strcmp(argv[1], "--version")) {
+    std::printf("backstep %s\n", BACKSTEP_VERSION);
+    return 0;
+  }
+  auto it = kCommands.find(argv[1]);
+  if (it == kCommands.end()) {
+    error(std::string("unknown command '") + argv[1] + "'");
+    std::fputs(kUsage, stderr);
+    return kExitUsage;
+  }
+  try {
+    return it->second.run(Args(argv + 2, argv + argc));
+  } catch (const std::exception& e) {
+    error(e.what());
+    return kExitFailure;
+  }
+}

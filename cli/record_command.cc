@@ -1,0 +1,101 @@
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+#include "cli/commands.h"
+#include "cli/trace_dir.h"
+#include "engine/record/record_session.h"
+
+extern char** environ;
+
+namespace backstep::cli {
+namespace {
+
+// PROG as execvp would find it; empty if there is no such executable.
+std::string find_program(const std::string& prog, int& err) {
+  auto usable = [&](const std::string& path) {
+    struct stat st {};
+    if (stat(path.c_str(), &st) != 0) { err = errno; return false; }
+    if (S_ISDIR(st.st_mode)) { err = EISDIR; return false; }
+    if (access(path.c_str(), X_OK) != 0) { err = errno; return false; }
+    return true;
+  };
+  err = ENOENT;
+  if (prog.find('/') != std::string::npos) return usable(prog) ? prog : "";
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  size_t start = 0;
+  while (start <= dirs.size()) {
+    size_t colon = dirs.find(':', start);
+    std::string dir = dirs.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+    std::string candidate = (dir.empty() ? "." : dir) + "/" + prog;
+    if (usable(candidate)) return candidate;
+    if (colon == std::string::npos) break;
+    start = colon + 1;
+  }
+  err = ENOENT;
+  return "";
+}
+
+}  // namespace
+
+int record_command(const Args& args) {
+  RecordOptions options;
+  std::string out_dir;
+  size_t i = 0;
+  for (; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--") { ++i; break; }
+    if (a == "-o" || a == "--output") {
+      if (i + 1 >= args.size()) { error("-o needs a directory"); return kExitUsage; }
+      out_dir = args[++i];
+    } else if (a.rfind("--compress=", 0) == 0) {
+      std::string codec = a.substr(11);
+      if (codec == "zstd") options.codec = trace::Codec::Zstd;
+      else if (codec == "zlib") options.codec = trace::Codec::Zlib;
+      else { error("unknown compression '" + codec + "' (zstd or zlib)"); return kExitUsage; }
+    } else if (a.size() > 1 && a[0] == '-') {
+      error("unknown option '" + a + "' for record");
+      return kExitUsage;
+    } else {
+      break;
+    }
+  }
+  if (i >= args.size()) { error("record: no program given"); return kExitUsage; }
+  options.argv.assign(args.begin() + static_cast<long>(i), args.end());
+  int err = 0;
+  options.exe = find_program(options.argv[0], err);
+  if (options.exe.empty()) {
+    error("cannot run '" + options.argv[0] + "': " + std::strerror(err));
+    return kExitNotFound;
+  }
+  for (char** e = environ; *e; ++e) options.envp.push_back(*e);
+
+  bool default_place = out_dir.empty();
+  options.trace_dir = default_place ? new_trace_dir(options.argv[0]) : out_dir;
+  if (std::filesystem::exists(std::filesystem::symlink_status(options.trace_dir))) {
+    error("trace directory " + options.trace_dir + " already exists");
+    return kExitUsage;
+  }
+  // Ctrl-C reaches the program (same process group) and is recorded; the
+  // recorder itself stays to finish the trace.
+  std::signal(SIGINT, SIG_IGN);
+  std::signal(SIGQUIT, SIG_IGN);
+  std::signal(SIGPIPE, SIG_IGN);
+
+  RecordSession session(options);
+  RecordResult result = session.run();
+  if (default_place) set_latest_trace(options.trace_dir);
+  if (!result.completed) {
+    error("recording stopped: " + result.stop_reason);
+    error("the trace in " + options.trace_dir + " replays up to that point");
+    return kExitFailure;
+  }
+  return result.exit_status;
+}
+
+}  // namespace backstep::cli

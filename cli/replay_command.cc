@@ -1,0 +1,53 @@
+#include <csignal>
+
+#include "cli/commands.h"
+#include "cli/trace_dir.h"
+#include "engine/replay/replay_session.h"
+#include "engine/trace/trace_error.h"
+
+namespace backstep::cli {
+
+int replay_command(const Args& args) {
+  bool autopilot = false;
+  std::string trace_arg;
+  for (const std::string& a : args) {
+    if (a == "--autopilot" || a == "-a") {
+      autopilot = true;
+    } else if (a.size() > 1 && a[0] == '-') {
+      error("unknown option '" + a + "' for replay");
+      return kExitUsage;
+    } else if (trace_arg.empty()) {
+      trace_arg = a;
+    } else {
+      error("replay takes one trace");
+      return kExitUsage;
+    }
+  }
+  if (!autopilot) {
+    error("replay under gdb is not available yet; use `backstep replay --autopilot [TRACE]`");
+    return kExitUsage;
+  }
+  std::signal(SIGPIPE, SIG_IGN);
+  std::string dir = resolve_trace(trace_arg);
+  try {
+    ReplaySession session(dir);
+    ReplayResult result = session.run_to_end();
+    switch (result.end) {
+      case ReplayResult::End::Exited:
+        return result.exit_status;
+      case ReplayResult::End::RecordingStopped:
+      case ReplayResult::End::TraceCutShort:
+        error(result.message);
+        return kExitFailure;
+    }
+  } catch (const ReplayDivergence& e) {
+    error(e.what());
+    return kExitFailure;
+  } catch (const trace::TraceError& e) {
+    error(e.what());
+    return kExitFailure;
+  }
+  return kExitFailure;
+}
+
+}  // namespace backstep::cli

@@ -1,0 +1,53 @@
+// General-purpose registers in the kernel's layout (`user_regs_struct`).
+// gdb's numbering lives in gdbserver/, never here.
+#pragma once
+
+#include <sys/user.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/trace/event.h"
+
+namespace backstep {
+
+class Registers {
+ public:
+  Registers() = default;
+  explicit Registers(const user_regs_struct& regs) : regs_(regs) {}
+  static Registers from_block(const trace::RegBlock& block);
+  trace::RegBlock to_block() const;
+
+  const user_regs_struct& raw() const { return regs_; }
+  user_regs_struct& raw() { return regs_; }
+
+  uint64_t ip() const { return regs_.rip; }
+  void set_ip(uint64_t v) { regs_.rip = v; }
+  uint64_t sp() const { return regs_.rsp; }
+  uint64_t syscallno() const { return regs_.orig_rax; }
+  void set_syscallno(uint64_t v) { regs_.orig_rax = v; }
+  int64_t syscall_result() const { return static_cast<int64_t>(regs_.rax); }
+  void set_syscall_result(uint64_t v) { regs_.rax = v; }
+  // Syscall argument 0..5 (rdi, rsi, rdx, r10, r8, r9).
+  uint64_t arg(int i) const;
+  void set_arg(int i, uint64_t v);
+
+  // Name of word `index` of the kernel layout ("rax", "orig_rax", ...).
+  static const char* word_name(std::size_t index);
+
+  // The words that differ from `before` (for trace::Event::reg_changes).
+  std::vector<trace::RegChange> changes_since(const Registers& before) const;
+  void apply(const std::vector<trace::RegChange>& changes);
+
+  // Registers compared for divergence: every word, with the trap flags masked
+  // out of eflags (RF and TF are set by debug traps, not by the program).
+  // Returns a human-readable list of differences, empty if equal.
+  static std::string differences(const Registers& recorded, const Registers& live);
+  bool same_state(const Registers& other) const { return differences(*this, other).empty(); }
+
+ private:
+  user_regs_struct regs_{};
+};
+
+}  // namespace backstep

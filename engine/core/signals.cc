@@ -1,0 +1,71 @@
+#include "engine/core/signals.h"
+
+#include <cstring>
+#include <fstream>
+#include <string>
+
+namespace backstep {
+
+bool is_synchronous_fault(const siginfo_t& info) {
+  switch (info.si_signo) {
+    case SIGSEGV:
+    case SIGBUS:
+    case SIGILL:
+    case SIGFPE:
+    case SIGTRAP:
+      return info.si_code > 0;  // raised by the kernel for the faulting instruction
+    default:
+      return false;
+  }
+}
+
+namespace {
+
+uint64_t status_mask(pid_t pid, const std::string& key) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.rfind(key + ":", 0) == 0) return std::stoull(line.substr(key.size() + 1), nullptr, 16);
+  }
+  return 0;
+}
+
+SignalAction default_action(int sig) {
+  switch (sig) {
+    case SIGCHLD:
+    case SIGURG:
+    case SIGWINCH:
+    case SIGCONT:
+      return SignalAction::Ignore;
+    case SIGSTOP:
+    case SIGTSTP:
+    case SIGTTIN:
+    case SIGTTOU:
+      return SignalAction::Stop;
+    default:
+      return SignalAction::Terminate;
+  }
+}
+
+}  // namespace
+
+SignalAction signal_action(pid_t pid, int sig) {
+  uint64_t bit = uint64_t{1} << (sig - 1);
+  if (status_mask(pid, "SigCgt") & bit) return SignalAction::Handler;
+  if (status_mask(pid, "SigIgn") & bit) return SignalAction::Ignore;
+  return default_action(sig);
+}
+
+std::vector<uint8_t> siginfo_bytes(const siginfo_t& info) {
+  std::vector<uint8_t> out(sizeof(info));
+  std::memcpy(out.data(), &info, sizeof(info));
+  return out;
+}
+
+siginfo_t siginfo_from_bytes(const std::vector<uint8_t>& bytes) {
+  siginfo_t info{};
+  std::memcpy(&info, bytes.data(), std::min(bytes.size(), sizeof(info)));
+  return info;
+}
+
+}  // namespace backstep

@@ -1,0 +1,28 @@
+// Signal facts record and replay must agree on.
+#pragma once
+
+#include <signal.h>
+#include <sys/types.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace backstep {
+
+// A fault raised by the instruction at the stop (SIGSEGV from a bad pointer,
+// SIGFPE from a division by zero, ...): it recurs at the same instruction on
+// replay, so replay runs to it. Any other signal is delivered at an event
+// boundary (right after a syscall or another signal) and replay places it
+// there without running.
+bool is_synchronous_fault(const siginfo_t& info);
+
+enum class SignalAction { Ignore, Handler, Terminate, Stop };
+
+// What delivering `sig` does in process `pid` now (its handler table from
+// /proc/PID/status, and the default actions).
+SignalAction signal_action(pid_t pid, int sig);
+
+std::vector<uint8_t> siginfo_bytes(const siginfo_t& info);
+siginfo_t siginfo_from_bytes(const std::vector<uint8_t>& bytes);
+
+}  // namespace backstep

@@ -1,0 +1,303 @@
+#!/usr/bin/env python3
+"""Generates backstep's x86-64 syscall table from syscalls.spec.
+
+Usage: gen_syscall_table.py SPEC --table OUT.cc --test-cases OUT.h
+
+The spec format is described at the top of syscalls.spec. A malformed spec is
+reported as FILE:LINE: message, and the script exits with status 1 without
+writing anything.
+"""
+
+import argparse
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+
+FAMILIES = {
+    "fs": "Fs",
+    "mm": "Mm",
+    "time": "Time",
+    "identity": "Identity",
+    "net": "Net",
+    "poll": "Poll",
+    "signal": "Signal",
+    "process": "Process",
+    "ioctl": "Ioctl",
+    "misc": "Misc",
+}
+STATUSES = ("supported", "custom", "unsupported")
+
+ARG_COUNT = 6            # x86-64 passes at most six arguments
+MAX_OUTPUTS = 4          # SyscallInfo::outs has four slots
+MAX_NR = 511             # 512 and up are x32 numbers, not x86-64 calls
+MAX_UINT32 = 2**32 - 1
+
+NAME_RE = re.compile(r"[a-z_][a-z0-9_]*\Z")
+NUMBER_RE = re.compile(r"[0-9]+\Z")
+OUTPUT_RE = re.compile(r"arg(?P<arg>[0-9]+):(?P<size>\S+)\Z")
+SIZE_FORMS = (
+    # (regex, SizeKind); group names: m (argument), k (multiplier or bytes)
+    (re.compile(r"(?P<k>[0-9]+)\Z"), "Fixed"),
+    (re.compile(r"ret\Z"), "Ret"),
+    (re.compile(r"ret\*(?P<k>[0-9]+)\Z"), "RetTimes"),
+    (re.compile(r"arg(?P<m>[0-9]+)\Z"), "Arg"),
+    (re.compile(r"arg(?P<m>[0-9]+)\*(?P<k>[0-9]+)\Z"), "ArgTimes"),
+    (re.compile(r"\*arg(?P<m>[0-9]+)\Z"), "DerefArg"),
+)
+
+
+class SpecError(Exception):
+    def __init__(self, path, line_no, message):
+        super().__init__(f"{path}:{line_no}: {message}")
+
+
+@dataclass
+class Output:
+    arg: int
+    size_kind: str
+    size_arg: int = 0
+    size: int = 0
+
+
+@dataclass
+class Entry:
+    nr: int
+    name: str
+    family: str
+    status: str
+    line_no: int
+    outputs: list = field(default_factory=list)
+
+
+def parse_output(text, fail):
+    match = OUTPUT_RE.match(text)
+    if not match:
+        fail(f"output '{text}' is not argN:SIZE")
+    arg = int(match.group("arg"))
+    if arg >= ARG_COUNT:
+        fail(f"output '{text}': argument {arg} is not 0..{ARG_COUNT - 1}")
+    size_text = match.group("size")
+    for regex, kind in SIZE_FORMS:
+        size_match = regex.match(size_text)
+        if not size_match:
+            continue
+        groups = size_match.groupdict()
+        out = Output(arg=arg, size_kind=kind)
+        if groups.get("m") is not None:
+            out.size_arg = int(groups["m"])
+            if out.size_arg >= ARG_COUNT:
+                fail(f"output '{text}': size argument {out.size_arg} is not 0..{ARG_COUNT - 1}")
+            if out.size_arg == arg:
+                fail(f"output '{text}': an argument cannot give its own size")
+        if groups.get("k") is not None:
+            out.size = int(groups["k"])
+            if out.size == 0 or out.size > MAX_UINT32:
+                fail(f"output '{text}': size must be 1..{MAX_UINT32}")
+        return out
+    fail(f"output '{text}': size '{size_text}' is not one of "
+         "BYTES, ret, ret*K, argM, argM*K, *argM")
+
+
+def parse_line(path, line_no, line):
+    def fail(message):
+        raise SpecError(path, line_no, message)
+
+    fields = line.split("#", 1)[0].split()
+    if not fields:
+        return None
+    if len(fields) < 4:
+        fail(f"expected 'NR NAME FAMILY STATUS [OUTPUTS...]', got '{line.strip()}'")
+    nr_text, name, family, status, *output_texts = fields
+    if not NUMBER_RE.match(nr_text):
+        fail(f"syscall number '{nr_text}' is not a decimal number")
+    nr = int(nr_text)
+    if nr > MAX_NR:
+        fail(f"syscall number {nr} is above {MAX_NR}")
+    if not NAME_RE.match(name):
+        fail(f"syscall name '{name}' is not a C identifier in lower case")
+    if family not in FAMILIES:
+        fail(f"family '{family}' is not one of {' '.join(FAMILIES)}")
+    if status not in STATUSES:
+        fail(f"status '{status}' is not one of {' '.join(STATUSES)}")
+    if status == "unsupported" and output_texts:
+        fail(f"{name} is unsupported but lists outputs")
+    if len(output_texts) > MAX_OUTPUTS:
+        fail(f"{name} lists {len(output_texts)} outputs; at most {MAX_OUTPUTS} fit")
+    outputs = [parse_output(text, fail) for text in output_texts]
+    seen_args = set()
+    for out in outputs:
+        if out.arg in seen_args:
+            fail(f"{name} lists arg{out.arg} twice")
+        seen_args.add(out.arg)
+    return Entry(nr, name, family, status, line_no, outputs)
+
+
+def parse_spec(path):
+    entries = []
+    by_name = {}
+    with open(path, encoding="utf-8") as spec:
+        for line_no, line in enumerate(spec, start=1):
+            entry = parse_line(path, line_no, line)
+            if entry is None:
+                continue
+            if entries and entry.nr <= entries[-1].nr:
+                raise SpecError(path, line_no,
+                                f"number {entry.nr} ({entry.name}) does not follow "
+                                f"{entries[-1].nr} ({entries[-1].name}); numbers must increase")
+            if entry.name in by_name:
+                raise SpecError(path, line_no,
+                                f"{entry.name} is already listed on line "
+                                f"{by_name[entry.name].line_no}")
+            by_name[entry.name] = entry
+            entries.append(entry)
+    if not entries:
+        raise SpecError(path, 1, "the spec lists no syscalls")
+    return entries
+
+
+def cxx_output(out):
+    return (f"{{.arg = {out.arg}, .size_kind = SizeKind::{out.size_kind}, "
+            f".size_arg = {out.size_arg}, .size = {out.size}}}")
+
+
+def cxx_entry(entry):
+    supported = "false" if entry.status == "unsupported" else "true"
+    custom = "true" if entry.status == "custom" else "false"
+    outs = ", ".join(cxx_output(out) for out in entry.outputs)
+    return (f"    {{.nr = {entry.nr}, .name = \"{entry.name}\", "
+            f".family = Family::{FAMILIES[entry.family]}, "
+            f".supported = {supported}, .custom = {custom}, "
+            f".out_count = {len(entry.outputs)}, .outs = {{{outs}}}}},")
+
+
+def generate_table(entries, spec_name):
+    max_nr = entries[-1].nr
+    index = [-1] * (max_nr + 1)
+    for position, entry in enumerate(entries):
+        index[entry.nr] = position
+    lines = [
+        f"// Generated by gen_syscall_table.py from {spec_name}. Do not edit.",
+        "",
+        '#include "engine/core/syscalls/syscall_table.h"',
+        "",
+        "#include <sys/syscall.h>",
+        "",
+        "#include <array>",
+        "#include <cstdint>",
+        "",
+        "// Every number in the spec must match the system headers wherever they",
+        "// know the call (newer calls may be missing from older headers).",
+    ]
+    for entry in entries:
+        lines += [
+            f"#ifdef SYS_{entry.name}",
+            f'static_assert(SYS_{entry.name} == {entry.nr}, '
+            f'"{spec_name}: {entry.name} is not number {entry.nr} in <sys/syscall.h>");',
+            "#endif",
+        ]
+    lines += [
+        "",
+        "namespace backstep::sys {",
+        "namespace {",
+        "",
+        "constexpr SyscallInfo kSyscalls[] = {",
+    ]
+    lines += [cxx_entry(entry) for entry in entries]
+    lines += [
+        "};",
+        "",
+        f"constexpr long kMaxNr = {max_nr};",
+        "",
+        "// Position in kSyscalls of each number, -1 where the spec lists none.",
+        "constexpr std::array<int16_t, kMaxNr + 1> kIndexByNr = {",
+    ]
+    per_row = 16
+    for start in range(0, len(index), per_row):
+        row = ", ".join(str(i) for i in index[start:start + per_row])
+        lines.append(f"    {row},")
+    lines += [
+        "};",
+        "",
+        "}  // namespace",
+        "",
+        "const SyscallInfo* lookup(long nr) {",
+        "  if (nr < 0 || nr > kMaxNr) return nullptr;",
+        "  const int16_t position = kIndexByNr[static_cast<size_t>(nr)];",
+        "  return position < 0 ? nullptr : &kSyscalls[position];",
+        "}",
+        "",
+        "std::span<const SyscallInfo> all_syscalls() { return kSyscalls; }",
+        "",
+        "}  // namespace backstep::sys",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def generate_test_cases(entries, spec_name):
+    lines = [
+        f"// Generated by gen_syscall_table.py from {spec_name}. Do not edit.",
+        "// Every entry of the spec with its SYS_ number from <sys/syscall.h>,",
+        "// or -1 where the headers do not know the call.",
+        "#pragma once",
+        "",
+        "#include <sys/syscall.h>",
+        "",
+        "namespace backstep::sys::testing {",
+        "",
+        "struct SpecEntry {",
+        "  int nr;",
+        "  const char* name;",
+        "  long sys_value;",
+        "};",
+        "",
+        "inline constexpr SpecEntry kSpecEntries[] = {",
+    ]
+    for entry in entries:
+        lines += [
+            f"#ifdef SYS_{entry.name}",
+            f'    {{{entry.nr}, "{entry.name}", SYS_{entry.name}}},',
+            "#else",
+            f'    {{{entry.nr}, "{entry.name}", -1}},',
+            "#endif",
+        ]
+    lines += [
+        "};",
+        "",
+        "}  // namespace backstep::sys::testing",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def write_file(path, text):
+    """Writes through a temporary file so that an interrupted build leaves no half file."""
+    temporary = path + ".tmp"
+    with open(temporary, "w", encoding="utf-8") as out:
+        out.write(text)
+    os.replace(temporary, path)
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("spec", help="path to syscalls.spec")
+    parser.add_argument("--table", required=True, help="generated .cc to write")
+    parser.add_argument("--test-cases", required=True, help="generated test header to write")
+    args = parser.parse_args(argv)
+    try:
+        entries = parse_spec(args.spec)
+    except SpecError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    except OSError as error:
+        print(f"error: cannot read {args.spec}: {error.strerror}", file=sys.stderr)
+        return 1
+    spec_name = os.path.basename(args.spec)
+    write_file(args.table, generate_table(entries, spec_name))
+    write_file(args.test_cases, generate_test_cases(entries, spec_name))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

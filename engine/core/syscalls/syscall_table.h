@@ -1,0 +1,61 @@
+// The x86-64 system call table, generated at build time from syscalls.spec
+// (the one place that says how each call's results are recorded).
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+namespace backstep::sys {
+
+// Which recording code owns a call. Each family has its own source file in
+// engine/record/ (never one switch over every syscall).
+enum class Family : uint8_t {
+  Fs,        // files, directories, descriptors
+  Mm,        // address space: brk, mmap, munmap, mprotect, mremap, madvise, ...
+  Time,      // clocks and sleeping
+  Identity,  // ids, limits, uname, sysinfo, resource usage
+  Net,       // sockets
+  Poll,      // poll/select/epoll/eventfd
+  Signal,    // signal dispositions, masks, sending
+  Process,   // process and thread lifecycle, arch_prctl, prctl, rseq, futex, ...
+  Ioctl,     // ioctl: per-request handling
+  Misc,      // getrandom and the rest
+};
+
+const char* to_string(Family family);
+
+// How many bytes an output parameter holds once the call succeeded.
+enum class SizeKind : uint8_t {
+  Fixed,     // `size` bytes
+  Ret,       // the call's (non-negative) return value, in bytes
+  RetTimes,  // return value * `size`
+  Arg,       // the value of argument `size_arg`
+  ArgTimes,  // the value of argument `size_arg` * `size`
+  DerefArg,  // the int (4 bytes) argument `size_arg` points at, read after the call
+};
+
+// A pointer argument through which the kernel writes memory.
+struct OutParam {
+  uint8_t arg = 0;          // which argument (0..5) holds the pointer
+  SizeKind size_kind = SizeKind::Fixed;
+  uint8_t size_arg = 0;     // for Arg, ArgTimes, DerefArg
+  uint32_t size = 0;        // for Fixed, RetTimes, ArgTimes
+};
+
+struct SyscallInfo {
+  int nr = -1;
+  const char* name = "";
+  Family family = Family::Misc;
+  bool supported = false;   // false: recording stops with a clear error
+  bool custom = false;      // true: the family's code records it (outs unused)
+  uint8_t out_count = 0;
+  OutParam outs[4] = {};
+};
+
+// nullptr for a number the spec does not list.
+const SyscallInfo* lookup(long nr);
+
+// Every entry of the spec, by increasing number.
+std::span<const SyscallInfo> all_syscalls();
+
+}  // namespace backstep::sys

@@ -1,0 +1,269 @@
+#include "engine/core/task.h"
+
+#include <elf.h>
+#include <fcntl.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <sstream>
+
+#include "engine/core/log.h"
+
+namespace backstep {
+
+std::string WaitStatus::describe() const {
+  std::ostringstream os;
+  switch (kind) {
+    case Kind::SyscallStop: os << "syscall stop"; break;
+    case Kind::SignalStop: os << "signal stop (" << strsignal(signal) << ")"; break;
+    case Kind::EventStop: os << "ptrace event " << event; break;
+    case Kind::Exited: os << "exited with status " << exit_code; break;
+    case Kind::Killed: os << "killed by " << strsignal(signal); break;
+  }
+  return os.str();
+}
+
+Task::Task(pid_t tid) : tid_(tid) {}
+
+Task::~Task() {
+  if (mem_fd_ >= 0) close(mem_fd_);
+  if (alive_) {
+    try {
+      kill();
+    } catch (...) {
+    }
+  }
+}
+
+long Task::ptrace_or_throw(int request, void* addr, void* data, const char* what) {
+  errno = 0;
+  long r = ptrace(static_cast<__ptrace_request>(request), tid_, addr, data);
+  if (r == -1 && errno != 0) {
+    std::ostringstream os;
+    os << "ptrace(" << what << ") on task " << tid_ << " failed: " << strerror(errno);
+    if (errno == ESRCH) throw TaskGone(os.str());
+    throw std::runtime_error(os.str());
+  }
+  return r;
+}
+
+void Task::set_options(long options) {
+  ptrace_or_throw(PTRACE_SETOPTIONS, nullptr, reinterpret_cast<void*>(options), "SETOPTIONS");
+}
+
+void Task::resume(ResumeHow how, int sig) {
+  int request = PTRACE_CONT;
+  const char* what = "CONT";
+  switch (how) {
+    case ResumeHow::Continue: break;
+    case ResumeHow::Syscall: request = PTRACE_SYSCALL; what = "SYSCALL"; break;
+    case ResumeHow::Sysemu: request = PTRACE_SYSEMU; what = "SYSEMU"; break;
+    case ResumeHow::SingleStep: request = PTRACE_SINGLESTEP; what = "SINGLESTEP"; break;
+  }
+  ptrace_or_throw(request, nullptr, reinterpret_cast<void*>(static_cast<long>(sig)), what);
+}
+
+WaitStatus Task::wait() {
+  int status = 0;
+  pid_t r;
+  do {
+    r = waitpid(tid_, &status, __WALL);
+  } while (r < 0 && errno == EINTR);
+  if (r < 0) {
+    alive_ = false;
+    throw TaskGone("waitpid on task " + std::to_string(tid_) + " failed: " + strerror(errno));
+  }
+  WaitStatus ws;
+  ws.raw = status;
+  if (WIFEXITED(status)) {
+    ws.kind = WaitStatus::Kind::Exited;
+    ws.exit_code = WEXITSTATUS(status);
+    alive_ = false;
+  } else if (WIFSIGNALED(status)) {
+    ws.kind = WaitStatus::Kind::Killed;
+    ws.signal = WTERMSIG(status);
+    alive_ = false;
+  } else if (WIFSTOPPED(status)) {
+    int sig = WSTOPSIG(status);
+    if (sig == (SIGTRAP | 0x80)) {
+      ws.kind = WaitStatus::Kind::SyscallStop;
+    } else if ((status >> 16) != 0) {
+      ws.kind = WaitStatus::Kind::EventStop;
+      ws.event = status >> 16;
+    } else {
+      ws.kind = WaitStatus::Kind::SignalStop;
+      ws.signal = sig;
+    }
+  }
+  BS_LOG(Core, "task " << tid_ << ": " << ws.describe());
+  return ws;
+}
+
+Registers Task::regs() {
+  user_regs_struct r;
+  ptrace_or_throw(PTRACE_GETREGS, nullptr, &r, "GETREGS");
+  return Registers(r);
+}
+
+void Task::set_regs(const Registers& regs) {
+  user_regs_struct r = regs.raw();
+  ptrace_or_throw(PTRACE_SETREGS, nullptr, &r, "SETREGS");
+}
+
+std::vector<uint8_t> Task::xstate() {
+  std::vector<uint8_t> area(16384);
+  iovec iov{area.data(), area.size()};
+  ptrace_or_throw(PTRACE_GETREGSET, reinterpret_cast<void*>(NT_X86_XSTATE), &iov, "GETREGSET");
+  area.resize(iov.iov_len);
+  return area;
+}
+
+void Task::set_xstate(const std::vector<uint8_t>& area) {
+  std::vector<uint8_t> copy = area;
+  iovec iov{copy.data(), copy.size()};
+  ptrace_or_throw(PTRACE_SETREGSET, reinterpret_cast<void*>(NT_X86_XSTATE), &iov, "SETREGSET");
+}
+
+siginfo_t Task::siginfo() {
+  siginfo_t info;
+  ptrace_or_throw(PTRACE_GETSIGINFO, nullptr, &info, "GETSIGINFO");
+  return info;
+}
+
+void Task::set_siginfo(const siginfo_t& info) {
+  siginfo_t copy = info;
+  ptrace_or_throw(PTRACE_SETSIGINFO, nullptr, &copy, "SETSIGINFO");
+}
+
+__ptrace_syscall_info Task::syscall_info() {
+  __ptrace_syscall_info info{};
+  ptrace_or_throw(PTRACE_GET_SYSCALL_INFO, reinterpret_cast<void*>(sizeof(info)), &info,
+                  "GET_SYSCALL_INFO");
+  return info;
+}
+
+void Task::open_memory() {
+  if (mem_fd_ >= 0) close(mem_fd_);
+  std::string path = "/proc/" + std::to_string(tid_) + "/mem";
+  mem_fd_ = open(path.c_str(), O_RDWR | O_CLOEXEC);
+  if (mem_fd_ < 0) throw std::runtime_error("cannot open " + path + ": " + strerror(errno));
+}
+
+std::size_t Task::read_some(remote_ptr<void> addr, void* buf, std::size_t len) {
+  if (mem_fd_ < 0) open_memory();
+  std::size_t done = 0;
+  auto* out = static_cast<uint8_t*>(buf);
+  while (done < len) {
+    ssize_t n = pread(mem_fd_, out + done, len - done, static_cast<off_t>(addr.as_int() + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<std::size_t>(n);
+  }
+  return done;
+}
+
+void Task::read_bytes(remote_ptr<void> addr, void* buf, std::size_t len) {
+  std::size_t n = read_some(addr, buf, len);
+  if (n != len) {
+    std::ostringstream os;
+    os << "task " << tid_ << ": cannot read " << len << " bytes at 0x" << std::hex
+       << addr.as_int() << std::dec << " (got " << n << ")";
+    throw std::runtime_error(os.str());
+  }
+}
+
+std::vector<uint8_t> Task::read_bytes(remote_ptr<void> addr, std::size_t len) {
+  std::vector<uint8_t> out(len);
+  read_bytes(addr, out.data(), len);
+  return out;
+}
+
+void Task::write_bytes(remote_ptr<void> addr, const void* buf, std::size_t len) {
+  if (mem_fd_ < 0) open_memory();
+  std::size_t done = 0;
+  const auto* in = static_cast<const uint8_t*>(buf);
+  while (done < len) {
+    ssize_t n = pwrite(mem_fd_, in + done, len - done, static_cast<off_t>(addr.as_int() + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      std::ostringstream os;
+      os << "task " << tid_ << ": cannot write " << len << " bytes at 0x" << std::hex
+         << addr.as_int() << std::dec << ": " << (n < 0 ? strerror(errno) : "short write");
+      throw std::runtime_error(os.str());
+    }
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+std::string Task::read_c_string(remote_ptr<char> addr, std::size_t max) {
+  std::string out;
+  char chunk[256];
+  while (out.size() < max) {
+    std::size_t n = read_some(addr + static_cast<int64_t>(out.size()), chunk, sizeof(chunk));
+    if (n == 0) break;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (chunk[i] == 0) return out;
+      out.push_back(chunk[i]);
+    }
+  }
+  return out;
+}
+
+int64_t Task::remote_syscall(remote_ptr<void> insn, long nr, std::array<uint64_t, 6> args) {
+  Registers saved = regs();
+  Registers call = saved;
+  call.set_ip(insn.as_int());
+  call.raw().rax = static_cast<uint64_t>(nr);
+  // No syscall restart logic may apply to the injected call's return path.
+  call.set_syscallno(static_cast<uint64_t>(-1));
+  for (int i = 0; i < 6; ++i) call.set_arg(i, args[i]);
+  set_regs(call);
+
+  // If the task sits at a syscall-entry stop or after an exec event, the
+  // kernel first reports the exit of that syscall; skip it.
+  bool entered = false;
+  for (int stops = 0; !entered; ++stops) {
+    BS_ASSERT(stops < 3, "task " << tid_ << ": remote syscall " << nr << " never entered");
+    resume(ResumeHow::Syscall);
+    WaitStatus ws = wait();
+    if (!ws.is_syscall()) {
+      throw TaskGone("task " + std::to_string(tid_) + ": remote syscall " +
+                     std::to_string(nr) + " interrupted: " + ws.describe());
+    }
+    __ptrace_syscall_info info = syscall_info();
+    if (info.op == PTRACE_SYSCALL_INFO_ENTRY) {
+      BS_ASSERT(info.entry.nr == static_cast<uint64_t>(nr),
+                "task " << tid_ << ": remote syscall entered " << info.entry.nr
+                        << ", expected " << nr);
+      entered = true;
+    } else {
+      // The exit path stored that syscall's result in rax: set ours again.
+      set_regs(call);
+    }
+  }
+  resume(ResumeHow::Syscall);
+  WaitStatus ws = wait();
+  if (!ws.is_syscall()) {
+    throw TaskGone("task " + std::to_string(tid_) + ": remote syscall " + std::to_string(nr) +
+                   " did not return: " + ws.describe());
+  }
+  int64_t result = regs().syscall_result();
+  set_regs(saved);
+  return result;
+}
+
+void Task::kill() {
+  if (!alive_) return;
+  ::kill(tid_, SIGKILL);
+  int status;
+  while (waitpid(tid_, &status, __WALL) == tid_) {
+    if (WIFEXITED(status) || WIFSIGNALED(status)) break;
+  }
+  alive_ = false;
+}
+
+}  // namespace backstep

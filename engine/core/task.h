@@ -1,0 +1,103 @@
+// One traced thread: ptrace resume/wait, registers, memory, remote syscalls.
+// Record and replay both drive tracees through this class; nothing else in
+// the engine calls ptrace(2) directly.
+#pragma once
+
+#include <sys/ptrace.h>
+#include <signal.h>
+#include <sys/types.h>
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "engine/core/registers.h"
+#include "engine/core/remote_ptr.h"
+
+namespace backstep {
+
+// The tracee went away (killed, exited) while backstep still needed it.
+class TaskGone : public std::runtime_error {
+ public:
+  explicit TaskGone(const std::string& what) : std::runtime_error(what) {}
+};
+
+enum class ResumeHow { Continue, Syscall, Sysemu, SingleStep };
+
+struct WaitStatus {
+  enum class Kind { SyscallStop, SignalStop, EventStop, Exited, Killed };
+  Kind kind = Kind::Exited;
+  int raw = 0;        // the wait(2) status
+  int signal = 0;     // SignalStop: the signal; Killed: the fatal signal
+  int event = 0;      // EventStop: PTRACE_EVENT_*
+  int exit_code = 0;  // Exited
+
+  bool is_syscall() const { return kind == Kind::SyscallStop; }
+  bool is_signal() const { return kind == Kind::SignalStop; }
+  bool is_gone() const { return kind == Kind::Exited || kind == Kind::Killed; }
+  std::string describe() const;
+};
+
+class Task {
+ public:
+  explicit Task(pid_t tid);
+  ~Task();
+  Task(const Task&) = delete;
+  Task& operator=(const Task&) = delete;
+
+  pid_t tid() const { return tid_; }
+  bool alive() const { return alive_; }
+
+  void set_options(long options);
+  void resume(ResumeHow how, int sig = 0);
+  WaitStatus wait();
+
+  Registers regs();
+  void set_regs(const Registers& regs);
+  std::vector<uint8_t> xstate();
+  void set_xstate(const std::vector<uint8_t>& area);
+  siginfo_t siginfo();
+  void set_siginfo(const siginfo_t& info);
+  // Entry or exit of the syscall the task is stopped in (PTRACE_GET_SYSCALL_INFO).
+  __ptrace_syscall_info syscall_info();
+
+  // Memory, through /proc/PID/mem. (Re)open after every exec: an old file
+  // descriptor refers to the old address space.
+  void open_memory();
+  // Reads as much as is readable; returns the number of bytes read.
+  std::size_t read_some(remote_ptr<void> addr, void* buf, std::size_t len);
+  // Reads exactly len bytes or throws.
+  void read_bytes(remote_ptr<void> addr, void* buf, std::size_t len);
+  std::vector<uint8_t> read_bytes(remote_ptr<void> addr, std::size_t len);
+  void write_bytes(remote_ptr<void> addr, const void* buf, std::size_t len);
+  template <typename T>
+  T read(remote_ptr<T> addr) {
+    T value;
+    read_bytes(addr, &value, sizeof(T));
+    return value;
+  }
+  std::string read_c_string(remote_ptr<char> addr, std::size_t max = 4096);
+
+  // Runs system call `nr` in the tracee, from the `syscall` instruction at
+  // `insn`, and returns its result. The task must be stopped (at any ptrace
+  // stop); its registers are restored afterwards. Afterwards the task is at a
+  // syscall-exit stop.
+  int64_t remote_syscall(remote_ptr<void> insn, long nr, std::array<uint64_t, 6> args);
+
+  // SIGKILL and reap. Safe to call twice.
+  void kill();
+  // The task exited on its own and was reaped by wait().
+  void mark_gone() { alive_ = false; }
+
+ private:
+  long ptrace_or_throw(int request, void* addr, void* data, const char* what);
+
+  pid_t tid_;
+  int mem_fd_ = -1;
+  bool alive_ = true;
+};
+
+}  // namespace backstep

@@ -1,0 +1,30 @@
+// backstep's own pages in every tracee, at the same address in record and in
+// replay: a `syscall` instruction the engine runs remote system calls from,
+// and scratch memory for their arguments (paths). Recorded as a mapping of
+// kind Tool so the address-space layout is identical in both.
+#pragma once
+
+#include <cstdint>
+
+#include "engine/core/remote_ptr.h"
+
+namespace backstep {
+
+class Task;
+
+inline constexpr uint64_t kToolPageAddr = 0x70000000;
+inline constexpr uint64_t kToolPageSize = 2 * 4096;
+inline constexpr remote_ptr<void> kToolSyscallInsn{kToolPageAddr};          // syscall; int3
+inline constexpr remote_ptr<void> kToolScratch{kToolPageAddr + 4096};        // 4 KiB scratch
+inline constexpr uint64_t kToolScratchSize = 4096;
+
+// Maps the tool pages into a task stopped right after execve (at a
+// PTRACE_EVENT_EXEC stop): borrows the instruction at the entry point for one
+// mmap, then restores it. Throws if the address is taken.
+void install_tool_page(Task& task);
+
+// Runs `nr` in the task from the tool page.
+int64_t tool_syscall(Task& task, long nr, uint64_t a0 = 0, uint64_t a1 = 0, uint64_t a2 = 0,
+                     uint64_t a3 = 0, uint64_t a4 = 0, uint64_t a5 = 0);
+
+}  // namespace backstep

@@ -1,0 +1,108 @@
+// The Exec event: after the initial execve, the address space and registers
+// replay starts from. Replay rebuilds every mapping from this list (files
+// from their trace copies, memory contents from the writes), so it does not
+// depend on the host's copy of the program, its libraries or its layout.
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include <fstream>
+#include <iterator>
+#include <sstream>
+
+#include "engine/core/proc_maps.h"
+#include "engine/core/tool_page.h"
+#include "engine/core/vdso.h"
+#include "engine/record/record_session.h"
+
+namespace backstep {
+namespace {
+
+trace::MappingKind kind_of(const MapsEntry& m) {
+  if (m.start == kToolPageAddr) return trace::MappingKind::Tool;
+  if (m.name == "[vdso]") return trace::MappingKind::Vdso;
+  if (m.name.rfind("[vvar", 0) == 0) return trace::MappingKind::Vvar;
+  if (m.name == "[stack]") return trace::MappingKind::Stack;
+  if (m.name == "[heap]") return trace::MappingKind::Heap;
+  if (m.is_file()) return trace::MappingKind::File;
+  return trace::MappingKind::Anonymous;
+}
+
+void patch_vdso(Task& task) {
+  for (const MapsEntry& m : read_proc_maps(task.tid())) {
+    if (m.name != "[vdso]") continue;
+    std::vector<uint8_t> image = task.read_bytes(remote_ptr<void>(m.start), m.end - m.start);
+    for (const VdsoPatch& p : vdso_syscall_patches(image)) {
+      task.write_bytes(remote_ptr<void>(m.start + p.offset), p.code.data(), p.code.size());
+    }
+  }
+}
+
+// The initial program break (start_brk, field 47 of /proc/PID/stat): replay
+// grows its heap from here as recorded brk calls move it.
+uint64_t program_break_start(pid_t pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  auto paren = text.rfind(')');
+  if (paren == std::string::npos) throw std::runtime_error("cannot parse /proc/PID/stat");
+  std::istringstream fields(text.substr(paren + 2));
+  std::string field;
+  for (int index = 3; fields >> field; ++index) {  // field 3 follows "(comm) "
+    if (index == 47) return std::stoull(field);
+  }
+  throw std::runtime_error("no start_brk in /proc/PID/stat");
+}
+
+}  // namespace
+
+void RecordSession::record_exec(Task& task) {
+  task.open_memory();  // the exec replaced the address space
+  install_tool_page(task);
+  patch_vdso(task);
+
+  trace::Event event;
+  event.kind = trace::EventKind::Exec;
+  event.tid = static_cast<uint32_t>(task.tid());
+  event.regs = task.regs().to_block();
+  event.xstate = task.xstate();
+  for (const MapsEntry& m : read_proc_maps(task.tid())) {
+    if (m.name == "[vsyscall]") continue;  // fixed by the kernel, same everywhere
+    trace::Mapping rec;
+    rec.start = m.start;
+    rec.end = m.end;
+    rec.prot = m.prot;
+    rec.flags = m.shared ? MAP_SHARED : MAP_PRIVATE;
+    rec.offset = m.offset;
+    rec.kind = kind_of(m);
+    rec.name = m.name;
+    bool contents = false;
+    switch (rec.kind) {
+      case trace::MappingKind::File: {
+        char range[64];
+        snprintf(range, sizeof(range), "%lx-%lx", m.start, m.end);
+        std::string source = "/proc/" + std::to_string(task.tid()) + "/map_files/" + range;
+        rec.file = writer_->add_file(source, m.name, true);
+        // The kernel may have zeroed the tail of a data segment already.
+        contents = (m.prot & PROT_WRITE) != 0;
+        break;
+      }
+      case trace::MappingKind::Tool:
+      case trace::MappingKind::Vvar:
+        break;
+      default:
+        contents = (m.prot & PROT_READ) != 0;
+        break;
+    }
+    if (contents) {
+      trace::MemoryWrite w;
+      w.addr = m.start;
+      w.data.resize(m.end - m.start);
+      w.data.resize(task.read_some(remote_ptr<void>(m.start), w.data.data(), w.data.size()));
+      event.writes.push_back(std::move(w));
+    }
+    event.mappings.push_back(std::move(rec));
+  }
+  event.status = static_cast<int64_t>(program_break_start(task.tid()));
+  write_event(event);
+}
+
+}  // namespace backstep

@@ -1,0 +1,100 @@
+// Files and descriptors: scatter reads, echoed writes, fcntl commands.
+#include <fcntl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/record/syscall_context.h"
+
+namespace backstep {
+namespace {
+
+constexpr uint64_t kFlockSize = 32;  // struct flock on x86-64
+
+// The file position of the tracee's `fd` (from /proc/PID/fdinfo).
+std::optional<uint64_t> file_position(pid_t pid, int fd) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/fdinfo/" + std::to_string(fd));
+  std::string key;
+  uint64_t value;
+  while (f >> key >> value) {
+    if (key == "pos:") return value;
+  }
+  return std::nullopt;
+}
+
+// copy_file_range and sendfile move data inside the kernel. When they write
+// to stdout/stderr, read back what they copied from the input file (which
+// ends at the input's offset now) so that replay can re-emit it.
+void echo_kernel_copy(SyscallContext& ctx, int out_fd, int in_fd, uint64_t in_offset_ptr) {
+  int64_t ret = ctx.result();
+  if (ret <= 0 || (out_fd != 1 && out_fd != 2)) return;
+  std::optional<uint64_t> end;
+  if (in_offset_ptr) {
+    uint64_t off = 0;
+    if (ctx.task.read_some(remote_ptr<void>(in_offset_ptr), &off, sizeof(off)) == sizeof(off)) end = off;
+  } else {
+    end = file_position(ctx.task.tid(), in_fd);
+  }
+  if (!end || *end < static_cast<uint64_t>(ret)) return;
+  std::string path = "/proc/" + std::to_string(ctx.task.tid()) + "/fd/" + std::to_string(in_fd);
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  std::vector<uint8_t> data(static_cast<size_t>(ret));
+  ssize_t n = pread(fd, data.data(), data.size(), static_cast<off_t>(*end - static_cast<uint64_t>(ret)));
+  close(fd);
+  if (n == ret) ctx.echo_if_stdio(out_fd, std::move(data));
+}
+
+void exit_fs(SyscallContext& ctx) {
+  int64_t ret = ctx.result();
+  switch (ctx.info.nr) {
+    case SYS_readv:
+    case SYS_preadv:
+    case SYS_preadv2:
+      if (ret > 0) ctx.record_iovecs(ctx.arg(1), ctx.arg(2), static_cast<uint64_t>(ret));
+      break;
+    case SYS_write:
+    case SYS_pwrite64:
+      if (ret > 0) {
+        ctx.echo_if_stdio(static_cast<int>(ctx.arg(0)),
+                          ctx.task.read_bytes(remote_ptr<void>(ctx.arg(1)), static_cast<uint64_t>(ret)));
+      }
+      break;
+    case SYS_writev:
+    case SYS_pwritev:
+    case SYS_pwritev2:
+      if (ret > 0) {
+        ctx.echo_if_stdio(static_cast<int>(ctx.arg(0)),
+                          ctx.gather_iovecs(ctx.arg(1), ctx.arg(2), static_cast<uint64_t>(ret)));
+      }
+      break;
+    case SYS_fcntl:
+      switch (static_cast<int>(ctx.arg(1))) {
+        case F_GETLK:
+        case F_OFD_GETLK: ctx.record_memory(ctx.arg(2), kFlockSize); break;
+        case F_GETOWN_EX: ctx.record_memory(ctx.arg(2), sizeof(f_owner_ex)); break;
+        default: break;
+      }
+      break;
+    case SYS_copy_file_range:
+      ctx.record_memory(ctx.arg(1), sizeof(loff_t));
+      ctx.record_memory(ctx.arg(3), sizeof(loff_t));
+      echo_kernel_copy(ctx, static_cast<int>(ctx.arg(2)), static_cast<int>(ctx.arg(0)), ctx.arg(1));
+      break;
+    case SYS_sendfile:
+      echo_kernel_copy(ctx, static_cast<int>(ctx.arg(0)), static_cast<int>(ctx.arg(1)), ctx.arg(2));
+      break;
+    default:
+      break;
+  }
+}
+
+}  // namespace
+
+const FamilyRecorder kFsRecorder{nullptr, exit_fs};
+
+}  // namespace backstep

@@ -1,0 +1,264 @@
+#include "engine/record/record_session.h"
+
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/personality.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstring>
+
+#include "engine/core/cpu_features.h"
+#include "engine/core/log.h"
+#include "engine/core/progress_counter.h"
+
+namespace backstep {
+
+RecordSession::RecordSession(RecordOptions options) : options_(std::move(options)) {
+  have_stdout_ = fstat(STDOUT_FILENO, &stdout_stat_) == 0;
+  have_stderr_ = fstat(STDERR_FILENO, &stderr_stat_) == 0;
+}
+
+RecordSession::~RecordSession() = default;
+
+namespace {
+
+std::vector<char*> c_strings(std::vector<std::string>& v) {
+  std::vector<char*> out;
+  for (auto& s : v) out.push_back(s.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+// Tracer and tracee share one CPU: a ptrace stop that crosses CPUs costs
+// 3-5x more (shared/notes/perf-anchors.md).
+int pin_to_current_cpu() {
+  int cpu = sched_getcpu();
+  if (cpu < 0) return -1;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  sched_setaffinity(0, sizeof(set), &set);
+  return cpu;
+}
+
+std::string current_dir() {
+  char buf[PATH_MAX];
+  return getcwd(buf, sizeof(buf)) ? buf : "";
+}
+
+}  // namespace
+
+pid_t RecordSession::spawn() {
+  cpu_ = pin_to_current_cpu();
+  std::vector<std::string> argv = options_.argv, envp = options_.envp;
+  std::vector<char*> c_argv = c_strings(argv), c_envp = c_strings(envp);
+  int err_pipe[2];
+  if (pipe2(err_pipe, O_CLOEXEC) != 0) throw std::runtime_error("pipe2 failed");
+
+  pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error(std::string("fork failed: ") + strerror(errno));
+  if (pid == 0) {
+    // Only async-signal-safe calls until execve.
+    close(err_pipe[0]);
+    ptrace(PTRACE_TRACEME, 0, nullptr, nullptr);
+    prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0);  // rdtsc traps; see on_signal
+    personality(ADDR_NO_RANDOMIZE);
+    raise(SIGSTOP);
+    execve(options_.exe.c_str(), c_argv.data(), c_envp.data());
+    int e = errno;
+    ssize_t ignored = write(err_pipe[1], &e, sizeof(e));
+    (void)ignored;
+    _exit(127);
+  }
+  close(err_pipe[1]);
+  Task& task = add_task(pid);
+  WaitStatus ws = task.wait();
+  if (!ws.is_signal() || ws.signal != SIGSTOP) {
+    close(err_pipe[0]);
+    throw std::runtime_error("the tracee did not start: " + ws.describe());
+  }
+  task.set_options(PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXEC);
+  task.resume(ResumeHow::Continue);
+  ws = task.wait();
+  if (ws.kind != WaitStatus::Kind::EventStop || ws.event != PTRACE_EVENT_EXEC) {
+    int e = 0;
+    ssize_t n = read(err_pipe[0], &e, sizeof(e));
+    close(err_pipe[0]);
+    if (n == sizeof(e)) {
+      throw std::runtime_error("cannot execute '" + options_.exe + "': " + strerror(e));
+    }
+    throw std::runtime_error("the tracee did not reach exec: " + ws.describe());
+  }
+  close(err_pipe[0]);
+  return pid;
+}
+
+RecordResult RecordSession::run() {
+  pid_t pid = spawn();
+  Task& task = *find_task(pid);
+
+  trace::Header header;
+  header.backstep_version = BACKSTEP_VERSION;
+  header.argv = options_.argv;
+  header.envp = options_.envp;
+  header.cwd = current_dir();
+  header.exe = options_.exe;
+  header.cpuid = current_cpu_features();
+  // Positions are counter-less whatever the probe finds: the hardware
+  // counter is not used yet.
+  header.counter_mode = "none";
+  header.codec = options_.codec;
+  timespec now{};
+  clock_gettime(CLOCK_REALTIME, &now);
+  header.start_time_ns = static_cast<uint64_t>(now.tv_sec) * 1000000000u + now.tv_nsec;
+  header.recorded_cpu = cpu_;
+  writer_ = std::make_unique<trace::TraceWriter>(options_.trace_dir, header);
+
+  try {
+    record_exec(task);
+    task.resume(ResumeHow::Syscall);
+    for (;;) {
+      WaitStatus ws = task.wait();
+      switch (ws.kind) {
+        case WaitStatus::Kind::SyscallStop:
+          if (in_syscall_) on_syscall_exit(task); else on_syscall_entry(task);
+          break;
+        case WaitStatus::Kind::SignalStop:
+          on_signal(task, ws.signal);
+          break;
+        case WaitStatus::Kind::EventStop:
+          throw RecordingRefused("unexpected ptrace event " + std::to_string(ws.event));
+        case WaitStatus::Kind::Exited:
+        case WaitStatus::Kind::Killed: {
+          trace::Event exit_event;
+          exit_event.kind = trace::EventKind::Exit;
+          exit_event.tid = static_cast<uint32_t>(pid);
+          exit_event.status = ws.raw;
+          write_event(exit_event);
+          writer_->finish();
+          result_.completed = true;
+          result_.exit_status = ws.kind == WaitStatus::Kind::Exited ? ws.exit_code : 128 + ws.signal;
+          result_.events = writer_->events_written();
+          return result_;
+        }
+      }
+    }
+  } catch (const RecordingRefused& e) {
+    stop_recording(task, e.what());
+  } catch (const AssertionFailure& e) {
+    stop_recording(task, e.what());
+  } catch (const TaskGone& e) {
+    stop_recording(task, e.what());
+  }
+  return result_;
+}
+
+void RecordSession::stop_recording(Task& task, const std::string& why) {
+  trace::Event abort_event;
+  abort_event.kind = trace::EventKind::Abort;
+  abort_event.tid = static_cast<uint32_t>(task.tid());
+  abort_event.message = why;
+  write_event(abort_event);
+  task.kill();
+  writer_->finish();
+  result_.completed = false;
+  result_.stop_reason = why;
+  result_.exit_status = 125;
+  result_.events = writer_->events_written();
+}
+
+void RecordSession::write_event(const trace::Event& event) {
+  BS_LOG(Record, "event " << writer_->events_written() << ": " << trace::to_string(event.kind));
+  writer_->write(event);
+}
+
+bool RecordSession::is_original_stdio(Task& task, int fd) const {
+  const struct stat* ours = fd == 1 ? (have_stdout_ ? &stdout_stat_ : nullptr)
+                                    : (have_stderr_ ? &stderr_stat_ : nullptr);
+  if (!ours) return false;
+  struct stat theirs {};
+  std::string path = "/proc/" + std::to_string(task.tid()) + "/fd/" + std::to_string(fd);
+  if (stat(path.c_str(), &theirs) != 0) return false;
+  return theirs.st_dev == ours->st_dev && theirs.st_ino == ours->st_ino;
+}
+
+void RecordSession::on_syscall_entry(Task& task) {
+  Registers regs = task.regs();
+  long nr = static_cast<long>(regs.syscallno());
+  const sys::SyscallInfo* info = sys::lookup(nr);
+  if (!info) {
+    throw RecordingRefused("unknown system call number " + std::to_string(nr) + " at event " +
+                           std::to_string(next_event()));
+  }
+  in_syscall_.emplace(SyscallContext{*this, task, *info, regs, Registers(), trace::Event()});
+  SyscallContext& ctx = *in_syscall_;
+  if (!info->supported) ctx.refuse("unsupported system call");
+  ctx.event.kind = trace::EventKind::Syscall;
+  ctx.event.tid = static_cast<uint32_t>(task.tid());
+  ctx.event.regs = regs.to_block();
+  redeliver_deferred(task);
+  const FamilyRecorder& family = family_recorder(info->family);
+  if (family.enter) family.enter(ctx);
+  if (nr == SYS_exit || nr == SYS_exit_group) {
+    // No exit stop follows: the process is gone when the call "returns".
+    write_event(ctx.event);
+    in_syscall_.reset();
+  }
+  task.resume(ResumeHow::Syscall);
+}
+
+namespace {
+
+uint64_t output_size(const SyscallContext& ctx, const sys::OutParam& out) {
+  int64_t ret = ctx.result();
+  bool ok = !ctx.failed();
+  switch (out.size_kind) {
+    case sys::SizeKind::Fixed: return out.size;  // rewriting unchanged bytes is harmless
+    case sys::SizeKind::Ret: return ok && ret > 0 ? static_cast<uint64_t>(ret) : 0;
+    case sys::SizeKind::RetTimes: return ok && ret > 0 ? static_cast<uint64_t>(ret) * out.size : 0;
+    case sys::SizeKind::Arg: return ok ? ctx.arg(out.size_arg) : 0;
+    case sys::SizeKind::ArgTimes: return ok ? ctx.arg(out.size_arg) * out.size : 0;
+    case sys::SizeKind::DerefArg: {
+      if (!ok || ctx.arg(out.size_arg) == 0) return 0;
+      uint32_t len = 0;
+      if (ctx.task.read_some(remote_ptr<void>(ctx.arg(out.size_arg)), &len, sizeof(len)) != sizeof(len)) {
+        return 0;
+      }
+      return std::min<uint32_t>(len, 1u << 16);
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+void RecordSession::on_syscall_exit(Task& task) {
+  SyscallContext& ctx = *in_syscall_;
+  ctx.exit = task.regs();
+  if (!ctx.info.custom) {
+    for (uint8_t i = 0; i < ctx.info.out_count; ++i) {
+      const sys::OutParam& out = ctx.info.outs[i];
+      uint64_t size = output_size(ctx, out);
+      if (size > (1u << 30)) ctx.refuse("implausible output size");
+      ctx.record_memory(ctx.arg(out.arg), size);
+    }
+  }
+  const FamilyRecorder& family = family_recorder(ctx.info.family);
+  if (family.exit) family.exit(ctx);
+  Registers recorded_entry = Registers::from_block(*ctx.event.regs);
+  ctx.event.reg_changes = ctx.exit.changes_since(recorded_entry);
+  write_event(ctx.event);
+  last_exit_regs_ = ctx.exit;
+  at_syscall_boundary_ = true;
+  in_syscall_.reset();
+  task.resume(ResumeHow::Syscall);
+}
+
+}  // namespace backstep

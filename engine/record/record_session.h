@@ -1,0 +1,75 @@
+// Records one program: starts it under ptrace, logs every event into a trace.
+#pragma once
+
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/core/session.h"
+#include "engine/record/syscall_context.h"
+#include "engine/trace/writer.h"
+
+namespace backstep {
+
+struct RecordOptions {
+  std::string exe;                 // resolved path of the program
+  std::vector<std::string> argv;   // argv[0] as the user typed it
+  std::vector<std::string> envp;
+  std::string trace_dir;           // must not exist yet
+  trace::Codec codec = trace::Codec::Zstd;
+};
+
+struct RecordResult {
+  int exit_status = 0;            // as a shell reports it: code, or 128+signal
+  bool completed = false;         // false: the recording stopped early
+  std::string stop_reason;        // why, when !completed
+  uint64_t events = 0;
+};
+
+class RecordSession : public Session {
+ public:
+  explicit RecordSession(RecordOptions options);
+  ~RecordSession() override;
+
+  // Runs the program to the end (or until the recording must stop) and
+  // finishes the trace. Throws std::runtime_error if the program cannot be
+  // started (the message says why).
+  RecordResult run();
+
+  trace::TraceWriter& writer() { return *writer_; }
+  // Whether `fd` in the tracee is the same file as backstep's own stdout or
+  // stderr (then its output is re-emitted by replay).
+  bool is_original_stdio(Task& task, int fd) const;
+  // Where the next recorded event will be numbered (for messages).
+  uint64_t next_event() const { return writer_ ? writer_->events_written() : 0; }
+
+ private:
+  pid_t spawn();
+  void record_exec(Task& task);
+  void on_syscall_entry(Task& task);
+  void on_syscall_exit(Task& task);
+  void on_signal(Task& task, int sig);
+  void deliver_to_handler(Task& task, const siginfo_t& info, const Registers& before);
+  void redeliver_deferred(Task& task);
+  void write_event(const trace::Event& event);
+  void stop_recording(Task& task, const std::string& why);
+
+  RecordOptions options_;
+  std::unique_ptr<trace::TraceWriter> writer_;
+  std::optional<SyscallContext> in_syscall_;
+  Registers last_exit_regs_;
+  bool at_syscall_boundary_ = false;
+  std::vector<siginfo_t> deferred_signals_;
+  std::vector<siginfo_t> redelivering_;
+  struct stat stdout_stat_ {};
+  struct stat stderr_stat_ {};
+  bool have_stdout_ = false, have_stderr_ = false;
+  int cpu_ = -1;
+  RecordResult result_;
+};
+
+}  // namespace backstep

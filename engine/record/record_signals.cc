@@ -1,0 +1,151 @@
+// Signals during recording. A signal becomes an event only where replay can
+// place it without a counter: at the faulting instruction (synchronous
+// faults, trapped rdtsc), or at an event boundary (right after a syscall or
+// another signal, before any user instruction). A signal that arrives while
+// user code runs is held back and re-raised at the next syscall entry.
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <x86intrin.h>
+
+#include <cstring>
+
+#include "engine/core/log.h"
+#include "engine/core/signals.h"
+#include "engine/record/record_session.h"
+
+namespace backstep {
+namespace {
+
+constexpr uint64_t kTrapFlag = 1u << 8;
+constexpr uint64_t kResumeFlag = 1u << 16;
+constexpr uint64_t kRedZone = 128;
+constexpr uint64_t kMaxFrame = 64 * 1024;
+constexpr uint64_t kAltStackFrame = 16 * 1024;
+
+// Length of the RDTSC (0f 31) or RDTSCP (0f 01 f9) instruction at ip, or 0.
+int rdtsc_length(Task& task, uint64_t ip) {
+  uint8_t insn[3] = {};
+  if (task.read_some(remote_ptr<void>(ip), insn, sizeof(insn)) < 2) return 0;
+  if (insn[0] == 0x0f && insn[1] == 0x31) return 2;
+  if (insn[0] == 0x0f && insn[1] == 0x01 && insn[2] == 0xf9) return 3;
+  return 0;
+}
+
+}  // namespace
+
+void RecordSession::on_signal(Task& task, int sig) {
+  siginfo_t info = task.siginfo();
+  for (auto it = redelivering_.begin(); it != redelivering_.end(); ++it) {
+    if (it->si_signo == sig) {
+      // Our own re-raise: give the program the siginfo it was sent.
+      info = *it;
+      task.set_siginfo(info);
+      redelivering_.erase(it);
+      break;
+    }
+  }
+  Registers regs = task.regs();
+
+  if (sig == SIGSEGV && info.si_code == SI_KERNEL) {
+    if (int len = rdtsc_length(task, regs.ip())) {
+      Registers after = regs;
+      unsigned aux = 0;
+      uint64_t tsc = len == 3 ? __rdtscp(&aux) : __rdtsc();
+      after.raw().rax = tsc & 0xffffffffu;
+      after.raw().rdx = tsc >> 32;
+      if (len == 3) after.raw().rcx = aux;
+      after.set_ip(regs.ip() + static_cast<uint64_t>(len));
+      task.set_regs(after);
+      trace::Event event;
+      event.kind = trace::EventKind::Rdtsc;
+      event.tid = static_cast<uint32_t>(task.tid());
+      event.regs = regs.to_block();
+      event.reg_changes = after.changes_since(regs);
+      write_event(event);
+      last_exit_regs_ = after;
+      at_syscall_boundary_ = true;
+      task.resume(ResumeHow::Syscall);
+      return;
+    }
+  }
+
+  bool at_boundary = at_syscall_boundary_ && Registers::differences(last_exit_regs_, regs).empty();
+  if (!is_synchronous_fault(info) && !at_boundary) {
+    BS_LOG(Record, "deferring signal " << sig << " to the next syscall");
+    deferred_signals_.push_back(info);
+    task.resume(ResumeHow::Syscall);
+    return;
+  }
+
+  switch (signal_action(task.tid(), sig)) {
+    case SignalAction::Ignore:
+    case SignalAction::Stop:  // job control is not recorded: the tracee keeps running
+      task.resume(ResumeHow::Syscall);
+      return;
+    case SignalAction::Handler:
+      deliver_to_handler(task, info, regs);
+      return;
+    case SignalAction::Terminate: {
+      trace::Event event;
+      event.kind = trace::EventKind::FatalSignal;
+      event.tid = static_cast<uint32_t>(task.tid());
+      event.regs = regs.to_block();
+      event.siginfo = siginfo_bytes(info);
+      event.status = sig;
+      write_event(event);
+      task.resume(ResumeHow::Continue, sig);  // the next wait sees it die
+      return;
+    }
+  }
+}
+
+void RecordSession::deliver_to_handler(Task& task, const siginfo_t& info, const Registers& before) {
+  // Single-stepping into the delivery stops at the handler's first
+  // instruction, with the frame written: exactly what replay must recreate.
+  task.resume(ResumeHow::SingleStep, info.si_signo);
+  WaitStatus ws = task.wait();
+  if (ws.is_gone()) {
+    throw TaskGone("the program died while signal " + std::to_string(info.si_signo) +
+                   " was delivered: " + ws.describe());
+  }
+  if (!ws.is_signal() || ws.signal != SIGTRAP) {
+    throw RecordingRefused("delivering signal " + std::to_string(info.si_signo) +
+                           " did not reach its handler (" + ws.describe() + ")");
+  }
+  Registers after = task.regs();
+  after.raw().eflags &= ~(kTrapFlag | kResumeFlag);  // our single-step, not the program's
+
+  trace::Event event;
+  event.kind = trace::EventKind::Signal;
+  event.tid = static_cast<uint32_t>(task.tid());
+  event.regs = before.to_block();
+  event.siginfo = siginfo_bytes(info);
+  event.status = info.si_signo;
+  event.reg_changes = after.changes_since(before);
+  trace::MemoryWrite frame;
+  frame.addr = after.sp();
+  uint64_t len = before.sp() > after.sp() && before.sp() - after.sp() <= kMaxFrame
+                     ? before.sp() - after.sp()
+                     : kAltStackFrame;  // on a sigaltstack: over-record, it is harmless
+  (void)kRedZone;
+  frame.data.resize(len);
+  frame.data.resize(task.read_some(remote_ptr<void>(frame.addr), frame.data.data(), len));
+  event.writes.push_back(std::move(frame));
+  event.xstate = task.xstate();
+  write_event(event);
+  last_exit_regs_ = after;
+  at_syscall_boundary_ = true;
+  task.resume(ResumeHow::Syscall);
+}
+
+void RecordSession::redeliver_deferred(Task& task) {
+  for (const siginfo_t& info : deferred_signals_) {
+    // Pending again before the syscall runs, so it is delivered when the call
+    // returns (or interrupts it): an event boundary.
+    syscall(SYS_tgkill, task.tid(), task.tid(), info.si_signo);
+    redelivering_.push_back(info);
+  }
+  deferred_signals_.clear();
+}
+
+}  // namespace backstep

@@ -1,0 +1,79 @@
+#include "engine/record/syscall_context.h"
+
+#include <sys/uio.h>
+
+#include <sstream>
+
+#include "engine/record/record_session.h"
+
+namespace backstep {
+
+void SyscallContext::record_memory(uint64_t addr, uint64_t len) {
+  if (addr == 0 || len == 0) return;
+  trace::MemoryWrite w;
+  w.addr = addr;
+  w.data.resize(len);
+  w.data.resize(task.read_some(remote_ptr<void>(addr), w.data.data(), len));
+  if (!w.data.empty()) event.writes.push_back(std::move(w));
+}
+
+void SyscallContext::record_iovecs(uint64_t iov_addr, uint64_t iovcnt, uint64_t total) {
+  for (uint64_t i = 0; i < iovcnt && total > 0; ++i) {
+    iovec v;
+    if (task.read_some(remote_ptr<void>(iov_addr + i * sizeof(iovec)), &v, sizeof(v)) != sizeof(v)) {
+      return;
+    }
+    uint64_t n = std::min<uint64_t>(v.iov_len, total);
+    record_memory(reinterpret_cast<uint64_t>(v.iov_base), n);
+    total -= n;
+  }
+}
+
+std::vector<uint8_t> SyscallContext::gather_iovecs(uint64_t iov_addr, uint64_t iovcnt,
+                                                   uint64_t total) {
+  std::vector<uint8_t> out;
+  for (uint64_t i = 0; i < iovcnt && total > 0; ++i) {
+    iovec v;
+    if (task.read_some(remote_ptr<void>(iov_addr + i * sizeof(iovec)), &v, sizeof(v)) != sizeof(v)) {
+      break;
+    }
+    uint64_t n = std::min<uint64_t>(v.iov_len, total);
+    std::size_t old = out.size();
+    out.resize(old + n);
+    out.resize(old + task.read_some(remote_ptr<void>(reinterpret_cast<uint64_t>(v.iov_base)),
+                                    out.data() + old, n));
+    total -= n;
+  }
+  return out;
+}
+
+void SyscallContext::echo_if_stdio(int fd, std::vector<uint8_t> data) {
+  if ((fd != 1 && fd != 2) || data.empty()) return;
+  if (!session.is_original_stdio(task, fd)) return;
+  event.echoes.push_back({fd, std::move(data)});
+}
+
+void SyscallContext::refuse(const std::string& why) const {
+  std::ostringstream os;
+  os << why << " (system call " << info.name << ", event " << session.next_event() << ")";
+  throw RecordingRefused(os.str());
+}
+
+const FamilyRecorder& family_recorder(sys::Family family) {
+  static const FamilyRecorder kNothingSpecial{};
+  switch (family) {
+    case sys::Family::Fs: return kFsRecorder;
+    case sys::Family::Mm: return kMmRecorder;
+    case sys::Family::Net: return kNetRecorder;
+    case sys::Family::Poll: return kPollRecorder;
+    case sys::Family::Signal: return kSignalRecorder;
+    case sys::Family::Process: return kProcessRecorder;
+    case sys::Family::Ioctl: return kIoctlRecorder;
+    case sys::Family::Time:
+    case sys::Family::Identity:
+    case sys::Family::Misc: return kNothingSpecial;
+  }
+  return kNothingSpecial;
+}
+
+}  // namespace backstep

@@ -1,0 +1,74 @@
+// One system call being recorded: the registers at entry and exit, the event
+// being built, and the helpers family code uses to say what the kernel wrote.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "engine/core/registers.h"
+#include "engine/core/remote_ptr.h"
+#include "engine/core/syscalls/syscall_table.h"
+#include "engine/core/task.h"
+#include "engine/trace/event.h"
+
+namespace backstep {
+
+class RecordSession;
+
+// The recording cannot go on faithfully (an unsupported syscall, ioctl, ...).
+// Thrown at syscall entry, before the kernel runs the call.
+class RecordingRefused : public std::runtime_error {
+ public:
+  explicit RecordingRefused(const std::string& what) : std::runtime_error(what) {}
+};
+
+struct SyscallContext {
+  RecordSession& session;
+  Task& task;
+  const sys::SyscallInfo& info;
+  Registers entry;  // at the syscall-entry stop (possibly rewritten by enter())
+  Registers exit;   // at the syscall-exit stop
+  trace::Event event;
+  // Set by enter() when it rewrote the call's arguments; exit() then sees
+  // the rewritten entry registers, and replay compares against the original.
+  bool entry_rewritten = false;
+
+  uint64_t arg(int i) const { return entry.arg(i); }
+  int64_t result() const { return exit.syscall_result(); }
+  bool failed() const { return result() < 0 && result() > -4096; }
+
+  // Records `len` bytes at `addr` as written by the kernel. Unreadable bytes
+  // (a bad pointer the kernel rejected) are skipped.
+  void record_memory(uint64_t addr, uint64_t len);
+  // Records the first `total` bytes of the buffers of an iovec array.
+  void record_iovecs(uint64_t iov_addr, uint64_t iovcnt, uint64_t total);
+  // Reads the bytes of an iovec array (for echoing writes).
+  std::vector<uint8_t> gather_iovecs(uint64_t iov_addr, uint64_t iovcnt, uint64_t total);
+  // If `fd` is the tracee's original stdout/stderr, remembers `data` so that
+  // replay re-emits it.
+  void echo_if_stdio(int fd, std::vector<uint8_t> data);
+
+  [[noreturn]] void refuse(const std::string& why) const;
+};
+
+// What a family of syscalls does at entry and exit. Families with nothing
+// special leave a hook null; the generic recorder then uses the spec's
+// output list.
+struct FamilyRecorder {
+  void (*enter)(SyscallContext&) = nullptr;
+  void (*exit)(SyscallContext&) = nullptr;
+};
+
+const FamilyRecorder& family_recorder(sys::Family family);
+
+// Per-family hooks (one source file each).
+extern const FamilyRecorder kFsRecorder;
+extern const FamilyRecorder kMmRecorder;
+extern const FamilyRecorder kNetRecorder;
+extern const FamilyRecorder kPollRecorder;
+extern const FamilyRecorder kSignalRecorder;
+extern const FamilyRecorder kProcessRecorder;
+extern const FamilyRecorder kIoctlRecorder;
+
+}  // namespace backstep

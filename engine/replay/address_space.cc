@@ -1,0 +1,140 @@
+#include "engine/replay/address_space.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+
+#include <algorithm>
+#include <sstream>
+#include <stdexcept>
+
+#include "engine/core/proc_maps.h"
+#include "engine/core/tool_page.h"
+
+namespace backstep {
+namespace {
+
+// Room the stack may grow into during replay, as under the default
+// RLIMIT_STACK of the recording; the kernel keeps mmap_base below it.
+constexpr uint64_t kStackReserve = 8 * 1024 * 1024;
+constexpr uint32_t kMapTypeBits = MAP_SHARED | MAP_PRIVATE | MAP_SHARED_VALIDATE;
+
+int64_t map_file(Task& task, const trace::Mapping& m, const trace::TraceReader& reader) {
+  std::string path = reader.file_path(m.file);
+  if (path.size() + 1 > kToolScratchSize) throw std::runtime_error("trace path too long: " + path);
+  task.write_bytes(kToolScratch, path.c_str(), path.size() + 1);
+  int64_t fd = tool_syscall(task, SYS_openat, static_cast<uint64_t>(AT_FDCWD), kToolScratch.as_int(),
+                            O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return fd;
+  // A private mapping of the copy: writes the program made through a shared
+  // mapping went to the file in the recording, and reads of that file come
+  // from the trace anyway.
+  uint32_t flags = (m.flags & ~kMapTypeBits & ~MAP_FIXED_NOREPLACE) | MAP_PRIVATE | MAP_FIXED;
+  int64_t r = tool_syscall(task, SYS_mmap, m.start, m.end - m.start, m.prot, flags,
+                           static_cast<uint64_t>(fd), m.offset);
+  tool_syscall(task, SYS_close, static_cast<uint64_t>(fd));
+  return r;
+}
+
+}  // namespace
+
+int64_t map_recorded(Task& task, const trace::Mapping& m, const trace::TraceReader& reader) {
+  int64_t r;
+  if (m.kind == trace::MappingKind::File) {
+    r = map_file(task, m, reader);
+  } else {
+    uint32_t flags = (m.flags & ~MAP_FIXED_NOREPLACE & ~MAP_GROWSDOWN) | MAP_ANONYMOUS | MAP_FIXED;
+    if (!(flags & kMapTypeBits)) flags |= MAP_PRIVATE;
+    r = tool_syscall(task, SYS_mmap, m.start, m.end - m.start, m.prot, flags,
+                     static_cast<uint64_t>(-1), 0);
+  }
+  if (r < 0) return r;
+  return r == static_cast<int64_t>(m.start) ? 0 : -EFAULT;
+}
+
+void rebuild_address_space(Task& task, const trace::Event& exec, const trace::TraceReader& reader) {
+  for (const MapsEntry& m : read_proc_maps(task.tid())) {
+    if (m.start == kToolPageAddr || m.name == "[vsyscall]") continue;
+    int64_t r = tool_syscall(task, SYS_munmap, m.start, m.end - m.start);
+    if (r != 0) throw std::runtime_error("cannot unmap the replay stub's " + m.name);
+  }
+  uint64_t below_stack = 0;
+  for (const trace::Mapping& m : exec.mappings) {
+    if (m.kind != trace::MappingKind::Stack) below_stack = std::max(below_stack, m.end);
+  }
+  for (trace::Mapping m : exec.mappings) {
+    if (m.kind == trace::MappingKind::Tool) continue;
+    if (m.kind == trace::MappingKind::Stack) {
+      uint64_t low = m.end > kStackReserve ? m.end - kStackReserve : 0;
+      m.start = std::min(m.start, std::max(low, below_stack));
+    }
+    if (int64_t r = map_recorded(task, m, reader); r != 0) {
+      std::ostringstream os;
+      os << "cannot recreate the recorded mapping " << std::hex << m.start << "-" << m.end
+         << std::dec << " (" << m.name << "): error " << -r;
+      throw std::runtime_error(os.str());
+    }
+  }
+  for (const trace::MemoryWrite& w : exec.writes) {
+    task.write_bytes(remote_ptr<void>(w.addr), w.data.data(), w.data.size());
+  }
+  Registers regs = Registers::from_block(*exec.regs);
+  task.set_regs(regs);
+  if (!exec.xstate.empty()) task.set_xstate(exec.xstate);
+}
+
+std::string replay_address_space_call(ReplayMmCall& call) {
+  Task& task = call.task;
+  const Registers& e = call.entry;
+  if (call.result < 0 && call.result > -4096) return "";  // failed calls changed nothing
+  auto expect = [&](int64_t got, int64_t want, const char* what) -> std::string {
+    if (got == want) return "";
+    std::ostringstream os;
+    os << what << " returned " << got << " during replay, recorded " << want;
+    return os.str();
+  };
+  switch (e.syscallno()) {
+    case SYS_mmap:
+      if (call.event.mappings.empty()) return "recorded mmap has no mapping";
+      return expect(map_recorded(task, call.event.mappings[0], call.reader), 0, "mmap");
+    case SYS_munmap:
+      return expect(tool_syscall(task, SYS_munmap, e.arg(0), e.arg(1)), 0, "munmap");
+    case SYS_mprotect:
+      return expect(tool_syscall(task, SYS_mprotect, e.arg(0), e.arg(1), e.arg(2)), 0, "mprotect");
+    case SYS_madvise: {
+      uint64_t advice = e.arg(2);
+      if (advice == MADV_FREE) advice = MADV_DONTNEED;  // as the recorder made it
+      if (advice != MADV_DONTNEED && advice != MADV_REMOVE) return "";
+      return expect(tool_syscall(task, SYS_madvise, e.arg(0), e.arg(1), advice), 0, "madvise");
+    }
+    case SYS_mremap: {
+      uint64_t to = static_cast<uint64_t>(call.result);
+      uint64_t flags = e.arg(3) & MREMAP_DONTUNMAP;
+      int64_t r = to == e.arg(0)
+                      ? tool_syscall(task, SYS_mremap, e.arg(0), e.arg(1), e.arg(2), 0)
+                      : tool_syscall(task, SYS_mremap, e.arg(0), e.arg(1), e.arg(2),
+                                     flags | MREMAP_MAYMOVE | MREMAP_FIXED, to);
+      return expect(r, static_cast<int64_t>(to), "mremap");
+    }
+    case SYS_brk: {
+      // The heap is plain anonymous memory in replay: grow and shrink it
+      // page by page to follow the recorded break.
+      auto page_up = [](uint64_t v) { return (v + 4095) & ~uint64_t{4095}; };
+      uint64_t old_top = page_up(call.brk), new_top = page_up(static_cast<uint64_t>(call.result));
+      call.brk = static_cast<uint64_t>(call.result);
+      if (new_top > old_top) {
+        return expect(tool_syscall(task, SYS_mmap, old_top, new_top - old_top, PROT_READ | PROT_WRITE,
+                                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, static_cast<uint64_t>(-1), 0),
+                      static_cast<int64_t>(old_top), "brk");
+      }
+      if (new_top < old_top) {
+        return expect(tool_syscall(task, SYS_munmap, new_top, old_top - new_top), 0, "brk");
+      }
+      return "";
+    }
+    default:
+      return "";
+  }
+}
+
+}  // namespace backstep

@@ -1,0 +1,38 @@
+// Building the replayed address space: from the Exec event's snapshot at
+// start, and mapping by mapping as recorded mmaps come.
+#pragma once
+
+#include <cstdint>
+
+#include "engine/core/registers.h"
+#include "engine/core/task.h"
+#include "engine/trace/event.h"
+#include "engine/trace/reader.h"
+
+namespace backstep {
+
+// Maps one recorded mapping at its recorded address (files from the trace's
+// copies). Returns the kernel's error as a negative errno, or 0.
+int64_t map_recorded(Task& task, const trace::Mapping& mapping, const trace::TraceReader& reader);
+
+// Replaces everything in a freshly exec'd stub (with the tool page already
+// installed) by the recorded address space, memory contents and registers.
+// Throws std::runtime_error when the rebuilt layout differs.
+void rebuild_address_space(Task& task, const trace::Event& exec, const trace::TraceReader& reader);
+
+// What an address-space syscall needs to be redone during replay.
+struct ReplayMmCall {
+  Task& task;
+  const trace::TraceReader& reader;
+  const trace::Event& event;
+  const Registers& entry;   // recorded entry registers (the arguments)
+  int64_t result;           // recorded result
+  uint64_t& brk;            // the program break as replayed so far
+};
+
+// Redoes mmap/munmap/mprotect/mremap/madvise/brk in the tracee so the
+// address space follows the recording. Returns an empty string on success,
+// else what went wrong. Calls that shape nothing return "" at once.
+std::string replay_address_space_call(ReplayMmCall& call);
+
+}  // namespace backstep

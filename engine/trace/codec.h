@@ -1,0 +1,56 @@
+// Compression of event chunks: zstd or zlib, both at level 1 because the
+// recorder's background thread must keep up with the tracee. Private to
+// engine/trace.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "engine/trace/event.h"
+
+struct ZSTD_CCtx_s;
+struct ZSTD_DCtx_s;
+
+namespace backstep::trace {
+
+bool is_known_codec(uint8_t codec);
+
+// The most bytes `codec` can turn `raw_len` bytes into.
+std::size_t max_compressed_size(Codec codec, std::size_t raw_len);
+
+// Holds the codec's context so that compressing many chunks allocates once.
+class Compressor {
+ public:
+  explicit Compressor(Codec codec);
+  ~Compressor();
+  Compressor(const Compressor&) = delete;
+  Compressor& operator=(const Compressor&) = delete;
+
+  // Appends the compressed form of `raw` to `out`. Throws FormatError if the
+  // library fails (which it only does when out of memory).
+  void compress(std::span<const uint8_t> raw, std::vector<uint8_t>& out);
+
+ private:
+  Codec codec_;
+  ZSTD_CCtx_s* zstd_ = nullptr;
+};
+
+class Decompressor {
+ public:
+  Decompressor();
+  ~Decompressor();
+  Decompressor(const Decompressor&) = delete;
+  Decompressor& operator=(const Decompressor&) = delete;
+
+  // Decompresses `compressed` into `out`, which is resized to `raw_len`.
+  // Throws FormatError unless the data decodes to exactly `raw_len` bytes.
+  void decompress(Codec codec, std::span<const uint8_t> compressed, std::size_t raw_len,
+                  std::vector<uint8_t>& out);
+
+ private:
+  ZSTD_DCtx_s* zstd_ = nullptr;
+};
+
+}  // namespace backstep::trace

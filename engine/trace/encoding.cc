@@ -1,0 +1,289 @@
+// Byte reader/writer helpers and the encoding of one Event. The field tags
+// and layouts are documented in docs/trace-format.md; keep the two in step.
+#include "engine/trace/encoding.h"
+
+#include <limits>
+
+namespace backstep::trace {
+
+// ---- ByteWriter / ByteReader ----------------------------------------------
+
+void ByteWriter::blob(const void* data, std::size_t size) {
+  // Lengths are u32 on disk; a longer blob would silently wrap.
+  if (size > std::numeric_limits<uint32_t>::max())
+    throw FormatError("blob of " + std::to_string(size) + " bytes is too long to encode");
+  u32(static_cast<uint32_t>(size));
+  raw(data, size);
+}
+
+void ByteWriter::end_length(std::size_t mark) {
+  std::size_t len = out_.size() - mark - 4;
+  if (len > std::numeric_limits<uint32_t>::max())
+    throw FormatError("field of " + std::to_string(len) + " bytes is too long to encode");
+  for (int i = 0; i < 4; ++i) out_[mark + i] = static_cast<uint8_t>(len >> (8 * i));
+}
+
+void ByteReader::overrun(std::size_t n) const {
+  throw FormatError("needs " + std::to_string(n) + " bytes at offset " + std::to_string(pos_) +
+                    ", only " + std::to_string(remaining()) + " left");
+}
+
+std::vector<uint8_t> ByteReader::blob() {
+  auto s = bytes(u32());
+  return {s.begin(), s.end()};
+}
+
+std::string ByteReader::string() {
+  auto s = bytes(u32());
+  return {s.begin(), s.end()};
+}
+
+std::vector<uint8_t> ByteReader::rest_bytes() {
+  auto s = bytes(remaining());
+  return {s.begin(), s.end()};
+}
+
+std::string ByteReader::rest_string() {
+  auto s = bytes(remaining());
+  return {s.begin(), s.end()};
+}
+
+std::size_t ByteReader::count(std::size_t min_element_size) {
+  uint32_t n = u32();
+  if (min_element_size != 0 && n > remaining() / min_element_size)
+    throw FormatError("count " + std::to_string(n) + " does not fit in the " +
+                      std::to_string(remaining()) + " bytes left");
+  return n;
+}
+
+void ByteReader::expect_end(const char* what) const {
+  if (!empty())
+    throw FormatError(std::to_string(remaining()) + " unexpected bytes at the end of " + what);
+}
+
+// ---- Event ----------------------------------------------------------------
+
+namespace {
+
+// Event field tags. Never reuse a number: bump kFormatVersion instead.
+enum EventTag : uint8_t {
+  kTagRegs = 1,
+  kTagRegChanges = 2,
+  kTagWrites = 3,
+  kTagXstate = 4,
+  kTagMappings = 5,
+  kTagSiginfo = 6,
+  kTagEchoes = 7,
+  kTagStatus = 8,
+  kTagMessage = 9,
+};
+
+// nullptr for tags this version does not know.
+constexpr const char* event_tag_name(uint8_t tag) {
+  constexpr const char* kNames[] = {nullptr,  "regs",     "reg_changes", "writes", "xstate",
+                                    "mappings", "siginfo", "echoes",      "status", "message"};
+  return tag <= kTagMessage ? kNames[tag] : nullptr;
+}
+
+// Sizes of the smallest possible list elements, for ByteReader::count().
+constexpr std::size_t kRegChangeSize = 1 + 8;
+constexpr std::size_t kMinWriteSize = 8 + 4;
+constexpr std::size_t kMinMappingSize = 8 + 8 + 4 + 4 + 8 + 1 + 4 + 4;
+constexpr std::size_t kMinEchoSize = 4 + 4;
+constexpr std::size_t kSiginfoSize = 128;
+
+bool valid_kind(uint8_t k) {
+  return k >= static_cast<uint8_t>(EventKind::Exec) && k <= static_cast<uint8_t>(EventKind::Abort);
+}
+
+bool valid_mapping_kind(uint8_t k) {
+  return k >= static_cast<uint8_t>(MappingKind::Anonymous) &&
+         k <= static_cast<uint8_t>(MappingKind::Tool);
+}
+
+void encode_mapping(ByteWriter& w, const Mapping& m) {
+  w.u64(m.start);
+  w.u64(m.end);
+  w.u32(m.prot);
+  w.u32(m.flags);
+  w.u64(m.offset);
+  w.u8(static_cast<uint8_t>(m.kind));
+  w.string(m.file);
+  w.string(m.name);
+}
+
+Mapping decode_mapping(ByteReader& r) {
+  Mapping m;
+  m.start = r.u64();
+  m.end = r.u64();
+  m.prot = r.u32();
+  m.flags = r.u32();
+  m.offset = r.u64();
+  uint8_t kind = r.u8();
+  if (!valid_mapping_kind(kind)) throw FormatError("bad mapping kind " + std::to_string(kind));
+  m.kind = static_cast<MappingKind>(kind);
+  m.file = r.string();
+  m.name = r.string();
+  return m;
+}
+
+// Writes the list fields; each is omitted when empty so that a typical
+// syscall event costs a handful of bytes beyond its registers.
+void encode_lists(ByteWriter& w, const Event& e) {
+  if (!e.reg_changes.empty()) {
+    auto f = w.begin_field(kTagRegChanges);
+    w.u32(static_cast<uint32_t>(e.reg_changes.size()));
+    for (const RegChange& c : e.reg_changes) {
+      w.u8(c.index);
+      w.u64(c.value);
+    }
+    w.end_field(f);
+  }
+  if (!e.writes.empty()) {
+    auto f = w.begin_field(kTagWrites);
+    w.u32(static_cast<uint32_t>(e.writes.size()));
+    for (const MemoryWrite& m : e.writes) {
+      w.u64(m.addr);
+      w.blob(m.data.data(), m.data.size());
+    }
+    w.end_field(f);
+  }
+  if (!e.mappings.empty()) {
+    auto f = w.begin_field(kTagMappings);
+    w.u32(static_cast<uint32_t>(e.mappings.size()));
+    for (const Mapping& m : e.mappings) encode_mapping(w, m);
+    w.end_field(f);
+  }
+  if (!e.echoes.empty()) {
+    auto f = w.begin_field(kTagEchoes);
+    w.u32(static_cast<uint32_t>(e.echoes.size()));
+    for (const StdioEcho& echo : e.echoes) {
+      w.i32(echo.fd);
+      w.blob(echo.data.data(), echo.data.size());
+    }
+    w.end_field(f);
+  }
+}
+
+void encode_raw_field(ByteWriter& w, uint8_t tag, const void* data, std::size_t size) {
+  if (size == 0) return;
+  auto f = w.begin_field(tag);
+  w.raw(data, size);
+  w.end_field(f);
+}
+
+// Decodes the field `tag` (a known one) into `e`.
+void decode_field(uint8_t tag, ByteReader& f, Event& e) {
+  switch (tag) {
+    case kTagRegs: {
+      RegBlock regs;
+      for (uint64_t& word : regs) word = f.u64();
+      e.regs = regs;
+      break;
+    }
+    case kTagRegChanges: {
+      e.reg_changes.resize(f.count(kRegChangeSize));
+      for (RegChange& c : e.reg_changes) {
+        c.index = f.u8();
+        c.value = f.u64();
+      }
+      break;
+    }
+    case kTagWrites: {
+      e.writes.resize(f.count(kMinWriteSize));
+      for (MemoryWrite& m : e.writes) {
+        m.addr = f.u64();
+        m.data = f.blob();
+      }
+      break;
+    }
+    case kTagXstate: e.xstate = f.rest_bytes(); break;
+    case kTagMappings: {
+      std::size_t n = f.count(kMinMappingSize);
+      e.mappings.reserve(n);
+      for (std::size_t i = 0; i < n; ++i) e.mappings.push_back(decode_mapping(f));
+      break;
+    }
+    case kTagSiginfo: e.siginfo = f.rest_bytes(); break;
+    case kTagEchoes: {
+      e.echoes.resize(f.count(kMinEchoSize));
+      for (StdioEcho& echo : e.echoes) {
+        echo.fd = f.i32();
+        echo.data = f.blob();
+      }
+      break;
+    }
+    case kTagStatus: e.status = f.i64(); break;
+    case kTagMessage: e.message = f.rest_string(); break;
+  }
+  f.expect_end("the field");
+}
+
+}  // namespace
+
+void encode_event(const Event& e, std::vector<uint8_t>& out) {
+  ByteWriter w(out);
+  w.u8(static_cast<uint8_t>(e.kind));
+  w.u32(e.tid);
+  auto payload = w.begin_length();
+  if (e.regs) {
+    auto f = w.begin_field(kTagRegs);
+    for (uint64_t word : *e.regs) w.u64(word);
+    w.end_field(f);
+  }
+  encode_lists(w, e);
+  encode_raw_field(w, kTagXstate, e.xstate.data(), e.xstate.size());
+  encode_raw_field(w, kTagSiginfo, e.siginfo.data(), e.siginfo.size());
+  if (e.status != 0) {
+    auto f = w.begin_field(kTagStatus);
+    w.i64(e.status);
+    w.end_field(f);
+  }
+  encode_raw_field(w, kTagMessage, e.message.data(), e.message.size());
+  w.end_length(payload);
+}
+
+Event decode_event(ByteReader& r) {
+  Event e;
+  uint8_t kind = r.u8();
+  if (!valid_kind(kind)) throw FormatError("bad event kind " + std::to_string(kind));
+  e.kind = static_cast<EventKind>(kind);
+  e.tid = r.u32();
+  ByteReader payload = r.sub(r.u32());
+  for_each_field(payload, [&](uint8_t tag, ByteReader& f) {
+    // The format version is exact, so an unknown tag is damage, not news.
+    if (event_tag_name(tag) == nullptr) throw FormatError("unknown field tag " + std::to_string(tag));
+    try {
+      decode_field(tag, f, e);
+    } catch (const FormatError& err) {
+      throw FormatError(std::string("field ") + event_tag_name(tag) + ": " + err.what());
+    }
+  });
+  validate_event(e);
+  return e;
+}
+
+void validate_event(const Event& e) {
+  if (!valid_kind(static_cast<uint8_t>(e.kind)))
+    throw FormatError("bad event kind " + std::to_string(static_cast<unsigned>(e.kind)));
+  for (const RegChange& c : e.reg_changes)
+    if (c.index >= kRegWords) throw FormatError("bad register index " + std::to_string(c.index));
+  for (const MemoryWrite& m : e.writes)
+    if (m.data.size() > std::numeric_limits<uint64_t>::max() - m.addr)
+      throw FormatError("memory write at " + std::to_string(m.addr) + " wraps around");
+  for (const Mapping& m : e.mappings) {
+    if (!valid_mapping_kind(static_cast<uint8_t>(m.kind)))
+      throw FormatError("bad mapping kind " + std::to_string(static_cast<unsigned>(m.kind)));
+    if (m.start >= m.end)
+      throw FormatError("empty or inverted mapping " + std::to_string(m.start) + "-" +
+                        std::to_string(m.end));
+  }
+  if (!e.siginfo.empty() && e.siginfo.size() != kSiginfoSize)
+    throw FormatError("siginfo of " + std::to_string(e.siginfo.size()) + " bytes, expected " +
+                      std::to_string(kSiginfoSize));
+  for (const StdioEcho& echo : e.echoes)
+    if (echo.fd != 1 && echo.fd != 2)
+      throw FormatError("echo to fd " + std::to_string(echo.fd) + ", expected 1 or 2");
+}
+
+}  // namespace backstep::trace

@@ -1,0 +1,27 @@
+// Names of the schema's enums, for messages and `backstep dump`.
+#include "engine/trace/event.h"
+
+namespace backstep::trace {
+
+const char* to_string(EventKind kind) {
+  switch (kind) {
+    case EventKind::Exec: return "exec";
+    case EventKind::Syscall: return "syscall";
+    case EventKind::Rdtsc: return "rdtsc";
+    case EventKind::Signal: return "signal";
+    case EventKind::FatalSignal: return "fatal-signal";
+    case EventKind::Exit: return "exit";
+    case EventKind::Abort: return "abort";
+  }
+  return "unknown";
+}
+
+const char* to_string(Codec codec) {
+  switch (codec) {
+    case Codec::Zstd: return "zstd";
+    case Codec::Zlib: return "zlib";
+  }
+  return "unknown";
+}
+
+}  // namespace backstep::trace

@@ -1,0 +1,132 @@
+// The trace schema: what one recorded event holds. This is the single place
+// where the content of an event is defined; docs/trace-format.md describes its
+// encoding. Nothing here depends on the engine: registers are stored as the
+// kernel's `user_regs_struct` words, memory as (address, bytes).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace backstep::trace {
+
+// Bumped whenever the encoding or the meaning of a field changes.
+// The reader refuses any other version.
+inline constexpr uint32_t kFormatVersion = 1;
+
+// x86-64 `struct user_regs_struct`, word for word (27 words, kernel order).
+inline constexpr std::size_t kRegWords = 27;
+using RegBlock = std::array<uint64_t, kRegWords>;
+
+enum class EventKind : uint8_t {
+  // The initial execve completed: the whole address space and registers.
+  Exec = 1,
+  // A system call: registers at entry, what it changed (registers, memory,
+  // mappings), what it wrote to stdout/stderr.
+  Syscall = 2,
+  // An RDTSC/RDTSCP instruction trapped and emulated.
+  Rdtsc = 3,
+  // A signal delivered to a handler, or ignored: registers before, the
+  // frame the kernel wrote, registers at handler entry.
+  Signal = 4,
+  // A signal that killed the process (default action), at the point it
+  // was delivered.
+  FatalSignal = 5,
+  // The process exited; `status` is the wait(2) status.
+  Exit = 6,
+  // The recording stopped before the program ended (unsupported syscall,
+  // internal error); `message` says why. Replay stops here too.
+  Abort = 7,
+};
+
+const char* to_string(EventKind kind);
+
+// One register changed by an event: index into RegBlock, new value.
+struct RegChange {
+  uint8_t index = 0;
+  uint64_t value = 0;
+  bool operator==(const RegChange&) const = default;
+};
+
+// Bytes the kernel (or the recorder) wrote into tracee memory.
+struct MemoryWrite {
+  uint64_t addr = 0;
+  std::vector<uint8_t> data;
+  bool operator==(const MemoryWrite&) const = default;
+};
+
+enum class MappingKind : uint8_t {
+  Anonymous = 1,  // private or shared anonymous memory
+  File = 2,       // backed by a file copied into the trace (`file`)
+  Stack = 3,      // the initial [stack]
+  Heap = 4,       // [heap] (brk area)
+  Vdso = 5,       // [vdso], contents in the event's memory writes
+  Vvar = 6,       // [vvar]/[vvar_vclock]: placeholder, never read by the program
+  Tool = 7,       // backstep's own page (remote syscalls), same in record and replay
+};
+
+struct Mapping {
+  uint64_t start = 0;
+  uint64_t end = 0;
+  uint32_t prot = 0;     // PROT_* bits
+  uint32_t flags = 0;    // MAP_* bits (MAP_PRIVATE/MAP_SHARED, ...)
+  uint64_t offset = 0;   // file offset (File only)
+  MappingKind kind = MappingKind::Anonymous;
+  std::string file;      // trace-relative path of the copy (File only)
+  std::string name;      // the name the recording host showed (for `dump`)
+  bool operator==(const Mapping&) const = default;
+};
+
+// Data the program wrote to its original stdout (fd 1) or stderr (fd 2);
+// replay re-emits it.
+struct StdioEcho {
+  int32_t fd = 1;
+  std::vector<uint8_t> data;
+  bool operator==(const StdioEcho&) const = default;
+};
+
+struct Event {
+  EventKind kind = EventKind::Syscall;
+  uint32_t tid = 0;                          // recorded thread id
+  std::optional<RegBlock> regs;              // registers when the event happened
+  std::vector<RegChange> reg_changes;        // registers the event changed
+  std::vector<MemoryWrite> writes;           // memory the event wrote
+  std::vector<uint8_t> xstate;               // XSAVE area after the event (may be empty)
+  std::vector<Mapping> mappings;             // Exec: whole address space; mmap-like: new mapping
+  std::vector<uint8_t> siginfo;              // Signal/FatalSignal: 128-byte siginfo_t
+  std::vector<StdioEcho> echoes;             // stdout/stderr output of this event
+  int64_t status = 0;                        // Exit: wait status; Signal/FatalSignal: signal number;
+                                             // Exec: the initial program break (start_brk)
+  std::string message;                       // Abort: why the recording stopped
+  bool operator==(const Event&) const = default;
+};
+
+// One CPUID leaf as seen by the recording machine.
+struct CpuidLeaf {
+  uint32_t leaf = 0, subleaf = 0;
+  uint32_t eax = 0, ebx = 0, ecx = 0, edx = 0;
+  bool operator==(const CpuidLeaf&) const = default;
+};
+
+enum class Codec : uint8_t { Zstd = 1, Zlib = 2 };
+const char* to_string(Codec codec);
+
+// The trace header: written once at the start of a recording.
+struct Header {
+  uint32_t format_version = kFormatVersion;
+  std::string backstep_version;
+  std::vector<std::string> argv;     // command line as given to `record`
+  std::vector<std::string> envp;     // environment of the tracee
+  std::string cwd;                   // working directory of the tracee
+  std::string exe;                   // resolved path of the executable
+  std::vector<CpuidLeaf> cpuid;      // recording CPU's features
+  std::string counter_mode;          // "none" (counter-less) or a counter name
+  Codec codec = Codec::Zstd;         // codec of the event stream
+  uint64_t start_time_ns = 0;        // CLOCK_REALTIME at start (informational)
+  int32_t recorded_cpu = -1;         // CPU the tracee was pinned to
+  bool operator==(const Header&) const = default;
+};
+
+}  // namespace backstep::trace

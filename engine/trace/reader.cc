@@ -1,0 +1,261 @@
+// TraceReader: validates the header up front, then reads `events` one chunk
+// at a time and decodes its events one by one. Any inconsistency is a
+// TraceError naming the file, the chunk's byte offset and the event; a file
+// that simply stops (the recorder was killed) is reported as truncation.
+#include "engine/trace/reader.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <system_error>
+#include <vector>
+
+#include "engine/trace/codec.h"
+#include "engine/trace/encoding.h"
+#include "engine/trace/format.h"
+#include "engine/trace/trace_error.h"
+
+namespace backstep::trace {
+
+namespace {
+
+std::string errno_text(int err) { return std::system_category().message(err); }
+
+std::string strip_trailing_slashes(std::string dir) {
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  return dir;
+}
+
+std::string absolute(const std::string& path) {
+  if (!path.empty() && path[0] == '/') return path;
+  char cwd[PATH_MAX];
+  if (::getcwd(cwd, sizeof cwd) == nullptr) throw TraceError(path + ": cannot resolve: " + errno_text(errno));
+  return std::string(cwd) + "/" + path;
+}
+
+// Reads exactly `size` bytes at `offset`; fewer only at end of file.
+std::size_t pread_full(int fd, uint8_t* buf, std::size_t size, uint64_t offset, const std::string& path) {
+  std::size_t done = 0;
+  while (done < size) {
+    ssize_t n = ::pread(fd, buf + done, size - done, static_cast<off_t>(offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw TraceError(path + ": read failed at byte offset " + std::to_string(offset + done) + ": " + errno_text(errno));
+    if (n == 0) break;
+    done += static_cast<std::size_t>(n);
+  }
+  return done;
+}
+
+// Closes a descriptor however its owner goes away, including a constructor
+// that throws half-way.
+struct OwnedFd {
+  int fd = -1;
+  OwnedFd() = default;
+  OwnedFd(const OwnedFd&) = delete;
+  OwnedFd& operator=(const OwnedFd&) = delete;
+  ~OwnedFd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+std::vector<uint8_t> read_header_file(const std::string& dir, const std::string& path) {
+  OwnedFd f;
+  f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (f.fd < 0 && errno == ENOENT) throw TraceError(dir + ": not a backstep trace (no header file)");
+  if (f.fd < 0) throw TraceError(path + ": cannot open: " + errno_text(errno));
+  struct stat st;
+  if (::fstat(f.fd, &st) != 0) throw TraceError(path + ": cannot stat: " + errno_text(errno));
+  if (static_cast<uint64_t>(st.st_size) > kMaxHeaderFileSize)
+    throw TraceError(path + ": not a backstep trace (header file of " + std::to_string(st.st_size) + " bytes)");
+  std::vector<uint8_t> bytes(static_cast<std::size_t>(st.st_size));
+  bytes.resize(pread_full(f.fd, bytes.data(), bytes.size(), 0, path));
+  return bytes;
+}
+
+void check_trace_dir(const std::string& dir) {
+  struct stat st;
+  if (::stat(dir.c_str(), &st) != 0) throw TraceError(dir + ": no such trace directory: " + errno_text(errno));
+  if (!S_ISDIR(st.st_mode)) throw TraceError(dir + ": not a backstep trace (not a directory)");
+}
+
+}  // namespace
+
+struct TraceReader::Impl {
+  explicit Impl(const std::string& dir);
+
+  void open_events();
+  std::optional<Event> next_unchecked();
+  bool load_chunk();
+  [[noreturn]] void chunk_error(uint64_t offset, uint64_t first, const std::string& why) const;
+
+  const std::string dir;
+  const std::string abs_dir;
+  const std::string events_path;
+  Header header;
+
+  OwnedFd events;
+  uint64_t file_size = 0;
+  uint64_t offset = kPreambleSize;  // of the next chunk
+  uint64_t next_event = 0;
+
+  Decompressor decompressor;
+  std::vector<uint8_t> compressed;
+  std::vector<uint8_t> raw;
+  ByteReader in_chunk;  // over `raw`
+  uint32_t events_left = 0;
+  uint64_t chunk_offset = 0;
+  uint64_t chunk_first = 0;
+
+  bool ended = false;
+  bool truncated = false;
+  std::optional<EventKind> last_kind;
+  std::string failure;  // set once next() threw; every later call rethrows it
+};
+
+TraceReader::Impl::Impl(const std::string& d)
+    : dir(strip_trailing_slashes(d)), abs_dir(absolute(dir)), events_path(dir + "/" + kEventsFile) {
+  check_trace_dir(dir);
+  std::string header_path = dir + "/" + kHeaderFile;
+  header = decode_header_file(read_header_file(dir, header_path), header_path);
+  open_events();
+}
+
+void TraceReader::Impl::open_events() {
+  events.fd = ::open(events_path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (events.fd < 0) throw TraceError(events_path + ": cannot open: " + errno_text(errno));
+  struct stat st;
+  if (::fstat(events.fd, &st) != 0) throw TraceError(events_path + ": cannot stat: " + errno_text(errno));
+  file_size = static_cast<uint64_t>(st.st_size);
+  uint8_t preamble[kPreambleSize];
+  std::size_t got = pread_full(events.fd, preamble, sizeof preamble, 0, events_path);
+  if (got == sizeof preamble) {
+    check_events_preamble(preamble, events_path);
+    return;
+  }
+  // Shorter than the preamble: the recorder died at once if what is there
+  // is the start of a preamble; anything else is not an events file.
+  std::vector<uint8_t> expected = encode_events_preamble();
+  if (std::memcmp(preamble, expected.data(), got) != 0)
+    throw TraceError(events_path + ": not a backstep events file (bad magic)");
+  ended = truncated = true;
+}
+
+void TraceReader::Impl::chunk_error(uint64_t at, uint64_t first, const std::string& why) const {
+  throw TraceError(events_path + ": corrupt chunk at byte offset " + std::to_string(at) + " (events from " +
+                   std::to_string(first) + "): " + why);
+}
+
+// Reads, checks and decompresses the chunk at `offset`. Returns false at the
+// end of the stream, setting `truncated` if the stream ends inside a chunk.
+bool TraceReader::Impl::load_chunk() {
+  if (offset == file_size) return false;
+  uint8_t head[kChunkHeaderSize];
+  if (file_size - offset < sizeof head || pread_full(events.fd, head, sizeof head, offset, events_path) < sizeof head) {
+    truncated = true;
+    return false;
+  }
+  ChunkHeader h;
+  try {
+    h = decode_chunk_header(head);
+  } catch (const FormatError& e) {
+    chunk_error(offset, next_event, e.what());
+  }
+  if (h.first_event != next_event)
+    chunk_error(offset, next_event, "chunk claims to start at event " + std::to_string(h.first_event));
+  // Only now is compressed_len trusted (its checksum matched): a chunk that
+  // needs more bytes than the file has was cut short, not damaged.
+  if (file_size - offset - sizeof head < h.compressed_len) {
+    truncated = true;
+    return false;
+  }
+  compressed.resize(h.compressed_len);
+  if (pread_full(events.fd, compressed.data(), compressed.size(), offset + sizeof head, events_path) < compressed.size()) {
+    truncated = true;
+    return false;
+  }
+  if (crc32_of(compressed.data(), compressed.size()) != h.data_crc)
+    chunk_error(offset, next_event, "checksum mismatch");
+  try {
+    decompressor.decompress(h.codec, compressed, h.raw_len, raw);
+  } catch (const FormatError& e) {
+    chunk_error(offset, next_event, e.what());
+  }
+  chunk_offset = offset;
+  chunk_first = next_event;
+  offset += sizeof head + h.compressed_len;
+  in_chunk = ByteReader(raw);
+  events_left = h.event_count;
+  return true;
+}
+
+std::optional<Event> TraceReader::Impl::next_unchecked() {
+  if (events_left == 0 && !load_chunk()) {
+    ended = true;
+    // A recording that ran to its end closes with Exit or Abort.
+    if (!last_kind || (*last_kind != EventKind::Exit && *last_kind != EventKind::Abort)) truncated = true;
+    return std::nullopt;
+  }
+  Event event;
+  try {
+    event = decode_event(in_chunk);
+  } catch (const FormatError& e) {
+    chunk_error(chunk_offset, chunk_first, "event " + std::to_string(next_event) + ": " + e.what());
+  }
+  if (--events_left == 0 && !in_chunk.empty())
+    chunk_error(chunk_offset, chunk_first, std::to_string(in_chunk.remaining()) + " bytes after the last event");
+  if (events_left != 0 && in_chunk.empty())
+    chunk_error(chunk_offset, chunk_first, "ends after event " + std::to_string(next_event) + ", " +
+                                               std::to_string(events_left) + " events short");
+  ++next_event;
+  last_kind = event.kind;
+  return event;
+}
+
+TraceReader::TraceReader(const std::string& dir) : impl_(std::make_unique<Impl>(dir)) {}
+
+TraceReader::~TraceReader() = default;
+
+const Header& TraceReader::header() const { return impl_->header; }
+
+const std::string& TraceReader::dir() const { return impl_->dir; }
+
+std::optional<Event> TraceReader::next() {
+  if (!impl_->failure.empty()) throw TraceError(impl_->failure);
+  if (impl_->ended) return std::nullopt;
+  try {
+    return impl_->next_unchecked();
+  } catch (const TraceError& e) {
+    impl_->failure = e.what();
+    throw;
+  }
+}
+
+uint64_t TraceReader::next_event_number() const { return impl_->next_event; }
+
+bool TraceReader::truncated() const { return impl_->truncated; }
+
+std::string TraceReader::file_path(const std::string& relative) const {
+  auto reject = [&](const char* why) {
+    throw TraceError(impl_->dir + ": trace file path \"" + relative + "\" " + why);
+  };
+  if (relative.empty()) reject("is empty");
+  if (relative[0] == '/') reject("is absolute");
+  for (std::size_t start = 0; start <= relative.size();) {
+    std::size_t end = relative.find('/', start);
+    if (end == std::string::npos) end = relative.size();
+    if (relative.compare(start, end - start, "..") == 0) reject("leaves the trace directory");
+    start = end + 1;
+  }
+  std::string path = impl_->abs_dir + "/" + relative;
+  struct stat st;
+  // lstat: a symlink inside a trace could point anywhere on the host.
+  if (::lstat(path.c_str(), &st) != 0) throw TraceError(path + ": missing from the trace: " + errno_text(errno));
+  if (!S_ISREG(st.st_mode)) throw TraceError(path + ": not a regular file");
+  return path;
+}
+
+}  // namespace backstep::trace

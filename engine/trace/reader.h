@@ -1,0 +1,48 @@
+// Reads a trace directory written by TraceWriter, validating everything.
+// Depends on nothing in record/ or replay/.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "engine/trace/event.h"
+
+namespace backstep::trace {
+
+class TraceReader {
+ public:
+  // Opens and validates the header. Throws TraceError (naming the file) if the
+  // directory is missing, not a trace, of another format version, or corrupt.
+  explicit TraceReader(const std::string& dir);
+  ~TraceReader();
+  TraceReader(const TraceReader&) = delete;
+  TraceReader& operator=(const TraceReader&) = delete;
+
+  const Header& header() const;
+  const std::string& dir() const;
+
+  // The next event, or nullopt at the end of the stream. Throws TraceError
+  // naming the file, the event number and the byte offset when a chunk or an
+  // event is corrupt. A final chunk cut short (the recorder was killed) is not
+  // an error: next() returns nullopt and truncated() becomes true.
+  std::optional<Event> next();
+
+  // Number of the event next() will return.
+  uint64_t next_event_number() const;
+
+  // True once next() found the stream cut short (no complete final chunk,
+  // or no Exit/Abort event at the end).
+  bool truncated() const;
+
+  // Absolute path of a trace-relative file (as returned by add_file).
+  // Throws TraceError if it escapes the trace directory or does not exist.
+  std::string file_path(const std::string& relative) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace backstep::trace

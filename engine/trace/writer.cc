@@ -1,0 +1,316 @@
+// TraceWriter: events are encoded on the caller's thread into the current
+// chunk; full chunks go through a bounded queue to a background thread that
+// compresses them and appends them to `events`.
+#include "engine/trace/writer.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <condition_variable>
+#include <cstdio>
+#include <deque>
+#include <mutex>
+#include <system_error>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "engine/trace/codec.h"
+#include "engine/trace/encoding.h"
+#include "engine/trace/file_store.h"
+#include "engine/trace/format.h"
+#include "engine/trace/trace_error.h"
+
+namespace backstep::trace {
+
+namespace {
+
+// Chunks waiting for the background thread. When the disk or the compressor
+// cannot keep up, the recorder blocks here instead of growing without bound.
+constexpr std::size_t kMaxPendingChunks = 8;
+// Emptied chunk buffers kept for reuse, so steady recording stops allocating.
+constexpr std::size_t kMaxSpareBuffers = 4;
+
+std::string errno_text(int err) { return std::system_category().message(err); }
+
+// Returns 0 or the errno of the failed write.
+int write_all(int fd, const uint8_t* data, std::size_t size) {
+  while (size > 0) {
+    ssize_t n = ::write(fd, data, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno;
+    data += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return 0;
+}
+
+void write_new_file(const std::string& path, const std::vector<uint8_t>& bytes) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) throw TraceError(path + ": cannot create: " + errno_text(errno));
+  int err = write_all(fd, bytes.data(), bytes.size());
+  if (::close(fd) != 0 && err == 0) err = errno;
+  if (err != 0) throw TraceError(path + ": write failed: " + errno_text(err));
+}
+
+void make_trace_dir(const std::string& dir) {
+  if (::mkdir(dir.c_str(), 0755) == 0) return;
+  int err = errno;
+  if (err == EEXIST) throw TraceError(dir + ": cannot create trace directory: it already exists");
+  if (err == ENOENT) throw TraceError(dir + ": cannot create trace directory: its parent does not exist");
+  throw TraceError(dir + ": cannot create trace directory: " + errno_text(err));
+}
+
+std::string strip_trailing_slashes(std::string dir) {
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  return dir;
+}
+
+struct PendingChunk {
+  uint64_t first_event = 0;
+  uint32_t event_count = 0;
+  std::vector<uint8_t> raw;
+};
+
+}  // namespace
+
+struct TraceWriter::Impl {
+  Impl(const std::string& dir, const Header& header);
+
+  uint64_t write(const Event& event);
+  void flush_chunk();
+  void finish();
+  // The background thread's loop and its one step.
+  void drain();
+  std::string store(Compressor& compressor, const PendingChunk& chunk, std::vector<uint8_t>& out);
+  std::vector<uint8_t> fresh_buffer();
+  std::string failure();
+
+  const std::string dir;
+  const std::string events_path;
+  const Codec codec;
+  int events_fd = -1;
+  FileStore files;
+
+  // Touched by the recording thread only.
+  std::vector<uint8_t> chunk;
+  uint64_t chunk_first = 0;
+  uint32_t chunk_events = 0;
+  uint64_t next_event = 0;
+  bool finished = false;
+
+  // Shared with the background thread; guarded by `mu`.
+  std::mutex mu;
+  std::condition_variable work_ready;
+  std::condition_variable space_free;
+  std::deque<PendingChunk> queue;
+  std::vector<std::vector<uint8_t>> spares;
+  bool closing = false;
+  std::string io_error;  // the first failure; later chunks are dropped
+
+  std::thread thread;
+};
+
+TraceWriter::Impl::Impl(const std::string& d, const Header& header)
+    : dir(strip_trailing_slashes(d)),
+      events_path(dir + "/" + kEventsFile),
+      codec(header.codec),
+      files(dir) {
+  std::vector<uint8_t> header_bytes;
+  try {
+    header_bytes = encode_header_file(header);
+  } catch (const FormatError& e) {
+    throw TraceError(dir + ": invalid trace header: " + e.what());
+  }
+  make_trace_dir(dir);
+  std::string files_dir = dir + "/" + kFilesDir;
+  if (::mkdir(files_dir.c_str(), 0755) != 0)
+    throw TraceError(files_dir + ": cannot create: " + errno_text(errno));
+  events_fd = ::open(events_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (events_fd < 0) throw TraceError(events_path + ": cannot create: " + errno_text(errno));
+  std::vector<uint8_t> preamble = encode_events_preamble();
+  if (int err = write_all(events_fd, preamble.data(), preamble.size())) {
+    ::close(events_fd);
+    throw TraceError(events_path + ": write failed: " + errno_text(err));
+  }
+  // The header goes last: a directory with a header always has an events file.
+  try {
+    write_new_file(dir + "/" + kHeaderFile, header_bytes);
+  } catch (...) {
+    ::close(events_fd);
+    throw;
+  }
+  chunk = fresh_buffer();
+  try {
+    thread = std::thread([this] { drain(); });
+  } catch (const std::system_error& e) {
+    ::close(events_fd);
+    throw TraceError(dir + ": cannot start the trace writer thread: " + e.what());
+  }
+}
+
+std::vector<uint8_t> TraceWriter::Impl::fresh_buffer() {
+  {
+    std::lock_guard lock(mu);
+    if (!spares.empty()) {
+      std::vector<uint8_t> b = std::move(spares.back());
+      spares.pop_back();
+      return b;
+    }
+  }
+  std::vector<uint8_t> b;
+  // Room for a full chunk plus the event that overflows it, so that a chunk
+  // of ordinary events never reallocates.
+  b.reserve(kChunkTargetBytes + (kChunkTargetBytes / 4));
+  return b;
+}
+
+std::string TraceWriter::Impl::failure() {
+  std::lock_guard lock(mu);
+  return io_error;
+}
+
+uint64_t TraceWriter::Impl::write(const Event& event) {
+  if (finished) throw TraceError(dir + ": event written after the trace was finished");
+  const std::size_t start = chunk.size();
+  try {
+    validate_event(event);
+    encode_event(event, chunk);
+  } catch (const FormatError& e) {
+    chunk.resize(start);
+    throw TraceError(events_path + ": cannot write event " + std::to_string(next_event) + ": " + e.what());
+  }
+  const std::size_t size = chunk.size() - start;
+  if (size > kMaxChunkRawBytes) {
+    chunk.resize(start);
+    throw TraceError(events_path + ": cannot write event " + std::to_string(next_event) + ": its " +
+                     std::to_string(size) + " bytes exceed the limit of " + std::to_string(kMaxChunkRawBytes));
+  }
+  if (size >= kChunkTargetBytes && chunk_events > 0) {
+    // A big event gets a chunk of its own, so that no chunk grows past the
+    // limit by sharing: send the events before it off first.
+    std::vector<uint8_t> big(chunk.begin() + static_cast<std::ptrdiff_t>(start), chunk.end());
+    chunk.resize(start);
+    flush_chunk();
+    chunk = std::move(big);
+  }
+  uint64_t number = next_event++;
+  ++chunk_events;
+  if (chunk.size() >= kChunkTargetBytes || chunk_events >= kChunkMaxEvents) flush_chunk();
+  return number;
+}
+
+// Hands the current chunk to the background thread, waiting while the queue
+// is full. I/O errors are not thrown here: write() and finish() report them.
+void TraceWriter::Impl::flush_chunk() {
+  if (chunk_events == 0) return;
+  PendingChunk pending{chunk_first, chunk_events, std::move(chunk)};
+  chunk_first = next_event;
+  chunk_events = 0;
+  {
+    std::unique_lock lock(mu);
+    space_free.wait(lock, [&] { return queue.size() < kMaxPendingChunks; });
+    queue.push_back(std::move(pending));
+  }
+  work_ready.notify_one();
+  chunk = fresh_buffer();
+  if (std::string err = failure(); !err.empty()) throw TraceError(err);
+}
+
+void TraceWriter::Impl::drain() {
+  // Compressor and output buffer live as long as the thread: one allocation.
+  Compressor compressor(codec);
+  std::vector<uint8_t> out;
+  for (;;) {
+    PendingChunk pending;
+    bool failed;
+    {
+      std::unique_lock lock(mu);
+      work_ready.wait(lock, [&] { return !queue.empty() || closing; });
+      if (queue.empty()) return;
+      pending = std::move(queue.front());
+      queue.pop_front();
+      failed = !io_error.empty();
+    }
+    space_free.notify_one();
+    std::string err = failed ? std::string() : store(compressor, pending, out);
+    std::lock_guard lock(mu);
+    if (!err.empty() && io_error.empty()) io_error = err;
+    // Oversized buffers (one big event) are not worth keeping around.
+    if (spares.size() < kMaxSpareBuffers && pending.raw.capacity() <= 2 * kChunkTargetBytes) {
+      pending.raw.clear();
+      spares.push_back(std::move(pending.raw));
+    }
+  }
+}
+
+// Compresses one chunk and appends it to the file. Returns an error message,
+// empty on success.
+std::string TraceWriter::Impl::store(Compressor& compressor, const PendingChunk& pending,
+                                     std::vector<uint8_t>& out) {
+  try {
+    out.resize(kChunkHeaderSize);
+    compressor.compress(pending.raw, out);
+    ChunkHeader h;
+    h.codec = codec;
+    h.raw_len = static_cast<uint32_t>(pending.raw.size());
+    h.compressed_len = static_cast<uint32_t>(out.size() - kChunkHeaderSize);
+    h.first_event = pending.first_event;
+    h.event_count = pending.event_count;
+    h.data_crc = crc32_of(out.data() + kChunkHeaderSize, h.compressed_len);
+    encode_chunk_header(h, out.data());
+  } catch (const std::exception& e) {
+    return events_path + ": cannot compress events from " + std::to_string(pending.first_event) + ": " + e.what();
+  }
+  if (int err = write_all(events_fd, out.data(), out.size()))
+    return events_path + ": write failed: " + errno_text(err);
+  return {};
+}
+
+void TraceWriter::Impl::finish() {
+  if (finished) return;
+  finished = true;
+  try {
+    flush_chunk();
+  } catch (const TraceError&) {
+    // Reported below, after the thread is joined.
+  }
+  {
+    std::lock_guard lock(mu);
+    closing = true;
+  }
+  work_ready.notify_one();
+  thread.join();
+  std::string err = failure();
+  if (::close(events_fd) != 0 && err.empty()) err = events_path + ": close failed: " + errno_text(errno);
+  events_fd = -1;
+  if (!err.empty()) throw TraceError(err);
+}
+
+TraceWriter::TraceWriter(const std::string& dir, const Header& header)
+    : impl_(std::make_unique<Impl>(dir, header)) {}
+
+TraceWriter::~TraceWriter() {
+  if (!impl_ || impl_->finished) return;
+  try {
+    impl_->finish();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "backstep: finishing the trace failed: %s\n", e.what());
+  }
+}
+
+uint64_t TraceWriter::write(const Event& event) { return impl_->write(event); }
+
+uint64_t TraceWriter::events_written() const { return impl_->next_event; }
+
+std::string TraceWriter::add_file(const std::string& source, const std::string& name_hint, bool may_link) {
+  return impl_->files.add(source, name_hint, may_link);
+}
+
+void TraceWriter::finish() { impl_->finish(); }
+
+const std::string& TraceWriter::dir() const { return impl_->dir; }
+
+}  // namespace backstep::trace

@@ -1,0 +1,498 @@
+// Unit tests of the trace format: round trips, and every way a trace can be
+// damaged (flipped bytes, truncation, wrong version) ending in a TraceError
+// that names the file, never in a crash.
+#define BOOST_TEST_MODULE trace
+#include <boost/test/unit_test.hpp>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <random>
+#include <thread>
+
+#include "engine/trace/codec.h"
+#include "engine/trace/encoding.h"
+#include "engine/trace/format.h"
+#include "engine/trace/reader.h"
+#include "engine/trace/trace_error.h"
+#include "engine/trace/writer.h"
+
+using namespace backstep::trace;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TempDir {
+  std::string path;
+  TempDir() {
+    char tmpl[] = "/tmp/trace_test.XXXXXX";
+    BOOST_REQUIRE(::mkdtemp(tmpl) != nullptr);
+    path = tmpl;
+  }
+  ~TempDir() { fs::remove_all(path); }
+  std::string sub(const std::string& name) const { return path + "/" + name; }
+};
+
+std::vector<uint8_t> slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+void spit(const std::string& path, const std::vector<uint8_t>& bytes) {
+  fs::permissions(path, fs::perms::owner_write, fs::perm_options::add);
+  std::ofstream(path, std::ios::binary | std::ios::trunc).write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+}
+
+Header sample_header(Codec codec) {
+  Header h;
+  h.backstep_version = "0.1.0";
+  h.argv = {"./prog", "arg with space", ""};
+  h.envp = {"PATH=/usr/bin", "HOME=/root"};
+  h.cwd = "/home/user";
+  h.exe = "/home/user/prog";
+  h.cpuid = {{0, 0, 0xd, 0x756e6547, 0x6c65746e, 0x49656e69}, {7, 0, 1, 2, 3, 4}};
+  h.counter_mode = "none";
+  h.codec = codec;
+  h.start_time_ns = 1700000000123456789ull;
+  h.recorded_cpu = 3;
+  return h;
+}
+
+std::vector<uint8_t> random_bytes(std::mt19937_64& rng, std::size_t n) {
+  std::vector<uint8_t> v(n);
+  for (auto& b : v) b = static_cast<uint8_t>(rng() % 7);  // compressible, like real memory
+  return v;
+}
+
+// An event of kind 1 + i % 7 with a random subset of fields filled in.
+Event make_event(std::mt19937_64& rng, uint64_t i) {
+  Event e;
+  e.kind = static_cast<EventKind>(1 + i % 7);
+  e.tid = 1000 + static_cast<uint32_t>(i % 3);
+  if (rng() % 4 != 0) {
+    RegBlock regs;
+    for (auto& r : regs) r = rng();
+    e.regs = regs;
+  }
+  for (int n = rng() % 3; n > 0; --n) e.reg_changes.push_back({static_cast<uint8_t>(rng() % kRegWords), rng()});
+  for (int n = rng() % 3; n > 0; --n) e.writes.push_back({rng() >> 16, random_bytes(rng, rng() % 300)});
+  if (rng() % 5 == 0) e.writes.push_back({0x1000, {}});  // an empty write survives too
+  if (rng() % 8 == 0) e.xstate = random_bytes(rng, 832);
+  if (e.kind == EventKind::Exec || rng() % 10 == 0) {
+    e.mappings.push_back({0x400000, 0x401000, 5, 2, 0, MappingKind::File, "files/prog-0", "/home/user/prog"});
+    e.mappings.push_back({0x7ffd0000, 0x7ffff000, 3, 0x22, 0, MappingKind::Stack, "", "[stack]"});
+  }
+  if (e.kind == EventKind::Signal || e.kind == EventKind::FatalSignal) e.siginfo = random_bytes(rng, 128);
+  if (rng() % 6 == 0) e.echoes.push_back({static_cast<int32_t>(1 + rng() % 2), random_bytes(rng, rng() % 40)});
+  if (rng() % 2 == 0) e.status = static_cast<int64_t>(rng());
+  if (e.kind == EventKind::Abort) e.message = "unsupported syscall " + std::to_string(i);
+  return e;
+}
+
+std::vector<Event> make_events(std::size_t count, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<Event> events;
+  for (std::size_t i = 0; i < count; ++i) events.push_back(make_event(rng, i));
+  return events;
+}
+
+void write_trace(const std::string& dir, const Header& header, const std::vector<Event>& events) {
+  TraceWriter w(dir, header);
+  for (std::size_t i = 0; i < events.size(); ++i) BOOST_REQUIRE_EQUAL(w.write(events[i]), i);
+  w.finish();
+}
+
+// Reads every event; throws what the reader throws.
+std::vector<Event> read_all(TraceReader& r) {
+  std::vector<Event> out;
+  while (auto e = r.next()) out.push_back(std::move(*e));
+  return out;
+}
+
+// The chunks of an events file: (byte offset, header). Assumes it is valid.
+std::vector<std::pair<std::size_t, ChunkHeader>> chunks_of(const std::vector<uint8_t>& file) {
+  std::vector<std::pair<std::size_t, ChunkHeader>> out;
+  for (std::size_t off = kPreambleSize; off < file.size();) {
+    ChunkHeader h = decode_chunk_header(std::span(file).subspan(off, kChunkHeaderSize));
+    out.emplace_back(off, h);
+    off += kChunkHeaderSize + h.compressed_len;
+  }
+  return out;
+}
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+// Runs `f`, requiring a TraceError whose message contains `part`.
+void expect_error(const std::function<void()>& f, const std::string& part) {
+  try {
+    f();
+  } catch (const TraceError& e) {
+    BOOST_CHECK_MESSAGE(contains(e.what(), part), "message \"" << e.what() << "\" lacks \"" << part << "\"");
+    return;
+  }
+  BOOST_ERROR("no TraceError (expected one mentioning \"" << part << "\")");
+}
+
+// A trace whose events file holds one chunk with `raw` as its content, for
+// events the writer would refuse to write.
+std::string trace_with_raw_chunk(const TempDir& tmp, const std::vector<uint8_t>& raw, uint32_t count) {
+  std::string dir = tmp.sub("raw");
+  write_trace(dir, sample_header(Codec::Zstd), {});
+  std::vector<uint8_t> file = encode_events_preamble();
+  file.resize(kPreambleSize + kChunkHeaderSize);
+  Compressor(Codec::Zstd).compress(raw, file);
+  ChunkHeader h{Codec::Zstd, static_cast<uint32_t>(raw.size()),
+                static_cast<uint32_t>(file.size() - kPreambleSize - kChunkHeaderSize), 0, count, 0};
+  h.data_crc = crc32_of(file.data() + kPreambleSize + kChunkHeaderSize, h.compressed_len);
+  encode_chunk_header(h, file.data() + kPreambleSize);
+  spit(dir + "/events", file);
+  return dir;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(enum_names) {
+  BOOST_TEST(std::string(to_string(EventKind::FatalSignal)) == "fatal-signal");
+  BOOST_TEST(std::string(to_string(Codec::Zlib)) == "zlib");
+}
+
+BOOST_AUTO_TEST_CASE(round_trip_both_codecs) {
+  for (Codec codec : {Codec::Zstd, Codec::Zlib}) {
+    TempDir tmp;
+    std::string dir = tmp.sub("t");
+    std::vector<Event> events = make_events(10000, 42);
+    // A big event in the middle, and one that is all defaults.
+    std::mt19937_64 rng(7);
+    events[5000].writes.push_back({0x10000, random_bytes(rng, 3u << 20)});
+    events[5001] = Event{};
+    events.push_back(Event{EventKind::Exit, 1000});
+    write_trace(dir, sample_header(codec), events);
+
+    TraceReader r(dir + "/");
+    BOOST_TEST(r.dir() == dir);
+    BOOST_TEST((r.header() == sample_header(codec)));
+    std::vector<Event> back = read_all(r);
+    BOOST_REQUIRE_EQUAL(back.size(), events.size());
+    for (std::size_t i = 0; i < events.size(); ++i) BOOST_REQUIRE_MESSAGE(back[i] == events[i], "event " << i);
+    BOOST_TEST(!r.truncated());
+    BOOST_TEST(r.next_event_number() == events.size());
+    BOOST_TEST(!r.next().has_value());
+
+    // Chunks are cut by count and size; the big event sits alone.
+    auto chunks = chunks_of(slurp(dir + "/events"));
+    BOOST_TEST(chunks.size() >= 4u);
+    bool big_alone = false;
+    for (auto& [off, h] : chunks) {
+      BOOST_TEST((h.codec == codec));
+      BOOST_TEST(h.event_count <= kChunkMaxEvents);
+      big_alone |= h.first_event == 5000 && h.event_count == 1;
+    }
+    BOOST_TEST(big_alone);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(empty_and_unfinished_traces_are_truncated) {
+  TempDir tmp;
+  write_trace(tmp.sub("empty"), sample_header(Codec::Zstd), {});
+  TraceReader empty(tmp.sub("empty"));
+  BOOST_TEST(!empty.next().has_value());
+  BOOST_TEST(empty.truncated());
+
+  // No Exit/Abort at the end: the stream ends cleanly but the recording did not.
+  write_trace(tmp.sub("noexit"), sample_header(Codec::Zstd), {Event{EventKind::Syscall, 1}});
+  TraceReader noexit(tmp.sub("noexit"));
+  BOOST_TEST(read_all(noexit).size() == 1u);
+  BOOST_TEST(noexit.truncated());
+}
+
+BOOST_AUTO_TEST_CASE(writer_rejects_bad_input) {
+  TempDir tmp;
+  expect_error([&] { TraceWriter(tmp.sub("no/such/parent"), Header{}); }, "parent does not exist");
+  expect_error([&] { TraceWriter(tmp.path, Header{}); }, "already exists");
+  Header bad_codec;
+  bad_codec.codec = static_cast<Codec>(9);
+  expect_error([&] { TraceWriter(tmp.sub("c"), bad_codec); }, "unknown codec 9");
+
+  TraceWriter w(tmp.sub("t"), Header{});
+  Event e{EventKind::Syscall, 1};
+  e.reg_changes.push_back({40, 1});
+  expect_error([&] { w.write(e); }, "bad register index 40");
+  e.reg_changes.clear();
+  e.siginfo.resize(12);
+  expect_error([&] { w.write(e); }, "siginfo of 12 bytes");
+  e.siginfo.clear();
+  BOOST_TEST(w.write(e) == 0u);  // the writer is still usable
+  w.finish();
+  w.finish();
+  expect_error([&] { w.write(e); }, "after the trace was finished");
+}
+
+BOOST_AUTO_TEST_CASE(destructor_finishes) {
+  TempDir tmp;
+  std::vector<Event> events = make_events(100, 1);
+  {
+    TraceWriter w(tmp.sub("t"), Header{});
+    for (auto& e : events) w.write(e);
+  }
+  TraceReader r(tmp.sub("t"));
+  BOOST_TEST((read_all(r) == events));
+}
+
+BOOST_AUTO_TEST_CASE(full_chunks_reach_disk_before_finish) {
+  // What a recorder killed by SIGKILL leaves behind: every full chunk.
+  TempDir tmp;
+  // Small events, so that the chunk is cut by count, not size.
+  Event small{EventKind::Syscall, 1, RegBlock{}};
+  std::vector<Event> events(kChunkMaxEvents + 10, small);
+  TraceWriter w(tmp.sub("t"), Header{});
+  for (auto& e : events) w.write(e);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (fs::file_size(tmp.sub("t/events")) <= kPreambleSize && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  TraceReader r(tmp.sub("t"));
+  std::vector<Event> back = read_all(r);
+  BOOST_TEST(back.size() == kChunkMaxEvents);
+  BOOST_TEST(r.truncated());
+  w.finish();
+}
+
+BOOST_AUTO_TEST_CASE(missing_and_foreign_directories) {
+  TempDir tmp;
+  expect_error([&] { TraceReader r(tmp.sub("nope")); }, tmp.sub("nope") + ": no such trace directory");
+  expect_error([&] { TraceReader r(tmp.path); }, tmp.path + ": not a backstep trace (no header file)");
+  std::ofstream(tmp.sub("header")) << "#!/bin/sh\n";
+  expect_error([&] { TraceReader r(tmp.path); }, tmp.sub("header") + ": not a backstep trace (bad magic)");
+}
+
+BOOST_AUTO_TEST_CASE(wrong_version) {
+  TempDir tmp;
+  std::string dir = tmp.sub("t");
+  write_trace(dir, sample_header(Codec::Zstd), {Event{EventKind::Exit, 1}});
+  std::vector<uint8_t> header = slurp(dir + "/header");
+  header[8] = 2;
+  // A consistent file of another version: the checksum is right.
+  uint32_t crc = crc32_of(header.data(), header.size() - 4);
+  for (int i = 0; i < 4; ++i) header[header.size() - 4 + i] = static_cast<uint8_t>(crc >> (8 * i));
+  spit(dir + "/header", header);
+  expect_error([&] { TraceReader r(dir); }, dir + "/header: trace format version 2, this backstep reads version 1");
+
+  std::string dir2 = tmp.sub("t2");
+  write_trace(dir2, sample_header(Codec::Zstd), {Event{EventKind::Exit, 1}});
+  std::vector<uint8_t> events = slurp(dir2 + "/events");
+  events[8] = 7;
+  spit(dir2 + "/events", events);
+  expect_error([&] { TraceReader r(dir2); }, dir2 + "/events: trace format version 7, this backstep reads version 1");
+}
+
+BOOST_AUTO_TEST_CASE(every_flipped_header_byte_is_reported) {
+  TempDir tmp;
+  std::string dir = tmp.sub("t");
+  write_trace(dir, sample_header(Codec::Zlib), {Event{EventKind::Exit, 1}});
+  const std::vector<uint8_t> good = slurp(dir + "/header");
+  for (std::size_t i = 0; i < good.size(); ++i) {
+    std::vector<uint8_t> bad = good;
+    bad[i] ^= 0x10;
+    spit(dir + "/header", bad);
+    expect_error([&] { TraceReader r(dir); }, dir + "/header: ");
+  }
+  spit(dir + "/header", good);
+  BOOST_CHECK_NO_THROW(TraceReader r(dir));
+}
+
+BOOST_AUTO_TEST_CASE(flipped_event_bytes_are_reported) {
+  TempDir tmp;
+  std::string dir = tmp.sub("t");
+  std::vector<Event> events = make_events(2 * kChunkMaxEvents + 100, 9);
+  write_trace(dir, sample_header(Codec::Zstd), events);
+  const std::vector<uint8_t> good = slurp(dir + "/events");
+  auto chunks = chunks_of(good);
+  BOOST_REQUIRE_GE(chunks.size(), 3u);
+
+  // Every byte near the start of each chunk (its header and first data
+  // bytes), and a sample of the rest.
+  std::vector<std::size_t> offsets;
+  for (std::size_t i = 0; i < kPreambleSize; ++i) offsets.push_back(i);
+  for (auto& [off, h] : chunks)
+    for (std::size_t i = 0; i < kChunkHeaderSize + 16; ++i) offsets.push_back(off + i);
+  for (std::size_t i = 0; i < good.size(); i += good.size() / 40) offsets.push_back(i);
+  offsets.push_back(good.size() - 1);
+
+  for (std::size_t at : offsets) {
+    std::vector<uint8_t> bad = good;
+    bad[at] ^= 0x01;
+    spit(dir + "/events", bad);
+    std::optional<TraceReader> r;
+    try {
+      r.emplace(dir);
+      read_all(*r);
+      BOOST_ERROR("flip at byte " << at << " went unnoticed");
+    } catch (const TraceError& e) {
+      BOOST_CHECK_MESSAGE(contains(e.what(), dir + "/events: "), e.what());
+      if (at >= kPreambleSize) BOOST_CHECK_MESSAGE(contains(e.what(), "corrupt chunk at byte offset"), e.what());
+      // Once broken, the reader stays broken rather than skipping ahead.
+      if (r) BOOST_CHECK_THROW(r->next(), TraceError);
+    }
+  }
+
+  // The exact message, for a flip in the second chunk's data.
+  std::vector<uint8_t> bad = good;
+  bad[chunks[1].first + kChunkHeaderSize + 100] ^= 0x80;
+  spit(dir + "/events", bad);
+  TraceReader r(dir);
+  expect_error([&] { read_all(r); }, dir + "/events: corrupt chunk at byte offset " + std::to_string(chunks[1].first) +
+                                         " (events from " + std::to_string(chunks[1].second.first_event) +
+                                         "): checksum mismatch");
+  BOOST_TEST(r.next_event_number() == chunks[1].second.first_event);
+}
+
+BOOST_AUTO_TEST_CASE(truncation_is_not_corruption) {
+  TempDir tmp;
+  std::string dir = tmp.sub("t");
+  std::vector<Event> events = make_events(2 * kChunkMaxEvents + 100, 11);
+  // Only the last event ends the recording, so every cut short of the end,
+  // even one on a chunk boundary, reads as truncated.
+  for (Event& e : events)
+    if (e.kind == EventKind::Exit || e.kind == EventKind::Abort) e.kind = EventKind::Rdtsc;
+  events.push_back(Event{EventKind::Exit, 1});
+  write_trace(dir, sample_header(Codec::Zlib), events);
+  const std::vector<uint8_t> good = slurp(dir + "/events");
+  auto chunks = chunks_of(good);
+
+  std::vector<std::size_t> cuts;
+  for (std::size_t i = 0; i < kPreambleSize + 2 * kChunkHeaderSize; ++i) cuts.push_back(i);
+  for (auto& [off, h] : chunks)
+    for (std::size_t i = off - 3; i < off + kChunkHeaderSize + 3; ++i) cuts.push_back(i);
+  for (std::size_t i = 0; i < good.size(); i += good.size() / 40) cuts.push_back(i);
+  cuts.push_back(good.size() - 1);
+
+  for (std::size_t cut : cuts) {
+    spit(dir + "/events", std::vector<uint8_t>(good.begin(), good.begin() + static_cast<std::ptrdiff_t>(cut)));
+    // Events in the chunks that end at or before the cut survive.
+    std::size_t complete = 0;
+    for (auto& [off, h] : chunks)
+      if (off + kChunkHeaderSize + h.compressed_len <= cut) complete = h.first_event + h.event_count;
+    TraceReader r(dir);
+    std::vector<Event> back = read_all(r);
+    BOOST_REQUIRE_MESSAGE(back.size() == complete, "cut at " << cut);
+    BOOST_TEST(std::equal(back.begin(), back.end(), events.begin()));
+    BOOST_REQUIRE_MESSAGE(r.truncated(), "cut at " << cut << " of " << good.size());
+  }
+  spit(dir + "/events", good);
+  TraceReader r(dir);
+  BOOST_TEST(read_all(r).size() == events.size());
+  BOOST_TEST(!r.truncated());
+}
+
+BOOST_AUTO_TEST_CASE(bad_events_inside_a_valid_chunk) {
+  struct Case {
+    std::function<void(std::vector<uint8_t>&)> damage;
+    std::string message;
+  };
+  Event sig{EventKind::Signal, 1};
+  sig.reg_changes.push_back({4, 1});  // its index is at byte 18
+  const std::vector<Case> cases = {
+      {[](auto& raw) { raw[0] = 9; }, "event 0: bad event kind 9"},
+      {[](auto& raw) { raw[18] = 40; }, "event 0: bad register index 40"},
+      {[](auto& raw) { raw[9] = 60; }, "event 0: unknown field tag 60"},
+      {[](auto& raw) { raw.push_back(0); }, "1 bytes after the last event"},
+      {[](auto& raw) { raw[5] += 1; }, "event 0: needs"},  // payload longer than the chunk
+  };
+  for (const Case& c : cases) {
+    TempDir tmp;
+    std::vector<uint8_t> raw;
+    encode_event(sig, raw);
+    c.damage(raw);
+    std::string dir = trace_with_raw_chunk(tmp, raw, 1);
+    TraceReader r(dir);
+    expect_error([&] { read_all(r); }, dir + "/events: corrupt chunk at byte offset 12 (events from 0): ");
+    expect_error([&] { r.next(); }, c.message);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(byte_reader_never_overruns) {
+  const uint8_t data[] = {5, 0, 0, 0, 1, 2};
+  ByteReader r(data, sizeof data);
+  BOOST_CHECK_THROW(r.u64(), FormatError);
+  BOOST_TEST(r.offset() == 0u);  // a failed read consumes nothing
+  ByteReader blob(data, sizeof data);
+  BOOST_CHECK_THROW(blob.blob(), FormatError);  // claims 5 bytes, has 2
+  ByteReader count(data, sizeof data);
+  BOOST_CHECK_THROW(count.count(1), FormatError);
+  const std::vector<uint8_t> twice = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0};
+  ByteReader dup_fields(twice);
+  BOOST_CHECK_THROW(for_each_field(dup_fields, [](uint8_t, ByteReader&) {}), FormatError);
+}
+
+BOOST_AUTO_TEST_CASE(random_damage_to_encoded_events) {
+  // decode_event on garbage: a FormatError or a valid event, nothing else.
+  std::mt19937_64 rng(5);
+  std::vector<Event> events = make_events(300, 13);
+  for (int round = 0; round < 20000; ++round) {
+    std::vector<uint8_t> raw;
+    encode_event(events[round % events.size()], raw);
+    for (int n = 1 + rng() % 4; n > 0; --n) raw[rng() % raw.size()] ^= static_cast<uint8_t>(1 + rng() % 255);
+    if (rng() % 4 == 0) raw.resize(rng() % raw.size());
+    ByteReader r(raw);
+    try {
+      decode_event(r);
+    } catch (const FormatError&) {
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(add_file_links_copies_and_dedupes) {
+  TempDir tmp;
+  std::string src = tmp.sub("lib weird (deleted)");
+  std::ofstream(src) << std::string(3 << 20, 'x') << "end";
+  std::string other = tmp.sub("libother.so");
+  std::ofstream(other) << "other";
+
+  TraceWriter w(tmp.sub("t"), Header{});
+  std::string linked = w.add_file(src, "/usr/lib/lib weird (deleted)", true);
+  BOOST_TEST(linked == "files/lib_weird__deleted_-0");
+  BOOST_TEST(fs::equivalent(src, tmp.sub("t/" + linked)));
+  // Same file through another path (a /proc magic link, like the recorder's).
+  int fd = ::open(src.c_str(), O_RDONLY);
+  BOOST_TEST(w.add_file("/proc/self/fd/" + std::to_string(fd), "libc.so.6", true) == linked);
+  ::close(fd);
+
+  std::string copied = w.add_file(other, "libother.so", false);
+  BOOST_TEST(copied == "files/libother.so-1");
+  BOOST_TEST(!fs::equivalent(other, tmp.sub("t/" + copied)));
+  BOOST_TEST((slurp(tmp.sub("t/" + copied)) == slurp(other)));
+  struct stat st;
+  BOOST_REQUIRE(::stat(tmp.sub("t/" + copied).c_str(), &st) == 0);
+  BOOST_TEST((st.st_mode & 07777) == 0444u);
+
+  // A big copy takes the copy_file_range path.
+  std::string big = w.add_file(src, "big", false);
+  BOOST_TEST(big == linked);  // deduped: same file, even though no link is allowed now
+  // Rewritten in place: a new mtime makes it a new file.
+  struct timespec times[2] = {{0, UTIME_OMIT}, {12345, 0}};
+  BOOST_REQUIRE(::utimensat(AT_FDCWD, other.c_str(), times, 0) == 0);
+  BOOST_TEST(w.add_file(other, "", false) == "files/file-2");
+  expect_error([&] { w.add_file(tmp.sub("missing"), "x", true); }, tmp.sub("missing") + ": cannot store");
+  w.finish();
+
+  TraceReader r(tmp.sub("t"));
+  BOOST_TEST(r.file_path(copied) == tmp.sub("t/" + copied));
+  for (std::string bad : {"../x", "files/../../etc/passwd", "/etc/passwd", "..", ""})
+    expect_error([&] { r.file_path(bad); }, tmp.sub("t") + ": trace file path");
+  expect_error([&] { r.file_path("files/absent-9"); }, "missing from the trace");
+}
+
+BOOST_AUTO_TEST_CASE(add_file_from_proc_magic_link) {
+  // Whether this links or copies depends on where the test binary lives;
+  // either way the trace must hold the same bytes.
+  TempDir tmp;
+  TraceWriter w(tmp.sub("t"), Header{});
+  std::string rel = w.add_file("/proc/self/exe", "trace_test", true);
+  BOOST_TEST((slurp(tmp.sub("t/" + rel)) == slurp("/proc/self/exe")));
+}
