@@ -5,10 +5,12 @@
 #include <boost/test/unit_test.hpp>
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -261,6 +263,28 @@ BOOST_AUTO_TEST_CASE(full_chunks_reach_disk_before_finish) {
   BOOST_TEST(back.size() == kChunkMaxEvents);
   BOOST_TEST(r.truncated());
   w.finish();
+}
+
+BOOST_AUTO_TEST_CASE(write_errors_are_reported) {
+  // A file size limit makes the background thread's write(2) fail with EFBIG,
+  // as a full disk would with ENOSPC.
+  TempDir tmp;
+  struct rlimit old;
+  BOOST_REQUIRE(::getrlimit(RLIMIT_FSIZE, &old) == 0);
+  auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  struct rlimit small = {64 << 10, old.rlim_max};
+  BOOST_REQUIRE(::setrlimit(RLIMIT_FSIZE, &small) == 0);
+  TraceWriter w(tmp.sub("t"), Header{});
+  std::vector<Event> events = make_events(3 * kChunkMaxEvents, 17);
+  expect_error([&] {
+    for (auto& e : events) w.write(e);
+    w.finish();
+  }, tmp.sub("t/events") + ": write failed: File too large");
+  BOOST_CHECK_THROW(w.write(events[0]), TraceError);
+  ::setrlimit(RLIMIT_FSIZE, &old);
+  std::signal(SIGXFSZ, old_handler);
+  expect_error([&] { w.finish(); }, "File too large");
+  BOOST_CHECK_NO_THROW(w.finish());  // reported once; the destructor stays quiet
 }
 
 BOOST_AUTO_TEST_CASE(missing_and_foreign_directories) {

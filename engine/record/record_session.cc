@@ -29,6 +29,9 @@ RecordSession::~RecordSession() = default;
 
 namespace {
 
+// The kernel's "restart through restart_syscall" return code.
+constexpr int64_t kErestartRestartblock = 516;
+
 std::vector<char*> c_strings(std::vector<std::string>& v) {
   std::vector<char*> out;
   for (auto& s : v) out.push_back(s.data());
@@ -197,7 +200,18 @@ void RecordSession::on_syscall_entry(Task& task) {
     throw RecordingRefused("unknown system call number " + std::to_string(nr) + " at event " +
                            std::to_string(next_event()));
   }
-  in_syscall_.emplace(SyscallContext{*this, task, *info, regs, Registers(), trace::Event()});
+  // restart_syscall continues a sleep a signal interrupted, writing what the
+  // interrupted call would have written: record it as that call.
+  bool restart = nr == SYS_restart_syscall;
+  if (restart) {
+    if (!interrupted_entry_) {
+      throw RecordingRefused("restart_syscall without an interrupted call at event " +
+                             std::to_string(next_event()));
+    }
+    info = sys::lookup(static_cast<long>(interrupted_entry_->syscallno()));
+  }
+  in_syscall_.emplace(SyscallContext{*this, task, *info, restart ? *interrupted_entry_ : regs,
+                                     Registers(), trace::Event()});
   SyscallContext& ctx = *in_syscall_;
   if (!info->supported) ctx.refuse("unsupported system call");
   ctx.event.kind = trace::EventKind::Syscall;
@@ -205,7 +219,7 @@ void RecordSession::on_syscall_entry(Task& task) {
   ctx.event.regs = regs.to_block();
   redeliver_deferred(task);
   const FamilyRecorder& family = family_recorder(info->family);
-  if (family.enter) family.enter(ctx);
+  if (family.enter && !restart) family.enter(ctx);
   if (nr == SYS_exit || nr == SYS_exit_group) {
     // No exit stop follows: the process is gone when the call "returns".
     write_event(ctx.event);
@@ -255,6 +269,11 @@ void RecordSession::on_syscall_exit(Task& task) {
   Registers recorded_entry = Registers::from_block(*ctx.event.regs);
   ctx.event.reg_changes = ctx.exit.changes_since(recorded_entry);
   write_event(ctx.event);
+  if (ctx.result() == -kErestartRestartblock) {
+    interrupted_entry_ = ctx.entry;
+  } else {
+    interrupted_entry_.reset();
+  }
   last_exit_regs_ = ctx.exit;
   at_syscall_boundary_ = true;
   in_syscall_.reset();

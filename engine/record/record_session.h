@@ -62,6 +62,8 @@ class RecordSession : public Session {
   std::unique_ptr<trace::TraceWriter> writer_;
   std::optional<SyscallContext> in_syscall_;
   Registers last_exit_regs_;
+  // Entry registers of a sleep interrupted with ERESTART_RESTARTBLOCK.
+  std::optional<Registers> interrupted_entry_;
   bool at_syscall_boundary_ = false;
   std::vector<siginfo_t> deferred_signals_;
   std::vector<siginfo_t> redelivering_;

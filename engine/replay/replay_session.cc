@@ -28,6 +28,12 @@ namespace {
 // exec stop, before it executes one instruction.
 constexpr const char* kStubArg = "--backstep-replay-stub";
 
+// The kernel's internal restart codes (include/linux/errno.h).
+constexpr int64_t kErestartSys = 512;
+constexpr int64_t kErestartNoIntr = 513;
+constexpr int64_t kErestartNoHand = 514;
+constexpr int64_t kErestartRestartblock = 516;
+
 std::string self_exe() {
   char buf[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
@@ -99,7 +105,7 @@ void ReplaySession::start(const trace::Event& exec) {
 
 ReplayResult ReplaySession::run_to_end() {
   ReplayResult result;
-  std::optional<trace::Event> first = reader_->next();
+  std::optional<trace::Event> first = take_event();
   if (!first) throw trace::TraceError(reader_->dir() + "/events: the trace holds no events");
   if (first->kind != trace::EventKind::Exec) {
     throw trace::TraceError(reader_->dir() + "/events: event 0 is " + trace::to_string(first->kind) +
@@ -107,8 +113,8 @@ ReplayResult ReplaySession::run_to_end() {
   }
   start(*first);
   for (;;) {
-    event_number_ = reader_->next_event_number();
-    std::optional<trace::Event> event = reader_->next();
+    event_number_ = next_number_;
+    std::optional<trace::Event> event = take_event();
     if (!event) {
       result.end = ReplayResult::End::TraceCutShort;
       result.message = "the trace ends at event " + std::to_string(event_number_) +
@@ -202,6 +208,48 @@ void ReplaySession::replay_syscall(const trace::Event& event) {
   if (!problem.empty()) diverged(problem);
   apply_effects(event);
   echo(event);
+  restart_if_interrupted(exit);
+}
+
+std::optional<trace::Event> ReplaySession::take_event() {
+  std::optional<trace::Event> e;
+  if (peeked_) {
+    e = std::move(peeked_);
+    peeked_.reset();
+  } else {
+    e = reader_->next();
+  }
+  next_number_ = reader_->next_event_number() - (peeked_ ? 1 : 0);
+  return e;
+}
+
+const trace::Event* ReplaySession::peek_event() {
+  if (!peeked_) {
+    peeked_ = reader_->next();
+    if (!peeked_) return nullptr;
+  }
+  return &*peeked_;
+}
+
+void ReplaySession::restart_if_interrupted(const Registers& exit) {
+  // A call interrupted by a signal returns a restart code to the kernel's
+  // exit path. With a handler to run, the next event is that signal's
+  // delivery. Without one (the recorder held back or ignored the signal),
+  // the kernel backs up to re-execute the call, or restart_syscall: do what
+  // it did, since no signal makes it do so here.
+  int64_t r = exit.syscall_result();
+  if (r != -kErestartSys && r != -kErestartNoIntr && r != -kErestartNoHand &&
+      r != -kErestartRestartblock) {
+    return;
+  }
+  const trace::Event* next = peek_event();
+  if (next && (next->kind == trace::EventKind::Signal || next->kind == trace::EventKind::FatalSignal)) {
+    return;
+  }
+  Registers regs = exit;
+  regs.set_ip(regs.ip() - 2);
+  regs.raw().rax = r == -kErestartRestartblock ? SYS_restart_syscall : regs.syscallno();
+  task_->set_regs(regs);
 }
 
 void ReplaySession::replay_rdtsc(const trace::Event& event) {

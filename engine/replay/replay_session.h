@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "engine/core/registers.h"
 #include "engine/core/session.h"
 #include "engine/trace/reader.h"
 
@@ -63,12 +64,17 @@ class ReplaySession : public Session {
   void check_registers(const trace::Event& event);
   void apply_effects(const trace::Event& event);
   void echo(const trace::Event& event);
+  void restart_if_interrupted(const Registers& exit);
+  std::optional<trace::Event> take_event();
+  const trace::Event* peek_event();
   [[noreturn]] void diverged(const std::string& what) const;
 
   std::unique_ptr<trace::TraceReader> reader_;
   ReplayOptions options_;
   Task* task_ = nullptr;
-  uint64_t event_number_ = 0;
+  uint64_t event_number_ = 0;   // the event being replayed
+  uint64_t next_number_ = 0;    // the number of the event take_event() returns next
+  std::optional<trace::Event> peeked_;
   uint64_t brk_ = 0;  // current program break, as recorded
   std::optional<struct WaitStatus> last_stop_;
   bool echo_failed_ = false;

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <condition_variable>
 #include <cstdio>
@@ -109,6 +110,9 @@ struct TraceWriter::Impl {
   std::vector<std::vector<uint8_t>> spares;
   bool closing = false;
   std::string io_error;  // the first failure; later chunks are dropped
+  // Mirrors !io_error.empty() without the lock, so that write() can stop at
+  // once after a failure at the cost of one load per event.
+  std::atomic<bool> failed{false};
 
   std::thread thread;
 };
@@ -174,6 +178,7 @@ std::string TraceWriter::Impl::failure() {
 
 uint64_t TraceWriter::Impl::write(const Event& event) {
   if (finished) throw TraceError(dir + ": event written after the trace was finished");
+  if (failed.load(std::memory_order_relaxed)) throw TraceError(failure());
   const std::size_t start = chunk.size();
   try {
     validate_event(event);
@@ -225,19 +230,22 @@ void TraceWriter::Impl::drain() {
   std::vector<uint8_t> out;
   for (;;) {
     PendingChunk pending;
-    bool failed;
+    bool skip;  // an earlier chunk failed: keep the file a clean prefix
     {
       std::unique_lock lock(mu);
       work_ready.wait(lock, [&] { return !queue.empty() || closing; });
       if (queue.empty()) return;
       pending = std::move(queue.front());
       queue.pop_front();
-      failed = !io_error.empty();
+      skip = !io_error.empty();
     }
     space_free.notify_one();
-    std::string err = failed ? std::string() : store(compressor, pending, out);
+    std::string err = skip ? std::string() : store(compressor, pending, out);
     std::lock_guard lock(mu);
-    if (!err.empty() && io_error.empty()) io_error = err;
+    if (!err.empty() && io_error.empty()) {
+      io_error = err;
+      failed = true;
+    }
     // Oversized buffers (one big event) are not worth keeping around.
     if (spares.size() < kMaxSpareBuffers && pending.raw.capacity() <= 2 * kChunkTargetBytes) {
       pending.raw.clear();
