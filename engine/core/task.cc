@@ -3,11 +3,15 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <sys/ptrace.h>
+#include <sched.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstddef>
 #include <cstring>
 #include <sstream>
 
@@ -63,6 +67,7 @@ void Task::resume(ResumeHow how, int sig) {
     case ResumeHow::Syscall: request = PTRACE_SYSCALL; what = "SYSCALL"; break;
     case ResumeHow::Sysemu: request = PTRACE_SYSEMU; what = "SYSEMU"; break;
     case ResumeHow::SingleStep: request = PTRACE_SINGLESTEP; what = "SINGLESTEP"; break;
+    case ResumeHow::SysemuSingleStep: request = PTRACE_SYSEMU_SINGLESTEP; what = "SYSEMU_SINGLESTEP"; break;
   }
   ptrace_or_throw(request, nullptr, reinterpret_cast<void*>(static_cast<long>(sig)), what);
 }
@@ -254,6 +259,66 @@ int64_t Task::remote_syscall(remote_ptr<void> insn, long nr, std::array<uint64_t
   int64_t result = regs().syscall_result();
   set_regs(saved);
   return result;
+}
+
+uint64_t Task::debug_register(int index) {
+  errno = 0;
+  long v = ptrace(PTRACE_PEEKUSER, tid_, reinterpret_cast<void*>(offsetof(struct user, u_debugreg) + index * 8), nullptr);
+  if (v == -1 && errno != 0) {
+    throw std::runtime_error("task " + std::to_string(tid_) + ": cannot read DR" + std::to_string(index) + ": " + strerror(errno));
+  }
+  return static_cast<uint64_t>(v);
+}
+
+void Task::set_debug_register(int index, uint64_t value) {
+  ptrace_or_throw(PTRACE_POKEUSER, reinterpret_cast<void*>(offsetof(struct user, u_debugreg) + index * 8),
+                  reinterpret_cast<void*>(value), "POKEUSER debug register");
+}
+
+pid_t Task::remote_fork(remote_ptr<void> insn) {
+  Registers saved = regs();
+  Registers call = saved;
+  call.set_ip(insn.as_int());
+  call.raw().rax = SYS_clone;
+  call.set_syscallno(static_cast<uint64_t>(-1));
+  // clone(CLONE_PARENT, no new stack, ...): exit signal 0, so no SIGCHLD anywhere.
+  call.set_arg(0, CLONE_PARENT);
+  for (int i = 1; i < 6; ++i) call.set_arg(i, 0);
+  set_regs(call);
+  bool entered = false;
+  for (int stops = 0; !entered; ++stops) {
+    BS_ASSERT(stops < 3, "task " << tid_ << ": remote clone never entered");
+    resume(ResumeHow::Syscall);
+    WaitStatus ws = wait();
+    if (!ws.is_syscall()) throw TaskGone("task " + std::to_string(tid_) + ": remote clone interrupted: " + ws.describe());
+    if (syscall_info().op == PTRACE_SYSCALL_INFO_ENTRY) {
+      entered = true;
+    } else {
+      set_regs(call);
+    }
+  }
+  resume(ResumeHow::Syscall);
+  WaitStatus ws = wait();
+  if (ws.kind != WaitStatus::Kind::EventStop || ws.event != PTRACE_EVENT_CLONE) {
+    throw std::runtime_error("task " + std::to_string(tid_) + ": remote clone gave " + ws.describe());
+  }
+  unsigned long child = 0;
+  ptrace_or_throw(PTRACE_GETEVENTMSG, nullptr, &child, "GETEVENTMSG");
+  resume(ResumeHow::Syscall);
+  ws = wait();
+  if (!ws.is_syscall()) throw TaskGone("task " + std::to_string(tid_) + ": remote clone did not return: " + ws.describe());
+  set_regs(saved);
+
+  pid_t child_tid = static_cast<pid_t>(child);
+  int status = 0;
+  while (waitpid(child_tid, &status, __WALL) < 0 && errno == EINTR) {
+  }
+  if (!WIFSTOPPED(status)) throw std::runtime_error("checkpoint process did not stop");
+  user_regs_struct r = saved.raw();
+  if (ptrace(PTRACE_SETREGS, child_tid, nullptr, &r) != 0) {
+    throw std::runtime_error("cannot set the checkpoint's registers: " + std::string(strerror(errno)));
+  }
+  return child_tid;
 }
 
 void Task::kill() {

@@ -25,7 +25,7 @@ class TaskGone : public std::runtime_error {
   explicit TaskGone(const std::string& what) : std::runtime_error(what) {}
 };
 
-enum class ResumeHow { Continue, Syscall, Sysemu, SingleStep };
+enum class ResumeHow { Continue, Syscall, Sysemu, SingleStep, SysemuSingleStep };
 
 struct WaitStatus {
   enum class Kind { SyscallStop, SignalStop, EventStop, Exited, Killed };
@@ -86,6 +86,15 @@ class Task {
   // stop); its registers are restored afterwards. Afterwards the task is at a
   // syscall-exit stop.
   int64_t remote_syscall(remote_ptr<void> insn, long nr, std::array<uint64_t, 6> args);
+
+  // Debug registers DR0-DR7 (hardware breakpoints and watchpoints).
+  uint64_t debug_register(int index);
+  void set_debug_register(int index, uint64_t value);
+
+  // Forks the (stopped) task from the `syscall` instruction at `insn`, as a
+  // sibling (CLONE_PARENT: backstep reaps it) with no exit signal. The child
+  // is traced, stopped, and given the task's registers. Returns its tid.
+  pid_t remote_fork(remote_ptr<void> insn);
 
   // SIGKILL and reap. Safe to call twice.
   void kill();

@@ -1,13 +1,16 @@
 // Files and descriptors: scatter reads, echoed writes, fcntl commands.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "engine/record/record_session.h"
 #include "engine/record/syscall_context.h"
 
 namespace backstep {
@@ -49,12 +52,34 @@ void echo_kernel_copy(SyscallContext& ctx, int out_fd, int in_fd, uint64_t in_of
   if (n == ret) ctx.echo_if_stdio(out_fd, std::move(data));
 }
 
+// A successful write of [offset, offset+len) into the file behind `fd`
+// changed the memory of every MAP_SHARED mapping of that file: record it.
+void record_shared_mapping_changes(SyscallContext& ctx, int fd, std::optional<uint64_t> offset, uint64_t len) {
+  const auto& maps = ctx.session.shared_mappings();
+  if (maps.empty() || len == 0) return;
+  std::string path = "/proc/" + std::to_string(ctx.task.tid()) + "/fd/" + std::to_string(fd);
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) return;
+  if (!offset) {
+    std::optional<uint64_t> pos = file_position(ctx.task.tid(), fd);
+    if (!pos || *pos < len) return;
+    offset = *pos - len;  // the write ended at the new file position
+  }
+  for (const auto& m : maps) {
+    if (m.dev != st.st_dev || m.ino != st.st_ino) continue;
+    uint64_t map_end_off = m.offset + (m.end - m.start);
+    uint64_t lo = std::max(*offset, m.offset), hi = std::min(*offset + len, map_end_off);
+    if (lo < hi) ctx.record_memory(m.start + (lo - m.offset), hi - lo);
+  }
+}
+
 void exit_fs(SyscallContext& ctx) {
   int64_t ret = ctx.result();
   switch (ctx.info.nr) {
     case SYS_readv:
     case SYS_preadv:
     case SYS_preadv2:
+    case SYS_vmsplice:
       if (ret > 0) ctx.record_iovecs(ctx.arg(1), ctx.arg(2), static_cast<uint64_t>(ret));
       break;
     case SYS_write:
@@ -62,6 +87,9 @@ void exit_fs(SyscallContext& ctx) {
       if (ret > 0) {
         ctx.echo_if_stdio(static_cast<int>(ctx.arg(0)),
                           ctx.task.read_bytes(remote_ptr<void>(ctx.arg(1)), static_cast<uint64_t>(ret)));
+        record_shared_mapping_changes(ctx, static_cast<int>(ctx.arg(0)),
+                                      ctx.info.nr == SYS_pwrite64 ? std::optional<uint64_t>(ctx.arg(3)) : std::nullopt,
+                                      static_cast<uint64_t>(ret));
       }
       break;
     case SYS_writev:
@@ -70,6 +98,10 @@ void exit_fs(SyscallContext& ctx) {
       if (ret > 0) {
         ctx.echo_if_stdio(static_cast<int>(ctx.arg(0)),
                           ctx.gather_iovecs(ctx.arg(1), ctx.arg(2), static_cast<uint64_t>(ret)));
+        bool positioned = ctx.info.nr != SYS_writev && static_cast<int64_t>(ctx.arg(3)) != -1;
+        record_shared_mapping_changes(ctx, static_cast<int>(ctx.arg(0)),
+                                      positioned ? std::optional<uint64_t>(ctx.arg(3)) : std::nullopt,
+                                      static_cast<uint64_t>(ret));
       }
       break;
     case SYS_fcntl:
@@ -84,6 +116,9 @@ void exit_fs(SyscallContext& ctx) {
       ctx.record_memory(ctx.arg(1), sizeof(loff_t));
       ctx.record_memory(ctx.arg(3), sizeof(loff_t));
       echo_kernel_copy(ctx, static_cast<int>(ctx.arg(2)), static_cast<int>(ctx.arg(0)), ctx.arg(1));
+      if (ret > 0 && ctx.arg(3) == 0) {
+        record_shared_mapping_changes(ctx, static_cast<int>(ctx.arg(2)), std::nullopt, static_cast<uint64_t>(ret));
+      }
       break;
     case SYS_sendfile:
       echo_kernel_copy(ctx, static_cast<int>(ctx.arg(0)), static_cast<int>(ctx.arg(1)), ctx.arg(2));

@@ -79,6 +79,10 @@ void exit_mmap(SyscallContext& ctx) {
     if (stat(fd_link.c_str(), &st) != 0) ctx.refuse("cannot find the file behind mmap's descriptor");
     m.kind = trace::MappingKind::File;
     m.file = ctx.session.writer().add_file(fd_link, m.name, may_link(m.name, st));
+    if (m.flags & MAP_SHARED) {
+      ctx.session.forget_mappings(m.start, m.end - m.start);
+      ctx.session.track_shared_mapping({m.start, m.end, m.offset, st.st_dev, st.st_ino});
+    }
   }
   ctx.event.mappings.push_back(std::move(m));
 }
@@ -88,6 +92,12 @@ void exit_mm(SyscallContext& ctx) {
     case SYS_mmap: exit_mmap(ctx); break;
     case SYS_mincore:
       if (!ctx.failed()) ctx.record_memory(ctx.arg(2), page_up(ctx.arg(1)) / kPage);
+      break;
+    case SYS_munmap:
+      if (!ctx.failed()) ctx.session.forget_mappings(ctx.arg(0), ctx.arg(1));
+      break;
+    case SYS_mremap:
+      if (!ctx.failed()) ctx.session.forget_mappings(ctx.arg(0), ctx.arg(1));
       break;
     default: break;  // results travel in the registers
   }

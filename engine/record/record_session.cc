@@ -192,6 +192,13 @@ bool RecordSession::is_original_stdio(Task& task, int fd) const {
   return theirs.st_dev == ours->st_dev && theirs.st_ino == ours->st_ino;
 }
 
+void RecordSession::forget_mappings(uint64_t start, uint64_t len) {
+  // A partly unmapped shared mapping is forgotten whole: recording writes
+  // through it is only ever extra, harmless data, but recording at an
+  // address that was reused would not be, so keep just the intact ones.
+  std::erase_if(shared_maps_, [&](const SharedFileMapping& m) { return m.start < start + len && start < m.end; });
+}
+
 void RecordSession::on_syscall_entry(Task& task) {
   Registers regs = task.regs();
   long nr = static_cast<long>(regs.syscallno());

@@ -44,6 +44,18 @@ class RecordSession : public Session {
   // Whether `fd` in the tracee is the same file as backstep's own stdout or
   // stderr (then its output is re-emitted by replay).
   bool is_original_stdio(Task& task, int fd) const;
+  // MAP_SHARED mappings of files: the kernel changes their memory when the
+  // program writes the file with write(2) and friends, so such writes are
+  // recorded as memory writes too (see fs_syscalls.cc).
+  struct SharedFileMapping {
+    uint64_t start = 0, end = 0, offset = 0;
+    dev_t dev = 0;
+    ino_t ino = 0;
+  };
+  void track_shared_mapping(const SharedFileMapping& m) { shared_maps_.push_back(m); }
+  void forget_mappings(uint64_t start, uint64_t len);
+  const std::vector<SharedFileMapping>& shared_mappings() const { return shared_maps_; }
+
   // Where the next recorded event will be numbered (for messages).
   uint64_t next_event() const { return writer_ ? writer_->events_written() : 0; }
 
@@ -72,6 +84,7 @@ class RecordSession : public Session {
   bool have_stdout_ = false, have_stderr_ = false;
   int cpu_ = -1;
   RecordResult result_;
+  std::vector<SharedFileMapping> shared_maps_;
 };
 
 }  // namespace backstep

@@ -64,15 +64,45 @@ ReplaySession::ReplaySession(const std::string& trace_dir, ReplayOptions options
         "this trace was recorded on a CPU with other features, and without CPUID faulting the "
         "program would see this CPU's; replay refused (" + mismatch + ")");
   }
+  std::optional<trace::Event> first = take_event();
+  if (!first) throw trace::TraceError(reader_->dir() + "/events: the trace holds no events");
+  if (first->kind != trace::EventKind::Exec) {
+    throw trace::TraceError(reader_->dir() + "/events: event 0 is " + trace::to_string(first->kind) +
+                            ", expected exec");
+  }
+  exec_ = std::make_shared<const trace::Event>(std::move(*first));
+  start();
+}
+
+ReplaySession::ReplaySession(const ReplaySession& parent, pid_t child)
+    : reader_(std::make_unique<trace::TraceReader>(parent.reader_->dir())),
+      options_(parent.options_),
+      exec_(parent.exec_),
+      event_number_(parent.event_number_),
+      peeked_(parent.peeked_),
+      brk_(parent.brk_),
+      echo_failed_(parent.echo_failed_),
+      breakpoints_(parent.breakpoints_),
+      watchpoints_(parent.watchpoints_) {
+  reader_->seek(parent.next_number_ + (parent.peeked_ ? 1 : 0));
+  next_number_ = parent.next_number_;
+  Task& task = add_task(child);
+  task_ = &task;
+  task.open_memory();
 }
 
 ReplaySession::~ReplaySession() = default;
+
+std::unique_ptr<ReplaySession> ReplaySession::clone() {
+  pid_t child = task_->remote_fork(kToolSyscallInsn);
+  return std::unique_ptr<ReplaySession>(new ReplaySession(*this, child));
+}
 
 void ReplaySession::diverged(const std::string& what) const {
   throw ReplayDivergence(event_number_, what);
 }
 
-void ReplaySession::start(const trace::Event& exec) {
+void ReplaySession::start() {
   pin_to_cpu(reader_->header().recorded_cpu);
   std::string exe = self_exe();
   pid_t pid = fork();
@@ -91,7 +121,7 @@ void ReplaySession::start(const trace::Event& exec) {
   task_ = &task;
   WaitStatus ws = task.wait();
   if (!ws.is_signal() || ws.signal != SIGSTOP) throw std::runtime_error("replay stub did not start");
-  task.set_options(PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXEC);
+  task.set_options(PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXEC | PTRACE_O_TRACECLONE);
   task.resume(ResumeHow::Continue);
   ws = task.wait();
   if (ws.kind != WaitStatus::Kind::EventStop || ws.event != PTRACE_EVENT_EXEC) {
@@ -99,90 +129,246 @@ void ReplaySession::start(const trace::Event& exec) {
   }
   task.open_memory();
   install_tool_page(task);
-  rebuild_address_space(task, exec, *reader_);
-  brk_ = static_cast<uint64_t>(exec.status);
+  rebuild_address_space(task, *exec_, *reader_);
+  brk_ = static_cast<uint64_t>(exec_->status);
 }
 
 ReplayResult ReplaySession::run_to_end() {
-  ReplayResult result;
-  std::optional<trace::Event> first = take_event();
-  if (!first) throw trace::TraceError(reader_->dir() + "/events: the trace holds no events");
-  if (first->kind != trace::EventKind::Exec) {
-    throw trace::TraceError(reader_->dir() + "/events: event 0 is " + trace::to_string(first->kind) +
-                            ", expected exec");
-  }
-  start(*first);
   for (;;) {
-    event_number_ = next_number_;
-    std::optional<trace::Event> event = take_event();
-    if (!event) {
-      result.end = ReplayResult::End::TraceCutShort;
-      result.message = "the trace ends at event " + std::to_string(event_number_) +
-                       ": the recording was cut short (was the recorder killed?); replayed up to there";
-      break;
-    }
-    if (event->kind == trace::EventKind::Exit) {
-      int status = static_cast<int>(event->status);
-      result.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-      break;
-    }
-    if (event->kind == trace::EventKind::Abort) {
-      result.end = ReplayResult::End::RecordingStopped;
-      result.message = "the recording stopped at event " + std::to_string(event_number_) + ": " +
-                       event->message;
-      break;
-    }
-    replay_event(*event);
+    ReplayStop stop = resume({});
+    if (stop.kind == ReplayStop::Kind::ProgramEnd || stop.kind == ReplayStop::Kind::TraceEnd) break;
   }
-  result.events = event_number_;
+  ReplayResult result = end_result();
   task_->kill();
   return result;
 }
 
-void ReplaySession::replay_event(const trace::Event& event) {
-  BS_LOG(Replay, "event " << event_number_ << ": " << trace::to_string(event.kind));
-  switch (event.kind) {
-    case trace::EventKind::Syscall: replay_syscall(event); break;
-    case trace::EventKind::Rdtsc: replay_rdtsc(event); break;
-    case trace::EventKind::Signal:
-    case trace::EventKind::FatalSignal: replay_signal(event); break;
-    default:
-      diverged(std::string("unexpected ") + trace::to_string(event.kind) + " event");
+ReplayResult ReplaySession::end_result() {
+  ReplayResult result;
+  result.events = next_number_;
+  const trace::Event* next = peek_next();
+  if (!next) {
+    result.end = ReplayResult::End::TraceCutShort;
+    result.message = "the trace ends at event " + std::to_string(next_number_) +
+                     ": the recording was cut short (was the recorder killed?); replayed up to there";
+  } else if (next->kind == trace::EventKind::Abort) {
+    result.end = ReplayResult::End::RecordingStopped;
+    result.message = "the recording stopped at event " + std::to_string(next_number_) + ": " + next->message;
+  } else if (next->kind == trace::EventKind::Exit) {
+    int status = static_cast<int>(next->status);
+    result.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  } else {
+    result.end = ReplayResult::End::RecordingStopped;
+    result.message = "replay stopped before event " + std::to_string(next_number_);
+  }
+  return result;
+}
+
+const trace::Event* ReplaySession::peek_next() {
+  if (!peeked_) {
+    peeked_ = reader_->next();
+    if (!peeked_) return nullptr;
+  }
+  return &*peeked_;
+}
+
+std::optional<trace::Event> ReplaySession::take_event() {
+  std::optional<trace::Event> e;
+  if (peeked_) {
+    e = std::move(peeked_);
+    peeked_.reset();
+  } else {
+    e = reader_->next();
+  }
+  event_number_ = next_number_;
+  next_number_ = reader_->next_event_number();
+  return e;
+}
+
+namespace {
+
+bool ends_program(const trace::Event& e) {
+  return e.kind == trace::EventKind::Exit || e.kind == trace::EventKind::Abort;
+}
+
+// An event replay reaches without running: a signal delivered right after
+// the previous event.
+bool at_boundary(const trace::Event& e) {
+  if (e.kind != trace::EventKind::Signal && e.kind != trace::EventKind::FatalSignal) return false;
+  return !is_synchronous_fault(siginfo_from_bytes(e.siginfo));
+}
+
+constexpr uint64_t kDr6Step = 1u << 14;
+
+}  // namespace
+
+ReplayStop ReplaySession::resume(Resume how) {
+  ReplayStop stop;
+  for (;;) {
+    const trace::Event* next = peek_next();
+    if (!next) {
+      stop.kind = ReplayStop::Kind::TraceEnd;
+      return stop;
+    }
+    if (ends_program(*next)) {
+      stop.kind = ReplayStop::Kind::ProgramEnd;
+      return stop;
+    }
+    if (at_boundary(*next)) {
+      trace::Event event = *take_event();
+      check_registers(event);
+      if (event.kind == trace::EventKind::Signal) apply_effects(event);
+      stop.event = event_number_;
+      if (how.stop_after_event) return stop;
+      continue;
+    }
+
+    Registers regs = task_->regs();
+    bool stepping_over = !how.single_step && breakpoints_.count(regs.ip());
+    bool single_step = how.single_step || stepping_over;
+    insert_breakpoints();
+    if (stepping_over) {
+      // Step the breakpoint's own instruction without its int3.
+      uint8_t original = inserted_[regs.ip()];
+      task_->write_bytes(remote_ptr<void>(regs.ip()), &original, 1);
+      inserted_.erase(regs.ip());
+    }
+    arm_watchpoints();
+    task_->resume(single_step ? ResumeHow::SysemuSingleStep : ResumeHow::Sysemu);
+    WaitStatus ws = task_->wait();
+    remove_breakpoints();
+    if (ws.is_gone()) diverged("the program ended early: " + ws.describe());
+
+    if (ws.is_syscall()) {
+      std::optional<trace::Event> event = take_event();
+      if (event->kind != trace::EventKind::Syscall) {
+        diverged(std::string("reached a system call, expected ") + trace::to_string(event->kind));
+      }
+      replay_syscall(*event, stop);
+      if (stop.kind == ReplayStop::Kind::Watchpoint) return stop;
+      if (how.single_step) {
+        stop.kind = ReplayStop::Kind::Step;
+        return stop;
+      }
+      if (how.stop_after_event) return stop;
+      continue;
+    }
+    if (ws.kind == WaitStatus::Kind::EventStop) diverged("unexpected ptrace event " + std::to_string(ws.event));
+
+    int sig = ws.signal;
+    if (sig == SIGTRAP && classify_trap(stop)) {
+      if (stop.kind == ReplayStop::Kind::Step && !how.single_step) continue;  // stepped over a breakpoint
+      return stop;
+    }
+    // A fault the recording has: rdtsc, or a signal raised by an instruction.
+    std::optional<trace::Event> event = take_event();
+    bool expected = (event->kind == trace::EventKind::Rdtsc && sig == SIGSEGV) ||
+                    ((event->kind == trace::EventKind::Signal || event->kind == trace::EventKind::FatalSignal) &&
+                     static_cast<int>(event->status) == sig);
+    if (!expected) {
+      std::ostringstream os;
+      os << "expected " << trace::to_string(event->kind) << ", got " << ws.describe() << " at rip 0x" << std::hex
+         << task_->regs().ip();
+      diverged(os.str());
+    }
+    check_registers(*event);
+    if (event->kind != trace::EventKind::FatalSignal) apply_effects(*event);
+    stop.event = event_number_;
+    if (how.single_step && event->kind != trace::EventKind::FatalSignal) {
+      stop.kind = ReplayStop::Kind::Step;
+      return stop;
+    }
+    if (how.stop_after_event) return stop;
   }
 }
 
-void ReplaySession::run_to_stop() {
-  task_->resume(ResumeHow::Sysemu);
-  last_stop_ = task_->wait();
-  if (last_stop_->is_gone()) diverged("the program ended early: " + last_stop_->describe());
+bool ReplaySession::classify_trap(ReplayStop& stop) {
+  uint64_t dr6 = task_->debug_register(6);
+  if (dr6 & 0xf) {
+    task_->set_debug_register(6, 0);
+    for (int i = 0; i < 4; ++i) {
+      if ((dr6 & (1u << i)) && i < static_cast<int>(watchpoints_.size())) {
+        stop.kind = ReplayStop::Kind::Watchpoint;
+        stop.address = watchpoints_[static_cast<std::size_t>(i)].addr;
+        return true;
+      }
+    }
+  }
+  if (dr6 & kDr6Step) {
+    task_->set_debug_register(6, 0);
+    stop.kind = ReplayStop::Kind::Step;
+    return true;
+  }
+  Registers regs = task_->regs();
+  if (breakpoints_.count(regs.ip() - 1)) {
+    regs.set_ip(regs.ip() - 1);
+    task_->set_regs(regs);
+    stop.kind = ReplayStop::Kind::Breakpoint;
+    stop.address = regs.ip();
+    return true;
+  }
+  return false;  // the program's own SIGTRAP
+}
+
+void ReplaySession::insert_breakpoints() {
+  static const uint8_t kInt3 = 0xcc;
+  for (uint64_t addr : breakpoints_) {
+    uint8_t original;
+    if (task_->read_some(remote_ptr<void>(addr), &original, 1) != 1) continue;  // not mapped (yet)
+    inserted_[addr] = original;
+    task_->write_bytes(remote_ptr<void>(addr), &kInt3, 1);
+  }
+}
+
+void ReplaySession::remove_breakpoints() {
+  for (const auto& [addr, original] : inserted_) {
+    task_->write_bytes(remote_ptr<void>(addr), &original, 1);
+  }
+  inserted_.clear();
+}
+
+void ReplaySession::arm_watchpoints() {
+  uint64_t dr7 = 0;
+  for (std::size_t i = 0; i < watchpoints_.size() && i < 4; ++i) {
+    const Watchpoint& w = watchpoints_[i];
+    uint64_t rw = w.kind == WatchKind::Write ? 1 : 3;
+    uint64_t len = w.len == 1 ? 0 : w.len == 2 ? 1 : w.len == 8 ? 2 : 3;
+    task_->set_debug_register(static_cast<int>(i), w.addr);
+    dr7 |= (uint64_t{1} << (2 * i)) | (rw << (16 + 4 * i)) | (len << (18 + 4 * i));
+  }
+  task_->set_debug_register(7, dr7);
+}
+
+std::vector<std::vector<uint8_t>> ReplaySession::watched_values() {
+  std::vector<std::vector<uint8_t>> values;
+  for (const Watchpoint& w : watchpoints_) values.push_back(read_memory(w.addr, w.len));
+  return values;
+}
+
+bool ReplaySession::watched_range_changed(const std::vector<std::vector<uint8_t>>& before, uint64_t& addr) {
+  for (std::size_t i = 0; i < watchpoints_.size(); ++i) {
+    if (watchpoints_[i].kind == WatchKind::Read) continue;
+    if (read_memory(watchpoints_[i].addr, watchpoints_[i].len) != before[i]) {
+      addr = watchpoints_[i].addr;
+      return true;
+    }
+  }
+  return false;
+}
+
+std::vector<uint8_t> ReplaySession::read_memory(uint64_t addr, std::size_t len) {
+  std::vector<uint8_t> out(len);
+  out.resize(task_->read_some(remote_ptr<void>(addr), out.data(), len));
+  for (const auto& [bp, original] : inserted_) {
+    if (bp >= addr && bp < addr + out.size()) out[bp - addr] = original;
+  }
+  return out;
 }
 
 void ReplaySession::check_registers(const trace::Event& event) {
   if (!event.regs) diverged("event has no registers");
   std::string diff = Registers::differences(Registers::from_block(*event.regs), task_->regs());
   if (!diff.empty()) diverged(std::string(trace::to_string(event.kind)) + ": registers differ: " + diff);
-}
-
-void ReplaySession::expect_syscall_stop(const trace::Event& event) {
-  run_to_stop();
-  if (!last_stop_->is_syscall()) {
-    Registers live = task_->regs();
-    std::ostringstream os;
-    os << "expected system call " << Registers::from_block(*event.regs).syscallno() << ", got "
-       << last_stop_->describe() << " at rip 0x" << std::hex << live.ip();
-    diverged(os.str());
-  }
-}
-
-void ReplaySession::expect_signal_stop(const trace::Event& event, int sig) {
-  run_to_stop();
-  if (!last_stop_->is_signal() || last_stop_->signal != sig) {
-    Registers live = task_->regs();
-    std::ostringstream os;
-    os << "expected " << strsignal(sig) << " (" << trace::to_string(event.kind) << "), got "
-       << last_stop_->describe() << " at rip 0x" << std::hex << live.ip();
-    diverged(os.str());
-  }
 }
 
 void ReplaySession::apply_effects(const trace::Event& event) {
@@ -195,40 +381,28 @@ void ReplaySession::apply_effects(const trace::Event& event) {
   if (!event.xstate.empty()) task_->set_xstate(event.xstate);
 }
 
-void ReplaySession::replay_syscall(const trace::Event& event) {
-  expect_syscall_stop(event);
+void ReplaySession::replay_syscall(const trace::Event& event, ReplayStop& stop) {
   check_registers(event);
+  stop.event = event_number_;
   Registers entry = Registers::from_block(*event.regs);
   long nr = static_cast<long>(entry.syscallno());
   if (nr == SYS_exit || nr == SYS_exit_group) return;  // the Exit event follows
   Registers exit = entry;
   exit.apply(event.reg_changes);
+  std::vector<std::vector<uint8_t>> watched;
+  if (!watchpoints_.empty()) watched = watched_values();
   ReplayMmCall call{*task_, *reader_, event, entry, exit.syscall_result(), brk_};
   std::string problem = replay_address_space_call(call);
   if (!problem.empty()) diverged(problem);
   apply_effects(event);
   echo(event);
   restart_if_interrupted(exit);
-}
-
-std::optional<trace::Event> ReplaySession::take_event() {
-  std::optional<trace::Event> e;
-  if (peeked_) {
-    e = std::move(peeked_);
-    peeked_.reset();
-  } else {
-    e = reader_->next();
+  uint64_t addr = 0;
+  if (!watchpoints_.empty() && watched_range_changed(watched, addr)) {
+    stop.kind = ReplayStop::Kind::Watchpoint;
+    stop.address = addr;
+    stop.by_kernel = true;
   }
-  next_number_ = reader_->next_event_number() - (peeked_ ? 1 : 0);
-  return e;
-}
-
-const trace::Event* ReplaySession::peek_event() {
-  if (!peeked_) {
-    peeked_ = reader_->next();
-    if (!peeked_) return nullptr;
-  }
-  return &*peeked_;
 }
 
 void ReplaySession::restart_if_interrupted(const Registers& exit) {
@@ -242,7 +416,7 @@ void ReplaySession::restart_if_interrupted(const Registers& exit) {
       r != -kErestartRestartblock) {
     return;
   }
-  const trace::Event* next = peek_event();
+  const trace::Event* next = peek_next();
   if (next && (next->kind == trace::EventKind::Signal || next->kind == trace::EventKind::FatalSignal)) {
     return;
   }
@@ -250,22 +424,6 @@ void ReplaySession::restart_if_interrupted(const Registers& exit) {
   regs.set_ip(regs.ip() - 2);
   regs.raw().rax = r == -kErestartRestartblock ? SYS_restart_syscall : regs.syscallno();
   task_->set_regs(regs);
-}
-
-void ReplaySession::replay_rdtsc(const trace::Event& event) {
-  expect_signal_stop(event, SIGSEGV);
-  check_registers(event);
-  apply_effects(event);
-}
-
-void ReplaySession::replay_signal(const trace::Event& event) {
-  siginfo_t info = siginfo_from_bytes(event.siginfo);
-  // A fault recurs when replay executes the same instruction; any other
-  // signal was delivered right after the previous event, where we are.
-  if (is_synchronous_fault(info)) expect_signal_stop(event, info.si_signo);
-  check_registers(event);
-  if (event.kind == trace::EventKind::FatalSignal) return;  // the Exit event follows
-  apply_effects(event);
 }
 
 void ReplaySession::echo(const trace::Event& event) {

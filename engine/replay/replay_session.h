@@ -3,13 +3,20 @@
 // (PTRACE_SYSEMU) except those that shape the address space; their results
 // and memory writes come from the trace. Registers are compared at every
 // event; the first mismatch stops replay with a divergence report.
+//
+// A session can run to the end (autopilot), or be driven in small steps by
+// the timeline: resume with breakpoints, watchpoints or single-stepping, and
+// be cloned (a fork of the replayed process) to make a checkpoint.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "engine/core/registers.h"
 #include "engine/core/session.h"
@@ -40,44 +47,111 @@ struct ReplayResult {
   uint64_t events = 0;      // events replayed
 };
 
+enum class WatchKind { Write, Read, Access };
+
+struct Watchpoint {
+  uint64_t addr = 0;
+  uint64_t len = 1;  // 1, 2, 4 or 8, aligned
+  WatchKind kind = WatchKind::Write;
+  auto operator<=>(const Watchpoint&) const = default;
+};
+
+// Why resume() returned.
+struct ReplayStop {
+  enum class Kind {
+    EventReplayed,  // an event was replayed (only with stop_after_event)
+    Breakpoint,     // the PC is at a breakpoint, before its instruction
+    Step,           // one instruction was executed
+    Watchpoint,     // a watched range was written (after the instruction,
+                    // or by the kernel during the event just replayed)
+    ProgramEnd,     // the next event ends the program (exit, fatal signal, abort)
+    TraceEnd,       // the trace was cut short here
+  };
+  Kind kind = Kind::EventReplayed;
+  uint64_t address = 0;          // breakpoint or watched address
+  bool by_kernel = false;        // Watchpoint: written by a replayed syscall
+  // The event replayed during this resume, if any (EventReplayed, Step
+  // over a syscall, kernel Watchpoint).
+  std::optional<uint64_t> event;
+};
+
 class ReplaySession : public Session {
  public:
   // Opens the trace and checks it can be replayed on this machine (throws
-  // trace::TraceError or std::runtime_error with the reason).
+  // trace::TraceError or std::runtime_error with the reason). The replayed
+  // process starts at the first instruction of the program.
   ReplaySession(const std::string& trace_dir, ReplayOptions options = {});
   ~ReplaySession() override;
 
   // Replays to the end of the trace. Throws ReplayDivergence.
   ReplayResult run_to_end();
 
+  // Runs forward. Stops at the first of: a breakpoint, a watchpoint, one
+  // instruction (single_step), the end of the event being replayed
+  // (stop_after_event), the end of the program or trace.
+  struct Resume {
+    bool single_step = false;
+    bool stop_after_event = false;
+  };
+  ReplayStop resume(Resume how);
+
+  // A copy of this session at the same position (a fork of the replayed
+  // process): a checkpoint.
+  std::unique_ptr<ReplaySession> clone();
+
+  void set_breakpoints(std::set<uint64_t> addrs) { breakpoints_ = std::move(addrs); }
+  void set_watchpoints(std::vector<Watchpoint> w) { watchpoints_ = std::move(w); }
+
+  // Number of the next event to replay: events before it have been replayed.
+  uint64_t next_event() const { return next_number_; }
+  // The next event, without replaying it (nullptr when the trace is cut).
+  const trace::Event* peek_next();
+  // How the program ends (valid at ProgramEnd / TraceEnd).
+  ReplayResult end_result();
+
+  Task& task() { return *task_; }
+  Registers registers() { return task_->regs(); }
+  std::vector<uint8_t> xstate() { return task_->xstate(); }
+  // Memory as the program sees it: breakpoint bytes hidden.
+  std::vector<uint8_t> read_memory(uint64_t addr, std::size_t len);
   const trace::Header& header() const { return reader_->header(); }
+  const std::string& trace_dir() const { return reader_->dir(); }
+  const trace::Event& exec_event() const { return *exec_; }
 
  private:
-  void start(const trace::Event& exec);
-  void replay_event(const trace::Event& event);
-  void replay_syscall(const trace::Event& event);
-  void replay_rdtsc(const trace::Event& event);
-  void replay_signal(const trace::Event& event);
-  void run_to_stop();
-  void expect_syscall_stop(const trace::Event& event);
-  void expect_signal_stop(const trace::Event& event, int sig);
+  ReplaySession(const ReplaySession& parent, pid_t child);
+  void start();
+  bool replay_at_boundary(ReplayStop& stop);
+  void apply_event(const trace::Event& event, ReplayStop& stop);
+  void replay_syscall(const trace::Event& event, ReplayStop& stop);
   void check_registers(const trace::Event& event);
   void apply_effects(const trace::Event& event);
   void echo(const trace::Event& event);
   void restart_if_interrupted(const Registers& exit);
   std::optional<trace::Event> take_event();
-  const trace::Event* peek_event();
+  void insert_breakpoints();
+  void remove_breakpoints();
+  void arm_watchpoints();
+  void step_over_breakpoint_if_needed();
+  bool classify_trap(ReplayStop& stop);
+  bool watched_range_changed(const std::vector<std::vector<uint8_t>>& before, uint64_t& addr);
+  std::vector<std::vector<uint8_t>> watched_values();
   [[noreturn]] void diverged(const std::string& what) const;
 
   std::unique_ptr<trace::TraceReader> reader_;
   ReplayOptions options_;
+  std::shared_ptr<const trace::Event> exec_;
   Task* task_ = nullptr;
   uint64_t event_number_ = 0;   // the event being replayed
   uint64_t next_number_ = 0;    // the number of the event take_event() returns next
   std::optional<trace::Event> peeked_;
-  uint64_t brk_ = 0;  // current program break, as recorded
-  std::optional<struct WaitStatus> last_stop_;
+  uint64_t brk_ = 0;            // current program break, as recorded
   bool echo_failed_ = false;
+  bool at_fault_stop_ = false;  // stopped at a signal the program must not see
+
+  std::set<uint64_t> breakpoints_;
+  std::map<uint64_t, uint8_t> inserted_;  // address -> original byte
+  std::vector<Watchpoint> watchpoints_;
 };
 
 }  // namespace backstep

@@ -6,7 +6,6 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include <limits>
 #include <new>
 #include <string>
 

@@ -30,6 +30,12 @@ std::string strip_trailing_slashes(std::string dir) {
   return dir;
 }
 
+// A buffer that once held a huge chunk gives its memory back, so that one
+// big event does not pin hundreds of MiB for the rest of the replay.
+void release_if_oversized(std::vector<uint8_t>& buf, std::size_t next_size) {
+  if (buf.capacity() > 4 * kChunkTargetBytes && next_size <= kChunkTargetBytes * 2) std::vector<uint8_t>().swap(buf);
+}
+
 std::string absolute(const std::string& path) {
   if (!path.empty() && path[0] == '/') return path;
   char cwd[PATH_MAX];
@@ -172,6 +178,8 @@ bool TraceReader::Impl::load_chunk() {
     truncated = true;
     return false;
   }
+  release_if_oversized(compressed, h.compressed_len);
+  release_if_oversized(raw, h.raw_len);
   compressed.resize(h.compressed_len);
   if (pread_full(events.fd, compressed.data(), compressed.size(), offset + sizeof head, events_path) < compressed.size()) {
     truncated = true;
@@ -231,6 +239,39 @@ std::optional<Event> TraceReader::next() {
   } catch (const TraceError& e) {
     impl_->failure = e.what();
     throw;
+  }
+}
+
+void TraceReader::seek(uint64_t event) {
+  Impl& m = *impl_;
+  if (!m.failure.empty()) throw TraceError(m.failure);
+  if (event < m.next_event) {
+    // Backwards: start over.
+    m.offset = kPreambleSize;
+    m.next_event = 0;
+    m.events_left = 0;
+    m.ended = false;
+    m.truncated = false;
+    m.last_kind.reset();
+  }
+  if (m.events_left == 0 && !m.ended) {
+    // Skip whole chunks that end before `event`, reading only their headers.
+    while (m.offset < m.file_size && m.file_size - m.offset >= kChunkHeaderSize) {
+      uint8_t head[kChunkHeaderSize];
+      if (pread_full(m.events.fd, head, sizeof head, m.offset, m.events_path) < sizeof head) break;
+      ChunkHeader h;
+      try {
+        h = decode_chunk_header(head);
+      } catch (const FormatError&) {
+        break;  // next() reports it
+      }
+      if (h.first_event != m.next_event || h.first_event + h.event_count > event) break;
+      if (m.file_size - m.offset - sizeof head < h.compressed_len) break;
+      m.offset += sizeof head + h.compressed_len;
+      m.next_event = h.first_event + h.event_count;
+    }
+  }
+  while (m.next_event < event && next()) {
   }
 }
 

@@ -29,6 +29,11 @@ class TraceReader {
   // an error: next() returns nullopt and truncated() becomes true.
   std::optional<Event> next();
 
+  // Positions the reader so that next() returns event `event` (or ends, if
+  // the stream has fewer events). Whole chunks before it are skipped by
+  // their headers, without decompressing them.
+  void seek(uint64_t event);
+
   // Number of the event next() will return.
   uint64_t next_event_number() const;
 

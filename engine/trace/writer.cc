@@ -208,7 +208,8 @@ uint64_t TraceWriter::Impl::write(const Event& event) {
 }
 
 // Hands the current chunk to the background thread, waiting while the queue
-// is full. I/O errors are not thrown here: write() and finish() report them.
+// is full. Then throws the thread's I/O error, if it has met one, so that the
+// recorder stops soon after the disk fills up.
 void TraceWriter::Impl::flush_chunk() {
   if (chunk_events == 0) return;
   PendingChunk pending{chunk_first, chunk_events, std::move(chunk)};
@@ -230,7 +231,9 @@ void TraceWriter::Impl::drain() {
   std::vector<uint8_t> out;
   for (;;) {
     PendingChunk pending;
-    bool skip;  // an earlier chunk failed: keep the file a clean prefix
+    // After a failed write, later chunks are dropped: the file stays whole
+    // chunks plus at most one partial one, which reads as a truncated trace.
+    bool skip;
     {
       std::unique_lock lock(mu);
       work_ready.wait(lock, [&] { return !queue.empty() || closing; });

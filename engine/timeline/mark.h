@@ -1,0 +1,47 @@
+// A position in a replay, exact without a hardware counter (DESIGN.md,
+// "Progress and positions"): an event boundary, then the k-th trap of each
+// anchor in turn, then n single-steps. Every operation that moves the replay
+// (continue to a breakpoint, a watchpoint hit, stepi, an event) extends a
+// mark, and replaying the same mark from any earlier checkpoint on its path
+// lands on the same instruction with the same state.
+//
+// Where a hardware tick counter exists, a tick count can stand in for the
+// anchors; the timeline and the server only ever speak of marks.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/replay/replay_session.h"
+
+namespace backstep {
+
+struct Anchor {
+  enum class Kind : uint8_t { Breakpoint, Watchpoint };
+  Kind kind = Kind::Breakpoint;
+  Watchpoint watch;      // Breakpoint: watch.addr is the breakpoint address
+  uint64_t count = 1;    // hits since the previous anchor (or the boundary)
+  uint64_t addr() const { return watch.addr; }
+  bool same_trap(const Anchor& o) const { return kind == o.kind && watch == o.watch; }
+  bool operator==(const Anchor&) const = default;
+};
+
+struct Mark {
+  uint64_t event = 0;           // every event before this one has been replayed
+  std::vector<Anchor> anchors;  // then these traps, in order
+  uint64_t steps = 0;           // then this many instructions
+  bool operator==(const Mark&) const = default;
+
+  bool at_boundary() const { return anchors.empty() && steps == 0; }
+  // The position after one more trap of `anchor` (count ignored).
+  Mark after_trap(const Anchor& anchor) const;
+  Mark after_step() const;
+  // True if `this` lies on the way to `later` (so a session at `this` can
+  // reach `later` by replaying forward), and is not `later` itself unless
+  // `allow_equal`.
+  bool is_prefix_of(const Mark& later, bool allow_equal) const;
+  std::string describe() const;
+};
+
+}  // namespace backstep
