@@ -82,6 +82,10 @@ ReplaySession::ReplaySession(const ReplaySession& parent, pid_t child)
       peeked_(parent.peeked_),
       brk_(parent.brk_),
       echo_failed_(parent.echo_failed_),
+      last_kind_(parent.last_kind_),
+      last_syscall_(parent.last_syscall_),
+      last_signal_(parent.last_signal_),
+      last_siginfo_(parent.last_siginfo_),
       breakpoints_(parent.breakpoints_),
       watchpoints_(parent.watchpoints_) {
   reader_->seek(parent.next_number_ + (parent.peeked_ ? 1 : 0));
@@ -182,6 +186,16 @@ std::optional<trace::Event> ReplaySession::take_event() {
   }
   event_number_ = next_number_;
   next_number_ = reader_->next_event_number();
+  if (e) {
+    last_kind_ = e->kind;
+    if (e->kind == trace::EventKind::Syscall && e->regs) {
+      last_syscall_ = static_cast<long>(Registers::from_block(*e->regs).syscallno());
+    }
+    if (e->kind == trace::EventKind::Signal || e->kind == trace::EventKind::FatalSignal) {
+      last_signal_ = static_cast<int>(e->status);
+      last_siginfo_ = e->siginfo;
+    }
+  }
   return e;
 }
 

@@ -106,6 +106,13 @@ class ReplaySession : public Session {
   uint64_t next_event() const { return next_number_; }
   // The next event, without replaying it (nullptr when the trace is cut).
   const trace::Event* peek_next();
+  // The kind of the last event replayed, its syscall number (Syscall) and
+  // signal (FatalSignal/Signal).
+  trace::EventKind last_event_kind() const { return last_kind_; }
+  long last_syscall() const { return last_syscall_; }
+  int last_signal() const { return last_signal_; }
+  const std::vector<uint8_t>& last_siginfo() const { return last_siginfo_; }
+  void set_echo(bool echo) { options_.echo_stdio = echo; }
   // How the program ends (valid at ProgramEnd / TraceEnd).
   ReplayResult end_result();
 
@@ -148,6 +155,11 @@ class ReplaySession : public Session {
   uint64_t brk_ = 0;            // current program break, as recorded
   bool echo_failed_ = false;
   bool at_fault_stop_ = false;  // stopped at a signal the program must not see
+
+  trace::EventKind last_kind_ = trace::EventKind::Exec;
+  long last_syscall_ = -1;
+  int last_signal_ = 0;
+  std::vector<uint8_t> last_siginfo_;
 
   std::set<uint64_t> breakpoints_;
   std::map<uint64_t, uint8_t> inserted_;  // address -> original byte

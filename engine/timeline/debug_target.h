@@ -1,0 +1,111 @@
+// What a debugger front end (the gdb server) can do with a recording. The
+// server speaks only to this interface; ReplayTimeline implements it. Values
+// are in the engine's terms: registers in the kernel's layout, Linux signal
+// numbers, addresses as integers. gdb's numbering lives in gdbserver/.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/core/registers.h"
+#include "engine/trace/event.h"
+
+namespace backstep {
+
+enum class RunDirection { Forward, Backward };
+
+enum class TrapKind { Software, Hardware };
+enum class WatchType { Write, Read, Access };
+
+struct TargetStop {
+  enum class Kind {
+    Breakpoint,    // at `address`, before its instruction
+    Watchpoint,    // `address` (in `watch_type` terms) was written/read
+    Step,          // one instruction (or a step range) done
+    Signal,        // the program received `signal` (a fatal fault: continuing kills it)
+    Syscall,       // catch-syscall stop: `syscall` entry (or return with `syscall_return`)
+    HistoryStart,  // going backward, reached the start of the recording
+    HistoryEnd,    // going forward, reached the end (the program is about to exit,
+                   // or the trace was cut short); the program is still there
+    Exited,        // the program exited with `exit_code`
+    Killed,        // the program was killed by `signal`
+    Interrupted,   // the client asked to stop (^C)
+  };
+  Kind kind = Kind::Step;
+  pid_t tid = 0;             // recorded thread id
+  uint64_t address = 0;
+  WatchType watch_type = WatchType::Write;
+  int signal = 0;            // Linux signal number
+  int exit_code = 0;
+  int syscall = -1;
+  bool syscall_return = false;
+};
+
+struct ResumeRequest {
+  RunDirection direction = RunDirection::Forward;
+  enum class How { Continue, Step, RangeStep } how = How::Continue;
+  uint64_t range_start = 0, range_end = 0;  // RangeStep: step while pc is in [start, end)
+};
+
+struct CheckpointInfo {
+  int id = 0;
+  uint64_t event = 0;
+  std::string where;  // human-readable position
+};
+
+class DebugTarget {
+ public:
+  virtual ~DebugTarget() = default;
+
+  // Identity of the recorded process.
+  virtual pid_t process_id() const = 0;
+  virtual std::vector<pid_t> thread_ids() const = 0;
+  virtual std::string thread_name(pid_t tid) const = 0;
+  virtual std::string exe_path() const = 0;
+  virtual const std::vector<trace::CpuidLeaf>& cpu_features() const = 0;
+
+  // The current state.
+  virtual Registers registers(pid_t tid) = 0;
+  virtual std::vector<uint8_t> xstate(pid_t tid) = 0;  // XSAVE area (may be empty)
+  // Memory as the program sees it (breakpoints hidden). Shorter than `len`
+  // where memory is unreadable.
+  virtual std::vector<uint8_t> read_memory(uint64_t addr, std::size_t len) = 0;
+  virtual std::vector<uint8_t> auxv() = 0;
+  // The siginfo of the last signal stop, if any (128 bytes).
+  virtual std::vector<uint8_t> siginfo() = 0;
+
+  // Breakpoints and watchpoints follow the user across checkpoints.
+  virtual bool set_breakpoint(uint64_t addr, TrapKind kind) = 0;
+  virtual bool remove_breakpoint(uint64_t addr, TrapKind kind) = 0;
+  virtual bool set_watchpoint(uint64_t addr, uint64_t len, WatchType type) = 0;
+  virtual bool remove_watchpoint(uint64_t addr, uint64_t len, WatchType type) = 0;
+  // Syscalls to stop at (empty set + `all`: every syscall); nullopt: none.
+  virtual void set_catch_syscalls(std::optional<std::vector<int>> syscalls) = 0;
+
+  // Runs until something stops it. `interrupted` is polled between stops.
+  virtual TargetStop resume(const ResumeRequest& request, const std::function<bool()>& interrupted) = 0;
+
+  // Positions.
+  virtual uint64_t current_event() const = 0;
+  virtual std::string describe_position() const = 0;
+  // Back to the start of the recording, or to the boundary before `event`.
+  virtual void restart(std::optional<uint64_t> event) = 0;
+  virtual int create_checkpoint() = 0;
+  virtual bool delete_checkpoint(int id) = 0;
+  virtual std::vector<CheckpointInfo> checkpoints() const = 0;
+  virtual bool restart_checkpoint(int id) = 0;
+
+  // Files of the recording: the trace's copy of a file the program mapped,
+  // by its path on the recording host (for vFile and qXfer:exec-file).
+  virtual std::optional<std::string> recorded_file(const std::string& path) const = 0;
+  // The program's loaded libraries for qXfer:libraries-svr4 (empty: let
+  // the client walk the link map).
+  virtual std::string libraries_svr4_xml() = 0;
+};
+
+}  // namespace backstep

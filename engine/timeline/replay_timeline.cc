@@ -1,0 +1,488 @@
+#include "engine/timeline/replay_timeline.h"
+
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <sstream>
+
+#include "engine/core/log.h"
+#include "engine/trace/trace_error.h"
+
+namespace backstep {
+namespace {
+
+// Automatic checkpoints: one every so many events or so much replay time,
+// at most kMaxAutoCheckpoints (older ones are thinned out).
+constexpr uint64_t kEventsPerCheckpoint = 1000;
+constexpr auto kTimePerCheckpoint = std::chrono::milliseconds(250);
+constexpr std::size_t kMaxAutoCheckpoints = 24;
+
+WatchKind to_watch_kind(WatchType t) {
+  switch (t) {
+    case WatchType::Write: return WatchKind::Write;
+    case WatchType::Read: return WatchKind::Read;
+    case WatchType::Access: return WatchKind::Access;
+  }
+  return WatchKind::Write;
+}
+
+}  // namespace
+
+ReplayTimeline::ReplayTimeline(const std::string& trace_dir) : trace_dir_(trace_dir) {
+  ReplayOptions options;
+  options.echo_stdio = false;
+  current_ = std::make_unique<ReplaySession>(trace_dir, options);
+  pid_ = static_cast<pid_t>(current_->exec_event().tid);
+  mark_ = Mark{current_->next_event(), {}, 0};
+  add_checkpoint(next_auto_checkpoint_--, mark_, *current_);
+  last_auto_checkpoint_time_ = Clock::now();
+
+  // Which files the recording mapped, by their host path, for gdb's vFile.
+  lookup_ = std::make_unique<trace::TraceReader>(trace_dir);
+  for (const trace::Mapping& m : current_->exec_event().mappings) {
+    if (m.kind == trace::MappingKind::File) recorded_files_.emplace(m.name, m.file);
+  }
+  while (auto e = lookup_->next()) {
+    for (const trace::Mapping& m : e->mappings) {
+      if (m.kind == trace::MappingKind::File) recorded_files_.emplace(m.name, m.file);
+    }
+  }
+}
+
+ReplayTimeline::~ReplayTimeline() = default;
+
+std::string ReplayTimeline::thread_name(pid_t) const {
+  std::string name = std::filesystem::path(exe_path()).filename().string();
+  return name.substr(0, 15);  // as the kernel's comm
+}
+
+std::string ReplayTimeline::exe_path() const { return current_->header().exe; }
+
+const std::vector<trace::CpuidLeaf>& ReplayTimeline::cpu_features() const { return current_->header().cpuid; }
+
+Registers ReplayTimeline::registers(pid_t) { return current_->registers(); }
+
+std::vector<uint8_t> ReplayTimeline::xstate(pid_t) { return current_->xstate(); }
+
+std::vector<uint8_t> ReplayTimeline::read_memory(uint64_t addr, std::size_t len) {
+  return current_->read_memory(addr, len);
+}
+
+std::vector<uint8_t> ReplayTimeline::auxv() {
+  // The auxiliary vector sits above argv and envp on the initial stack.
+  const trace::Event& exec = current_->exec_event();
+  uint64_t sp = Registers::from_block(*exec.regs).sp();
+  for (const trace::MemoryWrite& w : exec.writes) {
+    if (sp < w.addr || sp >= w.addr + w.data.size()) continue;
+    auto word = [&](uint64_t at) -> std::optional<uint64_t> {
+      if (at < w.addr || at + 8 > w.addr + w.data.size()) return std::nullopt;
+      uint64_t v;
+      std::memcpy(&v, &w.data[at - w.addr], 8);
+      return v;
+    };
+    auto argc = word(sp);
+    if (!argc) break;
+    uint64_t p = sp + 8 * (*argc + 2);  // argc, argv[], NULL
+    while (auto v = word(p)) {
+      p += 8;
+      if (*v == 0) break;
+    }
+    uint64_t start = p;
+    while (auto type = word(p)) {
+      p += 16;
+      if (*type == 0) break;
+    }
+    if (p > w.addr + w.data.size()) break;
+    return std::vector<uint8_t>(w.data.begin() + static_cast<long>(start - w.addr),
+                                w.data.begin() + static_cast<long>(p - w.addr));
+  }
+  return {};
+}
+
+bool ReplayTimeline::set_breakpoint(uint64_t addr, TrapKind kind) {
+  breakpoints_.insert(addr);
+  if (kind == TrapKind::Hardware) hw_breakpoints_.insert(addr);
+  return true;
+}
+
+bool ReplayTimeline::remove_breakpoint(uint64_t addr, TrapKind kind) {
+  if (kind == TrapKind::Hardware) hw_breakpoints_.erase(addr);
+  return breakpoints_.erase(addr) > 0;
+}
+
+bool ReplayTimeline::set_watchpoint(uint64_t addr, uint64_t len, WatchType type) {
+  if (len != 1 && len != 2 && len != 4 && len != 8) return false;
+  if (addr % len != 0 || watchpoints_.size() >= 4) return false;
+  watchpoints_.push_back({addr, len, to_watch_kind(type)});
+  return true;
+}
+
+bool ReplayTimeline::remove_watchpoint(uint64_t addr, uint64_t len, WatchType type) {
+  Watchpoint w{addr, len, to_watch_kind(type)};
+  auto it = std::find(watchpoints_.begin(), watchpoints_.end(), w);
+  if (it == watchpoints_.end()) return false;
+  watchpoints_.erase(it);
+  return true;
+}
+
+void ReplayTimeline::set_catch_syscalls(std::optional<std::vector<int>> syscalls) {
+  if (!syscalls) {
+    catch_syscalls_.reset();
+  } else {
+    catch_syscalls_ = std::set<int>(syscalls->begin(), syscalls->end());
+  }
+}
+
+TargetStop ReplayTimeline::make_stop(TargetStop::Kind kind, uint64_t address) {
+  TargetStop stop;
+  stop.kind = kind;
+  stop.tid = pid_;
+  stop.address = address;
+  return stop;
+}
+
+TargetStop ReplayTimeline::resume(const ResumeRequest& request, const std::function<bool()>& interrupted) {
+  if (request.direction == RunDirection::Backward) {
+    end_reported_ = false;
+    return request.how == ResumeRequest::How::Continue ? continue_backward(interrupted) : step_backward();
+  }
+  switch (request.how) {
+    case ResumeRequest::How::Continue: return continue_forward(interrupted);
+    case ResumeRequest::How::Step: return step_forward();
+    case ResumeRequest::How::RangeStep:
+      return range_step_forward(request.range_start, request.range_end, interrupted);
+  }
+  return step_forward();
+}
+
+void ReplayTimeline::arm_user_traps(ReplaySession& session) const {
+  session.set_breakpoints(breakpoints_);
+  session.set_watchpoints(watchpoints_);
+}
+
+// The stop to report for a trap the session hit, if it is one of the user's.
+std::optional<TargetStop> ReplayTimeline::user_trap(const ReplayStop& s, ReplaySession& session) const {
+  TargetStop stop;
+  stop.tid = pid_;
+  if (s.kind == ReplayStop::Kind::Breakpoint && breakpoints_.count(s.address)) {
+    stop.kind = TargetStop::Kind::Breakpoint;
+    stop.address = s.address;
+    return stop;
+  }
+  if (s.kind == ReplayStop::Kind::Watchpoint) {
+    for (const Watchpoint& w : watchpoints_) {
+      if (w.addr != s.address) continue;
+      stop.kind = TargetStop::Kind::Watchpoint;
+      stop.address = s.address;
+      stop.watch_type = w.kind == WatchKind::Write ? WatchType::Write
+                        : w.kind == WatchKind::Read ? WatchType::Read : WatchType::Access;
+      return stop;
+    }
+  }
+  if (s.kind == ReplayStop::Kind::EventReplayed && catch_syscalls_ &&
+      session.last_event_kind() == trace::EventKind::Syscall &&
+      (catch_syscalls_->empty() || catch_syscalls_->count(static_cast<int>(session.last_syscall())))) {
+    stop.kind = TargetStop::Kind::Syscall;
+    stop.syscall = static_cast<int>(session.last_syscall());
+    stop.syscall_return = true;
+    return stop;
+  }
+  return std::nullopt;
+}
+
+TargetStop ReplayTimeline::stop_at_program_end() {
+  const trace::Event* next = current_->peek_next();
+  if (!end_reported_) {
+    end_reported_ = true;
+    if (current_->last_event_kind() == trace::EventKind::FatalSignal) {
+      TargetStop stop = make_stop(TargetStop::Kind::Signal);
+      stop.signal = current_->last_signal();
+      last_siginfo_ = current_->last_siginfo();
+      return stop;
+    }
+    return make_stop(TargetStop::Kind::HistoryEnd);
+  }
+  // Asked to go on from the end: the program exits now (nothing is left to
+  // replay; the user can still go back).
+  ReplayResult r = current_->end_result();
+  if (next && next->kind == trace::EventKind::Exit) {
+    int status = static_cast<int>(next->status);
+    if (WIFSIGNALED(status)) {
+      TargetStop stop = make_stop(TargetStop::Kind::Killed);
+      stop.signal = WTERMSIG(status);
+      return stop;
+    }
+    TargetStop stop = make_stop(TargetStop::Kind::Exited);
+    stop.exit_code = r.exit_status;
+    return stop;
+  }
+  return make_stop(TargetStop::Kind::HistoryEnd);
+}
+
+TargetStop ReplayTimeline::continue_forward(const std::function<bool()>& interrupted) {
+  arm_user_traps(*current_);
+  current_->set_echo(true);
+  for (;;) {
+    if (interrupted && interrupted()) {
+      current_->set_echo(false);
+      return make_stop(TargetStop::Kind::Interrupted);
+    }
+    ReplayStop s = current_->resume({.single_step = false, .stop_after_event = true});
+    switch (s.kind) {
+      case ReplayStop::Kind::EventReplayed:
+        mark_ = Mark{current_->next_event(), {}, 0};
+        end_reported_ = false;
+        if (auto stop = user_trap(s, *current_)) {
+          current_->set_echo(false);
+          return *stop;
+        }
+        maybe_auto_checkpoint();
+        continue;
+      case ReplayStop::Kind::Breakpoint: {
+        Anchor a;
+        a.watch.addr = s.address;
+        mark_ = mark_.after_trap(a);
+        current_->set_echo(false);
+        TargetStop stop = *user_trap(s, *current_);
+        return stop;
+      }
+      case ReplayStop::Kind::Watchpoint: {
+        if (s.by_kernel) {
+          mark_ = Mark{current_->next_event(), {}, 0};
+        } else {
+          Anchor a;
+          a.kind = Anchor::Kind::Watchpoint;
+          for (const Watchpoint& w : watchpoints_) if (w.addr == s.address) a.watch = w;
+          mark_ = mark_.after_trap(a);
+        }
+        current_->set_echo(false);
+        if (auto stop = user_trap(s, *current_)) return *stop;
+        return make_stop(TargetStop::Kind::Watchpoint, s.address);
+      }
+      case ReplayStop::Kind::Step:
+        continue;
+      case ReplayStop::Kind::ProgramEnd:
+      case ReplayStop::Kind::TraceEnd:
+        current_->set_echo(false);
+        mark_ = Mark{current_->next_event(), {}, 0};
+        return stop_at_program_end();
+    }
+  }
+}
+
+TargetStop ReplayTimeline::step_forward() {
+  current_->set_breakpoints({});
+  current_->set_watchpoints(watchpoints_);
+  current_->set_echo(true);
+  ReplayStop s = current_->resume({.single_step = true, .stop_after_event = false});
+  current_->set_echo(false);
+  if (s.kind == ReplayStop::Kind::ProgramEnd || s.kind == ReplayStop::Kind::TraceEnd) {
+    mark_ = Mark{current_->next_event(), {}, 0};
+    return stop_at_program_end();
+  }
+  end_reported_ = false;
+  if (s.event) {
+    mark_ = Mark{current_->next_event(), {}, 0};
+  } else {
+    mark_ = mark_.after_step();
+  }
+  if (s.kind == ReplayStop::Kind::Watchpoint) {
+    if (auto stop = user_trap(s, *current_)) return *stop;
+  }
+  return make_stop(TargetStop::Kind::Step);
+}
+
+TargetStop ReplayTimeline::range_step_forward(uint64_t start, uint64_t end,
+                                              const std::function<bool()>& interrupted) {
+  for (;;) {
+    TargetStop stop = step_forward();
+    if (stop.kind != TargetStop::Kind::Step) return stop;
+    uint64_t pc = current_->registers().ip();
+    if (pc < start || pc >= end || breakpoints_.count(pc)) return stop;
+    if (interrupted && interrupted()) return make_stop(TargetStop::Kind::Interrupted);
+  }
+}
+
+// ---- checkpoints and seeking ----
+
+void ReplayTimeline::add_checkpoint(int id, const Mark& mark, ReplaySession& from) {
+  Checkpoint cp;
+  cp.id = id;
+  cp.mark = mark;
+  cp.session = from.clone();
+  checkpoints_.push_back(std::move(cp));
+  BS_LOG(Replay, "checkpoint " << id << " at " << mark.describe());
+}
+
+void ReplayTimeline::maybe_auto_checkpoint() {
+  if (!mark_.at_boundary()) return;
+  uint64_t newest = 0;
+  for (const Checkpoint& cp : checkpoints_) newest = std::max(newest, cp.mark.event);
+  bool due = mark_.event >= newest + kEventsPerCheckpoint ||
+             (mark_.event > newest && Clock::now() - last_auto_checkpoint_time_ > kTimePerCheckpoint);
+  if (!due) return;
+  add_checkpoint(next_auto_checkpoint_--, mark_, *current_);
+  last_auto_checkpoint_time_ = Clock::now();
+  thin_checkpoints();
+}
+
+void ReplayTimeline::thin_checkpoints() {
+  std::vector<std::size_t> autos;
+  for (std::size_t i = 1; i < checkpoints_.size(); ++i) {  // [0] is the start: kept
+    if (checkpoints_[i].id <= 0) autos.push_back(i);
+  }
+  if (autos.size() <= kMaxAutoCheckpoints) return;
+  // Drop every other one of the older half: recent history stays dense.
+  std::vector<std::size_t> drop;
+  for (std::size_t k = 0; k < autos.size() / 2; k += 2) drop.push_back(autos[k]);
+  for (auto it = drop.rbegin(); it != drop.rend(); ++it) {
+    checkpoints_.erase(checkpoints_.begin() + static_cast<long>(*it));
+  }
+}
+
+const ReplayTimeline::Checkpoint* ReplayTimeline::best_checkpoint(const Mark& target, bool allow_equal,
+                                                                  bool boundary_only) const {
+  const Checkpoint* best = nullptr;
+  for (const Checkpoint& cp : checkpoints_) {
+    if (boundary_only && !cp.mark.at_boundary()) continue;
+    if (!cp.mark.is_prefix_of(target, allow_equal)) continue;
+    if (!best || best->mark.is_prefix_of(cp.mark, false)) best = &cp;
+  }
+  return best;
+}
+
+void ReplayTimeline::seek(const Mark& target) {
+  if (mark_ == target) return;
+  std::unique_ptr<ReplaySession> session;
+  Mark from;
+  if (mark_.is_prefix_of(target, false)) {
+    // Forward from here, unless a checkpoint is closer.
+    const Checkpoint* cp = best_checkpoint(target, true, false);
+    if (cp && mark_.is_prefix_of(cp->mark, false)) {
+      session = cp->session->clone();
+      from = cp->mark;
+    }
+  } else {
+    const Checkpoint* cp = best_checkpoint(target, true, false);
+    BS_ASSERT(cp, "no checkpoint on the way to " << target.describe());
+    session = cp->session->clone();
+    from = cp->mark;
+  }
+  if (session) {
+    current_ = std::move(session);
+    mark_ = from;
+  }
+  walk(*current_, mark_, target);
+  mark_ = target;
+}
+
+void ReplayTimeline::walk(ReplaySession& session, const Mark& from, const Mark& to) {
+  session.set_breakpoints({});
+  session.set_watchpoints({});
+  session.set_echo(false);
+  while (session.next_event() < to.event) {
+    ReplayStop s = session.resume({.single_step = false, .stop_after_event = true});
+    BS_ASSERT(s.kind == ReplayStop::Kind::EventReplayed,
+              "walking to " << to.describe() << ": stopped early at event " << session.next_event());
+  }
+  // Which anchors remain: `from` may already be part-way along `to`.
+  std::size_t first = 0;
+  uint64_t done = 0;
+  uint64_t steps_done = 0;
+  if (from.event == to.event && !from.anchors.empty()) {
+    first = from.anchors.size() - 1;
+    done = from.anchors.back().count;
+    if (from.steps > 0) {
+      first = from.anchors.size();
+      done = 0;
+      steps_done = from.steps;
+    }
+  } else if (from.event == to.event) {
+    steps_done = from.steps;
+  }
+  for (std::size_t i = first; i < to.anchors.size(); ++i) {
+    const Anchor& a = to.anchors[i];
+    if (a.kind == Anchor::Kind::Breakpoint) {
+      session.set_breakpoints({a.addr()});
+      session.set_watchpoints({});
+    } else {
+      session.set_breakpoints({});
+      session.set_watchpoints({a.watch});
+    }
+    for (uint64_t hit = (i == first ? done : 0); hit < a.count; ++hit) {
+      ReplayStop s = session.resume({.single_step = false, .stop_after_event = true});
+      bool ok = (a.kind == Anchor::Kind::Breakpoint && s.kind == ReplayStop::Kind::Breakpoint) ||
+                (a.kind == Anchor::Kind::Watchpoint && s.kind == ReplayStop::Kind::Watchpoint && !s.by_kernel);
+      BS_ASSERT(ok && !s.event, "walking to " << to.describe() << ": anchor " << i << " hit " << hit
+                                              << " not reached (stop kind " << static_cast<int>(s.kind) << ")");
+    }
+    steps_done = 0;
+  }
+  session.set_breakpoints({});
+  session.set_watchpoints({});
+  for (uint64_t n = steps_done; n < to.steps; ++n) {
+    ReplayStop s = session.resume({.single_step = true, .stop_after_event = false});
+    BS_ASSERT(s.kind == ReplayStop::Kind::Step && !s.event,
+              "walking to " << to.describe() << ": step " << n << " left the interval");
+  }
+}
+
+void ReplayTimeline::restart(std::optional<uint64_t> event) {
+  Mark target{checkpoints_.front().mark.event, {}, 0};
+  if (event && *event > target.event) {
+    // Stop at the boundary before `event`, or the end of the recording.
+    std::unique_ptr<ReplaySession> s = checkpoints_.front().session->clone();
+    Mark m = target;
+    walk(*s, m, m);
+    while (s->next_event() < *event) {
+      ReplayStop r = s->resume({.single_step = false, .stop_after_event = true});
+      if (r.kind != ReplayStop::Kind::EventReplayed) break;
+    }
+    target = Mark{s->next_event(), {}, 0};
+  }
+  seek(target);
+  end_reported_ = false;
+}
+
+int ReplayTimeline::create_checkpoint() {
+  int id = next_user_checkpoint_++;
+  add_checkpoint(id, mark_, *current_);
+  return id;
+}
+
+bool ReplayTimeline::delete_checkpoint(int id) {
+  if (id <= 0) return false;
+  auto it = std::find_if(checkpoints_.begin(), checkpoints_.end(), [&](const Checkpoint& c) { return c.id == id; });
+  if (it == checkpoints_.end()) return false;
+  checkpoints_.erase(it);
+  return true;
+}
+
+std::vector<CheckpointInfo> ReplayTimeline::checkpoints() const {
+  std::vector<CheckpointInfo> out;
+  for (const Checkpoint& cp : checkpoints_) {
+    if (cp.id > 0) out.push_back({cp.id, cp.mark.event, cp.mark.describe()});
+  }
+  return out;
+}
+
+bool ReplayTimeline::restart_checkpoint(int id) {
+  for (const Checkpoint& cp : checkpoints_) {
+    if (cp.id != id || id <= 0) continue;
+    current_ = cp.session->clone();
+    mark_ = cp.mark;
+    end_reported_ = false;
+    return true;
+  }
+  return false;
+}
+
+std::optional<std::string> ReplayTimeline::recorded_file(const std::string& path) const {
+  auto it = recorded_files_.find(path);
+  if (it == recorded_files_.end()) return std::nullopt;
+  return lookup_->file_path(it->second);
+}
+
+}  // namespace backstep

@@ -1,0 +1,121 @@
+// The debugging timeline over one recording: the current replay, the
+// checkpoints (forks of the replayed process along the way), the user's
+// breakpoints and watchpoints, and the search that runs it backwards.
+//
+// Reverse execution restores a checkpoint before the current position and
+// replays forward with the breakpoints armed, remembering the last hit
+// before now (see timeline_search.cc). Positions are Marks: exact without a
+// hardware counter.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "engine/replay/replay_session.h"
+#include "engine/timeline/debug_target.h"
+#include "engine/timeline/mark.h"
+
+namespace backstep {
+
+class ReplayTimeline : public DebugTarget {
+ public:
+  explicit ReplayTimeline(const std::string& trace_dir);
+  ~ReplayTimeline() override;
+
+  pid_t process_id() const override { return pid_; }
+  std::vector<pid_t> thread_ids() const override { return {pid_}; }
+  std::string thread_name(pid_t tid) const override;
+  std::string exe_path() const override;
+  const std::vector<trace::CpuidLeaf>& cpu_features() const override;
+
+  Registers registers(pid_t tid) override;
+  std::vector<uint8_t> xstate(pid_t tid) override;
+  std::vector<uint8_t> read_memory(uint64_t addr, std::size_t len) override;
+  std::vector<uint8_t> auxv() override;
+  std::vector<uint8_t> siginfo() override { return last_siginfo_; }
+
+  bool set_breakpoint(uint64_t addr, TrapKind kind) override;
+  bool remove_breakpoint(uint64_t addr, TrapKind kind) override;
+  bool set_watchpoint(uint64_t addr, uint64_t len, WatchType type) override;
+  bool remove_watchpoint(uint64_t addr, uint64_t len, WatchType type) override;
+  void set_catch_syscalls(std::optional<std::vector<int>> syscalls) override;
+
+  TargetStop resume(const ResumeRequest& request, const std::function<bool()>& interrupted) override;
+
+  uint64_t current_event() const override { return mark_.event; }
+  std::string describe_position() const override { return mark_.describe(); }
+  void restart(std::optional<uint64_t> event) override;
+  int create_checkpoint() override;
+  bool delete_checkpoint(int id) override;
+  std::vector<CheckpointInfo> checkpoints() const override;
+  bool restart_checkpoint(int id) override;
+
+  std::optional<std::string> recorded_file(const std::string& path) const override;
+  std::string libraries_svr4_xml() override { return ""; }
+
+  const Mark& position() const { return mark_; }
+  std::size_t checkpoint_count() const { return checkpoints_.size(); }
+
+ private:
+  struct Checkpoint {
+    int id = 0;              // > 0: made by the user; <= 0: automatic
+    Mark mark;
+    std::unique_ptr<ReplaySession> session;
+  };
+  struct Candidate {
+    Mark mark;
+    TargetStop stop;
+  };
+  using Clock = std::chrono::steady_clock;
+
+  TargetStop continue_forward(const std::function<bool()>& interrupted);
+  TargetStop step_forward();
+  TargetStop range_step_forward(uint64_t start, uint64_t end, const std::function<bool()>& interrupted);
+  TargetStop continue_backward(const std::function<bool()>& interrupted);
+  TargetStop step_backward();
+  TargetStop stop_at_program_end();
+  TargetStop make_stop(TargetStop::Kind kind, uint64_t address = 0);
+
+  // Positions.
+  void seek(const Mark& target);
+  void walk(ReplaySession& session, const Mark& from, const Mark& to);
+  const Checkpoint* best_checkpoint(const Mark& target, bool allow_equal, bool boundary_only) const;
+  void maybe_auto_checkpoint();
+  void add_checkpoint(int id, const Mark& mark, ReplaySession& from);
+  void thin_checkpoints();
+
+  // The backwards search (timeline_search.cc).
+  std::optional<Candidate> last_hit_between(const Checkpoint& from, const Mark& to,
+                                            const std::function<bool()>& interrupted, bool& was_interrupted);
+  std::optional<Mark> mark_before(const Mark& at);
+  void arm_user_traps(ReplaySession& session) const;
+  std::optional<TargetStop> user_trap(const ReplayStop& stop, ReplaySession& session) const;
+  const trace::Event& event_at(uint64_t number);
+
+  std::string trace_dir_;
+  std::unique_ptr<ReplaySession> current_;
+  Mark mark_;
+  std::vector<Checkpoint> checkpoints_;
+  int next_user_checkpoint_ = 1;
+  int next_auto_checkpoint_ = 0;
+  Clock::time_point last_auto_checkpoint_time_;
+
+  std::set<uint64_t> breakpoints_;
+  std::set<uint64_t> hw_breakpoints_;
+  std::vector<Watchpoint> watchpoints_;
+  std::optional<std::set<int>> catch_syscalls_;
+  bool end_reported_ = false;
+  std::vector<uint8_t> last_siginfo_;
+
+  pid_t pid_ = 0;
+  std::map<std::string, std::string> recorded_files_;  // host path -> trace path
+  std::unique_ptr<trace::TraceReader> lookup_;          // random access to events
+  std::optional<std::pair<uint64_t, trace::Event>> looked_up_;
+};
+
+}  // namespace backstep

@@ -1,0 +1,514 @@
+#!/usr/bin/env python3
+"""Bad inputs and the small sub-commands of backstep, one subtest at a time.
+
+Usage:
+  run_bad_input.py --backstep PATH --chatty PATH --endless PATH --subtest NAME
+  run_bad_input.py --list                 (the subtest names, one per line)
+  run_bad_input.py ... --subtest all      (every subtest in turn)
+
+`chatty` and `endless` are the helper programs in bad_input/*.c. Every failure
+path must end in a clear message on stderr and an exit status between 1 and
+127: never a signal, a Python traceback, an uncaught C++ exception or a
+sanitizer report. Every process runs under a timeout.
+
+Exit status: 0 pass, 1 fail, 77 skipped (the trace lacks what a subtest
+damages), 2 usage error.
+"""
+
+import argparse
+import os
+import re
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import types
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from run_scenario import Checker, diff_summary, kill_group, run, tail  # noqa: E402
+
+TIMEOUT = 120
+SKIP = 77
+CRASH_MARKERS = [b"Traceback (most recent call last)", b"terminate called",
+                 b"AddressSanitizer", b"UndefinedBehaviorSanitizer", b"runtime error:",
+                 b"Segmentation fault", b"core dumped", b"Assertion `"]
+
+
+class Skip(Exception):
+    pass
+
+
+class Context:
+    def __init__(self, opts, root):
+        self.backstep = os.path.abspath(opts.backstep)
+        self.chatty = os.path.abspath(opts.chatty)
+        self.endless = os.path.abspath(opts.endless)
+        self.root = root
+        self.check = Checker()
+        self.env = dict(os.environ, LC_ALL="C", BACKSTEP_DIR=os.path.join(root, "backstep-dir"))
+        os.makedirs(self.env["BACKSTEP_DIR"], exist_ok=True)
+        self.counter = 0
+
+    def path(self, name):
+        return os.path.join(self.root, name)
+
+    def bs(self, *args, cwd=None, env=None, timeout=TIMEOUT):
+        res = run([self.backstep] + list(args), cwd or self.root, env or self.env, None, timeout)
+        print("$ backstep %s  -> %s, stdout %d bytes, stderr %d bytes" %
+              (" ".join(args), res.describe(), len(res.stdout), len(res.stderr)), flush=True)
+        if res.stderr:
+            print("  stderr: %s" % tail(res.stderr, 600).strip().replace("\n", "\n          "))
+        return res
+
+    def record(self, label="chatty", count=2000, extra=(), out=None):
+        """Records chatty in a fresh directory; returns (trace, result)."""
+        self.counter += 1
+        run_dir = self.path("run%d" % self.counter)
+        os.makedirs(run_dir)
+        exe = os.path.join(run_dir, "chatty")
+        shutil.copy2(self.chatty, exe)
+        trace = out if out is not None else self.path("trace%d" % self.counter)
+        argv = ["record"] + list(extra)
+        if trace:
+            argv += ["-o", trace]
+        argv += ["--", "./chatty", label, str(count)]
+        res = self.bs(*argv, cwd=run_dir)
+        c = self.check
+        c.expect(res.returncode == 0, "recording chatty: %s" % res.describe())
+        lines = res.stdout.count(b"\n")
+        c.expect(lines == count, "recording chatty printed %d lines, not %d" % (lines, count))
+        c.expect(res.stderr == b"%s: finished %d lines\n" % (label.encode(), count),
+                 "record's stderr is not just the program's: %r" % tail(res.stderr, 300))
+        os.unlink(exe)
+        return trace, res
+
+    def replay(self, trace=None, env=None):
+        args = ["replay", "--autopilot"] + ([trace] if trace is not None else [])
+        return self.bs(*args, cwd="/", env=env)
+
+    def good_replay(self, trace, rec, what="replay"):
+        rep = self.replay(trace)
+        c = self.check
+        c.expect(rep.returncode == rec.returncode, "%s: %s, the recording exited %d" %
+                 (what, rep.describe(), rec.returncode))
+        d = diff_summary("recorded stdout", rec.stdout, "replayed stdout", rep.stdout)
+        c.expect(d is None, "%s: stdout differs:\n%s" % (what, d))
+        d = diff_summary("recorded stderr", rec.stderr, "replayed stderr", rep.stderr)
+        c.expect(d is None, "%s: stderr differs:\n%s" % (what, d))
+        return rep
+
+    def expect_clean_failure(self, res, what, mention=None, prefix_of=None):
+        """A non-zero exit that is not a signal, a message, no crash report."""
+        c = self.check
+        c.expect(not res.timed_out, "%s: timed out" % what)
+        c.expect(res.returncode != 0, "%s: exit status 0, expected a failure" % what)
+        c.expect(0 < res.returncode < 128, "%s: %s; expected an ordinary error exit (1-127)" %
+                 (what, res.describe()))
+        c.expect(res.stderr.strip() != b"", "%s: nothing on stderr" % what)
+        for marker in CRASH_MARKERS:
+            c.expect(marker not in res.stderr and marker not in res.stdout,
+                     "%s: output contains %r:\n%s" % (what, marker.decode(), tail(res.stderr)))
+        if mention is not None:
+            options = [mention] if isinstance(mention, str) else list(mention)
+            c.expect(any(m.encode() in res.stderr for m in options),
+                     "%s: the message does not mention %s:\n%s" %
+                     (what, " or ".join(repr(m) for m in options), tail(res.stderr)))
+        if prefix_of is not None:
+            c.expect(prefix_of.startswith(res.stdout),
+                     "%s: stdout is not a prefix of the recorded output:\n%s" %
+                     (what, diff_summary("recorded", prefix_of, "replayed", res.stdout)))
+
+
+def flip(path, offsets):
+    with open(path, "r+b") as f:
+        data = bytearray(f.read())
+        if not data:
+            raise Skip("%s is empty" % path)
+        for off in offsets:
+            data[off % len(data)] ^= 0xFF
+        f.seek(0)
+        f.write(data)
+
+
+def trace_file(trace, name):
+    path = os.path.join(trace, name)
+    if not os.path.isfile(path):
+        raise Skip("the trace has no file %r (has: %s)" %
+                   (name, ", ".join(sorted(os.listdir(trace)))))
+    return path
+
+
+# --------------------------------------------------------------------------
+# Subtests
+
+
+def t_corrupt_header_magic(ctx):
+    trace, rec = ctx.record()
+    ctx.good_replay(trace, rec, "replay before the damage")
+    flip(trace_file(trace, "header"), [0])
+    ctx.expect_clean_failure(ctx.replay(trace), "header with its first byte flipped",
+                             mention="header", prefix_of=b"")
+
+
+def t_corrupt_header_middle(ctx):
+    trace, rec = ctx.record()
+    path = trace_file(trace, "header")
+    flip(path, [os.path.getsize(path) // 2])
+    ctx.expect_clean_failure(ctx.replay(trace), "header with a middle byte flipped",
+                             mention="header", prefix_of=rec.stdout)
+
+
+def t_corrupt_events_middle(ctx):
+    trace, rec = ctx.record()
+    path = trace_file(trace, "events")
+    flip(path, [os.path.getsize(path) // 2])
+    res = ctx.replay(trace)
+    ctx.expect_clean_failure(res, "events with a middle byte flipped", mention="events",
+                             prefix_of=rec.stdout)
+
+
+def t_corrupt_events_spread(ctx):
+    trace, rec = ctx.record()
+    path = trace_file(trace, "events")
+    size = os.path.getsize(path)
+    flip(path, [size * k // 17 + 3 for k in range(1, 17)])
+    ctx.expect_clean_failure(ctx.replay(trace), "events with 16 bytes flipped",
+                             mention="events", prefix_of=rec.stdout)
+
+
+def expect_truncation_report(ctx, res, rec, what):
+    ctx.expect_clean_failure(res, what, prefix_of=rec.stdout)
+    ctx.check.expect(re.search(rb"event", res.stderr, re.I) is not None,
+                     "%s: stderr does not say at which event the trace ends:\n%s" %
+                     (what, tail(res.stderr)))
+    print("replayed %d of %d lines" % (res.stdout.count(b"\n"), rec.stdout.count(b"\n")))
+
+
+def t_truncated_events_half(ctx):
+    trace, rec = ctx.record()
+    path = trace_file(trace, "events")
+    os.truncate(path, os.path.getsize(path) // 2)
+    expect_truncation_report(ctx, ctx.replay(trace), rec, "events cut in half")
+
+
+def t_truncated_events_empty(ctx):
+    trace, rec = ctx.record()
+    os.truncate(trace_file(trace, "events"), 0)
+    expect_truncation_report(ctx, ctx.replay(trace), rec, "events cut to 0 bytes")
+
+
+def t_missing_events(ctx):
+    trace, rec = ctx.record()
+    os.unlink(trace_file(trace, "events"))
+    ctx.expect_clean_failure(ctx.replay(trace), "events file deleted", mention="events",
+                             prefix_of=b"")
+
+
+def t_missing_header(ctx):
+    trace, rec = ctx.record()
+    os.unlink(trace_file(trace, "header"))
+    ctx.expect_clean_failure(ctx.replay(trace), "header file deleted", mention="header",
+                             prefix_of=b"")
+
+
+def t_missing_files_dir(ctx):
+    trace, rec = ctx.record()
+    files = os.path.join(trace, "files")
+    if not os.path.isdir(files) or not os.listdir(files):
+        raise Skip("the trace has no files/ directory with mapped-file copies")
+    names = sorted(os.listdir(files))
+    shutil.rmtree(files)
+    ctx.expect_clean_failure(ctx.replay(trace), "files/ deleted",
+                             mention=["files"] + names, prefix_of=rec.stdout)
+
+
+def t_missing_trace(ctx):
+    missing = ctx.path("no-such-trace")
+    ctx.expect_clean_failure(ctx.replay(missing), "replay of a missing trace",
+                             mention="no-such-trace", prefix_of=b"")
+
+
+def t_trace_is_a_file(ctx):
+    f = ctx.path("not-a-trace.txt")
+    with open(f, "w") as fh:
+        fh.write("this is not a trace\n")
+    ctx.expect_clean_failure(ctx.replay(f), "replay of a regular file",
+                             mention="not-a-trace.txt", prefix_of=b"")
+
+
+def t_empty_trace_dir(ctx):
+    d = ctx.path("empty-trace")
+    os.makedirs(d)
+    ctx.expect_clean_failure(ctx.replay(d), "replay of an empty directory",
+                             mention=["empty-trace", "header"], prefix_of=b"")
+
+
+def t_record_missing_program(ctx):
+    res = ctx.bs("record", "-o", ctx.path("trace-missing"), "--", "./no-such-program-xyz",
+                 "arg")
+    ctx.expect_clean_failure(res, "record of a missing program", mention="no-such-program-xyz")
+    if res.returncode not in (127, 0):
+        print("note: exit status %d; 127 (like a shell) is preferred" % res.returncode)
+    res = ctx.bs("record", "-o", ctx.path("trace-missing2"), "--", "no-such-program-in-path-xyz")
+    ctx.expect_clean_failure(res, "record of a missing program looked up in PATH",
+                             mention="no-such-program-in-path-xyz")
+
+
+def t_record_not_executable(ctx):
+    f = ctx.path("plain.txt")
+    with open(f, "w") as fh:
+        fh.write("not a program\n")
+    os.chmod(f, 0o644)
+    res = ctx.bs("record", "-o", ctx.path("trace-noexec"), "--", f)
+    # As root, the execute permission check still fails for a file without x bits.
+    ctx.expect_clean_failure(res, "record of a non-executable file", mention="plain.txt")
+
+
+def t_record_existing_output(ctx):
+    d = ctx.path("already-there")
+    os.makedirs(d)
+    marker = os.path.join(d, "keep-me")
+    with open(marker, "w") as fh:
+        fh.write("precious\n")
+    shutil.copy2(ctx.chatty, ctx.path("chatty"))
+    res = ctx.bs("record", "-o", d, "--", "./chatty", "x", "5")
+    ctx.expect_clean_failure(res, "record into an existing directory", mention="already-there")
+    ctx.check.expect(sorted(os.listdir(d)) == ["keep-me"] and open(marker).read() == "precious\n",
+                     "record touched the existing directory: %s" % sorted(os.listdir(d)))
+
+
+def t_recorder_killed(ctx):
+    run_dir = ctx.path("run-endless")
+    os.makedirs(run_dir)
+    shutil.copy2(ctx.endless, os.path.join(run_dir, "endless"))
+    trace = ctx.path("trace-killed")
+    err_path = ctx.path("record-stderr.txt")
+    c = ctx.check
+    with open(err_path, "wb") as err:
+        proc = subprocess.Popen([ctx.backstep, "record", "-o", trace, "--", "./endless"],
+                                cwd=run_dir, env=ctx.env, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=err, start_new_session=True)
+    seen = bytearray()
+    fd = proc.stdout.fileno()
+    deadline = time.monotonic() + TIMEOUT
+    try:
+        while seen.count(b"\n") < 20000:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            ready, _, _ = select.select([fd], [], [], left)
+            if not ready:
+                continue
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                break
+            seen += chunk
+        lines = seen.count(b"\n")
+        print("read %d lines from the recording before the kill" % lines)
+        if not c.expect(lines >= 20000, "the recording printed only %d lines (%s)" %
+                        (lines, "EOF" if proc.poll() is not None else "timeout")):
+            return
+        tracees = descendants(proc.pid)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+        print("backstep record: %s; its children were %s" %
+              ("killed by SIGKILL" if proc.returncode == -9 else proc.returncode, tracees))
+        survivors = [p for p in tracees if alive(p)]
+        if survivors:
+            print("note: the tracee survived the recorder (PTRACE_O_EXITKILL would stop it)")
+    finally:
+        # The tracee shares backstep's session (process group): end it too.
+        kill_group(proc.pid)
+    # All writers of the pipe are gone once it reads EOF.
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], deadline - time.monotonic())
+        if not ready:
+            continue
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            break
+        seen += chunk
+    else:
+        c.fail("stdout of the killed recording never reached EOF")
+    proc.stdout.close()
+    recorded = bytes(seen)
+    with open(err_path, "rb") as fh:
+        c.expect(fh.read() == b"", "record printed on stderr before it was killed")
+    if not c.expect(os.path.isdir(trace), "no trace directory after the kill"):
+        return
+    res = ctx.replay(trace)
+    expect_truncation_report(ctx, res, types.SimpleNamespace(stdout=recorded),
+                             "replay of a recording whose recorder was killed")
+
+
+def descendants(pid):
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            for task in os.listdir("/proc/%d/task" % p):
+                with open("/proc/%d/task/%s/children" % (p, task)) as f:
+                    kids = [int(x) for x in f.read().split()]
+                out += kids
+                todo += kids
+        except OSError:
+            pass
+    return out
+
+
+def alive(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except OSError:
+        return False
+
+
+def t_dump_good(ctx):
+    trace, rec = ctx.record(count=50)
+    res = ctx.bs("dump", trace)
+    c = ctx.check
+    c.expect(res.returncode == 0, "dump: %s" % res.describe())
+    c.expect(res.stderr == b"", "dump printed on stderr")
+    # Lines starting with '#' describe the trace as a whole; the others are
+    # one per event.
+    lines = [l for l in res.stdout.decode("utf-8", "replace").splitlines()
+             if not l.startswith("#")]
+    print("dump: %d event lines; first: %s" % (len(lines), lines[0] if lines else "(none)"))
+    if c.expect(len(lines) >= 3, "dump printed %d lines, expected one per event" % len(lines)):
+        c.expect("exec" in lines[0].lower(), "dump's first event line does not mention exec: %r" %
+                 lines[0])
+        c.expect(any("exit" in l.lower() for l in lines[-3:]),
+                 "dump's last lines do not mention exit: %r" % lines[-3:])
+        c.expect(all(l.strip() for l in lines), "dump printed empty lines")
+        numbers = [l.split()[0] for l in lines]
+        if all(n.isdigit() for n in numbers):
+            c.expect([int(n) for n in numbers] == list(range(len(lines))),
+                     "dump's event numbers are not 0, 1, 2, ...")
+
+
+def t_dump_missing(ctx):
+    ctx.expect_clean_failure(ctx.bs("dump", ctx.path("no-such-trace")), "dump of a missing trace",
+                             mention="no-such-trace")
+
+
+def t_ls_two_recordings(ctx):
+    bdir = ctx.env["BACKSTEP_DIR"]
+    _, rec1 = ctx.record("first", 20, out="")
+    after1 = set(os.listdir(bdir)) - {"latest-trace"}
+    _, rec2 = ctx.record("second", 30, out="")
+    after2 = set(os.listdir(bdir)) - {"latest-trace"}
+    c = ctx.check
+    if not c.expect(len(after1) == 1 and len(after2) == 2,
+                    "BACKSTEP_DIR holds %s after one recording and %s after two" %
+                    (sorted(after1), sorted(after2))):
+        return
+    first = after1.pop()
+    second = (after2 - {first}).pop()
+    link = os.path.join(bdir, "latest-trace")
+    if c.expect(os.path.islink(link), "no latest-trace symlink in BACKSTEP_DIR"):
+        target = os.path.realpath(link)
+        c.expect(target == os.path.realpath(os.path.join(bdir, second)),
+                 "latest-trace points at %s, not the newer %s" % (target, second))
+    res = ctx.bs("ls")
+    c.expect(res.returncode == 0, "ls: %s" % res.describe())
+    out = res.stdout.decode("utf-8", "replace")
+    for name in (first, second):
+        c.expect(name in out, "ls does not list %s:\n%s" % (name, out))
+    listed = [l for l in out.splitlines() if first in l or second in l]
+    c.expect(len(listed) == 2, "ls lists the traces on %d lines, expected 2:\n%s" %
+             (len(listed), out))
+    # replay without a trace argument replays latest-trace.
+    ctx.good_replay(None, rec2, "replay of the default trace")
+
+
+def t_compress_zlib(ctx):
+    trace, rec = ctx.record(extra=["--compress=zlib"])
+    ctx.good_replay(trace, rec)
+
+
+def t_compress_zstd(ctx):
+    trace, rec = ctx.record(extra=["--compress=zstd"])
+    ctx.good_replay(trace, rec)
+
+
+def t_compress_bogus(ctx):
+    shutil.copy2(ctx.chatty, ctx.path("chatty"))
+    res = ctx.bs("record", "--compress=lz4", "-o", ctx.path("t"), "--", "./chatty", "x", "3")
+    ctx.expect_clean_failure(res, "record --compress=lz4", mention="lz4")
+    ctx.check.expect(b"x line" not in res.stdout, "the program ran despite the bad option")
+
+
+def t_usage_errors(ctx):
+    ctx.expect_clean_failure(ctx.bs(), "backstep without arguments")
+    ctx.expect_clean_failure(ctx.bs("frobnicate"), "an unknown sub-command", mention="frobnicate")
+    ctx.expect_clean_failure(ctx.bs("record"), "record without a program")
+    ctx.expect_clean_failure(ctx.bs("replay", "--no-such-option"), "an unknown option",
+                             mention="no-such-option")
+
+
+SUBTESTS = {name[2:]: fn for name, fn in sorted(globals().items()) if name.startswith("t_")}
+
+
+def run_subtest(opts, name):
+    os.makedirs(opts.tmp_root, exist_ok=True)
+    root = tempfile.mkdtemp(prefix="bad-%s-" % name, dir=opts.tmp_root)
+    ctx = Context(opts, root)
+    print("subtest %s (work directory %s)" % (name, root), flush=True)
+    try:
+        SUBTESTS[name](ctx)
+    except Skip as e:
+        print("SKIP %s: %s" % (name, e))
+        shutil.rmtree(root, ignore_errors=True)
+        return SKIP
+    except Exception:
+        import traceback
+        traceback.print_exc()
+        ctx.check.fail("driver error")
+    if ctx.check.failures:
+        print("FAIL %s: %d check(s) failed; work directory kept: %s" %
+              (name, len(ctx.check.failures), root))
+        return 1
+    if not opts.keep:
+        shutil.rmtree(root, ignore_errors=True)
+    print("PASS %s" % name)
+    return 0
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--list", action="store_true", help="print the subtest names")
+    p.add_argument("--backstep")
+    p.add_argument("--chatty", help="the bad_input/chatty helper program")
+    p.add_argument("--endless", help="the bad_input/endless helper program")
+    p.add_argument("--subtest", help="a name from --list, or 'all'")
+    p.add_argument("--tmp-root", default=tempfile.gettempdir())
+    p.add_argument("--keep", action="store_true")
+    opts = p.parse_args(argv)
+    if opts.list:
+        print("\n".join(SUBTESTS))
+        return 0
+    if not (opts.backstep and opts.chatty and opts.endless and opts.subtest):
+        p.error("--backstep, --chatty, --endless and --subtest are required")
+    if not os.access(opts.backstep, os.X_OK):
+        print("FAIL: backstep binary %s is missing or not executable" % opts.backstep)
+        return 1
+    names = list(SUBTESTS) if opts.subtest == "all" else [opts.subtest]
+    for n in names:
+        if n not in SUBTESTS:
+            p.error("unknown subtest %r (see --list)" % n)
+    results = {n: run_subtest(opts, n) for n in names}
+    if len(names) > 1:
+        print("\n".join("%-28s %s" % (n, {0: "pass", 1: "FAIL", SKIP: "skip"}[r])
+                        for n, r in results.items()))
+    if any(r == 1 for r in results.values()):
+        return 1
+    return SKIP if all(r == SKIP for r in results.values()) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,520 @@
+#!/usr/bin/env python3
+"""Record one scenario program with backstep, then replay it and compare.
+
+Usage:
+  run_scenario.py --backstep PATH --binary PATH --source NAME.c [options]
+  run_scenario.py --native --binary PATH --source NAME.c    (no backstep: checks the scenario)
+
+What happens, in a fresh temporary directory:
+  1. native run: the binary is copied into native/, the declared inputs are
+     created, the program runs with the declared stdin, args and environment.
+     Its exit status must be the declared one (default 0).
+  2. record run: the same in run/, under `backstep record -o trace -- ./NAME ARGS`.
+     The exit status must be the declared one, and stdout and stderr must equal
+     the native run's once lines starting with "~" (values that vary from run to
+     run) are left out: so the recorder adds nothing to stderr and changes
+     nothing the program sees.
+  3. the binary is deleted, every file left in run/ is overwritten in place with
+     other bytes (same inode, so a trace that hard-linked a file notices), every
+     second input is deleted, and run/ is renamed.
+  4. replay: `backstep replay --autopilot trace` with cwd=/, stdin=/dev/null and a
+     changed environment must reproduce the recorded stdout and stderr byte for
+     byte and the exit status, and must not say "diverged".
+
+Header syntax: comment lines at the very top of NAME.c, `// KEY: VALUE`:
+  scenario: TEXT            what the scenario is about (documentation only)
+  args: ARGS                command-line arguments, split like a POSIX shell
+  env: KEY=VALUE            an environment variable (repeatable; value taken as is)
+  stdin: TEXT               a line of stdin, TEXT + "\\n" (repeatable; C escapes)
+  stdin-random: SIZE        SIZE deterministic pseudo-random bytes of stdin
+  input: NAME = TEXT        an input file with TEXT (C escapes: \\n \\t \\\\ \\xHH \\0)
+  input-random: NAME SIZE   an input file of SIZE deterministic pseudo-random bytes
+  input-lines: NAME COUNT   an input file of COUNT deterministic text lines
+  expect-exit: N            the exit status (128+signal for a fatal signal); default 0
+  output: separate|merged   merged: stderr goes into the stdout pipe (order checked)
+  stdout: compare|any       any: no native-vs-record comparison of stdout
+  stderr: compare|any       any: no native-vs-record comparison of stderr
+  timeout: SECONDS          limit for each process (default 120)
+Any other comment line at the top is description. Input names are relative
+to the program's working directory and may not contain "/" or "..".
+
+Exit status: 0 if every check passed, 1 otherwise (2 for a usage error).
+"""
+
+import argparse
+import os
+import random
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+DEFAULT_TIMEOUT = 120
+
+
+class ScenarioError(Exception):
+    """A malformed scenario header."""
+
+
+# --------------------------------------------------------------------------
+# Header parsing
+
+
+def unescape(text):
+    """C-style escapes (\\n \\t \\r \\0 \\\\ \\xHH) to bytes; other bytes as UTF-8."""
+    out = bytearray()
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if c != "\\" or i + 1 == len(text):
+            out += c.encode("utf-8")
+            i += 1
+            continue
+        n = text[i + 1]
+        simple = {"n": b"\n", "t": b"\t", "r": b"\r", "0": b"\0", "\\": b"\\"}
+        if n in simple:
+            out += simple[n]
+            i += 2
+        elif n == "x" and re.match(r"[0-9a-fA-F]{2}", text[i + 2:i + 4]):
+            out.append(int(text[i + 2:i + 4], 16))
+            i += 4
+        else:
+            raise ScenarioError("unknown escape \\%s in %r" % (n, text))
+    return bytes(out)
+
+
+def random_bytes(name, size):
+    """Deterministic pseudo-random bytes, seeded by the name."""
+    return random.Random("backstep-scenario:%s:%d" % (name, size)).randbytes(size)
+
+
+def text_lines(name, count):
+    rng = random.Random("backstep-lines:%s:%d" % (name, count))
+    return b"".join(b"line %05d: %032x\n" % (i, rng.getrandbits(128)) for i in range(count))
+
+
+class Scenario:
+    def __init__(self, name):
+        self.name = name
+        self.description = []
+        self.args = []
+        self.env = {}
+        self.stdin = b""
+        self.inputs = []  # list of (name, bytes)
+        self.expect_exit = 0
+        self.merged = False
+        self.compare_stdout = True
+        self.compare_stderr = True
+        self.timeout = DEFAULT_TIMEOUT
+
+
+DIRECTIVE = re.compile(r"^//\s?([a-z][a-z0-9-]*):(?: (.*)|)$")
+KNOWN = {"scenario", "args", "env", "stdin", "stdin-random", "input", "input-random",
+         "input-lines", "expect-exit", "output", "stdout", "stderr", "timeout"}
+
+
+def check_input_name(name):
+    if not name or "/" in name or name in (".", "..") or name.startswith("-"):
+        raise ScenarioError("bad input file name %r" % name)
+    return name
+
+
+def parse_header(path):
+    name = os.path.splitext(os.path.basename(path))[0]
+    sc = Scenario(name)
+    stdin_parts = []
+    with open(path, encoding="utf-8") as f:
+        for raw in f:
+            line = raw.rstrip("\n")
+            if not line.startswith("//"):
+                break
+            m = DIRECTIVE.match(line)
+            if not m or m.group(1) not in KNOWN:
+                sc.description.append(line[2:].strip())
+                continue
+            key, value = m.group(1), m.group(2) or ""
+            if key == "scenario":
+                sc.description.append(value)
+            elif key == "args":
+                sc.args = shlex.split(value)
+            elif key == "env":
+                k, sep, v = value.partition("=")
+                if not sep or not k:
+                    raise ScenarioError("env needs KEY=VALUE: %r" % value)
+                sc.env[k] = v
+            elif key == "stdin":
+                stdin_parts.append(unescape(value) + b"\n")
+            elif key == "stdin-random":
+                stdin_parts.append(random_bytes("<stdin>", int(value)))
+            elif key == "input":
+                fname, sep, text = value.partition(" = ")
+                if not sep:
+                    raise ScenarioError("input needs NAME = TEXT: %r" % value)
+                sc.inputs.append((check_input_name(fname.strip()), unescape(text)))
+            elif key == "input-random":
+                fname, size = value.split()
+                sc.inputs.append((check_input_name(fname), random_bytes(fname, int(size))))
+            elif key == "input-lines":
+                fname, count = value.split()
+                sc.inputs.append((check_input_name(fname), text_lines(fname, int(count))))
+            elif key == "expect-exit":
+                sc.expect_exit = int(value)
+            elif key == "output":
+                if value not in ("separate", "merged"):
+                    raise ScenarioError("output: separate|merged, not %r" % value)
+                sc.merged = value == "merged"
+            elif key in ("stdout", "stderr"):
+                if value not in ("compare", "any"):
+                    raise ScenarioError("%s: compare|any, not %r" % (key, value))
+                setattr(sc, "compare_" + key, value == "compare")
+            elif key == "timeout":
+                sc.timeout = float(value)
+    sc.stdin = b"".join(stdin_parts)
+    names = [n for n, _ in sc.inputs]
+    if len(set(names)) != len(names):
+        raise ScenarioError("an input file is declared twice")
+    return sc
+
+
+# --------------------------------------------------------------------------
+# Processes
+
+
+class Result:
+    def __init__(self, argv, returncode, stdout, stderr, elapsed, timed_out):
+        self.argv = argv
+        self.returncode = returncode  # as subprocess reports it (negative: signal)
+        self.stdout = stdout
+        self.stderr = stderr
+        self.elapsed = elapsed
+        self.timed_out = timed_out
+
+    def status(self):
+        """Exit status the way a shell reports it: 128+N for signal N."""
+        if self.returncode < 0:
+            return 128 - self.returncode
+        return self.returncode
+
+    def describe(self):
+        if self.timed_out:
+            return "timed out after %.0f s" % self.elapsed
+        if self.returncode < 0:
+            try:
+                name = signal.Signals(-self.returncode).name
+            except ValueError:
+                name = "signal %d" % -self.returncode
+            return "killed by %s" % name
+        return "exit status %d" % self.returncode
+
+
+def no_core_dumps():
+    import resource
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def run(argv, cwd, env, stdin_data=b"", timeout=DEFAULT_TIMEOUT, merged=False):
+    """Runs argv in its own session; kills the whole group on timeout."""
+    start = time.monotonic()
+    proc = subprocess.Popen(
+        argv, cwd=cwd, env=env,
+        stdin=subprocess.PIPE if stdin_data is not None else subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT if merged else subprocess.PIPE,
+        start_new_session=True, preexec_fn=no_core_dumps)
+    timed_out = False
+    try:
+        out, err = proc.communicate(input=stdin_data, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        kill_group(proc.pid)
+        try:
+            out, err = proc.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            out, err = b"", b""
+    # Whatever the program left running in its session goes too.
+    kill_group(proc.pid)
+    return Result(argv, proc.returncode if proc.returncode is not None else -9,
+                  out or b"", err or b"", time.monotonic() - start, timed_out)
+
+
+def kill_group(pgid):
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+# --------------------------------------------------------------------------
+# Comparisons and reports
+
+
+def deterministic(data):
+    """The lines of data that do not start with '~'."""
+    return b"".join(l for l in data.splitlines(keepends=True) if not l.startswith(b"~"))
+
+
+def first_difference(a, b):
+    n = min(len(a), len(b))
+    for i in range(n):
+        if a[i] != b[i]:
+            return i
+    return n if len(a) != len(b) else None
+
+
+def snippet(data, offset, width=60):
+    lo = max(0, offset - width)
+    return repr(data[lo:offset + width])
+
+
+def diff_summary(label_a, a, label_b, b):
+    off = first_difference(a, b)
+    if off is None:
+        return None
+    line = a[:off].count(b"\n") + 1
+    return ("%s (%d bytes) and %s (%d bytes) differ at offset %d (line %d):\n"
+            "    %s: %s\n    %s: %s" % (label_a, len(a), label_b, len(b), off, line,
+                                      label_a, snippet(a, off), label_b, snippet(b, off)))
+
+
+def tail(data, limit=3000):
+    text = data.decode("utf-8", "replace")
+    if len(text) > limit:
+        text = "...\n" + text[-limit:]
+    return text
+
+
+class Checker:
+    def __init__(self):
+        self.failures = []
+
+    def fail(self, message):
+        self.failures.append(message)
+        print("FAIL: " + message, flush=True)
+
+    def expect(self, cond, message):
+        if not cond:
+            self.fail(message)
+        return cond
+
+
+# --------------------------------------------------------------------------
+# The scenario run
+
+
+def base_env(sc, backstep_dir):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SCENARIO_")}
+    env.update({"LC_ALL": "C", "TZ": "UTC", "BACKSTEP_DIR": backstep_dir})
+    env.update(sc.env)
+    return env
+
+
+def prepare_dir(path, binary, sc):
+    os.makedirs(path)
+    exe = os.path.join(path, os.path.basename(binary))
+    shutil.copy2(binary, exe)
+    for name, data in sc.inputs:
+        with open(os.path.join(path, name), "wb") as f:
+            f.write(data)
+        os.chmod(os.path.join(path, name), 0o644)
+    return exe
+
+
+def scramble_tree(path, sc):
+    """Overwrites every file under path in place, deletes every second input."""
+    for dirpath, _, files in os.walk(path):
+        for fname in files:
+            full = os.path.join(dirpath, fname)
+            if os.path.islink(full) or not os.path.isfile(full):
+                continue
+            with open(full, "r+b") as f:
+                data = f.read()
+                f.seek(0)
+                f.write(data.translate(XOR_TABLE))
+                if not data:
+                    f.write(b"changed after recording\n")
+    for i, (name, _) in enumerate(sc.inputs):
+        if i % 2 == 1:
+            try:
+                os.unlink(os.path.join(path, name))
+            except FileNotFoundError:
+                pass
+
+
+XOR_TABLE = bytes(b ^ 0xA5 for b in range(256))
+
+
+def report_run(label, res):
+    print("%s: %s in %.2f s, stdout %d bytes, stderr %d bytes" %
+          (label, res.describe(), res.elapsed, len(res.stdout), len(res.stderr)), flush=True)
+
+
+def native_run(sc, binary, root, check, subdir="native"):
+    env = base_env(sc, os.path.join(root, "backstep-dir"))
+    d = os.path.join(root, subdir)
+    exe = prepare_dir(d, binary, sc)
+    res = run(["./" + os.path.basename(exe)] + sc.args, d, env, sc.stdin, sc.timeout, sc.merged)
+    report_run(subdir, res)
+    if not check.expect(not res.timed_out, "native run timed out"):
+        return res
+    check.expect(res.status() == sc.expect_exit,
+                 "native run: %s, expected exit status %d\nstderr:\n%s" %
+                 (res.describe(), sc.expect_exit, tail(res.stderr)))
+    for stream in (res.stdout, res.stderr):
+        check.expect(b"CHECK failed" not in stream and b"SYS failed" not in stream,
+                     "native run: a self-check failed:\n%s" % tail(stream))
+    return res
+
+
+def scenario_main(opts):
+    sc = parse_header(opts.source)
+    binary = os.path.abspath(opts.binary)
+    if not os.path.isfile(binary):
+        print("error: scenario binary %s does not exist" % binary, file=sys.stderr)
+        return 2
+    if opts.timeout:
+        sc.timeout = opts.timeout
+    os.makedirs(opts.tmp_root, exist_ok=True)
+    root = tempfile.mkdtemp(prefix="scn-%s-" % sc.name, dir=opts.tmp_root)
+    check = Checker()
+    print("scenario %s: %s" % (sc.name, " ".join(sc.description)), flush=True)
+    try:
+        native = native_run(sc, binary, root, check)
+        if opts.native:
+            # Later native runs must agree with the first on every line that
+            # does not start with '~': the scenario's own determinism.
+            for i in range(2, opts.native_runs + 1):
+                again = native_run(sc, binary, root, check, "native%d" % i)
+                pairs = [("stdout", sc.compare_stdout, native.stdout, again.stdout),
+                         ("stderr", sc.compare_stderr, native.stderr, again.stderr)]
+                for label, compare, a, b in pairs:
+                    d = diff_summary("run 1 " + label, deterministic(a),
+                                     "run %d %s" % (i, label), deterministic(b))
+                    check.expect(not compare or d is None,
+                                 "native runs disagree outside '~' lines:\n%s" % d)
+            if opts.verbose:
+                sys.stdout.write(tail(native.stdout, 1 << 20))
+                sys.stderr.write(tail(native.stderr, 1 << 20))
+            return finish(check, root, opts, sc)
+        record_and_replay(sc, binary, root, native, check, opts)
+        return finish(check, root, opts, sc)
+    except Exception:
+        import traceback
+        traceback.print_exc()
+        print("FAIL: driver error (work directory kept: %s)" % root)
+        return 1
+
+
+def record_and_replay(sc, binary, root, native, check, opts):
+    backstep = os.path.abspath(opts.backstep)
+    if not os.access(backstep, os.X_OK):
+        check.fail("backstep binary %s is missing or not executable" % backstep)
+        return
+    env = base_env(sc, os.path.join(root, "backstep-dir"))
+    os.makedirs(env["BACKSTEP_DIR"])
+    run_dir = os.path.join(root, "run")
+    exe = prepare_dir(run_dir, binary, sc)
+    trace = os.path.join(root, "trace")
+    argv = [backstep, "record", "-o", trace, "--", "./" + os.path.basename(exe)] + sc.args
+    rec = run(argv, run_dir, env, sc.stdin, sc.timeout, sc.merged)
+    report_run("record", rec)
+    if not check.expect(not rec.timed_out, "record timed out (%.0f s); stderr:\n%s" %
+                        (sc.timeout, tail(rec.stderr))):
+        return
+    check.expect(rec.returncode >= 0, "backstep record was %s; stderr:\n%s" %
+                 (rec.describe(), tail(rec.stderr)))
+    check.expect(rec.returncode == sc.expect_exit,
+                 "record exited with %s, expected %d; stderr:\n%s" %
+                 (rec.describe(), sc.expect_exit, tail(rec.stderr)))
+    streams = [("stdout", sc.compare_stdout, native.stdout, rec.stdout)]
+    if not sc.merged:
+        streams.append(("stderr", sc.compare_stderr, native.stderr, rec.stderr))
+    for label, compare, nat, recd in streams:
+        if not compare or native.timed_out:
+            continue
+        d = diff_summary("native " + label, deterministic(nat),
+                         "recorded " + label, deterministic(recd))
+        check.expect(d is None, "recorded %s differs from the native run's (lines "
+                     "starting with '~' left out):\n%s\nrecord stderr:\n%s" %
+                     (label, d, tail(rec.stderr)))
+    if not check.expect(os.path.isdir(trace), "record wrote no trace directory %s" % trace):
+        return
+
+    # Take away everything the replay must not need.
+    os.unlink(exe)
+    shutil.rmtree(os.path.join(root, "native"), ignore_errors=True)
+    scramble_tree(run_dir, sc)
+    os.rename(run_dir, run_dir + ".after-record")
+
+    for i in range(opts.replays):
+        renv = {k: v for k, v in env.items() if k not in sc.env}
+        renv.update({"SCENARIO_GREETING": "changed for replay", "TZ": "Asia/Tokyo",
+                     "LC_ALL": "C"})
+        cwd = "/" if i == 0 else tempfile.gettempdir()
+        rep = run([backstep, "replay", "--autopilot", trace], cwd, renv, None, sc.timeout,
+                  sc.merged)
+        label = "replay" if opts.replays == 1 else "replay %d" % (i + 1)
+        report_run(label, rep)
+        if not check.expect(not rep.timed_out, "%s timed out (%.0f s); stderr:\n%s" %
+                            (label, sc.timeout, tail(rep.stderr))):
+            continue
+        check.expect(rep.returncode >= 0, "%s was %s" % (label, rep.describe()))
+        check.expect(rep.returncode == rec.returncode,
+                     "%s exited with %s, the recording with %d" %
+                     (label, rep.describe(), rec.returncode))
+        d = diff_summary("recorded stdout", rec.stdout, "replayed stdout", rep.stdout)
+        check.expect(d is None, "%s: stdout differs:\n%s" % (label, d))
+        if not sc.merged:
+            d = diff_summary("recorded stderr", rec.stderr, "replayed stderr", rep.stderr)
+            check.expect(d is None, "%s: stderr differs:\n%s" % (label, d))
+        check.expect(b"diverged" not in rep.stderr and b"diverged" not in rep.stdout,
+                     "%s reports a divergence" % label)
+        if check.failures:
+            print("replay stderr:\n%s" % tail(rep.stderr), flush=True)
+            break
+
+
+def finish(check, root, opts, sc):
+    if check.failures:
+        print("scenario %s: %d check(s) failed; work directory kept: %s" %
+              (sc.name, len(check.failures), root))
+        return 1
+    if opts.keep:
+        print("work directory kept: %s" % root)
+    else:
+        shutil.rmtree(root, ignore_errors=True)
+    print("PASS %s%s" % (sc.name, " (native)" if opts.native else ""))
+    return 0
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--backstep", help="path of the backstep binary")
+    p.add_argument("--binary", required=True, help="the compiled scenario program")
+    p.add_argument("--source", required=True, help="the scenario's .c file (its header)")
+    p.add_argument("--native", action="store_true",
+                   help="only run the program natively and check its exit status")
+    p.add_argument("--native-runs", type=int, default=3,
+                   help="with --native: run this many times and compare (default 3)")
+    p.add_argument("--tmp-root", default=tempfile.gettempdir(),
+                   help="where work directories are made (default: the system's)")
+    p.add_argument("--timeout", type=float, help="override the per-process timeout")
+    p.add_argument("--replays", type=int, default=1, help="how many times to replay")
+    p.add_argument("--keep", action="store_true", help="keep the work directory")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="with --native: show the program's output")
+    opts = p.parse_args(argv)
+    if not opts.native and not opts.backstep:
+        p.error("--backstep is required unless --native")
+    try:
+        return scenario_main(opts)
+    except ScenarioError as e:
+        print("error: %s: %s" % (opts.source, e), file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
