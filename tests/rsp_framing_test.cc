@@ -2,7 +2,6 @@
 // the bytes are cut into reads; and encode_packet's exact output.
 #define BOOST_TEST_MODULE rsp_framing
 #include <boost/test/unit_test.hpp>
-
 #include <random>
 #include <string>
 #include <vector>
@@ -56,7 +55,9 @@ void check_every_split(std::string_view bytes, const std::vector<std::string>& e
     PacketReceiver receiver(limit);
     receiver.feed(bytes.substr(0, cut));
     receiver.feed(bytes.substr(cut));
-    BOOST_TEST_CONTEXT("cut at " << cut) { BOOST_TEST(drain(receiver) == expected, boost::test_tools::per_element()); }
+    BOOST_TEST_CONTEXT("cut at " << cut) {
+      BOOST_TEST(drain(receiver) == expected, boost::test_tools::per_element());
+    }
   }
   PacketReceiver receiver(limit);
   for (char c : bytes) receiver.feed(&c, 1);
@@ -66,16 +67,18 @@ void check_every_split(std::string_view bytes, const std::vector<std::string>& e
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(single_packet) {
-  BOOST_TEST(receive("$qC#b4") == std::vector<std::string>{"packet:qC"}, boost::test_tools::per_element());
-  BOOST_TEST(receive("$#00") == std::vector<std::string>{"packet:"}, boost::test_tools::per_element());
+  BOOST_TEST(receive("$qC#b4") == std::vector<std::string>{"packet:qC"},
+             boost::test_tools::per_element());
+  BOOST_TEST(receive("$#00") == std::vector<std::string>{"packet:"},
+             boost::test_tools::per_element());
   // Checksum digits in either case.
-  BOOST_TEST(receive("$qC#B4") == std::vector<std::string>{"packet:qC"}, boost::test_tools::per_element());
+  BOOST_TEST(receive("$qC#B4") == std::vector<std::string>{"packet:qC"},
+             boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(handshake_stream_split_everywhere) {
   // What gdb sends first, with acks, an interrupt and a packet split anywhere.
-  std::string stream =
-      "+$qSupported:multiprocess+;swbreak+#1b+$vCont;c:p1.-1#0f\x03-$m0,4#fd";
+  std::string stream = "+$qSupported:multiprocess+;swbreak+#1b+$vCont;c:p1.-1#0f\x03-$m0,4#fd";
   check_every_split(stream, {"ack", "packet:qSupported:multiprocess+;swbreak+", "ack",
                              "packet:vCont;c:p1.-1", "interrupt", "nack", "packet:m0,4"});
 }
@@ -83,7 +86,11 @@ BOOST_AUTO_TEST_CASE(handshake_stream_split_everywhere) {
 BOOST_AUTO_TEST_CASE(escapes_are_undone) {
   // "}]" is '}' (0x7d = 0x5d ^ 0x20); "}\x03" is '#', "}\x04" is '$', "}\n" is '*'.
   check_every_split("$X0,1:}]#f9", {"packet:X0,1:}"});
-  check_every_split("$a}]b}\x03" "c}\x04" "d}\ne#51", {"packet:a}b#c$d*e"});
+  check_every_split(
+      "$a}]b}\x03"
+      "c}\x04"
+      "d}\ne#51",
+      {"packet:a}b#c$d*e"});
 }
 
 BOOST_AUTO_TEST_CASE(run_length_examples_from_the_manual) {
@@ -145,7 +152,8 @@ BOOST_AUTO_TEST_CASE(oversized_packet_is_reported_and_skipped) {
 BOOST_AUTO_TEST_CASE(garbage_between_packets_is_counted_and_skipped) {
   PacketReceiver receiver;
   receiver.feed("abc$qC#b4\r\nx");
-  BOOST_TEST(drain(receiver) == std::vector<std::string>{"packet:qC"}, boost::test_tools::per_element());
+  BOOST_TEST(drain(receiver) == std::vector<std::string>{"packet:qC"},
+             boost::test_tools::per_element());
   BOOST_CHECK_EQUAL(receiver.garbage_bytes(), 6u);
 }
 
@@ -167,7 +175,14 @@ BOOST_AUTO_TEST_CASE(dollar_inside_a_packet_restarts) {
 BOOST_AUTO_TEST_CASE(encode_packet_golden) {
   BOOST_CHECK_EQUAL(encode_packet("OK"), "$OK#9a");
   BOOST_CHECK_EQUAL(encode_packet(""), "$#00");
-  BOOST_CHECK_EQUAL(encode_packet("l<a$b#c}d*e>"), "$l<a}\x04" "b}\x03" "c}]d}\ne>#" + hex_le(checksum("l<a}\x04" "b}\x03" "c}]d}\ne>"), 1));
+  BOOST_CHECK_EQUAL(encode_packet("l<a$b#c}d*e>"),
+                    "$l<a}\x04"
+                    "b}\x03"
+                    "c}]d}\ne>#" +
+                        hex_le(checksum("l<a}\x04"
+                                        "b}\x03"
+                                        "c}]d}\ne>"),
+                               1));
   BOOST_CHECK_EQUAL(encode_notification("Stop:T05"), "%Stop:T05#99");
   BOOST_CHECK_EQUAL(encode_binary("$#}*x"), "}\x04}\x03}]}\nx");
   BOOST_CHECK(decode_binary("}\x04}\x03}]}\nx") == std::optional<std::string>("$#}*x"));
@@ -202,7 +217,9 @@ BOOST_AUTO_TEST_CASE(random_bytes_never_break_the_receiver) {
   for (int round = 0; round < 200; ++round) {
     PacketReceiver receiver(64);
     std::string noise(rng() % 200, '\0');
-    for (char& c : noise) c = "$#}*+-\x03" "0a "[rng() % 11];
+    for (char& c : noise)
+      c = "$#}*+-\x03"
+          "0a "[rng() % 11];
     receiver.feed(noise);
     receiver.feed("#00#00$qC#b4");  // close whatever packet the noise left open
     std::vector<std::string> events = drain(receiver);

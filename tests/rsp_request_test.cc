@@ -4,7 +4,6 @@
 // packet, each of which must be a ParseError (never Unknown, never a throw).
 #define BOOST_TEST_MODULE rsp_request
 #include <boost/test/unit_test.hpp>
-
 #include <random>
 #include <set>
 #include <string>
@@ -30,7 +29,7 @@ void check_golden(const Golden& table) {
       }
       const Request& got = std::get<Request>(result);
       BOOST_CHECK_MESSAGE(got == expected, "parsed to alternative " << got.index() << ", expected "
-                                                                  << expected.index());
+                                                                    << expected.index());
     }
   }
 }
@@ -73,7 +72,8 @@ BOOST_AUTO_TEST_CASE(qsupported_from_gdb_and_lldb) {
   auto lldb = parse_as<QuerySupported>(
       "qSupported:xmlRegisters=i386,arm,mips,arc;multiprocess+;fork-events+;vfork-events+");
   BOOST_REQUIRE_EQUAL(lldb.features.size(), 4u);
-  BOOST_CHECK(lldb.value_of("xmlRegisters") == std::optional<std::string_view>("i386,arm,mips,arc"));
+  BOOST_CHECK(lldb.value_of("xmlRegisters") ==
+              std::optional<std::string_view>("i386,arm,mips,arc"));
   BOOST_CHECK(!lldb.supports("swbreak"));
 
   auto other = parse_as<QuerySupported>("qSupported:a-;b?");
@@ -151,7 +151,8 @@ BOOST_AUTO_TEST_CASE(thread_packets_in_every_form) {
 }
 
 BOOST_AUTO_TEST_CASE(thread_id_text_round_trips) {
-  for (std::string text : {"p1a2.1a3", "p1a2.-1", "p0.0", "p-1.-1", "-1", "0", "7fffffffffffffff"}) {
+  for (std::string text :
+       {"p1a2.1a3", "p1a2.-1", "p0.0", "p-1.-1", "-1", "0", "7fffffffffffffff"}) {
     auto id = parse_thread_id(text);
     BOOST_REQUIRE_MESSAGE(id, text);
     BOOST_CHECK_EQUAL(to_string(*id), text);
@@ -171,7 +172,8 @@ BOOST_AUTO_TEST_CASE(register_packets_with_and_without_thread_suffix) {
       {"p0;thread:1b;", ReadRegister{0, t}},
       {"p3a;thread:1b", ReadRegister{0x3a, t}},
       {"P39=ffffffffffffffff", WriteRegister{0x39, Bytes(8, 0xff), std::nullopt}},
-      {"P10=0010400000000000;thread:1b;", WriteRegister{0x10, Bytes{0, 0x10, 0x40, 0, 0, 0, 0, 0}, t}},
+      {"P10=0010400000000000;thread:1b;",
+       WriteRegister{0x10, Bytes{0, 0x10, 0x40, 0, 0, 0, 0, 0}, t}},
       {"QSaveRegisterState", SaveRegisterState{}},
       {"QSaveRegisterState;thread:1b;", SaveRegisterState{t}},
       {"QRestoreRegisterState:3;thread:1b;", RestoreRegisterState{3, t}},
@@ -224,13 +226,17 @@ BOOST_AUTO_TEST_CASE(vcont_actions_and_ranges) {
        VCont{{VContAction{.kind = Kind::Step, .thread = ThreadId::specific(0x1a3)},
               VContAction{.kind = Kind::Continue, .thread = pid_all}}}},
       {"vCont;r401000,401020:1a3;c:p1a2.-1",
-       VCont{{VContAction{.kind = Kind::RangeStep, .range_start = 0x401000, .range_end = 0x401020,
+       VCont{{VContAction{.kind = Kind::RangeStep,
+                          .range_start = 0x401000,
+                          .range_end = 0x401020,
                           .thread = ThreadId::specific(0x1a3)},
               VContAction{.kind = Kind::Continue, .thread = pid_all}}}},
       {"vCont;C1e:p1.2;S05;t:3",
-       VCont{{VContAction{.kind = Kind::ContinueSignal, .signal = 0x1e, .thread = ThreadId::in_process(1, 2)},
-              VContAction{.kind = Kind::StepSignal, .signal = 5},
-              VContAction{.kind = Kind::Stop, .thread = ThreadId::specific(3)}}}},
+       VCont{
+           {VContAction{
+                .kind = Kind::ContinueSignal, .signal = 0x1e, .thread = ThreadId::in_process(1, 2)},
+            VContAction{.kind = Kind::StepSignal, .signal = 5},
+            VContAction{.kind = Kind::Stop, .thread = ThreadId::specific(3)}}}},
   });
 }
 
@@ -287,15 +293,18 @@ BOOST_AUTO_TEST_CASE(qxfer_objects_offsets_and_lengths) {
   using Object = XferObject;
   check_golden({
       {"qXfer:features:read:target.xml:0,fff", XferRead{Object::Features, "target.xml", 0, 0xfff}},
-      {"qXfer:features:read:target.xml:1000,1000", XferRead{Object::Features, "target.xml", 0x1000, 0x1000}},
-      {"qXfer:features:read:64bit-sse.xml:7ff,7ff", XferRead{Object::Features, "64bit-sse.xml", 0x7ff, 0x7ff}},
+      {"qXfer:features:read:target.xml:1000,1000",
+       XferRead{Object::Features, "target.xml", 0x1000, 0x1000}},
+      {"qXfer:features:read:64bit-sse.xml:7ff,7ff",
+       XferRead{Object::Features, "64bit-sse.xml", 0x7ff, 0x7ff}},
       {"qXfer:auxv:read::0,1000", XferRead{Object::Auxv, "", 0, 0x1000}},
       {"qXfer:exec-file:read:1a2:0,1000", XferRead{Object::ExecFile, "1a2", 0, 0x1000}},
       {"qXfer:siginfo:read::0,80", XferRead{Object::Siginfo, "", 0, 0x80}},
       {"qXfer:threads:read::0,fff", XferRead{Object::Threads, "", 0, 0xfff}},
       {"qXfer:libraries-svr4:read:start=7f0;prev=0:0,fff",
        XferRead{Object::LibrariesSvr4, "start=7f0;prev=0", 0, 0xfff}},
-      {"qXfer:siginfo:write::0:\x0b\x00:\x01"s, XferWrite{Object::Siginfo, "", 0, bytes("\x0b\x00:\x01"s)}},
+      {"qXfer:siginfo:write::0:\x0b\x00:\x01"s,
+       XferWrite{Object::Siginfo, "", 0, bytes("\x0b\x00:\x01"s)}},
       // Objects (or operations) this layer does not know are Unknown, named in full.
       {"qXfer:memory-map:read::0,fff", Unknown{"qXfer:memory-map:read"}},
       {"qXfer:features:write::0:abc", Unknown{"qXfer:features:write"}},
@@ -314,7 +323,11 @@ BOOST_AUTO_TEST_CASE(vfile_host_io) {
       {"vFile:open:2f62696e2f6c73,0,0", FileOpen{"/bin/ls", 0, 0}},
       {"vFile:pread:5,3fff,0", FilePread{5, 0x3fff, 0}},
       {"vFile:pread:5,3fff,1c000", FilePread{5, 0x3fff, 0x1c000}},
-      {"vFile:pwrite:5,10,\x7f" "ELF,:"s, FilePwrite{5, 0x10, bytes("\x7f" "ELF,:")}},
+      {"vFile:pwrite:5,10,\x7f"
+       "ELF,:"s,
+       FilePwrite{5, 0x10,
+                  bytes("\x7f"
+                        "ELF,:")}},
       {"vFile:close:5", FileClose{5}},
       {"vFile:fstat:5", FileFstat{5}},
       {"vFile:unlink:2f746d702f78", FileUnlink{"/tmp/x"}},
@@ -343,62 +356,63 @@ BOOST_AUTO_TEST_CASE(unknown_packets_are_named) {
 }
 
 BOOST_AUTO_TEST_CASE(malformed_packets_are_parse_errors) {
+  // clang-format off
   const std::vector<std::string> malformed = {
       // Memory.
-      "m", "m10", "m10,", "m,4", "m10,4x", "mzz,4", "m10000000000000000,4", "m10,-4",
-      "M10,2", "M10,2:010", "M10,2:01", "M10,2:zz01", "M10,2:010203", "M,2:0102",
-      "X10", "X10,2", "X10,2:a", "X10,2:abc", "x10", "x10,", "x,1",
-      "_M", "_M1000", "_M1000,", "_M1000,q", "_Mzz,r", "_m", "_mzz",
+      "m", "m10", "m10,", "m,4", "m10,4x", "mzz,4", "m10000000000000000,4", "m10,-4", "M10,2",
+      "M10,2:010", "M10,2:01", "M10,2:zz01", "M10,2:010203", "M,2:0102", "X10", "X10,2", "X10,2:a",
+      "X10,2:abc", "x10", "x10,", "x,1", "_M", "_M1000", "_M1000,", "_M1000,q", "_Mzz,r", "_m",
+      "_mzz",
       // Registers.
-      "p", "pzz", "p100000000", "p10;thread:", "p10;thread:zz", "p10;foo", "p10x",
-      "P10", "P10=", "P10=0", "P10=zz", "P=00", "P10=00;thread:", "G", "G0", "G0g", "G00;x",
-      "g;thread:", "gx", "QSaveRegisterState;thread:", "QSaveRegisterState;x",
-      "QRestoreRegisterState", "QRestoreRegisterState:", "QRestoreRegisterState:zz",
-      "qRegisterInfo", "qRegisterInfozz", "qRegisterInfo100000000",
+      "p", "pzz", "p100000000", "p10;thread:", "p10;thread:zz", "p10;foo", "p10x", "P10", "P10=",
+      "P10=0", "P10=zz", "P=00", "P10=00;thread:", "G", "G0", "G0g", "G00;x", "g;thread:", "gx",
+      "QSaveRegisterState;thread:", "QSaveRegisterState;x", "QRestoreRegisterState",
+      "QRestoreRegisterState:", "QRestoreRegisterState:zz", "qRegisterInfo", "qRegisterInfozz",
+      "qRegisterInfo100000000",
       // Threads.
       "H", "Hx1", "Hg", "Hgzz", "Hgp", "Hgp1.", "Hgp.1", "Hg-2", "Hgp-1.5", "Hg8000000000000000",
-      "Hg1.2", "Hgp1.2.3", "T", "Tzz", "T-2", "qThreadExtraInfo", "qThreadExtraInfo,", "qThreadExtraInfo,x",
-      "qC:1", "qfThreadInfo:", "jThreadsInfo:",
+      "Hg1.2", "Hgp1.2.3", "T", "Tzz", "T-2", "qThreadExtraInfo", "qThreadExtraInfo,",
+      "qThreadExtraInfo,x", "qC:1", "qfThreadInfo:", "jThreadsInfo:",
       // Breakpoints.
       "Z", "Z0", "Z0,", "Z0,10", "Z0,10,", "Z5,10,1", "Z0,10,1x", "z0,zz,1", "Zz,1,1", "Z0;10,1",
       // Execution.
       "vCont", "vCont;", "vCont;x", "vCont;c;", "vCont;C", "vCont;Czz", "vCont;C100", "vCont;c:",
       "vCont;c:zz", "vCont;r1", "vCont;r1,", "vCont;rx,1", "vCont;s:p1.2:3", "vCont:c", "vCont;;c",
-      "vCont?;", "c1g", "cx", "C", "Czz", "C05;", "C05;zz", "C05x", "s1g", "S", "S05;x",
-      "bc;1", "bs:1", "k1", "kx", "vKill;", "vKill;zz", "vKill;1;2", "D;", "D;zz", "Dx", "?x", "!x",
-      "vRun", "vRun;zz", "vRun;;6", "vRun;;6g", "vRun:", "vMustReplyEmpty;x", "QStartNoAckMode:1",
+      "vCont?;", "c1g", "cx", "C", "Czz", "C05;", "C05;zz", "C05x", "s1g", "S", "S05;x", "bc;1",
+      "bs:1", "k1", "kx", "vKill;", "vKill;zz", "vKill;1;2", "D;", "D;zz", "Dx", "?x", "!x", "vRun",
+      "vRun;zz", "vRun;;6", "vRun;;6g", "vRun:", "vMustReplyEmpty;x", "QStartNoAckMode:1",
       // Queries and settings.
-      "qRcmd", "qRcmd,6", "qRcmd,zz", "qRcmd:61",
-      "QPassSignals", "QPassSignals:zz", "QPassSignals:1;;2", "QPassSignals:100", "QPassSignals:;",
-      "QProgramSignals:x", "QProgramSignals",
-      "QCatchSyscalls", "QCatchSyscalls:", "QCatchSyscalls:2", "QCatchSyscalls:0;1",
-      "QCatchSyscalls:1;", "QCatchSyscalls:1;zz", "QCatchSyscalls:1;1;",
-      "QNonStop", "QNonStop:", "QNonStop:2", "QNonStop:1x",
-      "qSymbol", "qSymbol:", "qSymbol:zz:", "qSymbol::6", "qSymbol:1:zz", "qSymbol:1",
-      "qAttached:", "qAttached:zz", "qAttached;1", "qMemoryRegionInfo", "qMemoryRegionInfo:",
-      "qMemoryRegionInfo:zz", "qWatchpointSupportInfo:x", "qOffsets:1", "qTStatus,",
-      "QDisableRandomization", "QDisableRandomization:5", "QStartupWithShell:", "QEnvironmentReset:",
-      "QEnvironmentHexEncoded:", "QEnvironmentHexEncoded:464f4f", "QEnvironmentHexEncoded:zz",
-      "QSetWorkingDir", "QSetWorkingDir:2", "QSetWorkingDir:zz",
-      "qSupported:", "qSupported:foo", "qSupported:swbreak+;", "qSupported:=x", "qSupported:+",
-      "qSupported;a+",
+      "qRcmd", "qRcmd,6", "qRcmd,zz", "qRcmd:61", "QPassSignals", "QPassSignals:zz",
+      "QPassSignals:1;;2", "QPassSignals:100", "QPassSignals:;", "QProgramSignals:x",
+      "QProgramSignals", "QCatchSyscalls", "QCatchSyscalls:", "QCatchSyscalls:2",
+      "QCatchSyscalls:0;1", "QCatchSyscalls:1;", "QCatchSyscalls:1;zz", "QCatchSyscalls:1;1;",
+      "QNonStop", "QNonStop:", "QNonStop:2", "QNonStop:1x", "qSymbol", "qSymbol:", "qSymbol:zz:",
+      "qSymbol::6", "qSymbol:1:zz", "qSymbol:1", "qAttached:", "qAttached:zz", "qAttached;1",
+      "qMemoryRegionInfo", "qMemoryRegionInfo:", "qMemoryRegionInfo:zz", "qWatchpointSupportInfo:x",
+      "qOffsets:1", "qTStatus,", "QDisableRandomization", "QDisableRandomization:5",
+      "QStartupWithShell:", "QEnvironmentReset:", "QEnvironmentHexEncoded:",
+      "QEnvironmentHexEncoded:464f4f", "QEnvironmentHexEncoded:zz", "QSetWorkingDir",
+      "QSetWorkingDir:2", "QSetWorkingDir:zz", "qSupported:", "qSupported:foo",
+      "qSupported:swbreak+;", "qSupported:=x", "qSupported:+", "qSupported;a+",
       // Transfers.
       "qXfer", "qXfer:", "qXfer:features", "qXfer:features:read", "qXfer:features:read:target.xml",
       "qXfer:features:read:target.xml:", "qXfer:features:read:target.xml:0",
       "qXfer:features:read:target.xml:0,", "qXfer:features:read:target.xml:zz,10",
       "qXfer:features:read:target.xml:0,fff:x", "qXfer:auxv:read::0,10000000000000000",
-      "qXfer:siginfo:write::0", "qXfer:siginfo:write::zz:ab", "qXfer:siginfo:write:",
-      "vFile", "vFile:", "vFile:open", "vFile:open:", "vFile:open:zz,0,0", "vFile:open:2f,0",
+      "qXfer:siginfo:write::0", "qXfer:siginfo:write::zz:ab", "qXfer:siginfo:write:", "vFile",
+      "vFile:", "vFile:open", "vFile:open:", "vFile:open:zz,0,0", "vFile:open:2f,0",
       "vFile:open:2f,0,", "vFile:open:2,0,0", "vFile:pread:5,10", "vFile:pread:-1,10,0",
       "vFile:pread:5,10,0,1", "vFile:pwrite:5", "vFile:pwrite:5,0", "vFile:close:", "vFile:close:x",
       "vFile:fstat:", "vFile:setfs:", "vFile:setfs:-1", "vFile:unlink:2", "vFile:readlink:zz",
   };
+  // clang-format on
   for (const std::string& payload : malformed) {
     BOOST_TEST_CONTEXT("payload \"" << payload << "\"") {
       ParseResult result;
       BOOST_CHECK_NO_THROW(result = parse_request(payload));
       if (auto* request = std::get_if<Request>(&result)) {
-        BOOST_ERROR("parsed to alternative " << request->index()
+        BOOST_ERROR("parsed to alternative "
+                    << request->index()
                     << (std::holds_alternative<Unknown>(*request) ? " (Unknown)" : ""));
       }
     }
@@ -419,13 +433,25 @@ BOOST_AUTO_TEST_CASE(parse_errors_name_the_packet_and_the_problem) {
 BOOST_AUTO_TEST_CASE(every_prefix_of_every_packet_is_safe) {
   // Truncating valid packets at every length must give a value, never a
   // crash or an out-of-bounds read (the sanitizer build checks the latter).
-  const std::vector<std::string> packets = {
-      "qSupported:multiprocess+;xmlRegisters=i386", "Hgp1a2.1a3", "vCont;r401000,401020:1a3;c:p1a2.-1",
-      "Z0,401000,1;X3,220c05", "M1000,3:0a0b0c", "X10,2:ab", "P10=0010;thread:1b;",
-      "qXfer:features:read:target.xml:1000,1000", "qXfer:siginfo:write::0:ab",
-      "vFile:open:2f62696e2f6c73,0,1c0", "vFile:pwrite:5,10,ab", "vRun;2f62696e2f6c73;2d6c",
-      "qSymbol:401000:6d61696e", "QCatchSyscalls:1;1;ca", "QPassSignals:e;f", "C0e;401000",
-      "qRcmd,7768656e", "QRestoreRegisterState:3;thread:1b;", "_M1000,rwx"};
+  const std::vector<std::string> packets = {"qSupported:multiprocess+;xmlRegisters=i386",
+                                            "Hgp1a2.1a3",
+                                            "vCont;r401000,401020:1a3;c:p1a2.-1",
+                                            "Z0,401000,1;X3,220c05",
+                                            "M1000,3:0a0b0c",
+                                            "X10,2:ab",
+                                            "P10=0010;thread:1b;",
+                                            "qXfer:features:read:target.xml:1000,1000",
+                                            "qXfer:siginfo:write::0:ab",
+                                            "vFile:open:2f62696e2f6c73,0,1c0",
+                                            "vFile:pwrite:5,10,ab",
+                                            "vRun;2f62696e2f6c73;2d6c",
+                                            "qSymbol:401000:6d61696e",
+                                            "QCatchSyscalls:1;1;ca",
+                                            "QPassSignals:e;f",
+                                            "C0e;401000",
+                                            "qRcmd,7768656e",
+                                            "QRestoreRegisterState:3;thread:1b;",
+                                            "_M1000,rwx"};
   for (const auto& packet : packets) {
     for (std::size_t n = 0; n <= packet.size(); ++n) {
       BOOST_CHECK_NO_THROW(parse_request(std::string_view(packet).substr(0, n)));
@@ -436,11 +462,13 @@ BOOST_AUTO_TEST_CASE(every_prefix_of_every_packet_is_safe) {
 BOOST_AUTO_TEST_CASE(random_payloads_never_throw) {
   std::mt19937 rng(4242);
   const std::string alphabet = "qQvXZzmMHTgGpPcCsSkD?!_:;,.-=+*#$}0123456789abcdefxp\x03";
-  const std::vector<std::string> heads = {"", "q", "Q", "v", "qXfer:", "vFile:", "vCont;", "H",
-                                          "Z", "m", "M", "X", "p", "P", "qSymbol:", "vRun;"};
+  const std::vector<std::string> heads = {
+      "",  "q", "Q", "v", "qXfer:", "vFile:", "vCont;",   "H",
+      "Z", "m", "M", "X", "p",      "P",      "qSymbol:", "vRun;"};
   for (int i = 0; i < 20000; ++i) {
     std::string payload = heads[rng() % heads.size()];
-    for (std::size_t n = rng() % 24; n > 0; --n) payload.push_back(alphabet[rng() % alphabet.size()]);
+    for (std::size_t n = rng() % 24; n > 0; --n)
+      payload.push_back(alphabet[rng() % alphabet.size()]);
     BOOST_CHECK_NO_THROW(parse_request(payload));
   }
 }

@@ -258,6 +258,7 @@ ReplayStop ReplaySession::resume(Resume how) {
       if (event->kind != trace::EventKind::Syscall) {
         diverged(std::string("reached a system call, expected ") + trace::to_string(event->kind));
       }
+      stop.kind = ReplayStop::Kind::EventReplayed;
       replay_syscall(*event, stop);
       if (stop.kind == ReplayStop::Kind::Watchpoint) return stop;
       if (how.single_step) {
@@ -271,7 +272,10 @@ ReplayStop ReplaySession::resume(Resume how) {
 
     int sig = ws.signal;
     if (sig == SIGTRAP && classify_trap(stop)) {
-      if (stop.kind == ReplayStop::Kind::Step && !how.single_step) continue;  // stepped over a breakpoint
+      if (stop.kind == ReplayStop::Kind::Step && !how.single_step) {  // stepped over a breakpoint
+        stop = ReplayStop{};
+        continue;
+      }
       return stop;
     }
     // A fault the recording has: rdtsc, or a signal raised by an instruction.
@@ -287,6 +291,7 @@ ReplayStop ReplaySession::resume(Resume how) {
     }
     check_registers(*event);
     if (event->kind != trace::EventKind::FatalSignal) apply_effects(*event);
+    stop.kind = ReplayStop::Kind::EventReplayed;
     stop.event = event_number_;
     if (how.single_step && event->kind != trace::EventKind::FatalSignal) {
       stop.kind = ReplayStop::Kind::Step;

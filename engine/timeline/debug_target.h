@@ -46,6 +46,22 @@ struct TargetStop {
   bool syscall_return = false;
 };
 
+inline const char* to_string(TargetStop::Kind kind) {
+  switch (kind) {
+    case TargetStop::Kind::Breakpoint: return "breakpoint";
+    case TargetStop::Kind::Watchpoint: return "watchpoint";
+    case TargetStop::Kind::Step: return "step";
+    case TargetStop::Kind::Signal: return "signal";
+    case TargetStop::Kind::Syscall: return "syscall";
+    case TargetStop::Kind::HistoryStart: return "history-start";
+    case TargetStop::Kind::HistoryEnd: return "history-end";
+    case TargetStop::Kind::Exited: return "exited";
+    case TargetStop::Kind::Killed: return "killed";
+    case TargetStop::Kind::Interrupted: return "interrupted";
+  }
+  return "?";
+}
+
 struct ResumeRequest {
   RunDirection direction = RunDirection::Forward;
   enum class How { Continue, Step, RangeStep } how = How::Continue;
