@@ -12,6 +12,9 @@ int record_command(const Args& args);
 int replay_command(const Args& args);
 int dump_command(const Args& args);
 int ls_command(const Args& args);
+int serve_command(const Args& args);
+// Starts the server and gdb connected to it; returns gdb's exit status.
+int launch_gdb(const std::string& trace_arg, const Args& gdb_args);
 
 // Exit statuses of backstep itself (the program's own statuses pass through).
 inline constexpr int kExitUsage = 2;

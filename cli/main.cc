@@ -19,8 +19,12 @@ const char kUsage[] =
     "\n"
     "  record [-o DIR] [--compress=zstd|zlib] [--] PROG [ARGS...]\n"
     "                       run PROG and record it into a trace\n"
+    "  replay [TRACE] [-- GDB-ARGS...]\n"
+    "                       debug a trace under gdb, forwards and backwards\n"
     "  replay --autopilot [TRACE]\n"
     "                       replay a trace without a debugger (default: the latest)\n"
+    "  serve [--host H] --port N [--once] [TRACE]\n"
+    "                       serve a trace to gdb/lldb over the remote protocol\n"
     "  dump [TRACE]         print one line per recorded event\n"
     "  ls                   list the traces in the trace directory\n"
     "\n"
@@ -35,6 +39,7 @@ const std::map<std::string, Command> kCommands = {
     {"replay", {replay_command}},
     {"dump", {dump_command}},
     {"ls", {ls_command}},
+    {"serve", {serve_command}},
 };
 
 }  // namespace

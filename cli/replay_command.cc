@@ -10,7 +10,13 @@ namespace backstep::cli {
 int replay_command(const Args& args) {
   bool autopilot = false;
   std::string trace_arg;
-  for (const std::string& a : args) {
+  Args gdb_args;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--") {
+      gdb_args.assign(args.begin() + static_cast<long>(i) + 1, args.end());
+      break;
+    }
     if (a == "--autopilot" || a == "-a") {
       autopilot = true;
     } else if (a.size() > 1 && a[0] == '-') {
@@ -23,10 +29,7 @@ int replay_command(const Args& args) {
       return kExitUsage;
     }
   }
-  if (!autopilot) {
-    error("replay under gdb is not available yet; use `backstep replay --autopilot [TRACE]`");
-    return kExitUsage;
-  }
+  if (!autopilot) return launch_gdb(trace_arg, gdb_args);
   std::signal(SIGPIPE, SIG_IGN);
   std::string dir = resolve_trace(trace_arg);
   try {

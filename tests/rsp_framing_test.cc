@@ -2,6 +2,7 @@
 // the bytes are cut into reads; and encode_packet's exact output.
 #define BOOST_TEST_MODULE rsp_framing
 #include <boost/test/unit_test.hpp>
+
 #include <random>
 #include <string>
 #include <vector>
@@ -86,11 +87,7 @@ BOOST_AUTO_TEST_CASE(handshake_stream_split_everywhere) {
 BOOST_AUTO_TEST_CASE(escapes_are_undone) {
   // "}]" is '}' (0x7d = 0x5d ^ 0x20); "}\x03" is '#', "}\x04" is '$', "}\n" is '*'.
   check_every_split("$X0,1:}]#f9", {"packet:X0,1:}"});
-  check_every_split(
-      "$a}]b}\x03"
-      "c}\x04"
-      "d}\ne#51",
-      {"packet:a}b#c$d*e"});
+  check_every_split("$a}]b}\003c}\004d}\ne#51", {"packet:a}b#c$d*e"});
 }
 
 BOOST_AUTO_TEST_CASE(run_length_examples_from_the_manual) {
@@ -175,14 +172,9 @@ BOOST_AUTO_TEST_CASE(dollar_inside_a_packet_restarts) {
 BOOST_AUTO_TEST_CASE(encode_packet_golden) {
   BOOST_CHECK_EQUAL(encode_packet("OK"), "$OK#9a");
   BOOST_CHECK_EQUAL(encode_packet(""), "$#00");
+  const std::string escaped = "l<a}\004b}\003c}]d}\ne>";
   BOOST_CHECK_EQUAL(encode_packet("l<a$b#c}d*e>"),
-                    "$l<a}\x04"
-                    "b}\x03"
-                    "c}]d}\ne>#" +
-                        hex_le(checksum("l<a}\x04"
-                                        "b}\x03"
-                                        "c}]d}\ne>"),
-                               1));
+                    "$" + escaped + "#" + hex_le(checksum(escaped), 1));
   BOOST_CHECK_EQUAL(encode_notification("Stop:T05"), "%Stop:T05#99");
   BOOST_CHECK_EQUAL(encode_binary("$#}*x"), "}\x04}\x03}]}\nx");
   BOOST_CHECK(decode_binary("}\x04}\x03}]}\nx") == std::optional<std::string>("$#}*x"));
@@ -217,9 +209,7 @@ BOOST_AUTO_TEST_CASE(random_bytes_never_break_the_receiver) {
   for (int round = 0; round < 200; ++round) {
     PacketReceiver receiver(64);
     std::string noise(rng() % 200, '\0');
-    for (char& c : noise)
-      c = "$#}*+-\x03"
-          "0a "[rng() % 11];
+    for (char& c : noise) c = "0a $#}*+-\x03"[rng() % 11];
     receiver.feed(noise);
     receiver.feed("#00#00$qC#b4");  // close whatever packet the noise left open
     std::vector<std::string> events = drain(receiver);

@@ -120,17 +120,11 @@ BOOST_AUTO_TEST_CASE(registers_and_memory) {
   BOOST_CHECK_EQUAL(unavailable_register(4), "xxxxxxxx");
   std::vector<std::uint8_t> mem = {0x7f, 'E', 'L', 'F', '$', '#'};
   BOOST_CHECK_EQUAL(memory_hex(mem), "7f454c462423");
-  BOOST_CHECK_EQUAL(memory_binary(mem, BinaryMemoryStyle::GdbPrefixed),
-                    "b\x7f"
-                    "ELF$#");
-  BOOST_CHECK_EQUAL(memory_binary(mem, BinaryMemoryStyle::Lldb),
-                    "\x7f"
-                    "ELF$#");
+  BOOST_CHECK_EQUAL(memory_binary(mem, BinaryMemoryStyle::GdbPrefixed), "b\177ELF$#");
+  BOOST_CHECK_EQUAL(memory_binary(mem, BinaryMemoryStyle::Lldb), "\177ELF$#");
   // On the wire the reserved bytes are escaped.
   std::string framed = encode_packet(memory_binary(mem, BinaryMemoryStyle::Lldb));
-  BOOST_CHECK_EQUAL(framed.substr(0, framed.size() - 2),
-                    "$\x7f"
-                    "ELF}\x04}\x03#");
+  BOOST_CHECK_EQUAL(framed.substr(0, framed.size() - 2), "$\177ELF}\004}\003#");
 }
 
 BOOST_AUTO_TEST_CASE(qxfer_chunks_honour_offset_and_length) {

@@ -4,6 +4,7 @@
 // packet, each of which must be a ParseError (never Unknown, never a throw).
 #define BOOST_TEST_MODULE rsp_request
 #include <boost/test/unit_test.hpp>
+
 #include <random>
 #include <set>
 #include <string>
@@ -323,11 +324,7 @@ BOOST_AUTO_TEST_CASE(vfile_host_io) {
       {"vFile:open:2f62696e2f6c73,0,0", FileOpen{"/bin/ls", 0, 0}},
       {"vFile:pread:5,3fff,0", FilePread{5, 0x3fff, 0}},
       {"vFile:pread:5,3fff,1c000", FilePread{5, 0x3fff, 0x1c000}},
-      {"vFile:pwrite:5,10,\x7f"
-       "ELF,:"s,
-       FilePwrite{5, 0x10,
-                  bytes("\x7f"
-                        "ELF,:")}},
+      {"vFile:pwrite:5,10,\177ELF,:", FilePwrite{5, 0x10, bytes("\177ELF,:")}},
       {"vFile:close:5", FileClose{5}},
       {"vFile:fstat:5", FileFstat{5}},
       {"vFile:unlink:2f746d702f78", FileUnlink{"/tmp/x"}},

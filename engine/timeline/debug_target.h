@@ -44,6 +44,7 @@ struct TargetStop {
   int exit_code = 0;
   int syscall = -1;
   bool syscall_return = false;
+  bool hardware = false;     // Breakpoint: set as a hardware breakpoint
 };
 
 inline const char* to_string(TargetStop::Kind kind) {

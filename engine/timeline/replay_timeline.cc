@@ -58,7 +58,13 @@ std::string ReplayTimeline::thread_name(pid_t) const {
   return name.substr(0, 15);  // as the kernel's comm
 }
 
-std::string ReplayTimeline::exe_path() const { return current_->header().exe; }
+std::string ReplayTimeline::exe_path() const {
+  // The program is the lowest file mapping at exec (ld.so comes after it).
+  for (const trace::Mapping& m : current_->exec_event().mappings) {
+    if (m.kind == trace::MappingKind::File) return m.name;
+  }
+  return current_->header().exe;
+}
 
 const std::vector<trace::CpuidLeaf>& ReplayTimeline::cpu_features() const { return current_->header().cpuid; }
 
@@ -169,6 +175,7 @@ std::optional<TargetStop> ReplayTimeline::user_trap(const ReplayStop& s, ReplayS
   if (s.kind == ReplayStop::Kind::Breakpoint && breakpoints_.count(s.address)) {
     stop.kind = TargetStop::Kind::Breakpoint;
     stop.address = s.address;
+    stop.hardware = hw_breakpoints_.count(s.address) > 0;
     return stop;
   }
   if (s.kind == ReplayStop::Kind::Watchpoint) {
@@ -481,6 +488,22 @@ bool ReplayTimeline::restart_checkpoint(int id) {
 
 std::optional<std::string> ReplayTimeline::recorded_file(const std::string& path) const {
   auto it = recorded_files_.find(path);
+  if (it == recorded_files_.end()) {
+    // The client may name a file by another path than /proc showed (the
+    // dynamic linker's /lib/... for /usr/lib/...): try this host's idea of
+    // the same path, then a file name that only one recorded file has.
+    std::error_code ec;
+    std::string canonical = std::filesystem::weakly_canonical(path, ec).string();
+    it = recorded_files_.find(canonical);
+    if (it == recorded_files_.end()) {
+      std::string base = std::filesystem::path(path).filename().string();
+      for (auto c = recorded_files_.begin(); c != recorded_files_.end(); ++c) {
+        if (std::filesystem::path(c->first).filename() != base) continue;
+        if (it != recorded_files_.end()) return std::nullopt;  // ambiguous
+        it = c;
+      }
+    }
+  }
   if (it == recorded_files_.end()) return std::nullopt;
   return lookup_->file_path(it->second);
 }

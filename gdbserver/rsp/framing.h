@@ -80,8 +80,8 @@ struct PacketRestarted {
   bool operator==(const PacketRestarted&) const = default;
 };
 
-using FramingError = std::variant<ChecksumMismatch, BadChecksumDigits, PacketTooLong,
-                                  BadRunLength, BadEscape, PacketRestarted>;
+using FramingError = std::variant<ChecksumMismatch, BadChecksumDigits, PacketTooLong, BadRunLength,
+                                  BadEscape, PacketRestarted>;
 
 // One line, for logs: "checksum mismatch: packet says 0x12, bytes sum to 0x34".
 std::string describe(const FramingError& error);

@@ -22,17 +22,27 @@ struct ReasonWriter {
   void operator()(const HardwareBreak&) const { out += "hwbreak:;"; }
   void operator()(const Watchpoint& w) const {
     switch (w.access) {
-      case Watchpoint::Access::Write: out += "watch:"; break;
-      case Watchpoint::Access::Read: out += "rwatch:"; break;
-      case Watchpoint::Access::ReadWrite: out += "awatch:"; break;
+      case Watchpoint::Access::Write:
+        out += "watch:";
+        break;
+      case Watchpoint::Access::Read:
+        out += "rwatch:";
+        break;
+      case Watchpoint::Access::ReadWrite:
+        out += "awatch:";
+        break;
     }
     out += hex_number(w.addr) + ";";
   }
   void operator()(const HistoryBoundary& b) const {
     out += b.edge == HistoryBoundary::Edge::Begin ? "replaylog:begin;" : "replaylog:end;";
   }
-  void operator()(const SyscallEntry& s) const { out += "syscall_entry:" + hex_number(s.number) + ";"; }
-  void operator()(const SyscallReturn& s) const { out += "syscall_return:" + hex_number(s.number) + ";"; }
+  void operator()(const SyscallEntry& s) const {
+    out += "syscall_entry:" + hex_number(s.number) + ";";
+  }
+  void operator()(const SyscallReturn& s) const {
+    out += "syscall_return:" + hex_number(s.number) + ";";
+  }
 };
 
 template <typename T, typename Format>
@@ -43,6 +53,11 @@ std::string joined(std::span<const T> items, Format format) {
     out += format(items[i]);
   }
   return out;
+}
+
+// "p1.2,p1.3": qfThreadInfo and lldb's "threads:" stop key.
+std::string thread_ids(std::span<const ThreadId> ids) {
+  return joined(ids, [](const ThreadId& t) { return to_string(t); });
 }
 
 }  // namespace
@@ -68,19 +83,20 @@ std::string stop_reply(const StopReply& stop) {
   }
   if (stop.core) out += "core:" + hex_number(static_cast<std::uint64_t>(*stop.core)) + ";";
   if (!stop.threads.empty()) {
-    out += "threads:" +
-           joined(std::span<const ThreadId>(stop.threads), [](const ThreadId& t) { return to_string(t); }) +
-           ";";
+    out += "threads:" + thread_ids(stop.threads) + ";";
   }
   if (!stop.thread_pcs.empty()) {
     out += "thread-pcs:" +
-           joined(std::span<const std::uint64_t>(stop.thread_pcs), [](std::uint64_t pc) { return hex_number(pc); }) +
+           joined(std::span<const std::uint64_t>(stop.thread_pcs),
+                  [](std::uint64_t pc) { return hex_number(pc); }) +
            ";";
   }
   return out;
 }
 
-std::string exited(int status, std::optional<std::int64_t> pid) { return with_process('W', status, pid); }
+std::string exited(int status, std::optional<std::int64_t> pid) {
+  return with_process('W', status, pid);
+}
 
 std::string terminated(int signal, std::optional<std::int64_t> pid) {
   return with_process('X', signal, pid);
@@ -88,7 +104,7 @@ std::string terminated(int signal, std::optional<std::int64_t> pid) {
 
 std::string thread_list(std::span<const ThreadId> threads) {
   if (threads.empty()) return "l";
-  return "m" + joined(threads, [](const ThreadId& t) { return to_string(t); });
+  return "m" + thread_ids(threads);
 }
 
 std::string current_thread(const ThreadId& thread) { return "QC" + to_string(thread); }
@@ -132,10 +148,18 @@ std::string supported_features(std::span<const SupportedFeature> features) {
     if (!out.empty()) out += ';';
     out += feature.name;
     switch (feature.state) {
-      case SupportedFeature::State::Supported: out += '+'; break;
-      case SupportedFeature::State::Unsupported: out += '-'; break;
-      case SupportedFeature::State::Query: out += '?'; break;
-      case SupportedFeature::State::Value: out += "=" + feature.value; break;
+      case SupportedFeature::State::Supported:
+        out += '+';
+        break;
+      case SupportedFeature::State::Unsupported:
+        out += '-';
+        break;
+      case SupportedFeature::State::Query:
+        out += '?';
+        break;
+      case SupportedFeature::State::Value:
+        out += "=" + feature.value;
+        break;
     }
   }
   return out;

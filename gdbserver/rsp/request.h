@@ -22,6 +22,11 @@
 
 namespace backstep::rsp {
 
+// The packets that take no arguments derive from this, for their ==.
+struct NoArguments {
+  bool operator==(const NoArguments&) const = default;
+};
+
 // ---- Connection set-up -----------------------------------------------------
 
 // One entry of qSupported's list: "name+", "name-", "name?" or "name=value".
@@ -38,34 +43,34 @@ struct QuerySupported {  // qSupported[:features]
   std::optional<std::string_view> value_of(std::string_view name) const;
   bool operator==(const QuerySupported&) const = default;
 };
-struct MustReplyEmpty { bool operator==(const MustReplyEmpty&) const = default; };      // vMustReplyEmpty
-struct StartNoAckMode { bool operator==(const StartNoAckMode&) const = default; };      // QStartNoAckMode
-struct EnableExtendedMode { bool operator==(const EnableExtendedMode&) const = default; };  // !
-struct ThreadSuffixSupported { bool operator==(const ThreadSuffixSupported&) const = default; };  // QThreadSuffixSupported
-struct ListThreadsInStopReply { bool operator==(const ListThreadsInStopReply&) const = default; };  // QListThreadsInStopReply
-struct EnableErrorStrings { bool operator==(const EnableErrorStrings&) const = default; };  // QEnableErrorStrings
-struct SetNonStop {  // QNonStop:0|1
+struct MustReplyEmpty : NoArguments {};          // vMustReplyEmpty
+struct StartNoAckMode : NoArguments {};          // QStartNoAckMode
+struct EnableExtendedMode : NoArguments {};      // !
+struct ThreadSuffixSupported : NoArguments {};   // QThreadSuffixSupported
+struct ListThreadsInStopReply : NoArguments {};  // QListThreadsInStopReply
+struct EnableErrorStrings : NoArguments {};      // QEnableErrorStrings
+struct SetNonStop {                              // QNonStop:0|1
   bool enabled = false;
   bool operator==(const SetNonStop&) const = default;
 };
 
 // ---- Queries ---------------------------------------------------------------
 
-struct QueryStopReason { bool operator==(const QueryStopReason&) const = default; };  // ?
-struct QueryAttached {  // qAttached[:pid]
+struct QueryStopReason : NoArguments {};  // ?
+struct QueryAttached {                    // qAttached[:pid]
   std::optional<std::int64_t> pid;
   bool operator==(const QueryAttached&) const = default;
 };
-struct QueryOffsets { bool operator==(const QueryOffsets&) const = default; };        // qOffsets
-struct QueryTraceStatus { bool operator==(const QueryTraceStatus&) const = default; };  // qTStatus
-struct QueryHostInfo { bool operator==(const QueryHostInfo&) const = default; };      // qHostInfo
-struct QueryProcessInfo { bool operator==(const QueryProcessInfo&) const = default; };  // qProcessInfo
-struct QueryMemoryRegion {  // qMemoryRegionInfo:<addr>
+struct QueryOffsets : NoArguments {};      // qOffsets
+struct QueryTraceStatus : NoArguments {};  // qTStatus
+struct QueryHostInfo : NoArguments {};     // qHostInfo
+struct QueryProcessInfo : NoArguments {};  // qProcessInfo
+struct QueryMemoryRegion {                 // qMemoryRegionInfo:<addr>
   std::uint64_t addr = 0;
   bool operator==(const QueryMemoryRegion&) const = default;
 };
-struct QueryWatchpointSupport { bool operator==(const QueryWatchpointSupport&) const = default; };  // qWatchpointSupportInfo[:]
-struct QueryRegisterInfo {  // qRegisterInfo<regnum>
+struct QueryWatchpointSupport : NoArguments {};  // qWatchpointSupportInfo[:]
+struct QueryRegisterInfo {                       // qRegisterInfo<regnum>
   std::uint32_t regnum = 0;
   bool operator==(const QueryRegisterInfo&) const = default;
 };
@@ -81,11 +86,11 @@ struct MonitorCommand {  // qRcmd,<hex command>
 
 // ---- Threads ---------------------------------------------------------------
 
-struct QueryCurrentThread { bool operator==(const QueryCurrentThread&) const = default; };  // qC
-struct ThreadInfoFirst { bool operator==(const ThreadInfoFirst&) const = default; };   // qfThreadInfo
-struct ThreadInfoNext { bool operator==(const ThreadInfoNext&) const = default; };     // qsThreadInfo
-struct ThreadsInfoJson { bool operator==(const ThreadsInfoJson&) const = default; };   // jThreadsInfo
-struct ThreadAlive {  // T<id>
+struct QueryCurrentThread : NoArguments {};  // qC
+struct ThreadInfoFirst : NoArguments {};     // qfThreadInfo
+struct ThreadInfoNext : NoArguments {};      // qsThreadInfo
+struct ThreadsInfoJson : NoArguments {};     // jThreadsInfo
+struct ThreadAlive {                         // T<id>
   ThreadId thread;
   bool operator==(const ThreadAlive&) const = default;
 };
@@ -194,14 +199,14 @@ struct RemoveBreakpoint {  // z<type>,<addr>,<kind>[;...]
 struct VContAction {
   enum class Kind : std::uint8_t { Continue, ContinueSignal, Step, StepSignal, Stop, RangeStep };
   Kind kind = Kind::Continue;
-  int signal = 0;                  // ContinueSignal, StepSignal
-  std::uint64_t range_start = 0;   // RangeStep: step while start <= pc < end
+  int signal = 0;                 // ContinueSignal, StepSignal
+  std::uint64_t range_start = 0;  // RangeStep: step while start <= pc < end
   std::uint64_t range_end = 0;
   std::optional<ThreadId> thread;  // absent: the default action for other threads
   bool operator==(const VContAction&) const = default;
 };
-struct VContQuery { bool operator==(const VContQuery&) const = default; };  // vCont?
-struct VCont {  // vCont;<action>[:<id>]... (at least one action)
+struct VContQuery : NoArguments {};  // vCont?
+struct VCont {                       // vCont;<action>[:<id>]... (at least one action)
   std::vector<VContAction> actions;
   bool operator==(const VCont&) const = default;
 };
@@ -223,10 +228,10 @@ struct StepWithSignal {  // S<sig>[;addr]
   std::optional<std::uint64_t> addr;
   bool operator==(const StepWithSignal&) const = default;
 };
-struct ReverseContinue { bool operator==(const ReverseContinue&) const = default; };  // bc
-struct ReverseStep { bool operator==(const ReverseStep&) const = default; };          // bs
-struct Kill { bool operator==(const Kill&) const = default; };                        // k
-struct VKill {  // vKill[;pid]
+struct ReverseContinue : NoArguments {};  // bc
+struct ReverseStep : NoArguments {};      // bs
+struct Kill : NoArguments {};             // k
+struct VKill {                            // vKill[;pid]
   std::optional<std::int64_t> pid;
   bool operator==(const VKill&) const = default;
 };
@@ -263,8 +268,8 @@ struct StartupWithShell {  // QStartupWithShell:0|1
   bool enabled = false;
   bool operator==(const StartupWithShell&) const = default;
 };
-struct EnvironmentReset { bool operator==(const EnvironmentReset&) const = default; };  // QEnvironmentReset
-struct EnvironmentHexEncoded {  // QEnvironmentHexEncoded:<hex "NAME=VALUE">
+struct EnvironmentReset : NoArguments {};  // QEnvironmentReset
+struct EnvironmentHexEncoded {             // QEnvironmentHexEncoded:<hex "NAME=VALUE">
   std::string assignment;
   bool operator==(const EnvironmentHexEncoded&) const = default;
 };
@@ -338,26 +343,21 @@ struct Unknown {
   bool operator==(const Unknown&) const = default;
 };
 
-using Request = std::variant<
-    QuerySupported, MustReplyEmpty, StartNoAckMode, EnableExtendedMode, ThreadSuffixSupported,
-    ListThreadsInStopReply, EnableErrorStrings, SetNonStop,
-    QueryStopReason, QueryAttached, QueryOffsets, QueryTraceStatus, QueryHostInfo,
-    QueryProcessInfo, QueryMemoryRegion, QueryWatchpointSupport, QueryRegisterInfo, QuerySymbol,
-    MonitorCommand,
-    QueryCurrentThread, ThreadInfoFirst, ThreadInfoNext, ThreadsInfoJson, ThreadAlive,
-    ThreadExtraInfo, SetThread,
-    ReadRegisters, WriteRegisters, ReadRegister, WriteRegister, SaveRegisterState,
-    RestoreRegisterState,
-    ReadMemory, ReadMemoryBinary, WriteMemory, WriteMemoryBinary, AllocateMemory,
-    DeallocateMemory,
-    InsertBreakpoint, RemoveBreakpoint,
-    VContQuery, VCont, Continue, ContinueWithSignal, Step, StepWithSignal, ReverseContinue,
-    ReverseStep, Kill, VKill, Detach, VRun,
-    PassSignals, ProgramSignals, CatchSyscalls, DisableRandomization, StartupWithShell,
-    EnvironmentReset, EnvironmentHexEncoded, SetWorkingDir,
-    XferRead, XferWrite,
-    FileSetFs, FileOpen, FileClose, FilePread, FilePwrite, FileFstat, FileUnlink, FileReadlink,
-    Unknown>;
+using Request =
+    std::variant<QuerySupported, MustReplyEmpty, StartNoAckMode, EnableExtendedMode,
+                 ThreadSuffixSupported, ListThreadsInStopReply, EnableErrorStrings, SetNonStop,
+                 QueryStopReason, QueryAttached, QueryOffsets, QueryTraceStatus, QueryHostInfo,
+                 QueryProcessInfo, QueryMemoryRegion, QueryWatchpointSupport, QueryRegisterInfo,
+                 QuerySymbol, MonitorCommand, QueryCurrentThread, ThreadInfoFirst, ThreadInfoNext,
+                 ThreadsInfoJson, ThreadAlive, ThreadExtraInfo, SetThread, ReadRegisters,
+                 WriteRegisters, ReadRegister, WriteRegister, SaveRegisterState,
+                 RestoreRegisterState, ReadMemory, ReadMemoryBinary, WriteMemory, WriteMemoryBinary,
+                 AllocateMemory, DeallocateMemory, InsertBreakpoint, RemoveBreakpoint, VContQuery,
+                 VCont, Continue, ContinueWithSignal, Step, StepWithSignal, ReverseContinue,
+                 ReverseStep, Kill, VKill, Detach, VRun, PassSignals, ProgramSignals, CatchSyscalls,
+                 DisableRandomization, StartupWithShell, EnvironmentReset, EnvironmentHexEncoded,
+                 SetWorkingDir, XferRead, XferWrite, FileSetFs, FileOpen, FileClose, FilePread,
+                 FilePwrite, FileFstat, FileUnlink, FileReadlink, Unknown>;
 
 // A known packet whose arguments do not parse. `what` names the packet and
 // the problem: "m: expected ',' after the address".

@@ -5,7 +5,8 @@ namespace backstep::rsp::detail {
 
 namespace {
 
-constexpr std::uint64_t kLastBreakpointType = static_cast<std::uint64_t>(BreakpointType::AccessWatch);
+constexpr std::uint64_t kLastBreakpointType =
+    static_cast<std::uint64_t>(BreakpointType::AccessWatch);
 
 std::uint32_t regnum(Scanner& s) {
   return static_cast<std::uint32_t>(s.hex("register number", UINT32_MAX));
@@ -20,7 +21,8 @@ void address_and_length(Scanner& s, std::uint64_t& addr, std::uint64_t& length) 
 
 void check_length(Scanner& s, std::size_t actual, std::uint64_t declared) {
   if (!s.failed() && actual != declared) {
-    s.fail("length says " + std::to_string(declared) + " bytes, data has " + std::to_string(actual));
+    s.fail("length says " + std::to_string(declared) + " bytes, data has " +
+           std::to_string(actual));
   }
 }
 

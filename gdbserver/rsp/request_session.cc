@@ -34,10 +34,14 @@ std::optional<SupportedFeature> parse_feature(std::string_view item) {
   if (item.size() < 2) return std::nullopt;
   std::string name(item.substr(0, item.size() - 1));
   switch (item.back()) {
-    case '+': return SupportedFeature{name, State::Supported, {}};
-    case '-': return SupportedFeature{name, State::Unsupported, {}};
-    case '?': return SupportedFeature{name, State::Query, {}};
-    default: return std::nullopt;
+    case '+':
+      return SupportedFeature{name, State::Supported, {}};
+    case '-':
+      return SupportedFeature{name, State::Unsupported, {}};
+    case '?':
+      return SupportedFeature{name, State::Query, {}};
+    default:
+      return std::nullopt;
   }
 }
 

@@ -150,7 +150,7 @@ ParseResult parse_xfer(std::string_view args) {
   s.expect(':', "after the object");
   std::string_view operation = s.until(':');
   if (object_name.empty() || operation.empty()) s.fail("missing object or operation");
-  if (s.failed()) return s.finish(Unknown{});
+  if (s.failed()) return s.finish(Unknown{});  // finish() yields the ParseError
 
   for (const auto& entry : kXferObjects) {
     if (entry.name != object_name) continue;
@@ -166,7 +166,7 @@ ParseResult parse_vfile(std::string_view args) {
   s.expect(':', "before the operation");
   std::string_view operation = s.until(':');
   if (operation.empty()) s.fail("missing operation");
-  if (s.failed()) return s.finish(Unknown{});
+  if (s.failed()) return s.finish(Unknown{});  // finish() yields the ParseError
 
   for (const auto& entry : kFileOperations) {
     if (entry.name != operation) continue;

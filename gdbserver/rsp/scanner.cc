@@ -9,7 +9,7 @@ constexpr int kMaxSignal = 0xff;
 }  // namespace
 
 bool Scanner::consume(char c) {
-  if (failed() || peek() != c || at_end()) return false;
+  if (failed() || at_end() || text_[pos_] != c) return false;
   ++pos_;
   return true;
 }

@@ -1,0 +1,116 @@
+// `serve`: the RSP server alone. `replay` (without --autopilot): the server
+// plus gdb, connected, with the recorded program's symbols loaded.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <thread>
+
+#include "cli/commands.h"
+#include "cli/trace_dir.h"
+#include "engine/timeline/replay_timeline.h"
+#include "gdbserver/gdb_server.h"
+
+namespace backstep::cli {
+namespace {
+
+gdb::GdbServer::TargetFactory timeline_factory(const std::string& dir) {
+  return [dir] { return std::make_unique<ReplayTimeline>(dir); };
+}
+
+}  // namespace
+
+int serve_command(const Args& args) {
+  gdb::ServerOptions options;
+  std::string trace_arg;
+  bool port_given = false;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if ((a == "--port" || a == "-p" || a == "--host") && i + 1 >= args.size()) {
+      error(a + " needs a value");
+      return kExitUsage;
+    }
+    if (a == "--port" || a == "-p") {
+      try {
+        options.port = std::stoi(args[++i]);
+      } catch (const std::exception&) {
+        error("bad port '" + args[i] + "'");
+        return kExitUsage;
+      }
+      port_given = true;
+    } else if (a == "--host") {
+      options.host = args[++i];
+    } else if (a == "--once") {
+      options.once = true;
+    } else if (a.size() > 1 && a[0] == '-') {
+      error("unknown option '" + a + "' for serve");
+      return kExitUsage;
+    } else if (trace_arg.empty()) {
+      trace_arg = a;
+    } else {
+      error("serve takes one trace");
+      return kExitUsage;
+    }
+  }
+  if (!port_given) {
+    error("serve needs --port N (0 picks a free port)");
+    return kExitUsage;
+  }
+  std::string dir = resolve_trace(trace_arg);
+  // Open the trace once up front so that a bad trace fails now, not at the
+  // first client.
+  { trace::TraceReader check(dir); }
+  signal(SIGPIPE, SIG_IGN);
+  gdb::GdbServer server(options, timeline_factory(dir));
+  int port = server.listen();
+  std::printf("backstep: serving %s on %s:%d\n", dir.c_str(), options.host.c_str(), port);
+  std::printf("  gdb:  gdb -ex 'target extended-remote %s:%d'\n", options.host.c_str(), port);
+  std::printf("  lldb: lldb -o 'gdb-remote %s:%d'\n", options.host.c_str(), port);
+  std::fflush(stdout);
+  server.run();
+  return 0;
+}
+
+int launch_gdb(const std::string& trace_arg, const Args& gdb_args) {
+  std::string dir = resolve_trace(trace_arg);
+  { trace::TraceReader check(dir); }
+  signal(SIGPIPE, SIG_IGN);
+  gdb::ServerOptions options;
+  options.once = true;
+  gdb::GdbServer server(options, timeline_factory(dir));
+  int port = server.listen();
+
+  pid_t child = fork();
+  if (child < 0) throw std::runtime_error(std::string("fork failed: ") + strerror(errno));
+  if (child == 0) {
+    std::string target = "target extended-remote 127.0.0.1:" + std::to_string(port);
+    std::vector<std::string> argv = {"gdb", "-q", "-l", "10000", "-ex", "set sysroot target:",
+                                     "-ex", target};
+    argv.insert(argv.end(), gdb_args.begin(), gdb_args.end());
+    std::vector<char*> c_argv;
+    for (auto& s : argv) c_argv.push_back(s.data());
+    c_argv.push_back(nullptr);
+    execvp("gdb", c_argv.data());
+    std::fprintf(stderr, "backstep: cannot start gdb: %s\n", strerror(errno));
+    _exit(kExitNotFound);
+  }
+  // gdb owns the terminal; ^C reaches it, and it interrupts us over the wire.
+  signal(SIGINT, SIG_IGN);
+  std::thread serving([&server] {
+    try {
+      server.run();
+    } catch (const std::exception& e) {
+      error(e.what());
+    }
+  });
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  serving.detach();  // gdb is gone; the process exit ends the server
+  return WIFEXITED(status) ? WEXITSTATUS(status) : kExitFailure;
+}
+
+}  // namespace backstep::cli

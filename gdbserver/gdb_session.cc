@@ -1,0 +1,135 @@
+#include "gdbserver/gdb_session.h"
+
+#include <unistd.h>
+
+#include <variant>
+
+#include "engine/core/log.h"
+#include "gdbserver/gdb_signals.h"
+
+namespace backstep::gdb {
+
+GdbSession::GdbSession(DebugTarget& target, Connection& connection)
+    : target_(target), connection_(connection), registers_(register_set_for(target.cpu_features())) {
+  last_stop_.kind = TargetStop::Kind::Step;
+  last_stop_.tid = target.process_id();
+}
+
+void GdbSession::serve() {
+  while (!done_) {
+    std::optional<std::string> packet = connection_.read_packet();
+    if (!packet) break;  // the client went away
+    dispatch(*packet);
+  }
+  for (auto& [id, fd] : files_) close(fd);
+  files_.clear();
+}
+
+void GdbSession::dispatch(const std::string& payload) {
+  rsp::ParseResult parsed = rsp::parse_request(payload);
+  if (auto* error = std::get_if<rsp::ParseError>(&parsed)) {
+    BS_LOG(Cli, "malformed packet: " << error->what);
+    reply(rsp::error(rsp::ErrorCode::InvalidArgument));
+    return;
+  }
+  try {
+    std::visit([this](const auto& request) { handle(request); }, std::get<rsp::Request>(parsed));
+  } catch (const std::exception& e) {
+    // The target could not do it (a divergence, a dead tracee): tell the
+    // user on the console and keep serving.
+    BS_LOG(Cli, "request failed: " << e.what());
+    std::string text = std::string("backstep: ") + e.what() + "\n";
+    connection_.send_packet(rsp::console_output(text));
+    reply(rsp::error(rsp::ErrorCode::Failed));
+  }
+}
+
+rsp::ThreadId GdbSession::thread_id() const {
+  pid_t pid = target_.process_id();
+  return multiprocess_ ? rsp::ThreadId::in_process(pid, pid) : rsp::ThreadId::specific(pid);
+}
+
+ResumeRequest GdbSession::forward(ResumeRequest::How how) {
+  ResumeRequest r;
+  r.how = how;
+  return r;
+}
+
+void GdbSession::resume(const ResumeRequest& request) {
+  if (exited_ && request.direction == RunDirection::Forward) {
+    // Still at the end: report the exit again.
+    reply(stop_reply(last_stop_));
+    return;
+  }
+  TargetStop stop = target_.resume(request, [this] { return connection_.poll_interrupt(); });
+  last_stop_ = stop;
+  exited_ = stop.kind == TargetStop::Kind::Exited || stop.kind == TargetStop::Kind::Killed;
+  reply(stop_reply(stop));
+}
+
+std::string GdbSession::stop_reply(const TargetStop& stop) {
+  pid_t pid = target_.process_id();
+  std::optional<std::int64_t> process;
+  if (multiprocess_) process = pid;
+  switch (stop.kind) {
+    case TargetStop::Kind::Exited: return rsp::exited(stop.exit_code, process);
+    case TargetStop::Kind::Killed: return rsp::terminated(to_gdb_signal(stop.signal), process);
+    default: break;
+  }
+  rsp::StopReply r;
+  r.signal = kGdbSigTrap;
+  r.thread = thread_id();
+  switch (stop.kind) {
+    case TargetStop::Kind::Breakpoint:
+      if (stop.hardware && hwbreak_) {
+        r.reason = rsp::HardwareBreak{};
+      } else if (swbreak_) {
+        r.reason = rsp::SoftwareBreak{};
+      }
+      break;
+    case TargetStop::Kind::Watchpoint: {
+      rsp::Watchpoint w;
+      w.addr = stop.address;
+      w.access = stop.watch_type == WatchType::Write  ? rsp::Watchpoint::Access::Write
+                 : stop.watch_type == WatchType::Read ? rsp::Watchpoint::Access::Read
+                                                      : rsp::Watchpoint::Access::ReadWrite;
+      r.reason = w;
+      break;
+    }
+    case TargetStop::Kind::Signal:
+      r.signal = to_gdb_signal(stop.signal);
+      break;
+    case TargetStop::Kind::Syscall:
+      if (stop.syscall_return) {
+        r.reason = rsp::SyscallReturn{static_cast<std::uint64_t>(stop.syscall)};
+      } else {
+        r.reason = rsp::SyscallEntry{static_cast<std::uint64_t>(stop.syscall)};
+      }
+      break;
+    case TargetStop::Kind::HistoryStart:
+      r.reason = rsp::HistoryBoundary{rsp::HistoryBoundary::Edge::Begin};
+      break;
+    case TargetStop::Kind::HistoryEnd:
+      r.reason = rsp::HistoryBoundary{rsp::HistoryBoundary::Edge::End};
+      break;
+    case TargetStop::Kind::Interrupted:
+      r.signal = kGdbSigInt;
+      break;
+    default:
+      break;
+  }
+  Registers regs = target_.registers(pid);
+  for (std::size_t n : {kRegRbp, kRegRsp, kRegRip}) {
+    rsp::ExpeditedRegister e;
+    e.regnum = static_cast<std::uint32_t>(n);
+    e.value = rsp::register_bytes(*register_value(registers_, n, regs, {}));
+    r.registers.push_back(e);
+  }
+  if (list_threads_in_stop_) {
+    r.threads.push_back(thread_id());
+    r.thread_pcs.push_back(regs.ip());
+  }
+  return rsp::stop_reply(r);
+}
+
+}  // namespace backstep::gdb

@@ -1,0 +1,117 @@
+// One debugging session with one client: what each request means for the
+// DebugTarget, and the replies. One small handler per request type
+// (handlers_*.cc); requests without a handler get the empty reply.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "engine/timeline/debug_target.h"
+#include "gdbserver/connection.h"
+#include "gdbserver/gdb_registers.h"
+#include "gdbserver/rsp/reply.h"
+#include "gdbserver/rsp/request.h"
+
+namespace backstep::gdb {
+
+class GdbSession {
+ public:
+  GdbSession(DebugTarget& target, Connection& connection);
+
+  // Serves requests until the client disconnects, detaches or kills.
+  void serve();
+
+  // Handlers. Each replies through reply()/send() exactly once (or, for
+  // resumes, with the stop reply).
+  void handle(const rsp::QuerySupported& r);
+  void handle(const rsp::MustReplyEmpty&) { reply(""); }
+  void handle(const rsp::StartNoAckMode&);
+  void handle(const rsp::EnableExtendedMode&) { reply(rsp::ok()); }
+  void handle(const rsp::ThreadSuffixSupported&) { reply(rsp::ok()); }
+  void handle(const rsp::ListThreadsInStopReply&);
+  void handle(const rsp::EnableErrorStrings&) { reply(rsp::ok()); }
+  void handle(const rsp::SetNonStop& r) { reply(r.enabled ? rsp::error(rsp::ErrorCode::NotSupported) : rsp::ok()); }
+  void handle(const rsp::QueryStopReason&);
+  void handle(const rsp::QueryAttached&) { reply("1"); }
+  void handle(const rsp::QueryHostInfo&);
+  void handle(const rsp::QueryWatchpointSupport&) { reply("num:4;"); }
+  void handle(const rsp::QuerySymbol&) { reply(rsp::ok()); }
+  void handle(const rsp::MonitorCommand& r);
+  void handle(const rsp::QueryCurrentThread&);
+  void handle(const rsp::ThreadInfoFirst&);
+  void handle(const rsp::ThreadInfoNext&) { reply("l"); }
+  void handle(const rsp::ThreadAlive& r);
+  void handle(const rsp::ThreadExtraInfo& r);
+  void handle(const rsp::SetThread& r);
+  void handle(const rsp::ReadRegisters& r);
+  void handle(const rsp::WriteRegisters& r);
+  void handle(const rsp::ReadRegister& r);
+  void handle(const rsp::WriteRegister&) { reply(""); }  // gdb then tries G
+  void handle(const rsp::ReadMemory& r);
+  void handle(const rsp::WriteMemory&) { reply(rsp::error(rsp::ErrorCode::NotWritable)); }
+  void handle(const rsp::WriteMemoryBinary& r);
+  void handle(const rsp::InsertBreakpoint& r);
+  void handle(const rsp::RemoveBreakpoint& r);
+  void handle(const rsp::VContQuery&) { reply("vCont;c;C;s;S;r"); }
+  void handle(const rsp::VCont& r);
+  void handle(const rsp::Continue&) { resume(forward(ResumeRequest::How::Continue)); }
+  void handle(const rsp::ContinueWithSignal&) { resume(forward(ResumeRequest::How::Continue)); }
+  void handle(const rsp::Step&) { resume(forward(ResumeRequest::How::Step)); }
+  void handle(const rsp::StepWithSignal&) { resume(forward(ResumeRequest::How::Step)); }
+  void handle(const rsp::ReverseContinue&);
+  void handle(const rsp::ReverseStep&);
+  void handle(const rsp::Kill&);
+  void handle(const rsp::VKill&) { reply(rsp::ok()); }  // a vRun follows
+  void handle(const rsp::Detach&);
+  void handle(const rsp::VRun& r);
+  void handle(const rsp::PassSignals& r);
+  void handle(const rsp::ProgramSignals&) { reply(rsp::ok()); }
+  void handle(const rsp::CatchSyscalls& r);
+  void handle(const rsp::DisableRandomization&) { reply(rsp::ok()); }
+  void handle(const rsp::StartupWithShell&) { reply(rsp::ok()); }
+  void handle(const rsp::EnvironmentReset&) { reply(rsp::ok()); }
+  void handle(const rsp::EnvironmentHexEncoded&) { reply(rsp::ok()); }
+  void handle(const rsp::SetWorkingDir&) { reply(rsp::ok()); }
+  void handle(const rsp::XferRead& r);
+  void handle(const rsp::FileSetFs&) { reply(rsp::file_result(0)); }
+  void handle(const rsp::FileOpen& r);
+  void handle(const rsp::FileClose& r);
+  void handle(const rsp::FilePread& r);
+  void handle(const rsp::FileFstat& r);
+  void handle(const rsp::FileReadlink&);
+  void handle(const rsp::FileUnlink&);
+  // Everything else: not supported.
+  template <typename T>
+  void handle(const T&) {
+    reply("");
+  }
+
+ private:
+  void reply(const std::string& payload) { connection_.send_packet(payload); }
+  void dispatch(const std::string& payload);
+  static ResumeRequest forward(ResumeRequest::How how);
+  void resume(const ResumeRequest& request);
+  std::string stop_reply(const TargetStop& stop);
+  rsp::ThreadId thread_id() const;
+  std::string register_hex(std::size_t regnum, const Registers& regs, const std::vector<uint8_t>& xsave);
+  std::string monitor(const std::string& command);
+
+  DebugTarget& target_;
+  Connection& connection_;
+  RegisterSet registers_;
+  bool multiprocess_ = false;
+  bool swbreak_ = false;
+  bool hwbreak_ = false;
+  bool list_threads_in_stop_ = false;
+  bool done_ = false;
+  std::set<int> pass_signals_;  // gdb numbers
+  TargetStop last_stop_;
+  bool exited_ = false;
+  std::map<int, int> files_;  // vFile fd -> our fd
+  int next_file_ = 1;
+};
+
+}  // namespace backstep::gdb

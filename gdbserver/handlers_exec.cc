@@ -1,0 +1,88 @@
+// Running forwards and backwards, restarting, leaving.
+#include "gdbserver/gdb_session.h"
+
+namespace backstep::gdb {
+
+void GdbSession::handle(const rsp::VCont& r) {
+  // One thread: the action for it, or the default action.
+  const rsp::VContAction* chosen = nullptr;
+  for (const rsp::VContAction& a : r.actions) {
+    bool ours = !a.thread || !a.thread->is_specific() || a.thread->tid == target_.process_id();
+    if (ours) {
+      chosen = &a;
+      break;
+    }
+  }
+  if (!chosen) {
+    reply(rsp::error(rsp::ErrorCode::NoSuchThread));
+    return;
+  }
+  ResumeRequest req;
+  switch (chosen->kind) {
+    case rsp::VContAction::Kind::Continue:
+    case rsp::VContAction::Kind::ContinueSignal:
+      req.how = ResumeRequest::How::Continue;
+      break;
+    case rsp::VContAction::Kind::Step:
+    case rsp::VContAction::Kind::StepSignal:
+      req.how = ResumeRequest::How::Step;
+      break;
+    case rsp::VContAction::Kind::RangeStep:
+      req.how = ResumeRequest::How::RangeStep;
+      req.range_start = chosen->range_start;
+      req.range_end = chosen->range_end;
+      break;
+    case rsp::VContAction::Kind::Stop:
+      reply(stop_reply(last_stop_));
+      return;
+  }
+  resume(req);
+}
+
+void GdbSession::handle(const rsp::ReverseContinue&) {
+  ResumeRequest req;
+  req.direction = RunDirection::Backward;
+  exited_ = false;
+  resume(req);
+}
+
+void GdbSession::handle(const rsp::ReverseStep&) {
+  ResumeRequest req;
+  req.direction = RunDirection::Backward;
+  req.how = ResumeRequest::How::Step;
+  exited_ = false;
+  resume(req);
+}
+
+void GdbSession::handle(const rsp::Kill&) {
+  done_ = true;  // no reply: the client closes the connection
+}
+
+void GdbSession::handle(const rsp::Detach&) {
+  reply(rsp::ok());
+  done_ = true;
+}
+
+void GdbSession::handle(const rsp::VRun& r) {
+  // vRun;[program];[arg]: the program must be the recorded one (empty);
+  // one argument N restarts at event N.
+  std::optional<uint64_t> event;
+  if (!r.args.empty() && !r.args[0].empty()) {
+    try {
+      std::size_t used = 0;
+      event = std::stoull(r.args[0], &used, 10);
+      if (used != r.args[0].size()) throw std::invalid_argument("trailing text");
+    } catch (const std::exception&) {
+      reply(rsp::error(rsp::ErrorCode::InvalidArgument));
+      return;
+    }
+  }
+  target_.restart(event);
+  exited_ = false;
+  last_stop_ = TargetStop{};
+  last_stop_.kind = TargetStop::Kind::Step;
+  last_stop_.tid = target_.process_id();
+  reply(stop_reply(last_stop_));
+}
+
+}  // namespace backstep::gdb

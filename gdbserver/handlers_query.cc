@@ -1,0 +1,125 @@
+// Connection set-up, threads and object transfers.
+#include <sstream>
+
+#include "gdbserver/gdb_session.h"
+#include "gdbserver/rsp/hex.h"
+
+namespace backstep::gdb {
+
+void GdbSession::handle(const rsp::QuerySupported& r) {
+  multiprocess_ = r.supports("multiprocess");
+  swbreak_ = r.supports("swbreak");
+  hwbreak_ = r.supports("hwbreak");
+  reply(
+      "PacketSize=20000;QStartNoAckMode+;qXfer:features:read+;qXfer:auxv:read+;"
+      "qXfer:exec-file:read+;qXfer:siginfo:read+;qXfer:threads:read+;multiprocess+;swbreak+;"
+      "hwbreak+;vContSupported+;QPassSignals+;QCatchSyscalls+;ReverseContinue+;ReverseStep+");
+}
+
+void GdbSession::handle(const rsp::StartNoAckMode&) {
+  reply(rsp::ok());  // acknowledged like any packet before the switch
+  connection_.set_no_ack(true);
+}
+
+void GdbSession::handle(const rsp::ListThreadsInStopReply&) {
+  list_threads_in_stop_ = true;
+  reply(rsp::ok());
+}
+
+void GdbSession::handle(const rsp::QueryStopReason&) { reply(stop_reply(last_stop_)); }
+
+void GdbSession::handle(const rsp::QueryHostInfo&) {
+  // lldb asks; gdb does not. "x86_64-pc-linux-gnu" in hex.
+  reply("triple:" + rsp::hex_encode("x86_64-pc-linux-gnu") + ";ptrsize:8;endian:little;");
+}
+
+void GdbSession::handle(const rsp::QueryCurrentThread&) { reply(rsp::current_thread(thread_id())); }
+
+void GdbSession::handle(const rsp::ThreadInfoFirst&) {
+  std::vector<rsp::ThreadId> threads{thread_id()};
+  reply(rsp::thread_list(threads));
+}
+
+void GdbSession::handle(const rsp::ThreadAlive& r) {
+  bool alive = !exited_ && (!r.thread.is_specific() || r.thread.tid == target_.process_id());
+  reply(alive ? rsp::ok() : rsp::error(rsp::ErrorCode::NoSuchThread));
+}
+
+void GdbSession::handle(const rsp::ThreadExtraInfo& r) {
+  if (r.thread.is_specific() && r.thread.tid != target_.process_id()) {
+    reply(rsp::error(rsp::ErrorCode::NoSuchThread));
+    return;
+  }
+  reply(rsp::hex_encode(target_.thread_name(target_.process_id())));
+}
+
+void GdbSession::handle(const rsp::SetThread& r) {
+  bool ok = !r.thread.is_specific() || r.thread.tid == target_.process_id();
+  reply(ok ? rsp::ok() : rsp::error(rsp::ErrorCode::NoSuchThread));
+}
+
+void GdbSession::handle(const rsp::XferRead& r) {
+  std::string object;
+  switch (r.object) {
+    case rsp::XferObject::Features: {
+      std::optional<std::string> xml = target_description(registers_, r.annex);
+      if (!xml) {
+        reply(rsp::error(rsp::ErrorCode::InvalidArgument));
+        return;
+      }
+      object = *xml;
+      break;
+    }
+    case rsp::XferObject::Auxv: {
+      std::vector<uint8_t> auxv = target_.auxv();
+      object.assign(auxv.begin(), auxv.end());
+      break;
+    }
+    case rsp::XferObject::ExecFile:
+      object = target_.exe_path();
+      break;
+    case rsp::XferObject::Siginfo: {
+      std::vector<uint8_t> info = target_.siginfo();
+      if (info.empty()) {
+        reply(rsp::error(rsp::ErrorCode::NotReadable));
+        return;
+      }
+      object.assign(info.begin(), info.end());
+      break;
+    }
+    case rsp::XferObject::Threads: {
+      pid_t pid = target_.process_id();
+      std::ostringstream os;
+      os << "<?xml version=\"1.0\"?>\n<threads>\n";
+      if (!exited_) {
+        os << "<thread id=\"" << (multiprocess_ ? "p" + rsp::hex_number(pid) + "." : std::string())
+           << rsp::hex_number(pid) << "\" name=\"" << target_.thread_name(pid) << "\"/>\n";
+      }
+      os << "</threads>\n";
+      object = os.str();
+      break;
+    }
+    case rsp::XferObject::LibrariesSvr4:
+      reply("");
+      return;
+  }
+  reply(rsp::xfer_chunk(object, r.offset, r.length));
+}
+
+void GdbSession::handle(const rsp::PassSignals& r) {
+  pass_signals_ = std::set<int>(r.signals.begin(), r.signals.end());
+  reply(rsp::ok());
+}
+
+void GdbSession::handle(const rsp::CatchSyscalls& r) {
+  if (!r.enabled) {
+    target_.set_catch_syscalls(std::nullopt);
+  } else {
+    std::vector<int> numbers;
+    for (auto n : r.numbers) numbers.push_back(static_cast<int>(n));
+    target_.set_catch_syscalls(numbers);
+  }
+  reply(rsp::ok());
+}
+
+}  // namespace backstep::gdb

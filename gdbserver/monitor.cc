@@ -1,0 +1,72 @@
+// `monitor` commands (qRcmd): positions and checkpoints.
+#include <sstream>
+
+#include "gdbserver/gdb_session.h"
+
+namespace backstep::gdb {
+namespace {
+
+const char kHelp[] =
+    "backstep monitor commands:\n"
+    "  when                    the current event number and position\n"
+    "  checkpoint              make a checkpoint here\n"
+    "  info checkpoints        list the checkpoints\n"
+    "  delete checkpoint N     delete checkpoint N\n"
+    "  restart N               go back to checkpoint N (then `flushregs`),\n"
+    "                          or use `run cN` / `run N` (event N)\n";
+
+bool parse_int(const std::string& text, int& out) {
+  try {
+    std::size_t used = 0;
+    out = std::stoi(text, &used);
+    return used == text.size();
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+}  // namespace
+
+std::string GdbSession::monitor(const std::string& command) {
+  std::istringstream in(command);
+  std::vector<std::string> words;
+  for (std::string w; in >> w;) words.push_back(w);
+  std::ostringstream out;
+  if (words.empty() || words[0] == "help") return kHelp;
+  if (words[0] == "when") {
+    out << "Current event: " << target_.current_event() << "\n";
+    out << "Position: " << target_.describe_position() << "\n";
+  } else if (words[0] == "checkpoint" && words.size() == 1) {
+    int id = target_.create_checkpoint();
+    out << "Checkpoint " << id << " at " << target_.describe_position() << "\n";
+  } else if (words.size() == 2 && words[0] == "info" && words[1] == "checkpoints") {
+    std::vector<CheckpointInfo> cps = target_.checkpoints();
+    if (cps.empty()) out << "No checkpoints.\n";
+    for (const CheckpointInfo& cp : cps) out << cp.id << "  event " << cp.event << "  (" << cp.where << ")\n";
+  } else if (words.size() == 3 && words[0] == "delete" && words[1] == "checkpoint") {
+    int id = 0;
+    if (!parse_int(words[2], id) || !target_.delete_checkpoint(id)) {
+      out << "No checkpoint " << words[2] << ".\n";
+    } else {
+      out << "Deleted checkpoint " << id << ".\n";
+    }
+  } else if (words.size() == 2 && words[0] == "restart") {
+    int id = 0;
+    if (!parse_int(words[1], id) || !target_.restart_checkpoint(id)) {
+      out << "No checkpoint " << words[1] << ".\n";
+    } else {
+      exited_ = false;
+      out << "Restarted at checkpoint " << id << " (" << target_.describe_position() << ").\n";
+    }
+  } else {
+    out << "Unknown monitor command '" << command << "'.\n" << kHelp;
+  }
+  return out.str();
+}
+
+void GdbSession::handle(const rsp::MonitorCommand& r) {
+  connection_.send_packet(rsp::console_output(monitor(r.command)));
+  reply(rsp::ok());
+}
+
+}  // namespace backstep::gdb
