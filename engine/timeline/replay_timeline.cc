@@ -487,6 +487,17 @@ bool ReplayTimeline::restart_checkpoint(int id) {
 }
 
 std::optional<std::string> ReplayTimeline::recorded_file(const std::string& path) const {
+  // /proc/PID/... of the recorded process: the replayed process's, whose
+  // address space is the recorded one (gdb reads the maps for the vDSO).
+  std::string proc = "/proc/" + std::to_string(pid_) + "/";
+  if (path.rfind(proc, 0) == 0) {
+    std::string live = std::to_string(current_->task().tid());
+    std::string rest = path.substr(proc.size());
+    std::string task = "task/" + std::to_string(pid_) + "/";
+    if (rest.rfind(task, 0) == 0) rest = "task/" + live + "/" + rest.substr(task.size());
+    if (rest == "maps" || rest == "task/" + live + "/maps") return "/proc/" + live + "/" + rest;
+    return std::nullopt;
+  }
   auto it = recorded_files_.find(path);
   if (it == recorded_files_.end()) {
     // The client may name a file by another path than /proc showed (the
