@@ -12,7 +12,8 @@ void GdbSession::handle(const rsp::QuerySupported& r) {
   hwbreak_ = r.supports("hwbreak");
   reply(
       "PacketSize=20000;QStartNoAckMode+;qXfer:features:read+;qXfer:auxv:read+;"
-      "qXfer:exec-file:read+;qXfer:siginfo:read+;qXfer:threads:read+;multiprocess+;swbreak+;"
+      "qXfer:exec-file:read+;qXfer:siginfo:read+;qXfer:threads:read+;qXfer:libraries-svr4:read+;"
+      "multiprocess+;swbreak+;"
       "hwbreak+;vContSupported+;QPassSignals+;QCatchSyscalls+;ReverseContinue+;ReverseStep+");
 }
 
@@ -100,8 +101,8 @@ void GdbSession::handle(const rsp::XferRead& r) {
       break;
     }
     case rsp::XferObject::LibrariesSvr4:
-      reply("");
-      return;
+      object = target_.libraries_svr4_xml();
+      break;
   }
   reply(rsp::xfer_chunk(object, r.offset, r.length));
 }

@@ -56,7 +56,7 @@ class ReplayTimeline : public DebugTarget {
   bool restart_checkpoint(int id) override;
 
   std::optional<std::string> recorded_file(const std::string& path) const override;
-  std::string libraries_svr4_xml() override { return ""; }
+  std::string libraries_svr4_xml() override;  // link_map.cc
 
   const Mark& position() const { return mark_; }
   std::size_t checkpoint_count() const { return checkpoints_.size(); }
