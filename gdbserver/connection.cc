@@ -31,9 +31,9 @@ bool Connection::fill(int timeout_ms) {
 }
 
 std::optional<std::string> Connection::read_packet() {
-  if (pending_packet_) {
-    std::string p = std::move(*pending_packet_);
-    pending_packet_.reset();
+  if (!pending_packets_.empty()) {
+    std::string p = std::move(pending_packets_.front());
+    pending_packets_.pop_front();
     return p;
   }
   for (;;) {
@@ -43,10 +43,7 @@ std::optional<std::string> Connection::read_packet() {
         BS_LOG(Cli, "<- " << packet->payload.substr(0, 200));
         return packet->payload;
       }
-      if (std::holds_alternative<rsp::Interrupt>(*event)) {
-        interrupt_pending_ = true;  // ^C while stopped: nothing to interrupt
-        continue;
-      }
+      if (std::holds_alternative<rsp::Interrupt>(*event)) continue;  // ^C while stopped: nothing to stop
       if (auto* error = std::get_if<rsp::FramingError>(&*event)) {
         BS_LOG(Cli, "framing error: " << rsp::describe(*error));
         if (!no_ack_) write_all("-");
@@ -76,7 +73,7 @@ bool Connection::poll_interrupt() {
     if (std::holds_alternative<rsp::Interrupt>(*event)) interrupt_pending_ = true;
     if (auto* packet = std::get_if<rsp::Packet>(&*event)) {
       if (!no_ack_) write_all("+");
-      pending_packet_ = packet->payload;  // answered after the stop
+      pending_packets_.push_back(packet->payload);  // answered after the stop
     }
   }
   bool was = interrupt_pending_ || closed_;

@@ -3,6 +3,7 @@
 // noticed even while the target runs (poll_interrupt).
 #pragma once
 
+#include <deque>
 #include <optional>
 #include <string>
 
@@ -35,7 +36,7 @@ class Connection {
   bool no_ack_ = false;
   bool closed_ = false;
   bool interrupt_pending_ = false;
-  std::optional<std::string> pending_packet_;
+  std::deque<std::string> pending_packets_;  // arrived while the target ran
 };
 
 }  // namespace backstep::gdb
