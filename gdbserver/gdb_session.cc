@@ -61,6 +61,14 @@ void GdbSession::resume(const ResumeRequest& request) {
     reply(stop_reply(last_stop_));
     return;
   }
+  if (hold_next_resume_) {
+    hold_next_resume_ = false;
+    rsp::StopReply r;
+    r.signal = 0;
+    r.thread = thread_id();
+    reply(rsp::stop_reply(r));
+    return;
+  }
   TargetStop stop = target_.resume(request, [this] { return connection_.poll_interrupt(); });
   last_stop_ = stop;
   exited_ = stop.kind == TargetStop::Kind::Exited || stop.kind == TargetStop::Kind::Killed;

@@ -107,9 +107,11 @@ class GdbSession {
   bool hwbreak_ = false;
   bool list_threads_in_stop_ = false;
   bool done_ = false;
-  std::set<int> pass_signals_;  // gdb numbers
   TargetStop last_stop_;
   bool exited_ = false;
+  // After `run cN` / `run N`, gdb continues at once; that first resume must
+  // stay at the restart point (answered "Program stopped.").
+  bool hold_next_resume_ = false;
   std::map<int, int> files_;  // vFile fd -> our fd
   int next_file_ = 1;
 };

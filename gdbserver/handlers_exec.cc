@@ -64,21 +64,33 @@ void GdbSession::handle(const rsp::Detach&) {
 }
 
 void GdbSession::handle(const rsp::VRun& r) {
-  // vRun;[program];[arg]: the program must be the recorded one (empty);
-  // one argument N restarts at event N.
-  std::optional<uint64_t> event;
-  if (!r.args.empty() && !r.args[0].empty()) {
+  // vRun;[program];[arg]: the program must be the recorded one (empty).
+  // No argument restarts at the start; "N" at the boundary before event N;
+  // "cN" at checkpoint N.
+  std::string arg = r.args.empty() ? "" : r.args[0];
+  bool checkpoint = !arg.empty() && arg[0] == 'c';
+  std::optional<uint64_t> number;
+  if (!arg.empty()) {
+    std::string digits = checkpoint ? arg.substr(1) : arg;
     try {
       std::size_t used = 0;
-      event = std::stoull(r.args[0], &used, 10);
-      if (used != r.args[0].size()) throw std::invalid_argument("trailing text");
+      number = std::stoull(digits, &used, 10);
+      if (used != digits.size()) throw std::invalid_argument("trailing text");
     } catch (const std::exception&) {
       reply(rsp::error(rsp::ErrorCode::InvalidArgument));
       return;
     }
   }
-  target_.restart(event);
+  if (checkpoint) {
+    if (!target_.restart_checkpoint(static_cast<int>(*number))) {
+      reply(rsp::error(rsp::ErrorCode::InvalidArgument));
+      return;
+    }
+  } else {
+    target_.restart(number);
+  }
   exited_ = false;
+  hold_next_resume_ = !arg.empty();
   last_stop_ = TargetStop{};
   last_stop_.kind = TargetStop::Kind::Step;
   last_stop_.tid = target_.process_id();

@@ -2,6 +2,7 @@
 #include <sstream>
 
 #include "gdbserver/gdb_session.h"
+#include "gdbserver/gdb_signals.h"
 #include "gdbserver/rsp/hex.h"
 
 namespace backstep::gdb {
@@ -108,7 +109,11 @@ void GdbSession::handle(const rsp::XferRead& r) {
 }
 
 void GdbSession::handle(const rsp::PassSignals& r) {
-  pass_signals_ = std::set<int>(r.signals.begin(), r.signals.end());
+  std::vector<int> linux_signals;
+  for (int gdb_signal : r.signals) {
+    if (int sig = to_linux_signal(gdb_signal)) linux_signals.push_back(sig);
+  }
+  target_.set_pass_signals(linux_signals);
   reply(rsp::ok());
 }
 

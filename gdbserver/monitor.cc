@@ -12,8 +12,8 @@ const char kHelp[] =
     "  checkpoint              make a checkpoint here\n"
     "  info checkpoints        list the checkpoints\n"
     "  delete checkpoint N     delete checkpoint N\n"
-    "  restart N               go back to checkpoint N (then `flushregs`),\n"
-    "                          or use `run cN` / `run N` (event N)\n";
+    "To go back to checkpoint N use `run cN`; `run N` restarts at event N\n"
+    "(gdb then re-reads registers and memory).\n";
 
 bool parse_int(const std::string& text, int& out) {
   try {
@@ -51,13 +51,8 @@ std::string GdbSession::monitor(const std::string& command) {
       out << "Deleted checkpoint " << id << ".\n";
     }
   } else if (words.size() == 2 && words[0] == "restart") {
-    int id = 0;
-    if (!parse_int(words[1], id) || !target_.restart_checkpoint(id)) {
-      out << "No checkpoint " << words[1] << ".\n";
-    } else {
-      exited_ = false;
-      out << "Restarted at checkpoint " << id << " (" << target_.describe_position() << ").\n";
-    }
+    // Moving here behind gdb's back would leave its caches stale.
+    out << "Use `run c" << words[1] << "` to go back to checkpoint " << words[1] << ".\n";
   } else {
     out << "Unknown monitor command '" << command << "'.\n" << kHelp;
   }

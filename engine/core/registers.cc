@@ -17,6 +17,8 @@ constexpr const char* kWordNames[trace::kRegWords] = {
     "eflags", "rsp", "ss", "fs_base", "gs_base", "ds", "es", "fs", "gs"};
 
 constexpr std::size_t kEflagsWord = offsetof(user_regs_struct, eflags) / 8;
+// `syscall` copies rflags into r11, so single-stepping onto it leaves TF there.
+constexpr std::size_t kR11Word = offsetof(user_regs_struct, r11) / 8;
 constexpr uint64_t kTrapFlag = 1u << 8;
 constexpr uint64_t kResumeFlag = 1u << 16;
 
@@ -81,6 +83,7 @@ std::string Registers::differences(const Registers& recorded, const Registers& l
   trace::RegBlock a = recorded.to_block(), b = live.to_block();
   a[kEflagsWord] &= ~(kTrapFlag | kResumeFlag);
   b[kEflagsWord] &= ~(kTrapFlag | kResumeFlag);
+  if ((a[kR11Word] ^ b[kR11Word]) == kTrapFlag) b[kR11Word] = a[kR11Word];
   std::ostringstream os;
   for (std::size_t i = 0; i < trace::kRegWords; ++i) {
     if (a[i] == b[i]) continue;

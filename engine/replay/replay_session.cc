@@ -82,6 +82,7 @@ ReplaySession::ReplaySession(const ReplaySession& parent, pid_t child)
       peeked_(parent.peeked_),
       brk_(parent.brk_),
       echo_failed_(parent.echo_failed_),
+      at_pending_event_(parent.at_pending_event_),
       last_kind_(parent.last_kind_),
       last_syscall_(parent.last_syscall_),
       last_signal_(parent.last_signal_),
@@ -228,76 +229,87 @@ ReplayStop ReplaySession::resume(Resume how) {
       stop.kind = ReplayStop::Kind::ProgramEnd;
       return stop;
     }
-    if (at_boundary(*next)) {
-      trace::Event event = *take_event();
-      check_registers(event);
-      if (event.kind == trace::EventKind::Signal) apply_effects(event);
-      stop.event = event_number_;
-      if (how.stop_after_event) return stop;
-      continue;
-    }
-
-    Registers regs = task_->regs();
-    bool stepping_over = !how.single_step && breakpoints_.count(regs.ip());
-    bool single_step = how.single_step || stepping_over;
-    insert_breakpoints();
-    if (stepping_over) {
-      // Step the breakpoint's own instruction without its int3.
-      uint8_t original = inserted_[regs.ip()];
-      task_->write_bytes(remote_ptr<void>(regs.ip()), &original, 1);
-      inserted_.erase(regs.ip());
-    }
-    arm_watchpoints();
-    task_->resume(single_step ? ResumeHow::SysemuSingleStep : ResumeHow::Sysemu);
-    WaitStatus ws = task_->wait();
-    remove_breakpoints();
-    if (ws.is_gone()) diverged("the program ended early: " + ws.describe());
-
-    if (ws.is_syscall()) {
-      std::optional<trace::Event> event = take_event();
-      if (event->kind != trace::EventKind::Syscall) {
-        diverged(std::string("reached a system call, expected ") + trace::to_string(event->kind));
+    if (!at_pending_event_ && !at_boundary(*next)) {
+      bool stepping_over = false;
+      std::optional<ReplayStop> trap = run_to_event(*next, how.single_step, stepping_over);
+      if (trap) {
+        if (trap->kind == ReplayStop::Kind::Step && stepping_over) continue;  // stepped over a breakpoint
+        trap->event = stop.event;
+        return *trap;
       }
-      stop.kind = ReplayStop::Kind::EventReplayed;
-      replay_syscall(*event, stop);
-      if (stop.kind == ReplayStop::Kind::Watchpoint) return stop;
-      if (how.single_step) {
-        stop.kind = ReplayStop::Kind::Step;
-        return stop;
-      }
-      if (how.stop_after_event) return stop;
-      continue;
     }
-    if (ws.kind == WaitStatus::Kind::EventStop) diverged("unexpected ptrace event " + std::to_string(ws.event));
-
-    int sig = ws.signal;
-    if (sig == SIGTRAP && classify_trap(stop)) {
-      if (stop.kind == ReplayStop::Kind::Step && !how.single_step) {  // stepped over a breakpoint
-        stop = ReplayStop{};
-        continue;
-      }
+    // The program is at `next` (or needs no running to get there).
+    if (!at_pending_event_ && how.stop_before && how.stop_before(*next)) {
+      event_number_ = next_number_;
+      check_registers(*next);
+      at_pending_event_ = true;
+      stop.kind = ReplayStop::Kind::EventPending;
       return stop;
     }
-    // A fault the recording has: rdtsc, or a signal raised by an instruction.
-    std::optional<trace::Event> event = take_event();
-    bool expected = (event->kind == trace::EventKind::Rdtsc && sig == SIGSEGV) ||
-                    ((event->kind == trace::EventKind::Signal || event->kind == trace::EventKind::FatalSignal) &&
-                     static_cast<int>(event->status) == sig);
-    if (!expected) {
-      std::ostringstream os;
-      os << "expected " << trace::to_string(event->kind) << ", got " << ws.describe() << " at rip 0x" << std::hex
-         << task_->regs().ip();
-      diverged(os.str());
-    }
-    check_registers(*event);
-    if (event->kind != trace::EventKind::FatalSignal) apply_effects(*event);
+    at_pending_event_ = false;
+    trace::Event event = *take_event();
     stop.kind = ReplayStop::Kind::EventReplayed;
-    stop.event = event_number_;
-    if (how.single_step && event->kind != trace::EventKind::FatalSignal) {
+    apply_event(event, stop);
+    if (stop.kind == ReplayStop::Kind::Watchpoint) return stop;
+    if (how.single_step && event.kind != trace::EventKind::FatalSignal) {
+      // The instruction (syscall, rdtsc, fault) ran; a delivered signal
+      // stops at its handler's first instruction, as under the kernel.
       stop.kind = ReplayStop::Kind::Step;
       return stop;
     }
     if (how.stop_after_event) return stop;
+  }
+}
+
+std::optional<ReplayStop> ReplaySession::run_to_event(const trace::Event& next, bool single_step,
+                                                      bool& stepping_over) {
+  Registers regs = task_->regs();
+  stepping_over = !single_step && breakpoints_.count(regs.ip());
+  insert_breakpoints();
+  if (stepping_over) {
+    // Step the breakpoint's own instruction without its int3.
+    uint8_t original = inserted_[regs.ip()];
+    task_->write_bytes(remote_ptr<void>(regs.ip()), &original, 1);
+    inserted_.erase(regs.ip());
+  }
+  arm_watchpoints();
+  task_->resume(single_step || stepping_over ? ResumeHow::SysemuSingleStep : ResumeHow::Sysemu);
+  WaitStatus ws = task_->wait();
+  remove_breakpoints();
+  event_number_ = next_number_;
+  if (ws.is_gone()) diverged("the program ended early: " + ws.describe());
+  if (ws.kind == WaitStatus::Kind::EventStop) diverged("unexpected ptrace event " + std::to_string(ws.event));
+  if (ws.is_syscall()) {
+    if (next.kind != trace::EventKind::Syscall) {
+      diverged(std::string("reached a system call, expected ") + trace::to_string(next.kind));
+    }
+    return std::nullopt;
+  }
+  int sig = ws.signal;
+  ReplayStop trap;
+  if (sig == SIGTRAP && classify_trap(trap)) return trap;
+  // A fault the recording has: rdtsc, or a signal raised by an instruction.
+  bool expected = (next.kind == trace::EventKind::Rdtsc && sig == SIGSEGV) ||
+                  ((next.kind == trace::EventKind::Signal || next.kind == trace::EventKind::FatalSignal) &&
+                   static_cast<int>(next.status) == sig);
+  if (!expected) {
+    std::ostringstream os;
+    os << "expected " << trace::to_string(next.kind) << ", got " << ws.describe() << " at rip 0x" << std::hex
+       << task_->regs().ip();
+    diverged(os.str());
+  }
+  return std::nullopt;
+}
+
+void ReplaySession::apply_event(const trace::Event& event, ReplayStop& stop) {
+  check_registers(event);
+  stop.event = event_number_;
+  switch (event.kind) {
+    case trace::EventKind::Syscall: replay_syscall(event, stop); break;
+    case trace::EventKind::Rdtsc:
+    case trace::EventKind::Signal: apply_effects(event); break;
+    case trace::EventKind::FatalSignal: break;  // the Exit event follows
+    default: diverged(std::string("unexpected ") + trace::to_string(event.kind) + " event");
   }
 }
 
@@ -401,8 +413,6 @@ void ReplaySession::apply_effects(const trace::Event& event) {
 }
 
 void ReplaySession::replay_syscall(const trace::Event& event, ReplayStop& stop) {
-  check_registers(event);
-  stop.event = event_number_;
   Registers entry = Registers::from_block(*event.regs);
   long nr = static_cast<long>(entry.syscallno());
   if (nr == SYS_exit || nr == SYS_exit_group) return;  // the Exit event follows

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -64,6 +65,8 @@ struct ReplayStop {
     Step,           // one instruction was executed
     Watchpoint,     // a watched range was written (after the instruction,
                     // or by the kernel during the event just replayed)
+    EventPending,   // the program reached the next event, not replayed yet (only
+                    // for events `stop_before` picks); the next resume replays it
     ProgramEnd,     // the next event ends the program (exit, fatal signal, abort)
     TraceEnd,       // the trace was cut short here
   };
@@ -92,6 +95,8 @@ class ReplaySession : public Session {
   struct Resume {
     bool single_step = false;
     bool stop_after_event = false;
+    // Which events to stop at before replaying them (EventPending).
+    std::function<bool(const trace::Event&)> stop_before;
   };
   ReplayStop resume(Resume how);
 
@@ -128,7 +133,7 @@ class ReplaySession : public Session {
  private:
   ReplaySession(const ReplaySession& parent, pid_t child);
   void start();
-  bool replay_at_boundary(ReplayStop& stop);
+  std::optional<ReplayStop> run_to_event(const trace::Event& next, bool single_step, bool& stepping_over);
   void apply_event(const trace::Event& event, ReplayStop& stop);
   void replay_syscall(const trace::Event& event, ReplayStop& stop);
   void check_registers(const trace::Event& event);
@@ -139,7 +144,6 @@ class ReplaySession : public Session {
   void insert_breakpoints();
   void remove_breakpoints();
   void arm_watchpoints();
-  void step_over_breakpoint_if_needed();
   bool classify_trap(ReplayStop& stop);
   bool watched_range_changed(const std::vector<std::vector<uint8_t>>& before, uint64_t& addr);
   std::vector<std::vector<uint8_t>> watched_values();
@@ -154,7 +158,7 @@ class ReplaySession : public Session {
   std::optional<trace::Event> peeked_;
   uint64_t brk_ = 0;            // current program break, as recorded
   bool echo_failed_ = false;
-  bool at_fault_stop_ = false;  // stopped at a signal the program must not see
+  bool at_pending_event_ = false;  // the program reached the next event, not replayed yet
 
   trace::EventKind last_kind_ = trace::EventKind::Exec;
   long last_syscall_ = -1;

@@ -103,6 +103,8 @@ class DebugTarget {
   virtual bool remove_watchpoint(uint64_t addr, uint64_t len, WatchType type) = 0;
   // Syscalls to stop at (empty set + `all`: every syscall); nullopt: none.
   virtual void set_catch_syscalls(std::optional<std::vector<int>> syscalls) = 0;
+  // Signals (Linux numbers) that do not stop the program on their way to it.
+  virtual void set_pass_signals(const std::vector<int>& linux_signals) = 0;
 
   // Runs until something stops it. `interrupted` is polled between stops.
   virtual TargetStop resume(const ResumeRequest& request, const std::function<bool()>& interrupted) = 0;

@@ -11,6 +11,7 @@ Mark Mark::after_trap(const Anchor& anchor) const {
   } else {
     Anchor a = anchor;
     a.count = 1;
+    a.steps_before = m.steps;
     m.anchors.push_back(a);
     m.steps = 0;
   }
@@ -23,36 +24,46 @@ Mark Mark::after_step() const {
   return m;
 }
 
+std::vector<Move> Mark::moves() const {
+  std::vector<Move> out;
+  for (const Anchor& a : anchors) {
+    if (a.steps_before) out.push_back({false, Anchor{}, a.steps_before});
+    Anchor trap = a;
+    trap.count = 1;
+    trap.steps_before = 0;
+    out.push_back({true, trap, a.count});
+  }
+  if (steps) out.push_back({false, Anchor{}, steps});
+  return out;
+}
+
 bool Mark::is_prefix_of(const Mark& later, bool allow_equal) const {
   if (*this == later) return allow_equal;
+  // Reaching an event comes after every trap and step before it.
+  if (at_event) return event < later.event;
+  if (later.at_event) return event == later.event || (event < later.event && at_boundary());
   if (event != later.event) return event < later.event && at_boundary();
-  if (anchors.size() > later.anchors.size()) return false;
-  for (std::size_t i = 0; i < anchors.size(); ++i) {
-    const Anchor& a = anchors[i];
-    const Anchor& b = later.anchors[i];
-    if (!a.same_trap(b)) return false;
-    bool last = i + 1 == anchors.size();
-    if (!last && a.count != b.count) return false;
-    if (last) {
-      if (a.count > b.count) return false;
-      if (a.count < b.count) return steps == 0;
-      // Same count: `later` continues with more anchors or more steps.
-      if (anchors.size() == later.anchors.size()) return steps <= later.steps;
-      return steps == 0;
-    }
+  std::vector<Move> mine = moves(), theirs = later.moves();
+  if (mine.size() > theirs.size()) return false;
+  for (std::size_t i = 0; i < mine.size(); ++i) {
+    const Move& a = mine[i];
+    const Move& b = theirs[i];
+    if (a.is_trap != b.is_trap || (a.is_trap && !a.trap.same_trap(b.trap))) return false;
+    if (i + 1 < mine.size() ? a.n != b.n : a.n > b.n) return false;
   }
-  // All of our anchors match `later`'s first ones (or we have none).
-  return anchors.size() == later.anchors.size() ? steps <= later.steps : steps == 0;
+  return true;
 }
 
 std::string Mark::describe() const {
   std::ostringstream os;
   os << "event " << event;
   for (const Anchor& a : anchors) {
+    if (a.steps_before) os << " +" << a.steps_before << " steps";
     os << (a.kind == Anchor::Kind::Breakpoint ? " +bp 0x" : " +watch 0x") << std::hex << a.addr() << std::dec
        << "x" << a.count;
   }
   if (steps) os << " +" << steps << " steps";
+  if (at_event) os << " (reached, not replayed)";
   return os.str();
 }
 

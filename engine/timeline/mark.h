@@ -21,19 +21,32 @@ struct Anchor {
   enum class Kind : uint8_t { Breakpoint, Watchpoint };
   Kind kind = Kind::Breakpoint;
   Watchpoint watch;      // Breakpoint: watch.addr is the breakpoint address
-  uint64_t count = 1;    // hits since the previous anchor (or the boundary)
+  uint64_t steps_before = 0;  // single-steps between the previous anchor and these hits
+  uint64_t count = 1;         // hits since those steps
   uint64_t addr() const { return watch.addr; }
   bool same_trap(const Anchor& o) const { return kind == o.kind && watch == o.watch; }
   bool operator==(const Anchor&) const = default;
+};
+
+// One leg of the way from an event boundary to a position: n single-steps,
+// or k hits of a trap.
+struct Move {
+  bool is_trap = false;
+  Anchor trap;       // is_trap: which (count ignored)
+  uint64_t n = 0;    // steps, or hits
+  bool operator==(const Move&) const = default;
 };
 
 struct Mark {
   uint64_t event = 0;           // every event before this one has been replayed
   std::vector<Anchor> anchors;  // then these traps, in order
   uint64_t steps = 0;           // then this many instructions
+  // Instead of anchors and steps: run on until event `event` is reached,
+  // without replaying it (a signal about to be delivered).
+  bool at_event = false;
   bool operator==(const Mark&) const = default;
 
-  bool at_boundary() const { return anchors.empty() && steps == 0; }
+  bool at_boundary() const { return anchors.empty() && steps == 0 && !at_event; }
   // The position after one more trap of `anchor` (count ignored).
   Mark after_trap(const Anchor& anchor) const;
   Mark after_step() const;
@@ -41,6 +54,8 @@ struct Mark {
   // reach `later` by replaying forward), and is not `later` itself unless
   // `allow_equal`.
   bool is_prefix_of(const Mark& later, bool allow_equal) const;
+  // The legs from the event boundary, in order.
+  std::vector<Move> moves() const;
   std::string describe() const;
 };
 

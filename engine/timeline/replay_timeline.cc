@@ -133,6 +133,10 @@ bool ReplayTimeline::remove_watchpoint(uint64_t addr, uint64_t len, WatchType ty
   return true;
 }
 
+void ReplayTimeline::set_pass_signals(const std::vector<int>& linux_signals) {
+  pass_signals_ = std::set<int>(linux_signals.begin(), linux_signals.end());
+}
+
 void ReplayTimeline::set_catch_syscalls(std::optional<std::vector<int>> syscalls) {
   if (!syscalls) {
     catch_syscalls_.reset();
@@ -228,16 +232,43 @@ TargetStop ReplayTimeline::stop_at_program_end() {
   return make_stop(TargetStop::Kind::HistoryEnd);
 }
 
+bool ReplayTimeline::stops_before(const trace::Event& e) const {
+  if (e.kind == trace::EventKind::Signal) return !pass_signals_.count(static_cast<int>(e.status));
+  if (e.kind == trace::EventKind::Syscall && catch_syscalls_ && e.regs) {
+    int nr = static_cast<int>(Registers::from_block(*e.regs).syscallno());
+    return catch_syscalls_->empty() || catch_syscalls_->count(nr);
+  }
+  return false;
+}
+
+// The stop for an event the program reached and is about to replay.
+TargetStop ReplayTimeline::pending_stop(const trace::Event& e) {
+  TargetStop stop = make_stop(TargetStop::Kind::Signal);
+  if (e.kind == trace::EventKind::Syscall) {
+    stop.kind = TargetStop::Kind::Syscall;
+    stop.syscall = static_cast<int>(Registers::from_block(*e.regs).syscallno());
+  } else {
+    stop.signal = static_cast<int>(e.status);
+    last_siginfo_ = e.siginfo;
+  }
+  return stop;
+}
+
 TargetStop ReplayTimeline::continue_forward(const std::function<bool()>& interrupted) {
   arm_user_traps(*current_);
   current_->set_echo(true);
+  auto stop_before = [this](const trace::Event& e) { return stops_before(e); };
   for (;;) {
     if (interrupted && interrupted()) {
       current_->set_echo(false);
       return make_stop(TargetStop::Kind::Interrupted);
     }
-    ReplayStop s = current_->resume({.single_step = false, .stop_after_event = true});
+    ReplayStop s = current_->resume({.single_step = false, .stop_after_event = true, .stop_before = stop_before});
     switch (s.kind) {
+      case ReplayStop::Kind::EventPending:
+        current_->set_echo(false);
+        mark_ = Mark{current_->next_event(), {}, 0, true};
+        return pending_stop(*current_->peek_next());
       case ReplayStop::Kind::EventReplayed:
         mark_ = Mark{current_->next_event(), {}, 0};
         end_reported_ = false;
@@ -283,7 +314,7 @@ TargetStop ReplayTimeline::step_forward() {
   current_->set_breakpoints({});
   current_->set_watchpoints(watchpoints_);
   current_->set_echo(true);
-  ReplayStop s = current_->resume({.single_step = true, .stop_after_event = false});
+  ReplayStop s = current_->resume({.single_step = true, .stop_after_event = false, .stop_before = {}});
   current_->set_echo(false);
   if (s.kind == ReplayStop::Kind::ProgramEnd || s.kind == ReplayStop::Kind::TraceEnd) {
     mark_ = Mark{current_->next_event(), {}, 0};
@@ -390,27 +421,44 @@ void ReplayTimeline::walk(ReplaySession& session, const Mark& from, const Mark& 
   session.set_watchpoints({});
   session.set_echo(false);
   while (session.next_event() < to.event) {
-    ReplayStop s = session.resume({.single_step = false, .stop_after_event = true});
+    ReplayStop s = session.resume({.single_step = false, .stop_after_event = true, .stop_before = {}});
     BS_ASSERT(s.kind == ReplayStop::Kind::EventReplayed,
               "walking to " << to.describe() << ": stopped early at event " << session.next_event());
   }
-  // Which anchors remain: `from` may already be part-way along `to`.
-  std::size_t first = 0;
-  uint64_t done = 0;
-  uint64_t steps_done = 0;
-  if (from.event == to.event && !from.anchors.empty()) {
-    first = from.anchors.size() - 1;
-    done = from.anchors.back().count;
-    if (from.steps > 0) {
-      first = from.anchors.size();
-      done = 0;
-      steps_done = from.steps;
-    }
-  } else if (from.event == to.event) {
-    steps_done = from.steps;
+  if (to.at_event) {
+    ReplayStop s = session.resume(
+        {.single_step = false, .stop_after_event = true, .stop_before = [](const trace::Event&) { return true; }});
+    BS_ASSERT(s.kind == ReplayStop::Kind::EventPending, "walking to " << to.describe() << ": event not reached");
+    return;
   }
-  for (std::size_t i = first; i < to.anchors.size(); ++i) {
-    const Anchor& a = to.anchors[i];
+  // The legs of `to` still ahead: `from` may be part-way along them.
+  std::vector<Move> legs = to.moves();
+  std::size_t i = 0;
+  uint64_t done = 0;
+  if (from.event == to.event) {
+    std::vector<Move> behind = from.moves();
+    if (!behind.empty()) {
+      i = behind.size() - 1;
+      done = behind.back().n;
+      if (done == legs[i].n) {
+        ++i;
+        done = 0;
+      }
+    }
+  }
+  for (; i < legs.size(); ++i, done = 0) {
+    const Move& leg = legs[i];
+    if (!leg.is_trap) {
+      session.set_breakpoints({});
+      session.set_watchpoints({});
+      for (uint64_t n = done; n < leg.n; ++n) {
+        ReplayStop s = session.resume({.single_step = true, .stop_after_event = false, .stop_before = {}});
+        BS_ASSERT(s.kind == ReplayStop::Kind::Step && !s.event,
+                  "walking to " << to.describe() << ": step " << n << " left the interval");
+      }
+      continue;
+    }
+    const Anchor& a = leg.trap;
     if (a.kind == Anchor::Kind::Breakpoint) {
       session.set_breakpoints({a.addr()});
       session.set_watchpoints({});
@@ -418,22 +466,16 @@ void ReplayTimeline::walk(ReplaySession& session, const Mark& from, const Mark& 
       session.set_breakpoints({});
       session.set_watchpoints({a.watch});
     }
-    for (uint64_t hit = (i == first ? done : 0); hit < a.count; ++hit) {
-      ReplayStop s = session.resume({.single_step = false, .stop_after_event = true});
+    for (uint64_t hit = done; hit < leg.n; ++hit) {
+      ReplayStop s = session.resume({.single_step = false, .stop_after_event = true, .stop_before = {}});
       bool ok = (a.kind == Anchor::Kind::Breakpoint && s.kind == ReplayStop::Kind::Breakpoint) ||
                 (a.kind == Anchor::Kind::Watchpoint && s.kind == ReplayStop::Kind::Watchpoint && !s.by_kernel);
-      BS_ASSERT(ok && !s.event, "walking to " << to.describe() << ": anchor " << i << " hit " << hit
+      BS_ASSERT(ok && !s.event, "walking to " << to.describe() << ": leg " << i << " hit " << hit
                                               << " not reached (stop kind " << static_cast<int>(s.kind) << ")");
     }
-    steps_done = 0;
   }
   session.set_breakpoints({});
   session.set_watchpoints({});
-  for (uint64_t n = steps_done; n < to.steps; ++n) {
-    ReplayStop s = session.resume({.single_step = true, .stop_after_event = false});
-    BS_ASSERT(s.kind == ReplayStop::Kind::Step && !s.event,
-              "walking to " << to.describe() << ": step " << n << " left the interval");
-  }
 }
 
 void ReplayTimeline::restart(std::optional<uint64_t> event) {
@@ -444,7 +486,7 @@ void ReplayTimeline::restart(std::optional<uint64_t> event) {
     Mark m = target;
     walk(*s, m, m);
     while (s->next_event() < *event) {
-      ReplayStop r = s->resume({.single_step = false, .stop_after_event = true});
+      ReplayStop r = s->resume({.single_step = false, .stop_after_event = true, .stop_before = {}});
       if (r.kind != ReplayStop::Kind::EventReplayed) break;
     }
     target = Mark{s->next_event(), {}, 0};

@@ -44,6 +44,7 @@ class ReplayTimeline : public DebugTarget {
   bool set_watchpoint(uint64_t addr, uint64_t len, WatchType type) override;
   bool remove_watchpoint(uint64_t addr, uint64_t len, WatchType type) override;
   void set_catch_syscalls(std::optional<std::vector<int>> syscalls) override;
+  void set_pass_signals(const std::vector<int>& linux_signals) override;
 
   TargetStop resume(const ResumeRequest& request, const std::function<bool()>& interrupted) override;
 
@@ -79,6 +80,11 @@ class ReplayTimeline : public DebugTarget {
   TargetStop continue_backward(const std::function<bool()>& interrupted);
   TargetStop step_backward();
   TargetStop stop_at_program_end();
+  bool stops_before(const trace::Event& e) const;
+  TargetStop pending_stop(const trace::Event& e);
+  // Steps from `p` until `reached` says so; returns how many.
+  uint64_t count_steps(const Mark& p, const std::function<bool(const ReplayStop&)>& reached,
+                       const ReplaySession::Resume& how);
   TargetStop make_stop(TargetStop::Kind kind, uint64_t address = 0);
 
   // Positions.
@@ -109,6 +115,7 @@ class ReplayTimeline : public DebugTarget {
   std::set<uint64_t> hw_breakpoints_;
   std::vector<Watchpoint> watchpoints_;
   std::optional<std::set<int>> catch_syscalls_;
+  std::set<int> pass_signals_;  // Linux numbers: delivered without stopping
   bool end_reported_ = false;
   std::vector<uint8_t> last_siginfo_;
 

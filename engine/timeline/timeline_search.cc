@@ -32,6 +32,8 @@ Anchor trap_of(const ReplayStop& r, const std::vector<Watchpoint>& watches) {
   return a;
 }
 
+bool always(const trace::Event&) { return true; }
+
 }  // namespace
 
 const trace::Event& ReplayTimeline::event_at(uint64_t number) {
@@ -53,16 +55,25 @@ std::optional<ReplayTimeline::Candidate> ReplayTimeline::last_hit_between(
   auto consider = [&](const ReplayStop& r) {
     if (auto stop = user_trap(r, *s)) last = Candidate{cur, *stop};
   };
+  auto stop_before = [this](const trace::Event& e) { return stops_before(e); };
 
-  // Up to the event boundary of `to`, every user trap is a candidate.
+  // Up to the event boundary of `to` (and on to the event itself when `to`
+  // is "reached"), every user trap is a candidate.
   arm_user_traps(*s);
-  while (s->next_event() < to.event) {
+  for (;;) {
+    bool more = s->next_event() < to.event || (to.at_event && s->next_event() == to.event);
+    if (!more) break;
     if (interrupted && interrupted()) {
       was_interrupted = true;
       return std::nullopt;
     }
-    ReplayStop r = s->resume({.single_step = false, .stop_after_event = true});
+    ReplayStop r = s->resume({.single_step = false, .stop_after_event = true, .stop_before = stop_before});
     switch (r.kind) {
+      case ReplayStop::Kind::EventPending:
+        cur = Mark{s->next_event(), {}, 0, true};
+        if (cur == to) return last;
+        last = Candidate{cur, pending_stop(*s->peek_next())};
+        break;
       case ReplayStop::Kind::EventReplayed:
         cur = Mark{s->next_event(), {}, 0};
         if (cur == to) return last;
@@ -91,11 +102,33 @@ std::optional<ReplayTimeline::Candidate> ReplayTimeline::last_hit_between(
         return last;
     }
   }
+  if (to.at_event) return last;
 
-  // Along `to`'s anchors, with the user's traps armed too.
+  // Along `to`'s legs, with the user's traps armed too.
   Mark prefix{to.event, {}, 0};
-  for (std::size_t i = 0; i < to.anchors.size(); ++i) {
-    const Anchor& a = to.anchors[i];
+  std::vector<Move> legs = to.moves();
+  for (std::size_t i = 0; i < legs.size(); ++i) {
+    const Move& leg = legs[i];
+    bool final_leg = i + 1 == legs.size();
+    if (!leg.is_trap) {
+      s->set_breakpoints({});
+      s->set_watchpoints(watchpoints_);
+      for (uint64_t n = 1; n <= leg.n; ++n) {
+        ReplayStop r = s->resume({.single_step = true, .stop_after_event = false, .stop_before = {}});
+        cur = prefix;
+        cur.steps += n;
+        if (r.kind == ReplayStop::Kind::Watchpoint) {
+          consider(r);
+        } else if (final_leg && n == leg.n) {
+          break;
+        } else if (uint64_t pc = s->registers().ip(); breakpoints_.count(pc)) {
+          last = Candidate{cur, make_stop(TargetStop::Kind::Breakpoint, pc)};
+        }
+      }
+      prefix.steps += leg.n;
+      continue;
+    }
+    const Anchor& a = leg.trap;
     std::set<uint64_t> bps = breakpoints_;
     std::vector<Watchpoint> watches = watchpoints_;
     if (a.kind == Anchor::Kind::Breakpoint) {
@@ -105,39 +138,25 @@ std::optional<ReplayTimeline::Candidate> ReplayTimeline::last_hit_between(
     }
     s->set_breakpoints(bps);
     s->set_watchpoints(watches);
-    for (uint64_t hits = 0; hits < a.count;) {
-      ReplayStop r = s->resume({.single_step = false, .stop_after_event = true});
+    for (uint64_t hits = 0; hits < leg.n;) {
+      ReplayStop r = s->resume({.single_step = false, .stop_after_event = true, .stop_before = {}});
       BS_ASSERT(!r.event && (r.kind == ReplayStop::Kind::Breakpoint || r.kind == ReplayStop::Kind::Watchpoint),
                 "searching towards " << to.describe() << ": unexpected stop at " << cur.describe());
       Anchor t = trap_of(r, watches);
       cur = cur.after_trap(t);
-      if (t.same_trap(a) || (t.kind == a.kind && t.addr() == a.addr())) {
-        if (++hits == a.count) {
-          prefix.anchors.push_back(a);
-          cur = prefix;
-          if (i + 1 == to.anchors.size() && to.steps == 0) {  // reached `to`
-            if (r.kind == ReplayStop::Kind::Watchpoint) consider(r);
-            return last;
-          }
+      if (t.kind == a.kind && t.addr() == a.addr() && ++hits == leg.n) {
+        Anchor done = a;
+        done.count = leg.n;
+        done.steps_before = prefix.steps;
+        prefix.anchors.push_back(done);
+        prefix.steps = 0;
+        cur = prefix;
+        if (final_leg) {  // reached `to`
+          if (r.kind == ReplayStop::Kind::Watchpoint) consider(r);
+          return last;
         }
       }
       consider(r);
-    }
-  }
-
-  // The final single-steps: a breakpoint address reached is a hit.
-  s->set_breakpoints({});
-  s->set_watchpoints(watchpoints_);
-  for (uint64_t n = 1; n <= to.steps; ++n) {
-    ReplayStop r = s->resume({.single_step = true, .stop_after_event = false});
-    cur = prefix;
-    cur.steps = n;
-    if (r.kind == ReplayStop::Kind::Watchpoint) {
-      consider(r);
-    } else if (n == to.steps) {
-      break;
-    } else if (uint64_t pc = s->registers().ip(); breakpoints_.count(pc)) {
-      last = Candidate{cur, make_stop(TargetStop::Kind::Breakpoint, pc)};
     }
   }
   return last;
@@ -174,7 +193,47 @@ TargetStop ReplayTimeline::step_backward() {
   return make_stop(TargetStop::Kind::Step);
 }
 
+uint64_t ReplayTimeline::count_steps(const Mark& p, const std::function<bool(const ReplayStop&)>& reached,
+                                     const ReplaySession::Resume& how) {
+  seek(p);
+  Mark cur = p;
+  for (;;) {
+    if (cur.steps % kStepsPerCheckpoint == 0) {
+      // Checkpoints along the way make the reverse-stepis that follow cheap.
+      const Checkpoint* near = best_checkpoint(cur, true, false);
+      if (!near || near->mark != cur) add_checkpoint(next_auto_checkpoint_--, cur, *current_);
+    }
+    ReplayStop r = current_->resume(how);
+    cur = cur.after_step();
+    mark_ = cur;
+    if (reached(r)) break;
+    BS_ASSERT(!r.event && r.kind == ReplayStop::Kind::Step,
+              "stepping from " << p.describe() << ": left the interval after " << cur.steps - p.steps << " steps");
+    if (cur.steps - p.steps > kMaxStepsBack) {
+      throw std::runtime_error("the previous instruction is more than " + std::to_string(kMaxStepsBack) +
+                               " instructions from the last known position; not searching further");
+    }
+  }
+  thin_checkpoints();
+  return cur.steps - p.steps;
+}
+
 std::optional<Mark> ReplayTimeline::mark_before(const Mark& at) {
+  if (at.at_event) {
+    // Before the instruction that raised the event (a fault may have run
+    // before without faulting): count the steps from the boundary.
+    const trace::Event& e = event_at(at.event);
+    bool boundary_signal = (e.kind == trace::EventKind::Signal || e.kind == trace::EventKind::FatalSignal) &&
+                           !is_synchronous_fault(siginfo_from_bytes(e.siginfo));
+    Mark p{at.event, {}, 0};
+    if (boundary_signal) return mark_before(p);
+    uint64_t n = count_steps(
+        p, [](const ReplayStop& r) { return r.kind == ReplayStop::Kind::EventPending; },
+        {.single_step = true, .stop_after_event = false, .stop_before = always});
+    mark_ = at;
+    p.steps = n - 1;
+    return p;
+  }
   if (at.steps > 0) {
     Mark m = at;
     --m.steps;
@@ -182,41 +241,33 @@ std::optional<Mark> ReplayTimeline::mark_before(const Mark& at) {
   }
   if (!at.anchors.empty()) {
     // The instruction before the last trap: count the steps from the trap
-    // before it, dropping checkpoints on the way for the steps back to come.
+    // (or steps) before it.
     Mark p = at;
-    if (--p.anchors.back().count == 0) p.anchors.pop_back();
-    const Anchor& a = at.anchors.back();
-    seek(p);
-    current_->set_breakpoints({});
-    current_->set_watchpoints(a.kind == Anchor::Kind::Watchpoint ? std::vector<Watchpoint>{a.watch}
-                                                                 : std::vector<Watchpoint>{});
-    Mark cur = p;
-    for (;;) {
-      if (cur.steps % kStepsPerCheckpoint == 0) {
-        const Checkpoint* near = best_checkpoint(cur, true, false);
-        if (!near || near->mark != cur) add_checkpoint(next_auto_checkpoint_--, cur, *current_);
-      }
-      ReplayStop r = current_->resume({.single_step = true, .stop_after_event = false});
-      BS_ASSERT(!r.event, "stepping towards " << at.describe() << " replayed an event");
-      cur = cur.after_step();
-      mark_ = cur;
-      bool reached = a.kind == Anchor::Kind::Breakpoint ? current_->registers().ip() == a.addr()
-                                                        : r.kind == ReplayStop::Kind::Watchpoint;
-      if (reached) break;
-      if (cur.steps > kMaxStepsBack) {
-        throw std::runtime_error("the previous instruction is more than " + std::to_string(kMaxStepsBack) +
-                                 " instructions from the last known position; not searching further");
-      }
+    Anchor& last = p.anchors.back();
+    if (--last.count == 0) {
+      p.steps = last.steps_before;
+      p.anchors.pop_back();
     }
-    thin_checkpoints();
-    // `cur` is `at` by another name: take the canonical one.
-    mark_ = at;
-    Mark target = p;
-    target.steps = cur.steps - 1;
-    return target;
+    const Anchor a = at.anchors.back();
+    current_->set_breakpoints({});
+    current_->set_watchpoints({});
+    if (a.kind == Anchor::Kind::Watchpoint) {
+      seek(p);
+      current_->set_watchpoints({a.watch});
+    }
+    uint64_t n = count_steps(
+        p,
+        [&](const ReplayStop& r) {
+          return a.kind == Anchor::Kind::Breakpoint ? current_->registers().ip() == a.addr()
+                                                    : r.kind == ReplayStop::Kind::Watchpoint;
+        },
+        {.single_step = true, .stop_after_event = false, .stop_before = {}});
+    mark_ = at;  // the same position, by its canonical name
+    p.steps += n - 1;
+    return p;
   }
   // At an event boundary: the instruction before is the one that caused the
-  // previous event (a syscall, rdtsc or faulting instruction).
+  // previous event.
   if (at.event <= checkpoints_.front().mark.event) return std::nullopt;
   uint64_t e = at.event - 1;
   const trace::Event& prev = event_at(e);
@@ -226,15 +277,18 @@ std::optional<Mark> ReplayTimeline::mark_before(const Mark& at) {
     case trace::EventKind::Syscall: insn = regs.ip() - 2; break;
     case trace::EventKind::Rdtsc: insn = regs.ip(); break;
     case trace::EventKind::Signal:
-    case trace::EventKind::FatalSignal:
       if (!is_synchronous_fault(siginfo_from_bytes(prev.siginfo))) {
         return mark_before(Mark{e, {}, 0});  // a delivery is not an instruction
       }
-      insn = regs.ip();
-      break;
+      return Mark{e, {}, 0, true};  // at the faulting instruction, before the handler
+    case trace::EventKind::FatalSignal:
+      // Nothing changed at the fault: the instruction before it.
+      return mark_before(Mark{e, {}, 0, true});
     default:
       return std::nullopt;
   }
+  // A syscall or rdtsc instruction runs once per event: it is the first hit
+  // of its address after the previous boundary (or the boundary itself).
   Mark boundary{e, {}, 0};
   seek(boundary);
   if (current_->registers().ip() == insn) return boundary;

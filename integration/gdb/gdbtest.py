@@ -1,0 +1,179 @@
+"""Helpers shared by the gdb drivers in this folder (python3 stdlib only).
+
+- record(): copy a program into a fresh directory, `backstep record` it there,
+  then delete the binary (and the declared inputs): every gdb test debugs a
+  recording whose program is gone, so gdb must fetch it from the trace.
+- gdb_env(): a fixed environment for gdb (no user init files, no debuginfod,
+  C locale, no terminal).
+- Server: `backstep serve --port 0 [--once] TRACE` with its port read from the
+  first stdout line.
+- normalise(): the few things that must vary between runs.
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+from run_scenario import Checker, kill_group, parse_header, run, tail  # noqa: E402,F401
+
+TIMEOUT = 100  # seconds, for each process (CTest gives each test 120)
+
+
+def base_env(root):
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("DEBUGINFOD", "GDB", "LC_", "SCENARIO_", "INSIDE_EMACS"))}
+    env.update({"LC_ALL": "C", "LANG": "C", "TZ": "UTC", "TERM": "dumb", "HOME": root,
+                "BACKSTEP_DIR": os.path.join(root, "backstep-dir")})
+    for k in ("COLUMNS", "LINES", "BACKSTEP_LOG"):
+        env.pop(k, None)
+    return env
+
+
+def gdb_env(root):
+    """The environment for gdb (and the backstep that starts it)."""
+    return base_env(root)
+
+
+class RecordError(Exception):
+    pass
+
+
+def record(backstep, binary, source, root, timeout=TIMEOUT):
+    """Records `binary` (its header in `source`) under root/run; returns
+    (trace path, scenario header, record Result). The binary and its inputs
+    are deleted afterwards."""
+    sc = parse_header(source)
+    run_dir = os.path.join(root, "run")
+    os.makedirs(run_dir)
+    exe = os.path.join(run_dir, os.path.basename(binary))
+    shutil.copy2(binary, exe)
+    for name, data in sc.inputs:
+        with open(os.path.join(run_dir, name), "wb") as f:
+            f.write(data)
+    env = base_env(root)
+    os.makedirs(env["BACKSTEP_DIR"], exist_ok=True)
+    env.update(sc.env)
+    trace = os.path.join(root, "trace")
+    argv = [backstep, "record", "-o", trace, "--", "./" + os.path.basename(exe)] + sc.args
+    res = run(argv, run_dir, env, sc.stdin, timeout)
+    print("record: %s in %.2f s" % (res.describe(), res.elapsed), flush=True)
+    if res.timed_out or res.status() != sc.expect_exit or not os.path.isdir(trace):
+        raise RecordError("record: %s, expected exit status %d\nstdout:\n%s\nstderr:\n%s" %
+                          (res.describe(), sc.expect_exit, tail(res.stdout), tail(res.stderr)))
+    # What the replay must not need.
+    os.unlink(exe)
+    for name, _ in sc.inputs:
+        os.unlink(os.path.join(run_dir, name))
+    return trace, sc, res
+
+
+# --------------------------------------------------------------------------
+# Normalisation: only what must vary from run to run.
+
+ADDRESS = re.compile(r"(?<![0-9A-Za-z_])0x[0-9a-f]{8,16}(?![0-9a-f])")
+PROCESS = re.compile(r"\b(process|Process|LWP) \d+\b")
+PROC_PATH = re.compile(r"/proc/\d+/task/\d+/")
+PROC_PATH1 = re.compile(r"/proc/\d+/")
+
+
+DEBUG_FILE_PROBE = re.compile(r"^Reading \S+\.debug from remote target\.\.\.\n", re.M)
+
+
+def normalise(text, root):
+    """Work directory -> WORK, long hex numbers (addresses) -> 0xADDR,
+    process ids -> PID, and no lines for gdb's probes for separate debug
+    files (their names hold the build ids of the host's libc and kernel
+    vDSO, and the list depends on gdb's configuration)."""
+    text = DEBUG_FILE_PROBE.sub("", text)
+    text = text.replace(os.path.realpath(root), "WORK").replace(root, "WORK")
+    text = ADDRESS.sub("0xADDR", text)
+    text = PROCESS.sub(lambda m: m.group(1) + " PID", text)
+    text = PROC_PATH.sub("/proc/PID/task/PID/", text)
+    text = PROC_PATH1.sub("/proc/PID/", text)
+    return text
+
+
+# --------------------------------------------------------------------------
+# `backstep serve`
+
+
+class Server:
+    """`backstep serve --port 0 [--once] TRACE` in its own process group."""
+
+    def __init__(self, backstep, trace, root, once, log_name="serve"):
+        self.log_path = os.path.join(root, log_name + ".log")
+        self.log = open(self.log_path, "wb")
+        argv = [backstep, "serve", "--port", "0"] + (["--once"] if once else []) + [trace]
+        self.proc = subprocess.Popen(argv, cwd=root, env=base_env(root), stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.PIPE, stderr=self.log,
+                                     start_new_session=True)
+        self.port = None
+        self.first_line = b""
+        self.rest = bytearray()
+        line = self._read_first_line(TIMEOUT)
+        self.first_line = line
+        m = re.match(rb"backstep: serving (.+) on 127\.0\.0\.1:(\d+)\n$", line)
+        if not m:
+            self.stop()
+            raise RuntimeError("serve printed %r as its first line; stderr:\n%s" %
+                               (line, self.stderr()))
+        self.port = int(m.group(2))
+        # Keep draining stdout (the replayed program's output goes there too).
+        self.drain = threading.Thread(target=self._drain, daemon=True)
+        self.drain.start()
+
+    def _read_first_line(self, timeout):
+        result = []
+
+        def reader():
+            result.append(self.proc.stdout.readline())
+
+        t = threading.Thread(target=reader, daemon=True)
+        t.start()
+        t.join(timeout)
+        if not result:
+            self.stop()
+            raise RuntimeError("serve printed no first line within %d s" % timeout)
+        return result[0]
+
+    def _drain(self):
+        while True:
+            chunk = self.proc.stdout.read1(65536) if hasattr(self.proc.stdout, "read1") \
+                else self.proc.stdout.read(1)
+            if not chunk:
+                return
+            self.rest += chunk
+
+    def alive(self):
+        return self.proc.poll() is None
+
+    def wait(self, timeout):
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def stop(self):
+        if self.proc.poll() is None:
+            kill_group(self.proc.pid)
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            pass
+        self.log.close()
+
+    def stderr(self):
+        if not self.log.closed:
+            self.log.flush()
+        with open(self.log_path, "rb") as f:
+            return f.read().decode("utf-8", "replace")
+
+
+def gdb_available():
+    return shutil.which("gdb") is not None
+
