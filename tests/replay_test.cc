@@ -4,49 +4,28 @@
 #define BOOST_TEST_MODULE replay
 #include <boost/test/unit_test.hpp>
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <filesystem>
 #include <functional>
 #include <string>
 
 #include "engine/core/registers.h"
-#include "engine/record/record_session.h"
 #include "engine/replay/replay_session.h"
 #include "engine/trace/reader.h"
 #include "engine/trace/writer.h"
+#include "tests/support/recording.h"
 
 using namespace backstep;
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Recording {
-  std::string dir;
-  Recording() {
-    char tmpl[] = "/tmp/backstep-replay-XXXXXX";
-    dir = mkdtemp(tmpl);
-    RecordOptions options;
-    options.exe = TIMELINE_TARGET;
-    options.argv = {TIMELINE_TARGET};
-    options.trace_dir = dir + "/trace";
-    int saved = dup(1);
-    int devnull = open("/dev/null", O_WRONLY);
-    dup2(devnull, 1);
-    RecordResult result = RecordSession(options).run();
-    dup2(saved, 1);
-    close(saved);
-    close(devnull);
-    BOOST_REQUIRE(result.completed);
-  }
-  ~Recording() { fs::remove_all(dir); }
-  std::string trace() const { return dir + "/trace"; }
+struct Recording : testing::Recording {
+  Recording() : testing::Recording(TIMELINE_TARGET) { BOOST_REQUIRE(result().completed); }
 
   // A copy of the trace with its header and events passed through `edit`.
   std::string copy(const std::string& name, const std::function<void(trace::Header&)>& edit_header,
                    const std::function<void(uint64_t, trace::Event&)>& edit_event) const {
-    std::string out = dir + "/" + name;
+    std::string out = dir() + "/" + name;
     trace::TraceReader in(trace());
     trace::Header h = in.header();
     edit_header(h);

@@ -3,18 +3,13 @@
 #define BOOST_TEST_MODULE timeline
 #include <boost/test/unit_test.hpp>
 
-#include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
-#include <stdlib.h>
-#include <unistd.h>
 
 #include <cstring>
 #include <filesystem>
 #include <string>
 
-#include "engine/record/record_session.h"
 #include "engine/timeline/replay_timeline.h"
+#include "tests/support/recording.h"
 
 using namespace backstep;
 
@@ -25,51 +20,17 @@ std::ostream& operator<<(std::ostream& os, TargetStop::Kind k) { return os << to
 namespace {
 
 uint64_t symbol_address(const std::string& path, const std::string& name) {
-  elf_version(EV_CURRENT);
-  int fd = open(path.c_str(), O_RDONLY);
-  Elf* elf = elf_begin(fd, ELF_C_READ, nullptr);
-  uint64_t found = 0;
-  Elf_Scn* scn = nullptr;
-  while ((scn = elf_nextscn(elf, scn)) != nullptr) {
-    GElf_Shdr sh;
-    gelf_getshdr(scn, &sh);
-    if (sh.sh_type != SHT_SYMTAB) continue;
-    Elf_Data* data = elf_getdata(scn, nullptr);
-    for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; ++i) {
-      GElf_Sym sym;
-      gelf_getsym(data, static_cast<int>(i), &sym);
-      const char* n = elf_strptr(elf, sh.sh_link, sym.st_name);
-      if (n && name == n) found = sym.st_value;
-    }
-  }
-  elf_end(elf);
-  close(fd);
+  uint64_t found = testing::symbol_address(path, name);
   BOOST_REQUIRE_MESSAGE(found, "no symbol " << name << " in " << path);
   return found;
 }
 
-struct Recording {
-  std::string dir;
-  std::string binary = TIMELINE_TARGET;
-  Recording() {
-    char tmpl[] = "/tmp/backstep-timeline-XXXXXX";
-    dir = mkdtemp(tmpl);
-    RecordOptions options;
-    options.exe = binary;
-    options.argv = {binary};
-    options.trace_dir = dir + "/trace";
-    int saved = dup(1);
-    int devnull = open("/dev/null", O_WRONLY);
-    dup2(devnull, 1);
-    RecordResult result = RecordSession(options).run();
-    dup2(saved, 1);
-    close(saved);
-    close(devnull);
-    BOOST_REQUIRE(result.completed);
-    BOOST_REQUIRE_EQUAL(result.exit_status, 55);
+// The timeline target, recorded; it exits with 55.
+struct Recording : testing::Recording {
+  Recording() : testing::Recording(TIMELINE_TARGET) {
+    BOOST_REQUIRE(result().completed);
+    BOOST_REQUIRE_EQUAL(result().exit_status, 55);
   }
-  ~Recording() { std::filesystem::remove_all(dir); }
-  std::string trace() const { return dir + "/trace"; }
 };
 
 int32_t read_int(ReplayTimeline& t, uint64_t addr) {
@@ -94,8 +55,8 @@ constexpr auto kBack = RunDirection::Backward;
 
 BOOST_AUTO_TEST_CASE(breakpoint_hits_forwards_and_backwards) {
   Recording rec;
-  uint64_t bump = symbol_address(rec.binary, "bump");
-  uint64_t counter = symbol_address(rec.binary, "counter");
+  uint64_t bump = symbol_address(rec.binary(), "bump");
+  uint64_t counter = symbol_address(rec.binary(), "counter");
   ReplayTimeline t(rec.trace());
   t.set_breakpoint(bump, TrapKind::Software);
 
@@ -142,7 +103,7 @@ BOOST_AUTO_TEST_CASE(breakpoint_hits_forwards_and_backwards) {
 
 BOOST_AUTO_TEST_CASE(stepping_backwards_retraces_forward_steps) {
   Recording rec;
-  uint64_t bump = symbol_address(rec.binary, "bump");
+  uint64_t bump = symbol_address(rec.binary(), "bump");
   ReplayTimeline t(rec.trace());
   t.set_breakpoint(bump, TrapKind::Software);
   BOOST_REQUIRE(go(t, kFwd).kind == TargetStop::Kind::Breakpoint);
@@ -176,7 +137,7 @@ BOOST_AUTO_TEST_CASE(stepping_backwards_retraces_forward_steps) {
 
 BOOST_AUTO_TEST_CASE(watchpoint_old_and_new_values_both_ways) {
   Recording rec;
-  uint64_t counter = symbol_address(rec.binary, "counter");
+  uint64_t counter = symbol_address(rec.binary(), "counter");
   ReplayTimeline t(rec.trace());
   BOOST_REQUIRE(t.set_watchpoint(counter, 4, WatchType::Write));
   std::vector<int32_t> forward;
@@ -198,8 +159,8 @@ BOOST_AUTO_TEST_CASE(watchpoint_old_and_new_values_both_ways) {
 
 BOOST_AUTO_TEST_CASE(checkpoints_and_restart) {
   Recording rec;
-  uint64_t bump = symbol_address(rec.binary, "bump");
-  uint64_t counter = symbol_address(rec.binary, "counter");
+  uint64_t bump = symbol_address(rec.binary(), "bump");
+  uint64_t counter = symbol_address(rec.binary(), "counter");
   ReplayTimeline t(rec.trace());
   t.set_breakpoint(bump, TrapKind::Software);
   for (int i = 0; i < 3; ++i) BOOST_REQUIRE(go(t, kFwd).kind == TargetStop::Kind::Breakpoint);
