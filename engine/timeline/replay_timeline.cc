@@ -17,7 +17,14 @@ namespace {
 // at most kMaxAutoCheckpoints (older ones are thinned out).
 constexpr uint64_t kEventsPerCheckpoint = 1000;
 constexpr auto kTimePerCheckpoint = std::chrono::milliseconds(250);
-constexpr std::size_t kMaxAutoCheckpoints = 24;
+constexpr std::size_t kMaxAutoCheckpoints = 32;
+// Checkpoints inside the current interval (left by stepping and searches).
+constexpr std::size_t kMaxCheckpointsHere = 64;
+// While walking to a position, leave a checkpoint every so many steps or
+// trap hits, so that nearby positions are reached without replaying again
+// from the interval's start (stepping back through a loop).
+constexpr uint64_t kStepsPerWalkCheckpoint = 64;
+constexpr uint64_t kHitsPerWalkCheckpoint = 32;
 
 WatchKind to_watch_kind(WatchType t) {
   switch (t) {
@@ -325,6 +332,11 @@ TargetStop ReplayTimeline::step_forward() {
     mark_ = Mark{current_->next_event(), {}, 0};
   } else {
     mark_ = mark_.after_step();
+    if (mark_.steps % kStepsPerWalkCheckpoint == 0) {
+      // So that stepping back over what was stepped forward stays cheap.
+      add_checkpoint(next_auto_checkpoint_--, mark_, *current_);
+      thin_checkpoints();
+    }
   }
   if (s.kind == ReplayStop::Kind::Watchpoint) {
     if (auto stop = user_trap(s, *current_)) return *stop;
@@ -367,16 +379,43 @@ void ReplayTimeline::maybe_auto_checkpoint() {
 }
 
 void ReplayTimeline::thin_checkpoints() {
-  std::vector<std::size_t> autos;
-  for (std::size_t i = 1; i < checkpoints_.size(); ++i) {  // [0] is the start: kept
-    if (checkpoints_[i].id <= 0) autos.push_back(i);
-  }
-  if (autos.size() <= kMaxAutoCheckpoints) return;
-  // Drop every other one of the older half: recent history stays dense.
-  std::vector<std::size_t> drop;
-  for (std::size_t k = 0; k < autos.size() / 2; k += 2) drop.push_back(autos[k]);
-  for (auto it = drop.rbegin(); it != drop.rend(); ++it) {
-    checkpoints_.erase(checkpoints_.begin() + static_cast<long>(*it));
+  // Within the current event's interval, keep the newest few (they make
+  // stepping back and forth here cheap). Across the trace, drop the
+  // automatic checkpoint whose neighbours are closest, so that the rest stay
+  // evenly spread from the start to the newest: a search anywhere then
+  // replays at most about trace/kMaxAutoCheckpoints events.
+  for (;;) {
+    std::vector<std::size_t> here, across;
+    for (std::size_t i = 1; i < checkpoints_.size(); ++i) {  // [0] is the start: kept
+      if (checkpoints_[i].id > 0) continue;                  // the user's: kept
+      (checkpoints_[i].mark.event == mark_.event ? here : across).push_back(i);
+    }
+    if (here.size() > kMaxCheckpointsHere) {
+      // The oldest one made here goes first.
+      auto oldest = std::max_element(here.begin(), here.end(), [&](std::size_t a, std::size_t b) {
+        return checkpoints_[a].id < checkpoints_[b].id;
+      });
+      checkpoints_.erase(checkpoints_.begin() + static_cast<long>(*oldest));
+      continue;
+    }
+    if (across.size() <= kMaxAutoCheckpoints) return;
+    std::vector<std::size_t> order(checkpoints_.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return checkpoints_[a].mark.event < checkpoints_[b].mark.event;
+    });
+    std::size_t victim = across.front();
+    uint64_t best_gap = UINT64_MAX;
+    for (std::size_t k = 1; k + 1 < order.size(); ++k) {
+      std::size_t i = order[k];
+      if (std::find(across.begin(), across.end(), i) == across.end()) continue;
+      uint64_t gap = checkpoints_[order[k + 1]].mark.event - checkpoints_[order[k - 1]].mark.event;
+      if (gap < best_gap) {
+        best_gap = gap;
+        victim = i;
+      }
+    }
+    checkpoints_.erase(checkpoints_.begin() + static_cast<long>(victim));
   }
 }
 
@@ -414,6 +453,7 @@ void ReplayTimeline::seek(const Mark& target) {
   }
   walk(*current_, mark_, target);
   mark_ = target;
+  thin_checkpoints();
 }
 
 void ReplayTimeline::walk(ReplaySession& session, const Mark& from, const Mark& to) {
@@ -446,6 +486,30 @@ void ReplayTimeline::walk(ReplaySession& session, const Mark& from, const Mark& 
       }
     }
   }
+  // The position after legs[0..i) and `n` of leg i.
+  auto position = [&](std::size_t leg_index, uint64_t n) {
+    Mark m{to.event, {}, 0};
+    for (std::size_t j = 0; j <= leg_index; ++j) {
+      uint64_t count = j == leg_index ? n : legs[j].n;
+      if (!legs[j].is_trap) {
+        m.steps += count;
+      } else if (count > 0) {
+        Anchor a = legs[j].trap;
+        a.count = count;
+        a.steps_before = m.steps;
+        m.anchors.push_back(a);
+        m.steps = 0;
+      }
+    }
+    return m;
+  };
+  bool leave_checkpoints = &session == current_.get();
+  auto maybe_checkpoint = [&](std::size_t leg_index, uint64_t n, uint64_t every) {
+    if (!leave_checkpoints || n % every != 0 || n == legs[leg_index].n) return;
+    Mark here = position(leg_index, n);
+    const Checkpoint* near = best_checkpoint(here, true, false);
+    if (!near || near->mark != here) add_checkpoint(next_auto_checkpoint_--, here, session);
+  };
   for (; i < legs.size(); ++i, done = 0) {
     const Move& leg = legs[i];
     if (!leg.is_trap) {
@@ -455,6 +519,7 @@ void ReplayTimeline::walk(ReplaySession& session, const Mark& from, const Mark& 
         ReplayStop s = session.resume({.single_step = true, .stop_after_event = false, .stop_before = {}});
         BS_ASSERT(s.kind == ReplayStop::Kind::Step && !s.event,
                   "walking to " << to.describe() << ": step " << n << " left the interval");
+        maybe_checkpoint(i, n + 1, kStepsPerWalkCheckpoint);
       }
       continue;
     }
@@ -472,6 +537,7 @@ void ReplayTimeline::walk(ReplaySession& session, const Mark& from, const Mark& 
                 (a.kind == Anchor::Kind::Watchpoint && s.kind == ReplayStop::Kind::Watchpoint && !s.by_kernel);
       BS_ASSERT(ok && !s.event, "walking to " << to.describe() << ": leg " << i << " hit " << hit
                                               << " not reached (stop kind " << static_cast<int>(s.kind) << ")");
+      maybe_checkpoint(i, hit + 1, kHitsPerWalkCheckpoint);
     }
   }
   session.set_breakpoints({});
