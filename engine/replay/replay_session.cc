@@ -213,8 +213,6 @@ bool at_boundary(const trace::Event& e) {
   return !is_synchronous_fault(siginfo_from_bytes(e.siginfo));
 }
 
-constexpr uint64_t kDr6Step = 1u << 14;
-
 }  // namespace
 
 ReplayStop ReplaySession::resume(Resume how) {
@@ -311,89 +309,6 @@ void ReplaySession::apply_event(const trace::Event& event, ReplayStop& stop) {
     case trace::EventKind::FatalSignal: break;  // the Exit event follows
     default: diverged(std::string("unexpected ") + trace::to_string(event.kind) + " event");
   }
-}
-
-bool ReplaySession::classify_trap(ReplayStop& stop) {
-  uint64_t dr6 = task_->debug_register(6);
-  if (dr6 & 0xf) {
-    task_->set_debug_register(6, 0);
-    for (int i = 0; i < 4; ++i) {
-      if ((dr6 & (1u << i)) && i < static_cast<int>(watchpoints_.size())) {
-        stop.kind = ReplayStop::Kind::Watchpoint;
-        stop.address = watchpoints_[static_cast<std::size_t>(i)].addr;
-        return true;
-      }
-    }
-  }
-  if (dr6 & kDr6Step) {
-    task_->set_debug_register(6, 0);
-    stop.kind = ReplayStop::Kind::Step;
-    return true;
-  }
-  Registers regs = task_->regs();
-  if (breakpoints_.count(regs.ip() - 1)) {
-    regs.set_ip(regs.ip() - 1);
-    task_->set_regs(regs);
-    stop.kind = ReplayStop::Kind::Breakpoint;
-    stop.address = regs.ip();
-    return true;
-  }
-  return false;  // the program's own SIGTRAP
-}
-
-void ReplaySession::insert_breakpoints() {
-  static const uint8_t kInt3 = 0xcc;
-  for (uint64_t addr : breakpoints_) {
-    uint8_t original;
-    if (task_->read_some(remote_ptr<void>(addr), &original, 1) != 1) continue;  // not mapped (yet)
-    inserted_[addr] = original;
-    task_->write_bytes(remote_ptr<void>(addr), &kInt3, 1);
-  }
-}
-
-void ReplaySession::remove_breakpoints() {
-  for (const auto& [addr, original] : inserted_) {
-    task_->write_bytes(remote_ptr<void>(addr), &original, 1);
-  }
-  inserted_.clear();
-}
-
-void ReplaySession::arm_watchpoints() {
-  uint64_t dr7 = 0;
-  for (std::size_t i = 0; i < watchpoints_.size() && i < 4; ++i) {
-    const Watchpoint& w = watchpoints_[i];
-    uint64_t rw = w.kind == WatchKind::Write ? 1 : 3;
-    uint64_t len = w.len == 1 ? 0 : w.len == 2 ? 1 : w.len == 8 ? 2 : 3;
-    task_->set_debug_register(static_cast<int>(i), w.addr);
-    dr7 |= (uint64_t{1} << (2 * i)) | (rw << (16 + 4 * i)) | (len << (18 + 4 * i));
-  }
-  task_->set_debug_register(7, dr7);
-}
-
-std::vector<std::vector<uint8_t>> ReplaySession::watched_values() {
-  std::vector<std::vector<uint8_t>> values;
-  for (const Watchpoint& w : watchpoints_) values.push_back(read_memory(w.addr, w.len));
-  return values;
-}
-
-bool ReplaySession::watched_range_changed(const std::vector<std::vector<uint8_t>>& before, uint64_t& addr) {
-  for (std::size_t i = 0; i < watchpoints_.size(); ++i) {
-    if (watchpoints_[i].kind == WatchKind::Read) continue;
-    if (read_memory(watchpoints_[i].addr, watchpoints_[i].len) != before[i]) {
-      addr = watchpoints_[i].addr;
-      return true;
-    }
-  }
-  return false;
-}
-
-std::vector<uint8_t> ReplaySession::read_memory(uint64_t addr, std::size_t len) {
-  std::vector<uint8_t> out(len);
-  out.resize(task_->read_some(remote_ptr<void>(addr), out.data(), len));
-  for (const auto& [bp, original] : inserted_) {
-    if (bp >= addr && bp < addr + out.size()) out[bp - addr] = original;
-  }
-  return out;
 }
 
 void ReplaySession::check_registers(const trace::Event& event) {

@@ -1,0 +1,252 @@
+// Checkpoints (forks of the replayed process along the timeline) and
+// seeking: reaching any mark from the nearest checkpoint on its way.
+#include <algorithm>
+#include <climits>
+
+#include "engine/core/log.h"
+#include "engine/timeline/checkpoint_policy.h"
+#include "engine/timeline/replay_timeline.h"
+
+namespace backstep {
+
+using namespace checkpoint_policy;
+
+
+void ReplayTimeline::add_checkpoint(int id, const Mark& mark, ReplaySession& from) {
+  Checkpoint cp;
+  cp.id = id;
+  cp.mark = mark;
+  cp.session = from.clone();
+  checkpoints_.push_back(std::move(cp));
+  BS_LOG(Replay, "checkpoint " << id << " at " << mark.describe());
+}
+
+void ReplayTimeline::maybe_auto_checkpoint() {
+  if (!mark_.at_boundary()) return;
+  uint64_t newest = 0;
+  for (const Checkpoint& cp : checkpoints_) newest = std::max(newest, cp.mark.event);
+  bool due = mark_.event >= newest + kEventsPerCheckpoint ||
+             (mark_.event > newest && Clock::now() - last_auto_checkpoint_time_ > kTimePerCheckpoint);
+  if (!due) return;
+  add_checkpoint(next_auto_checkpoint_--, mark_, *current_);
+  last_auto_checkpoint_time_ = Clock::now();
+  thin_checkpoints();
+}
+
+void ReplayTimeline::thin_checkpoints() {
+  // Within the current event's interval, keep the newest few (they make
+  // stepping back and forth here cheap). Across the trace, drop the
+  // automatic checkpoint whose neighbours are closest, so that the rest stay
+  // evenly spread from the start to the newest: a search anywhere then
+  // replays at most about trace/kMaxAuto events.
+  for (;;) {
+    std::vector<std::size_t> here, across;
+    for (std::size_t i = 1; i < checkpoints_.size(); ++i) {  // [0] is the start: kept
+      if (checkpoints_[i].id > 0) continue;                  // the user's: kept
+      (checkpoints_[i].mark.event == mark_.event ? here : across).push_back(i);
+    }
+    if (here.size() > kMaxHere) {
+      // The oldest one made here goes first.
+      auto oldest = std::max_element(here.begin(), here.end(), [&](std::size_t a, std::size_t b) {
+        return checkpoints_[a].id < checkpoints_[b].id;
+      });
+      checkpoints_.erase(checkpoints_.begin() + static_cast<long>(*oldest));
+      continue;
+    }
+    if (across.size() <= kMaxAuto) return;
+    std::vector<std::size_t> order(checkpoints_.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return checkpoints_[a].mark.event < checkpoints_[b].mark.event;
+    });
+    std::size_t victim = across.front();
+    uint64_t best_gap = UINT64_MAX;
+    for (std::size_t k = 1; k + 1 < order.size(); ++k) {
+      std::size_t i = order[k];
+      if (std::find(across.begin(), across.end(), i) == across.end()) continue;
+      uint64_t gap = checkpoints_[order[k + 1]].mark.event - checkpoints_[order[k - 1]].mark.event;
+      if (gap < best_gap) {
+        best_gap = gap;
+        victim = i;
+      }
+    }
+    checkpoints_.erase(checkpoints_.begin() + static_cast<long>(victim));
+  }
+}
+
+const ReplayTimeline::Checkpoint* ReplayTimeline::best_checkpoint(const Mark& target, bool allow_equal,
+                                                                  bool boundary_only) const {
+  const Checkpoint* best = nullptr;
+  for (const Checkpoint& cp : checkpoints_) {
+    if (boundary_only && !cp.mark.at_boundary()) continue;
+    if (!cp.mark.is_prefix_of(target, allow_equal)) continue;
+    if (!best || best->mark.is_prefix_of(cp.mark, false)) best = &cp;
+  }
+  return best;
+}
+
+void ReplayTimeline::seek(const Mark& target) {
+  if (mark_ == target) return;
+  std::unique_ptr<ReplaySession> session;
+  Mark from;
+  if (mark_.is_prefix_of(target, false)) {
+    // Forward from here, unless a checkpoint is closer.
+    const Checkpoint* cp = best_checkpoint(target, true, false);
+    if (cp && mark_.is_prefix_of(cp->mark, false)) {
+      session = cp->session->clone();
+      from = cp->mark;
+    }
+  } else {
+    const Checkpoint* cp = best_checkpoint(target, true, false);
+    BS_ASSERT(cp, "no checkpoint on the way to " << target.describe());
+    session = cp->session->clone();
+    from = cp->mark;
+  }
+  if (session) {
+    current_ = std::move(session);
+    mark_ = from;
+  }
+  walk(*current_, mark_, target);
+  mark_ = target;
+  thin_checkpoints();
+}
+
+void ReplayTimeline::walk(ReplaySession& session, const Mark& from, const Mark& to) {
+  session.set_breakpoints({});
+  session.set_watchpoints({});
+  session.set_echo(false);
+  while (session.next_event() < to.event) {
+    ReplayStop s = session.resume({.single_step = false, .stop_after_event = true, .stop_before = {}});
+    BS_ASSERT(s.kind == ReplayStop::Kind::EventReplayed,
+              "walking to " << to.describe() << ": stopped early at event " << session.next_event());
+  }
+  if (to.at_event) {
+    ReplayStop s = session.resume(
+        {.single_step = false, .stop_after_event = true, .stop_before = [](const trace::Event&) { return true; }});
+    BS_ASSERT(s.kind == ReplayStop::Kind::EventPending, "walking to " << to.describe() << ": event not reached");
+    return;
+  }
+  // The legs of `to` still ahead: `from` may be part-way along them.
+  std::vector<Move> legs = to.moves();
+  std::size_t i = 0;
+  uint64_t done = 0;
+  if (from.event == to.event) {
+    std::vector<Move> behind = from.moves();
+    if (!behind.empty()) {
+      i = behind.size() - 1;
+      done = behind.back().n;
+      if (done == legs[i].n) {
+        ++i;
+        done = 0;
+      }
+    }
+  }
+  // The position after legs[0..i) and `n` of leg i.
+  auto position = [&](std::size_t leg_index, uint64_t n) {
+    Mark m{to.event, {}, 0};
+    for (std::size_t j = 0; j <= leg_index; ++j) {
+      uint64_t count = j == leg_index ? n : legs[j].n;
+      if (!legs[j].is_trap) {
+        m.steps += count;
+      } else if (count > 0) {
+        Anchor a = legs[j].trap;
+        a.count = count;
+        a.steps_before = m.steps;
+        m.anchors.push_back(a);
+        m.steps = 0;
+      }
+    }
+    return m;
+  };
+  bool leave_checkpoints = &session == current_.get();
+  auto maybe_checkpoint = [&](std::size_t leg_index, uint64_t n, uint64_t every) {
+    if (!leave_checkpoints || n % every != 0 || n == legs[leg_index].n) return;
+    Mark here = position(leg_index, n);
+    const Checkpoint* near = best_checkpoint(here, true, false);
+    if (!near || near->mark != here) add_checkpoint(next_auto_checkpoint_--, here, session);
+  };
+  for (; i < legs.size(); ++i, done = 0) {
+    const Move& leg = legs[i];
+    if (!leg.is_trap) {
+      session.set_breakpoints({});
+      session.set_watchpoints({});
+      for (uint64_t n = done; n < leg.n; ++n) {
+        ReplayStop s = session.resume({.single_step = true, .stop_after_event = false, .stop_before = {}});
+        BS_ASSERT(s.kind == ReplayStop::Kind::Step && !s.event,
+                  "walking to " << to.describe() << ": step " << n << " left the interval");
+        maybe_checkpoint(i, n + 1, kStepsPerWalkCheckpoint);
+      }
+      continue;
+    }
+    const Anchor& a = leg.trap;
+    if (a.kind == Anchor::Kind::Breakpoint) {
+      session.set_breakpoints({a.addr()});
+      session.set_watchpoints({});
+    } else {
+      session.set_breakpoints({});
+      session.set_watchpoints({a.watch});
+    }
+    for (uint64_t hit = done; hit < leg.n; ++hit) {
+      ReplayStop s = session.resume({.single_step = false, .stop_after_event = true, .stop_before = {}});
+      bool ok = (a.kind == Anchor::Kind::Breakpoint && s.kind == ReplayStop::Kind::Breakpoint) ||
+                (a.kind == Anchor::Kind::Watchpoint && s.kind == ReplayStop::Kind::Watchpoint && !s.by_kernel);
+      BS_ASSERT(ok && !s.event, "walking to " << to.describe() << ": leg " << i << " hit " << hit
+                                              << " not reached (stop kind " << static_cast<int>(s.kind) << ")");
+      maybe_checkpoint(i, hit + 1, kHitsPerWalkCheckpoint);
+    }
+  }
+  session.set_breakpoints({});
+  session.set_watchpoints({});
+}
+
+void ReplayTimeline::restart(std::optional<uint64_t> event) {
+  Mark target{checkpoints_.front().mark.event, {}, 0};
+  if (event && *event > target.event) {
+    // Stop at the boundary before `event`, or the end of the recording.
+    std::unique_ptr<ReplaySession> s = checkpoints_.front().session->clone();
+    Mark m = target;
+    walk(*s, m, m);
+    while (s->next_event() < *event) {
+      ReplayStop r = s->resume({.single_step = false, .stop_after_event = true, .stop_before = {}});
+      if (r.kind != ReplayStop::Kind::EventReplayed) break;
+    }
+    target = Mark{s->next_event(), {}, 0};
+  }
+  seek(target);
+  end_reported_ = false;
+}
+
+int ReplayTimeline::create_checkpoint() {
+  int id = next_user_checkpoint_++;
+  add_checkpoint(id, mark_, *current_);
+  return id;
+}
+
+bool ReplayTimeline::delete_checkpoint(int id) {
+  if (id <= 0) return false;
+  auto it = std::find_if(checkpoints_.begin(), checkpoints_.end(), [&](const Checkpoint& c) { return c.id == id; });
+  if (it == checkpoints_.end()) return false;
+  checkpoints_.erase(it);
+  return true;
+}
+
+std::vector<CheckpointInfo> ReplayTimeline::checkpoints() const {
+  std::vector<CheckpointInfo> out;
+  for (const Checkpoint& cp : checkpoints_) {
+    if (cp.id > 0) out.push_back({cp.id, cp.mark.event, cp.mark.describe()});
+  }
+  return out;
+}
+
+bool ReplayTimeline::restart_checkpoint(int id) {
+  for (const Checkpoint& cp : checkpoints_) {
+    if (cp.id != id || id <= 0) continue;
+    current_ = cp.session->clone();
+    mark_ = cp.mark;
+    end_reported_ = false;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace backstep
