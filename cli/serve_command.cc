@@ -74,6 +74,39 @@ int serve_command(const Args& args) {
   return 0;
 }
 
+namespace {
+
+// gdb commands for what the remote protocol has no words for: going back to
+// a checkpoint must go through `run cN` so that gdb re-reads everything.
+const char kGdbCommands[] =
+    "set confirm off\n"  // gdb's own `restart` (native checkpoints) is replaced
+    "define restart\n"
+    "  run c$arg0\n"
+    "end\n"
+    "document restart\n"
+    "Go back to checkpoint N (made with `monitor checkpoint`): restart N.\n"
+    "end\n"
+    "define when\n"
+    "  monitor when\n"
+    "end\n"
+    "document when\n"
+    "Print the current event number and exact position in the recording.\n"
+    "end\n"
+    "set confirm on\n";
+
+// Writes kGdbCommands to a temporary file; returns its path.
+std::string write_gdb_commands() {
+  char path[] = "/tmp/backstep-gdb-XXXXXX";
+  int fd = mkstemp(path);
+  if (fd < 0) throw std::runtime_error(std::string("cannot create a temporary file: ") + strerror(errno));
+  ssize_t n = write(fd, kGdbCommands, sizeof(kGdbCommands) - 1);
+  close(fd);
+  if (n != static_cast<ssize_t>(sizeof(kGdbCommands) - 1)) throw std::runtime_error("cannot write gdb commands");
+  return path;
+}
+
+}  // namespace
+
 int launch_gdb(const std::string& trace_arg, const Args& gdb_args) {
   std::string dir = resolve_trace(trace_arg);
   { trace::TraceReader check(dir); }
@@ -82,13 +115,14 @@ int launch_gdb(const std::string& trace_arg, const Args& gdb_args) {
   options.once = true;
   gdb::GdbServer server(options, timeline_factory(dir));
   int port = server.listen();
+  std::string commands = write_gdb_commands();
 
   pid_t child = fork();
   if (child < 0) throw std::runtime_error(std::string("fork failed: ") + strerror(errno));
   if (child == 0) {
     std::string target = "target extended-remote 127.0.0.1:" + std::to_string(port);
     std::vector<std::string> argv = {"gdb", "-q", "-l", "10000", "-ex", "set sysroot target:",
-                                     "-ex", target};
+                                     "-x", commands, "-ex", target};
     argv.insert(argv.end(), gdb_args.begin(), gdb_args.end());
     std::vector<char*> c_argv;
     for (auto& s : argv) c_argv.push_back(s.data());
@@ -109,6 +143,7 @@ int launch_gdb(const std::string& trace_arg, const Args& gdb_args) {
   int status = 0;
   while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
+  unlink(commands.c_str());
   serving.detach();  // gdb is gone; the process exit ends the server
   return WIFEXITED(status) ? WEXITSTATUS(status) : kExitFailure;
 }

@@ -12,8 +12,8 @@ const char kHelp[] =
     "  checkpoint              make a checkpoint here\n"
     "  info checkpoints        list the checkpoints\n"
     "  delete checkpoint N     delete checkpoint N\n"
-    "To go back to checkpoint N use `run cN`; `run N` restarts at event N\n"
-    "(gdb then re-reads registers and memory).\n";
+    "To go back to checkpoint N use `run cN` (`restart N` under `backstep replay`);\n"
+    "`run N` restarts at event N. gdb then re-reads registers and memory.\n";
 
 bool parse_int(const std::string& text, int& out) {
   try {
@@ -52,7 +52,8 @@ std::string GdbSession::monitor(const std::string& command) {
     }
   } else if (words.size() == 2 && words[0] == "restart") {
     // Moving here behind gdb's back would leave its caches stale.
-    out << "Use `run c" << words[1] << "` to go back to checkpoint " << words[1] << ".\n";
+    out << "Use `run c" << words[1] << "` (or `restart " << words[1] << "` under `backstep replay`) to go back to "
+        << "checkpoint " << words[1] << ": gdb must re-read the program's state.\n";
   } else {
     out << "Unknown monitor command '" << command << "'.\n" << kHelp;
   }

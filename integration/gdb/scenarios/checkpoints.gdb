@@ -32,5 +32,6 @@ monitor delete checkpoint 7
 monitor restart 7
 delete
 watch progress
-run c2
+# `restart N`, the command `backstep replay` defines for `run cN`
+restart 2
 print progress
