@@ -18,6 +18,8 @@ namespace {
 
 constexpr uint64_t kFlockSize = 32;  // struct flock on x86-64
 
+bool is_stdio_fd(uint64_t fd) { return fd == 1 || fd == 2; }
+
 // The file position of the tracee's `fd` (from /proc/PID/fdinfo).
 std::optional<uint64_t> file_position(pid_t pid, int fd) {
   std::ifstream f("/proc/" + std::to_string(pid) + "/fdinfo/" + std::to_string(fd));
@@ -85,8 +87,10 @@ void exit_fs(SyscallContext& ctx) {
     case SYS_write:
     case SYS_pwrite64:
       if (ret > 0) {
-        ctx.echo_if_stdio(static_cast<int>(ctx.arg(0)),
-                          ctx.task.read_bytes(remote_ptr<void>(ctx.arg(1)), static_cast<uint64_t>(ret)));
+        if (is_stdio_fd(ctx.arg(0))) {  // read the data only when it may be echoed
+          ctx.echo_if_stdio(static_cast<int>(ctx.arg(0)),
+                            ctx.task.read_bytes(remote_ptr<void>(ctx.arg(1)), static_cast<uint64_t>(ret)));
+        }
         record_shared_mapping_changes(ctx, static_cast<int>(ctx.arg(0)),
                                       ctx.info.nr == SYS_pwrite64 ? std::optional<uint64_t>(ctx.arg(3)) : std::nullopt,
                                       static_cast<uint64_t>(ret));
@@ -96,8 +100,10 @@ void exit_fs(SyscallContext& ctx) {
     case SYS_pwritev:
     case SYS_pwritev2:
       if (ret > 0) {
-        ctx.echo_if_stdio(static_cast<int>(ctx.arg(0)),
-                          ctx.gather_iovecs(ctx.arg(1), ctx.arg(2), static_cast<uint64_t>(ret)));
+        if (is_stdio_fd(ctx.arg(0))) {
+          ctx.echo_if_stdio(static_cast<int>(ctx.arg(0)),
+                            ctx.gather_iovecs(ctx.arg(1), ctx.arg(2), static_cast<uint64_t>(ret)));
+        }
         bool positioned = ctx.info.nr != SYS_writev && static_cast<int64_t>(ctx.arg(3)) != -1;
         record_shared_mapping_changes(ctx, static_cast<int>(ctx.arg(0)),
                                       positioned ? std::optional<uint64_t>(ctx.arg(3)) : std::nullopt,
