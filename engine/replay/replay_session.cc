@@ -261,14 +261,15 @@ ReplayStop ReplaySession::resume(Resume how) {
 
 std::optional<ReplayStop> ReplaySession::run_to_event(const trace::Event& next, bool single_step,
                                                       bool& stepping_over) {
-  Registers regs = task_->regs();
-  stepping_over = !single_step && breakpoints_.count(regs.ip());
+  // Only breakpoints need the pc (a register read per stop otherwise saved).
+  uint64_t pc = breakpoints_.empty() ? 0 : task_->regs().ip();
+  stepping_over = !single_step && breakpoints_.count(pc);
   insert_breakpoints();
   if (stepping_over) {
     // Step the breakpoint's own instruction without its int3.
-    uint8_t original = inserted_[regs.ip()];
-    task_->write_bytes(remote_ptr<void>(regs.ip()), &original, 1);
-    inserted_.erase(regs.ip());
+    uint8_t original = inserted_[pc];
+    task_->write_bytes(remote_ptr<void>(pc), &original, 1);
+    inserted_.erase(pc);
   }
   arm_watchpoints();
   task_->resume(single_step || stepping_over ? ResumeHow::SysemuSingleStep : ResumeHow::Sysemu);

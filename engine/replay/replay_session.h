@@ -168,6 +168,7 @@ class ReplaySession : public Session {
   std::set<uint64_t> breakpoints_;
   std::map<uint64_t, uint8_t> inserted_;  // address -> original byte
   std::vector<Watchpoint> watchpoints_;
+  std::vector<Watchpoint> armed_;  // what the debug registers hold now
 };
 
 }  // namespace backstep

@@ -57,6 +57,10 @@ void ReplaySession::remove_breakpoints() {
 }
 
 void ReplaySession::arm_watchpoints() {
+  // The debug registers keep their values between stops: write them only
+  // when the watchpoints changed (a fresh clone starts with none armed).
+  if (armed_ == watchpoints_) return;
+  armed_ = watchpoints_;
   uint64_t dr7 = 0;
   for (std::size_t i = 0; i < watchpoints_.size() && i < 4; ++i) {
     const Watchpoint& w = watchpoints_[i];
