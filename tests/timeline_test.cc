@@ -176,3 +176,32 @@ BOOST_AUTO_TEST_CASE(checkpoints_and_restart) {
   BOOST_TEST(t.delete_checkpoint(id));
   BOOST_TEST(!t.delete_checkpoint(id));
 }
+
+BOOST_AUTO_TEST_CASE(a_thousand_reverse_steps_are_deterministic) {
+  Recording rec;
+  uint64_t bump = symbol_address(rec.binary(), "bump");
+  ReplayTimeline t(rec.trace());
+  t.set_breakpoint(bump, TrapKind::Software);
+  for (int i = 0; i < 8; ++i) BOOST_REQUIRE(go(t, kFwd).kind == TargetStop::Kind::Breakpoint);
+  t.remove_breakpoint(bump, TrapKind::Software);
+  Registers start = t.registers(0);
+
+  // 1000 instructions back (across system calls and earlier calls of bump),
+  // then forward again: every state must be the same both ways.
+  std::vector<Registers> back;
+  for (int i = 0; i < 1000; ++i) {
+    BOOST_REQUIRE(go(t, kBack, ResumeRequest::How::Step).kind == TargetStop::Kind::Step);
+    back.push_back(t.registers(0));
+  }
+  for (int i = 998; i >= 0; --i) {
+    BOOST_REQUIRE(go(t, kFwd, ResumeRequest::How::Step).kind == TargetStop::Kind::Step);
+    BOOST_REQUIRE_MESSAGE(Registers::differences(back[static_cast<size_t>(i)], t.registers(0)).empty(),
+                          "state " << i << ": " << Registers::differences(back[static_cast<size_t>(i)], t.registers(0)));
+  }
+  BOOST_REQUIRE(go(t, kFwd, ResumeRequest::How::Step).kind == TargetStop::Kind::Step);
+  BOOST_TEST(Registers::differences(start, t.registers(0)).empty());
+
+  // And back once more, to the same state 1000 steps back.
+  for (int i = 0; i < 1000; ++i) go(t, kBack, ResumeRequest::How::Step);
+  BOOST_TEST(Registers::differences(back.back(), t.registers(0)).empty());
+}
