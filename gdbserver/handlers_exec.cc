@@ -1,5 +1,8 @@
 // Running forwards and backwards, restarting, leaving.
+#include <signal.h>
+
 #include "gdbserver/gdb_session.h"
+#include "gdbserver/gdb_signals.h"
 
 namespace backstep::gdb {
 
@@ -55,7 +58,12 @@ void GdbSession::handle(const rsp::ReverseStep&) {
 }
 
 void GdbSession::handle(const rsp::Kill&) {
-  done_ = true;  // no reply: the client closes the connection
+  // gdb expects no reply and closes; lldb waits for one. The session ends
+  // either way, so the reply cannot be mistaken for a later stop.
+  std::optional<std::int64_t> process;
+  if (multiprocess_) process = target_.process_id();
+  reply(rsp::terminated(to_gdb_signal(SIGKILL), process));
+  done_ = true;
 }
 
 void GdbSession::handle(const rsp::Detach&) {
