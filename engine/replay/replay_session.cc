@@ -57,17 +57,20 @@ void pin_to_cpu(int wanted) {
 }  // namespace
 
 ReplaySession::ReplaySession(const std::string& trace_dir, ReplayOptions options)
-    : reader_(std::make_unique<trace::TraceReader>(trace_dir)), options_(options) {
-  std::string mismatch = cpu_feature_mismatch(reader_->header().cpuid, current_cpu_features());
+    : reader_(std::make_unique<trace::TraceReader>(trace_dir)),
+      trace_dir_(reader_->dir()),
+      header_(std::make_shared<const trace::Header>(reader_->header())),
+      options_(options) {
+  std::string mismatch = cpu_feature_mismatch(header_->cpuid, current_cpu_features());
   if (!mismatch.empty()) {
     throw std::runtime_error(
         "this trace was recorded on a CPU with other features, and without CPUID faulting the "
         "program would see this CPU's; replay refused (" + mismatch + ")");
   }
   std::optional<trace::Event> first = take_event();
-  if (!first) throw trace::TraceError(reader_->dir() + "/events: the trace holds no events");
+  if (!first) throw trace::TraceError(trace_dir_ + "/events: the trace holds no events");
   if (first->kind != trace::EventKind::Exec) {
-    throw trace::TraceError(reader_->dir() + "/events: event 0 is " + trace::to_string(first->kind) +
+    throw trace::TraceError(trace_dir_ + "/events: event 0 is " + trace::to_string(first->kind) +
                             ", expected exec");
   }
   exec_ = std::make_shared<const trace::Event>(std::move(*first));
@@ -75,7 +78,9 @@ ReplaySession::ReplaySession(const std::string& trace_dir, ReplayOptions options
 }
 
 ReplaySession::ReplaySession(const ReplaySession& parent, pid_t child)
-    : reader_(std::make_unique<trace::TraceReader>(parent.reader_->dir())),
+    : trace_dir_(parent.trace_dir_),
+      header_(parent.header_),
+      reader_position_(parent.next_number_ + (parent.peeked_ ? 1 : 0)),
       options_(parent.options_),
       exec_(parent.exec_),
       event_number_(parent.event_number_),
@@ -89,11 +94,19 @@ ReplaySession::ReplaySession(const ReplaySession& parent, pid_t child)
       last_siginfo_(parent.last_siginfo_),
       breakpoints_(parent.breakpoints_),
       watchpoints_(parent.watchpoints_) {
-  reader_->seek(parent.next_number_ + (parent.peeked_ ? 1 : 0));
+  // The trace reader and /proc/PID/mem are opened on first use: most
+  // checkpoints are only ever cloned again, never resumed.
   next_number_ = parent.next_number_;
   Task& task = add_task(child);
   task_ = &task;
-  task.open_memory();
+}
+
+trace::TraceReader& ReplaySession::reader() {
+  if (!reader_) {
+    reader_ = std::make_unique<trace::TraceReader>(trace_dir_);
+    reader_->seek(reader_position_);
+  }
+  return *reader_;
 }
 
 ReplaySession::~ReplaySession() = default;
@@ -108,7 +121,7 @@ void ReplaySession::diverged(const std::string& what) const {
 }
 
 void ReplaySession::start() {
-  pin_to_cpu(reader_->header().recorded_cpu);
+  pin_to_cpu(header_->recorded_cpu);
   std::string exe = self_exe();
   pid_t pid = fork();
   if (pid < 0) throw std::runtime_error(std::string("fork failed: ") + strerror(errno));
@@ -134,7 +147,7 @@ void ReplaySession::start() {
   }
   task.open_memory();
   install_tool_page(task);
-  rebuild_address_space(task, *exec_, *reader_);
+  rebuild_address_space(task, *exec_, reader());
   brk_ = static_cast<uint64_t>(exec_->status);
 }
 
@@ -171,7 +184,7 @@ ReplayResult ReplaySession::end_result() {
 
 const trace::Event* ReplaySession::peek_next() {
   if (!peeked_) {
-    peeked_ = reader_->next();
+    peeked_ = reader().next();
     if (!peeked_) return nullptr;
   }
   return &*peeked_;
@@ -183,10 +196,10 @@ std::optional<trace::Event> ReplaySession::take_event() {
     e = std::move(peeked_);
     peeked_.reset();
   } else {
-    e = reader_->next();
+    e = reader().next();
   }
   event_number_ = next_number_;
-  next_number_ = reader_->next_event_number();
+  next_number_ = reader().next_event_number();
   if (e) {
     last_kind_ = e->kind;
     if (e->kind == trace::EventKind::Syscall && e->regs) {
@@ -336,7 +349,7 @@ void ReplaySession::replay_syscall(const trace::Event& event, ReplayStop& stop) 
   exit.apply(event.reg_changes);
   std::vector<std::vector<uint8_t>> watched;
   if (!watchpoints_.empty()) watched = watched_values();
-  ReplayMmCall call{*task_, *reader_, event, entry, exit.syscall_result(), brk_};
+  ReplayMmCall call{*task_, reader(), event, entry, exit.syscall_result(), brk_};
   std::string problem = replay_address_space_call(call);
   if (!problem.empty()) diverged(problem);
   apply_effects(event);

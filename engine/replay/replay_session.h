@@ -126,8 +126,8 @@ class ReplaySession : public Session {
   std::vector<uint8_t> xstate() { return task_->xstate(); }
   // Memory as the program sees it: breakpoint bytes hidden.
   std::vector<uint8_t> read_memory(uint64_t addr, std::size_t len);
-  const trace::Header& header() const { return reader_->header(); }
-  const std::string& trace_dir() const { return reader_->dir(); }
+  const trace::Header& header() const { return *header_; }
+  const std::string& trace_dir() const { return trace_dir_; }
   const trace::Event& exec_event() const { return *exec_; }
 
  private:
@@ -149,7 +149,12 @@ class ReplaySession : public Session {
   std::vector<std::vector<uint8_t>> watched_values();
   [[noreturn]] void diverged(const std::string& what) const;
 
-  std::unique_ptr<trace::TraceReader> reader_;
+  trace::TraceReader& reader();
+
+  std::unique_ptr<trace::TraceReader> reader_;  // null until needed (clones)
+  std::string trace_dir_;
+  std::shared_ptr<const trace::Header> header_;
+  uint64_t reader_position_ = 0;                // where a clone's reader starts
   ReplayOptions options_;
   std::shared_ptr<const trace::Event> exec_;
   Task* task_ = nullptr;
