@@ -218,9 +218,8 @@ std::string Task::read_c_string(remote_ptr<char> addr, std::size_t max) {
   return out;
 }
 
-int64_t Task::remote_syscall(remote_ptr<void> insn, long nr, std::array<uint64_t, 6> args) {
-  Registers saved = regs();
-  Registers call = saved;
+void Task::enter_remote_syscall(remote_ptr<void> insn, long nr, const std::array<uint64_t, 6>& args) {
+  Registers call = regs();
   call.set_ip(insn.as_int());
   call.raw().rax = static_cast<uint64_t>(nr);
   // No syscall restart logic may apply to the injected call's return path.
@@ -230,26 +229,28 @@ int64_t Task::remote_syscall(remote_ptr<void> insn, long nr, std::array<uint64_t
 
   // If the task sits at a syscall-entry stop or after an exec event, the
   // kernel first reports the exit of that syscall; skip it.
-  bool entered = false;
-  for (int stops = 0; !entered; ++stops) {
+  for (int stops = 0;; ++stops) {
     BS_ASSERT(stops < 3, "task " << tid_ << ": remote syscall " << nr << " never entered");
     resume(ResumeHow::Syscall);
     WaitStatus ws = wait();
     if (!ws.is_syscall()) {
-      throw TaskGone("task " + std::to_string(tid_) + ": remote syscall " +
-                     std::to_string(nr) + " interrupted: " + ws.describe());
+      throw TaskGone("task " + std::to_string(tid_) + ": remote syscall " + std::to_string(nr) +
+                     " interrupted: " + ws.describe());
     }
     __ptrace_syscall_info info = syscall_info();
     if (info.op == PTRACE_SYSCALL_INFO_ENTRY) {
       BS_ASSERT(info.entry.nr == static_cast<uint64_t>(nr),
-                "task " << tid_ << ": remote syscall entered " << info.entry.nr
-                        << ", expected " << nr);
-      entered = true;
-    } else {
-      // The exit path stored that syscall's result in rax: set ours again.
-      set_regs(call);
+                "task " << tid_ << ": remote syscall entered " << info.entry.nr << ", expected " << nr);
+      return;
     }
+    // The exit path stored that syscall's result in rax: set ours again.
+    set_regs(call);
   }
+}
+
+int64_t Task::remote_syscall(remote_ptr<void> insn, long nr, std::array<uint64_t, 6> args) {
+  Registers saved = regs();
+  enter_remote_syscall(insn, nr, args);
   resume(ResumeHow::Syscall);
   WaitStatus ws = wait();
   if (!ws.is_syscall()) {
@@ -277,26 +278,8 @@ void Task::set_debug_register(int index, uint64_t value) {
 
 pid_t Task::remote_fork(remote_ptr<void> insn) {
   Registers saved = regs();
-  Registers call = saved;
-  call.set_ip(insn.as_int());
-  call.raw().rax = SYS_clone;
-  call.set_syscallno(static_cast<uint64_t>(-1));
   // clone(CLONE_PARENT, no new stack, ...): exit signal 0, so no SIGCHLD anywhere.
-  call.set_arg(0, CLONE_PARENT);
-  for (int i = 1; i < 6; ++i) call.set_arg(i, 0);
-  set_regs(call);
-  bool entered = false;
-  for (int stops = 0; !entered; ++stops) {
-    BS_ASSERT(stops < 3, "task " << tid_ << ": remote clone never entered");
-    resume(ResumeHow::Syscall);
-    WaitStatus ws = wait();
-    if (!ws.is_syscall()) throw TaskGone("task " + std::to_string(tid_) + ": remote clone interrupted: " + ws.describe());
-    if (syscall_info().op == PTRACE_SYSCALL_INFO_ENTRY) {
-      entered = true;
-    } else {
-      set_regs(call);
-    }
-  }
+  enter_remote_syscall(insn, SYS_clone, {CLONE_PARENT, 0, 0, 0, 0, 0});
   resume(ResumeHow::Syscall);
   WaitStatus ws = wait();
   if (ws.kind != WaitStatus::Kind::EventStop || ws.event != PTRACE_EVENT_CLONE) {

@@ -103,6 +103,8 @@ class Task {
 
  private:
   long ptrace_or_throw(int request, void* addr, void* data, const char* what);
+  // Sets up syscall `nr` at `insn` and runs the task to its entry stop.
+  void enter_remote_syscall(remote_ptr<void> insn, long nr, const std::array<uint64_t, 6>& args);
 
   pid_t tid_;
   int mem_fd_ = -1;

@@ -187,9 +187,8 @@ std::optional<TargetStop> ReplayTimeline::user_trap(const ReplayStop& s, ReplayS
       return stop;
     }
   }
-  if (s.kind == ReplayStop::Kind::EventReplayed && catch_syscalls_ &&
-      session.last_event_kind() == trace::EventKind::Syscall &&
-      (catch_syscalls_->empty() || catch_syscalls_->count(static_cast<int>(session.last_syscall())))) {
+  if (s.kind == ReplayStop::Kind::EventReplayed && session.last_event_kind() == trace::EventKind::Syscall &&
+      catches(static_cast<int>(session.last_syscall()))) {
     stop.kind = TargetStop::Kind::Syscall;
     stop.syscall = static_cast<int>(session.last_syscall());
     stop.syscall_return = true;
@@ -227,11 +226,14 @@ TargetStop ReplayTimeline::stop_at_program_end() {
   return make_stop(TargetStop::Kind::HistoryEnd);
 }
 
+bool ReplayTimeline::catches(int syscall) const {
+  return catch_syscalls_ && (catch_syscalls_->empty() || catch_syscalls_->count(syscall));
+}
+
 bool ReplayTimeline::stops_before(const trace::Event& e) const {
   if (e.kind == trace::EventKind::Signal) return !pass_signals_.count(static_cast<int>(e.status));
-  if (e.kind == trace::EventKind::Syscall && catch_syscalls_ && e.regs) {
-    int nr = static_cast<int>(Registers::from_block(*e.regs).syscallno());
-    return catch_syscalls_->empty() || catch_syscalls_->count(nr);
+  if (e.kind == trace::EventKind::Syscall && e.regs) {
+    return catches(static_cast<int>(Registers::from_block(*e.regs).syscallno()));
   }
   return false;
 }

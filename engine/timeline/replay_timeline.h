@@ -80,6 +80,7 @@ class ReplayTimeline : public DebugTarget {
   TargetStop continue_backward(const std::function<bool()>& interrupted);
   TargetStop step_backward();
   TargetStop stop_at_program_end();
+  bool catches(int syscall) const;  // `catch syscall` set for it
   bool stops_before(const trace::Event& e) const;
   TargetStop pending_stop(const trace::Event& e);
   // Steps from `p` until `reached` says so; returns how many.
