@@ -111,3 +111,89 @@ BOOST_AUTO_TEST_CASE(changed_registers_are_a_divergence_at_that_event) {
     BOOST_TEST(what.find("rdx recorded 0x2 live 0x1") != std::string::npos, what);
   }
 }
+
+namespace {
+
+// The first write(1, ...) of at least `min_size` bytes: its event number and event.
+std::pair<uint64_t, trace::Event> first_stdout_write(const Recording& rec, uint64_t min_size = 1) {
+  trace::TraceReader in(rec.trace());
+  for (uint64_t n = 0;; ++n) {
+    auto e = in.next();
+    BOOST_REQUIRE(e);
+    if (e->kind != trace::EventKind::Syscall) continue;
+    Registers r = Registers::from_block(*e->regs);
+    if (r.syscallno() == 1 && r.arg(0) == 1 && r.arg(2) >= min_size) return {n, *e};
+  }
+}
+
+// Replays `copy` and returns the divergence message, failing if there is none.
+std::string divergence(const std::string& copy, uint64_t expected_event) {
+  try {
+    ReplaySession(copy, quiet()).run_to_end();
+  } catch (const ReplayDivergence& e) {
+    BOOST_TEST(e.event() == expected_event);
+    return e.what();
+  }
+  BOOST_FAIL("replay did not notice that the written data differs");
+  return "";
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(writes_carry_what_the_program_wrote) {
+  Recording rec;
+  auto [n, e] = first_stdout_write(rec);
+  BOOST_REQUIRE(e.written.has_value());
+  BOOST_TEST(static_cast<int>(e.written->form) == static_cast<int>(trace::WrittenData::Form::Echoed));
+  BOOST_REQUIRE_EQUAL(e.echoes.size(), 1u);
+  BOOST_TEST(e.written->size == e.echoes[0].data.size());
+}
+
+BOOST_AUTO_TEST_CASE(different_written_bytes_are_a_divergence_at_that_event) {
+  Recording rec;
+  // timeline_target writes its output a byte at a time.
+  auto [target, original] = first_stdout_write(rec);
+  std::size_t size = original.echoes.at(0).data.size();
+  BOOST_REQUIRE(size >= 1);
+
+  // The recorded output says otherwise at its last byte: as if the program
+  // had computed other data when it was recorded.
+  std::string echoed = rec.copy(
+      "echo-differs", [](trace::Header&) {},
+      [&](uint64_t n, trace::Event& e) {
+        if (n == target) e.echoes[0].data[size - 1] ^= 0x20;
+      });
+  std::string what = divergence(echoed, target);
+  BOOST_TEST(what == "replay diverged at event " + std::to_string(target) +
+                         ": written data differs (first difference at byte " + std::to_string(size - 1) + " of " +
+                         std::to_string(size) + ")");
+
+  // The same with the data kept whole in the event (writes to other files).
+  std::string bytes = rec.copy(
+      "bytes-differ", [](trace::Header&) {},
+      [&](uint64_t n, trace::Event& e) {
+        if (n != target) return;
+        trace::WrittenData d;
+        d.form = trace::WrittenData::Form::Bytes;
+        d.size = size;
+        d.bytes = e.echoes[0].data;
+        d.bytes[size - 1] ^= 1;
+        e.written = d;
+      });
+  what = divergence(bytes, target);
+  BOOST_TEST(what.find("first difference at byte " + std::to_string(size - 1)) != std::string::npos, what);
+
+  // And hashed per block (large writes).
+  std::string hashed = rec.copy(
+      "hash-differs", [](trace::Header&) {},
+      [&](uint64_t n, trace::Event& e) {
+        if (n != target) return;
+        trace::WrittenData d;
+        d.form = trace::WrittenData::Form::BlockHashes;
+        d.size = size;
+        d.block_hashes = {0x1234};
+        e.written = d;
+      });
+  what = divergence(hashed, target);
+  BOOST_TEST(what.find("first difference in bytes 0.." + std::to_string(size - 1)) != std::string::npos, what);
+}

@@ -25,6 +25,7 @@
 #include "engine/trace/reader.h"
 #include "engine/trace/trace_error.h"
 #include "engine/trace/writer.h"
+#include "engine/trace/written_data.h"
 
 using namespace backstep::trace;
 namespace fs = std::filesystem;
@@ -311,19 +312,21 @@ BOOST_AUTO_TEST_CASE(wrong_version) {
   std::string dir = tmp.sub("t");
   write_trace(dir, sample_header(Codec::Zstd), {Event{EventKind::Exit, 1}});
   std::vector<uint8_t> header = slurp(dir + "/header");
-  header[8] = 2;
+  const std::string ours = std::to_string(kFormatVersion);
+  header[8] = static_cast<uint8_t>(kFormatVersion + 1);
   // A consistent file of another version: the checksum is right.
   uint32_t crc = crc32_of(header.data(), header.size() - 4);
   for (int i = 0; i < 4; ++i) header[header.size() - 4 + i] = static_cast<uint8_t>(crc >> (8 * i));
   spit(dir + "/header", header);
-  expect_error([&] { TraceReader r(dir); }, dir + "/header: trace format version 2, this backstep reads version 1");
+  expect_error([&] { TraceReader r(dir); }, dir + "/header: trace format version " + std::to_string(kFormatVersion + 1) +
+                                             ", this backstep reads version " + ours);
 
   std::string dir2 = tmp.sub("t2");
   write_trace(dir2, sample_header(Codec::Zstd), {Event{EventKind::Exit, 1}});
   std::vector<uint8_t> events = slurp(dir2 + "/events");
   events[8] = 7;
   spit(dir2 + "/events", events);
-  expect_error([&] { TraceReader r(dir2); }, dir2 + "/events: trace format version 7, this backstep reads version 1");
+  expect_error([&] { TraceReader r(dir2); }, dir2 + "/events: trace format version 7, this backstep reads version " + ours);
 }
 
 BOOST_AUTO_TEST_CASE(every_flipped_header_byte_is_reported) {
@@ -530,4 +533,63 @@ BOOST_AUTO_TEST_CASE(add_file_from_proc_magic_link) {
   TraceWriter w(tmp.sub("t"), Header{});
   std::string rel = w.add_file("/proc/self/exe", "trace_test", true);
   BOOST_TEST((slurp(tmp.sub("t/" + rel)) == slurp("/proc/self/exe")));
+}
+
+BOOST_AUTO_TEST_CASE(written_data_summaries) {
+  std::vector<uint8_t> small(100, 'a');
+  WrittenData d = summarize_written(small, {});
+  BOOST_TEST(static_cast<int>(d.form) == static_cast<int>(WrittenData::Form::Bytes));
+  BOOST_TEST(compare_written(d, {}, small) == "");
+  std::vector<uint8_t> other = small;
+  other[37] = 'b';
+  BOOST_TEST(compare_written(d, {}, other) == "written data differs (first difference at byte 37 of 100)");
+  other.resize(50);
+  other[37] = 'a';
+  BOOST_TEST(compare_written(d, {}, other) == "written data differs (first difference at byte 50 of 100)");
+
+  std::vector<StdioEcho> echoes{{1, small}};
+  WrittenData e = summarize_written(small, echoes);
+  BOOST_TEST(static_cast<int>(e.form) == static_cast<int>(WrittenData::Form::Echoed));
+  BOOST_TEST(e.bytes.empty());
+  BOOST_TEST(compare_written(e, echoes, small) == "");
+  BOOST_TEST(written_data_problem(e, echoes) == "");
+  BOOST_TEST(written_data_problem(e, {}) != "");
+
+  std::mt19937_64 rng(3);
+  std::vector<uint8_t> big = random_bytes(rng, 3 * kWrittenBlock + 10);
+  WrittenData h = summarize_written(big, {});
+  BOOST_TEST(static_cast<int>(h.form) == static_cast<int>(WrittenData::Form::BlockHashes));
+  BOOST_TEST(h.block_hashes.size() == 4u);
+  BOOST_TEST(compare_written(h, {}, big) == "");
+  big[2 * kWrittenBlock + 5] ^= 1;
+  BOOST_TEST(compare_written(h, {}, big) == "written data differs (first difference in bytes 8192..12287 of 12298)");
+  big[2 * kWrittenBlock + 5] ^= 1;
+  big.pop_back();
+  BOOST_TEST(compare_written(h, {}, big) == "written data differs (first difference in bytes 12288..12297 of 12298)");
+}
+
+BOOST_AUTO_TEST_CASE(written_data_round_trips_and_is_validated) {
+  TempDir tmp;
+  std::string dir = tmp.sub("t");
+  std::mt19937_64 rng(5);
+  Event a{EventKind::Syscall, 7};
+  a.written = summarize_written(random_bytes(rng, 20), {});
+  Event b{EventKind::Syscall, 7};
+  b.written = summarize_written(random_bytes(rng, 9000), {});
+  Event c{EventKind::Syscall, 7};
+  c.echoes = {{1, random_bytes(rng, 30)}};
+  c.written = summarize_written(c.echoes[0].data, c.echoes);
+  write_trace(dir, sample_header(Codec::Zstd), {a, b, c});
+  TraceReader r(dir);
+  std::vector<Event> back = read_all(r);
+  BOOST_REQUIRE_EQUAL(back.size(), 3u);
+  BOOST_TEST((back[0] == a));
+  BOOST_TEST((back[1] == b));
+  BOOST_TEST((back[2] == c));
+
+  // An Echoed summary without its echo cannot be written.
+  Event bad = c;
+  bad.echoes.clear();
+  TraceWriter w(tmp.sub("bad"), sample_header(Codec::Zstd));
+  expect_error([&] { w.write(bad); }, "written data refers to an echo of 30 bytes that the event lacks");
 }

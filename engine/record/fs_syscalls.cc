@@ -75,67 +75,64 @@ void record_shared_mapping_changes(SyscallContext& ctx, int fd, std::optional<ui
   }
 }
 
-void exit_fs(SyscallContext& ctx) {
+// readv, preadv, preadv2 and vmsplice scatter what they read over an iovec array.
+void exit_scatter_read(SyscallContext& ctx) {
   int64_t ret = ctx.result();
-  switch (ctx.info.nr) {
-    case SYS_readv:
-    case SYS_preadv:
-    case SYS_preadv2:
-    case SYS_vmsplice:
-      if (ret > 0) ctx.record_iovecs(ctx.arg(1), ctx.arg(2), static_cast<uint64_t>(ret));
-      break;
-    case SYS_write:
-    case SYS_pwrite64:
-      if (ret > 0) {
-        if (is_stdio_fd(ctx.arg(0))) {  // read the data only when it may be echoed
-          ctx.echo_if_stdio(static_cast<int>(ctx.arg(0)),
-                            ctx.task.read_bytes(remote_ptr<void>(ctx.arg(1)), static_cast<uint64_t>(ret)));
-        }
-        record_shared_mapping_changes(ctx, static_cast<int>(ctx.arg(0)),
-                                      ctx.info.nr == SYS_pwrite64 ? std::optional<uint64_t>(ctx.arg(3)) : std::nullopt,
-                                      static_cast<uint64_t>(ret));
-      }
-      break;
-    case SYS_writev:
-    case SYS_pwritev:
-    case SYS_pwritev2:
-      if (ret > 0) {
-        if (is_stdio_fd(ctx.arg(0))) {
-          ctx.echo_if_stdio(static_cast<int>(ctx.arg(0)),
-                            ctx.gather_iovecs(ctx.arg(1), ctx.arg(2), static_cast<uint64_t>(ret)));
-        }
-        bool positioned = ctx.info.nr != SYS_writev && static_cast<int64_t>(ctx.arg(3)) != -1;
-        record_shared_mapping_changes(ctx, static_cast<int>(ctx.arg(0)),
-                                      positioned ? std::optional<uint64_t>(ctx.arg(3)) : std::nullopt,
-                                      static_cast<uint64_t>(ret));
-      }
-      break;
-    case SYS_fcntl:
-      switch (static_cast<int>(ctx.arg(1))) {
-        case F_GETLK:
-        case F_OFD_GETLK: ctx.record_memory(ctx.arg(2), kFlockSize); break;
-        case F_GETOWN_EX: ctx.record_memory(ctx.arg(2), sizeof(f_owner_ex)); break;
-        default: break;
-      }
-      break;
-    case SYS_copy_file_range:
-      ctx.record_memory(ctx.arg(1), sizeof(loff_t));
-      ctx.record_memory(ctx.arg(3), sizeof(loff_t));
-      echo_kernel_copy(ctx, static_cast<int>(ctx.arg(2)), static_cast<int>(ctx.arg(0)), ctx.arg(1));
-      if (ret > 0 && ctx.arg(3) == 0) {
-        record_shared_mapping_changes(ctx, static_cast<int>(ctx.arg(2)), std::nullopt, static_cast<uint64_t>(ret));
-      }
-      break;
-    case SYS_sendfile:
-      echo_kernel_copy(ctx, static_cast<int>(ctx.arg(0)), static_cast<int>(ctx.arg(1)), ctx.arg(2));
-      break;
-    default:
-      break;
+  if (ret > 0) ctx.record_iovecs(ctx.arg(1), ctx.arg(2), static_cast<uint64_t>(ret));
+}
+
+void exit_write(SyscallContext& ctx) {
+  int64_t ret = ctx.result();
+  if (ret <= 0) return;
+  if (is_stdio_fd(ctx.arg(0)) && ctx.written) ctx.echo_if_stdio(static_cast<int>(ctx.arg(0)), *ctx.written);
+  record_shared_mapping_changes(ctx, static_cast<int>(ctx.arg(0)),
+                                ctx.info.nr == SYS_pwrite64 ? std::optional<uint64_t>(ctx.arg(3)) : std::nullopt,
+                                static_cast<uint64_t>(ret));
+}
+
+// writev, pwritev and pwritev2.
+void exit_gather_write(SyscallContext& ctx) {
+  int64_t ret = ctx.result();
+  if (ret <= 0) return;
+  if (is_stdio_fd(ctx.arg(0)) && ctx.written) ctx.echo_if_stdio(static_cast<int>(ctx.arg(0)), *ctx.written);
+  bool positioned = ctx.info.nr != SYS_writev && static_cast<int64_t>(ctx.arg(3)) != -1;
+  record_shared_mapping_changes(ctx, static_cast<int>(ctx.arg(0)),
+                                positioned ? std::optional<uint64_t>(ctx.arg(3)) : std::nullopt,
+                                static_cast<uint64_t>(ret));
+}
+
+void exit_fcntl(SyscallContext& ctx) {
+  switch (static_cast<int>(ctx.arg(1))) {
+    case F_GETLK:
+    case F_OFD_GETLK: ctx.record_memory(ctx.arg(2), kFlockSize); break;
+    case F_GETOWN_EX: ctx.record_memory(ctx.arg(2), sizeof(f_owner_ex)); break;
+    default: break;
   }
+}
+
+void exit_copy_file_range(SyscallContext& ctx) {
+  int64_t ret = ctx.result();
+  ctx.record_memory(ctx.arg(1), sizeof(loff_t));
+  ctx.record_memory(ctx.arg(3), sizeof(loff_t));
+  echo_kernel_copy(ctx, static_cast<int>(ctx.arg(2)), static_cast<int>(ctx.arg(0)), ctx.arg(1));
+  if (ret > 0 && ctx.arg(3) == 0) {
+    record_shared_mapping_changes(ctx, static_cast<int>(ctx.arg(2)), std::nullopt, static_cast<uint64_t>(ret));
+  }
+}
+
+void exit_sendfile(SyscallContext& ctx) {
+  echo_kernel_copy(ctx, static_cast<int>(ctx.arg(0)), static_cast<int>(ctx.arg(1)), ctx.arg(2));
 }
 
 }  // namespace
 
-const FamilyRecorder kFsRecorder{nullptr, exit_fs};
+namespace recorders {
+extern const SyscallRecorder scatter_read{nullptr, exit_scatter_read};
+extern const SyscallRecorder write{nullptr, exit_write};
+extern const SyscallRecorder gather_write{nullptr, exit_gather_write};
+extern const SyscallRecorder fcntl{nullptr, exit_fcntl};
+extern const SyscallRecorder copy_file_range{nullptr, exit_copy_file_range};
+extern const SyscallRecorder sendfile{nullptr, exit_sendfile};
+}  // namespace recorders
 
 }  // namespace backstep

@@ -41,6 +41,8 @@ void exit_ioctl(SyscallContext& ctx) {
 
 }  // namespace
 
-const FamilyRecorder kIoctlRecorder{enter_ioctl, exit_ioctl};
+namespace recorders {
+extern const SyscallRecorder ioctl{enter_ioctl, exit_ioctl};
+}  // namespace recorders
 
 }  // namespace backstep

@@ -22,31 +22,27 @@ bool overlaps_tool_page(uint64_t start, uint64_t len) {
   return start < kToolPageAddr + kToolPageSize && start + len > kToolPageAddr;
 }
 
-void enter_mm(SyscallContext& ctx) {
-  uint64_t addr = ctx.arg(0);
-  switch (ctx.info.nr) {
-    case SYS_mmap:
-      if ((ctx.arg(3) & (MAP_FIXED | MAP_FIXED_NOREPLACE)) && overlaps_tool_page(addr, ctx.arg(1))) {
-        ctx.refuse("the program maps over backstep's tool page at 0x70000000");
-      }
-      break;
-    case SYS_munmap:
-    case SYS_mprotect:
-    case SYS_madvise:
-    case SYS_mremap:
-      if (overlaps_tool_page(addr, ctx.arg(1))) {
-        ctx.refuse("the program changes backstep's tool page at 0x70000000");
-      }
-      if (ctx.info.nr == SYS_madvise && ctx.arg(2) == MADV_FREE) {
-        // MADV_FREE pages are reclaimed (or not) at the kernel's whim; make
-        // the outcome deterministic: they read as zeros from now on.
-        ctx.entry.set_arg(2, MADV_DONTNEED);
-        ctx.task.set_regs(ctx.entry);
-        ctx.entry_rewritten = true;
-      }
-      break;
-    default:
-      break;
+void enter_mmap(SyscallContext& ctx) {
+  if ((ctx.arg(3) & (MAP_FIXED | MAP_FIXED_NOREPLACE)) && overlaps_tool_page(ctx.arg(0), ctx.arg(1))) {
+    ctx.refuse("the program maps over backstep's tool page at 0x70000000");
+  }
+}
+
+// munmap, mprotect, mremap and madvise must leave the tool page alone.
+void enter_range_change(SyscallContext& ctx) {
+  if (overlaps_tool_page(ctx.arg(0), ctx.arg(1))) {
+    ctx.refuse("the program changes backstep's tool page at 0x70000000");
+  }
+}
+
+void enter_madvise(SyscallContext& ctx) {
+  enter_range_change(ctx);
+  if (ctx.arg(2) == MADV_FREE) {
+    // MADV_FREE pages are reclaimed (or not) at the kernel's whim; make
+    // the outcome deterministic: they read as zeros from now on.
+    ctx.entry.set_arg(2, MADV_DONTNEED);
+    ctx.task.set_regs(ctx.entry);
+    ctx.entry_rewritten = true;
   }
 }
 
@@ -80,6 +76,7 @@ void exit_mmap(SyscallContext& ctx) {
     m.kind = trace::MappingKind::File;
     m.file = ctx.session.writer().add_file(fd_link, m.name, may_link(m.name, st));
     if (m.flags & MAP_SHARED) {
+      m.shared_object = ctx.session.shared_object_id(st.st_dev, st.st_ino);
       ctx.session.forget_mappings(m.start, m.end - m.start);
       ctx.session.track_shared_mapping({m.start, m.end, m.offset, st.st_dev, st.st_ino});
     }
@@ -87,24 +84,27 @@ void exit_mmap(SyscallContext& ctx) {
   ctx.event.mappings.push_back(std::move(m));
 }
 
-void exit_mm(SyscallContext& ctx) {
-  switch (ctx.info.nr) {
-    case SYS_mmap: exit_mmap(ctx); break;
-    case SYS_mincore:
-      if (!ctx.failed()) ctx.record_memory(ctx.arg(2), page_up(ctx.arg(1)) / kPage);
-      break;
-    case SYS_munmap:
-      if (!ctx.failed()) ctx.session.forget_mappings(ctx.arg(0), ctx.arg(1));
-      break;
-    case SYS_mremap:
-      if (!ctx.failed()) ctx.session.forget_mappings(ctx.arg(0), ctx.arg(1));
-      break;
-    default: break;  // results travel in the registers
-  }
+void exit_mincore(SyscallContext& ctx) {
+  if (!ctx.failed()) ctx.record_memory(ctx.arg(2), page_up(ctx.arg(1)) / kPage);
+}
+
+// munmap and mremap: shared file mappings in the old range are gone.
+void exit_unmap(SyscallContext& ctx) {
+  if (!ctx.failed()) ctx.session.forget_mappings(ctx.arg(0), ctx.arg(1));
 }
 
 }  // namespace
 
-const FamilyRecorder kMmRecorder{enter_mm, exit_mm};
+// Replay redoes these calls (engine/replay/address_space.cc); their results
+// travel in the registers.
+namespace recorders {
+extern const SyscallRecorder mmap{enter_mmap, exit_mmap};
+extern const SyscallRecorder munmap{enter_range_change, exit_unmap};
+extern const SyscallRecorder mremap{enter_range_change, exit_unmap};
+extern const SyscallRecorder mprotect{enter_range_change, nullptr};
+extern const SyscallRecorder madvise{enter_madvise, nullptr};
+extern const SyscallRecorder mincore{nullptr, exit_mincore};
+extern const SyscallRecorder brk{};
+}  // namespace recorders
 
 }  // namespace backstep

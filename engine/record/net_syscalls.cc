@@ -23,37 +23,38 @@ void record_received_msghdr(SyscallContext& ctx, uint64_t msg_addr, uint64_t rec
   ctx.record_memory(reinterpret_cast<uint64_t>(msg.msg_control), msg.msg_controllen);
 }
 
-void exit_net(SyscallContext& ctx) {
+void exit_recvmsg(SyscallContext& ctx) {
+  if (!ctx.failed()) record_received_msghdr(ctx, ctx.arg(1), static_cast<uint64_t>(ctx.result()));
+}
+
+void exit_recvmmsg(SyscallContext& ctx) {
   if (ctx.failed()) return;
-  uint64_t ret = static_cast<uint64_t>(ctx.result());
-  switch (ctx.info.nr) {
-    case SYS_recvmsg:
-      record_received_msghdr(ctx, ctx.arg(1), ret);
-      break;
-    case SYS_recvmmsg:
-      for (uint64_t i = 0; i < ret; ++i) {
-        uint64_t entry = ctx.arg(1) + i * sizeof(mmsghdr);
-        mmsghdr m;
-        if (ctx.task.read_some(remote_ptr<void>(entry), &m, sizeof(m)) != sizeof(m)) break;
-        record_received_msghdr(ctx, entry, m.msg_len);
-        ctx.record_memory(entry + offsetof(mmsghdr, msg_len), sizeof(m.msg_len));
-      }
-      ctx.record_memory(ctx.arg(4), 16);  // timeout, updated in place
-      break;
-    case SYS_sendmmsg:
-      // The kernel stores each message's sent length in msg_len.
-      for (uint64_t i = 0; i < ret; ++i) {
-        ctx.record_memory(ctx.arg(1) + i * sizeof(mmsghdr) + offsetof(mmsghdr, msg_len),
-                          sizeof(unsigned));
-      }
-      break;
-    default:
-      break;
+  uint64_t received = static_cast<uint64_t>(ctx.result());
+  for (uint64_t i = 0; i < received; ++i) {
+    uint64_t entry = ctx.arg(1) + i * sizeof(mmsghdr);
+    mmsghdr m;
+    if (ctx.task.read_some(remote_ptr<void>(entry), &m, sizeof(m)) != sizeof(m)) break;
+    record_received_msghdr(ctx, entry, m.msg_len);
+    ctx.record_memory(entry + offsetof(mmsghdr, msg_len), sizeof(m.msg_len));
+  }
+  ctx.record_memory(ctx.arg(4), 16);  // timeout, updated in place
+}
+
+// The kernel stores each message's sent length in msg_len.
+void exit_sendmmsg(SyscallContext& ctx) {
+  if (ctx.failed()) return;
+  uint64_t sent = static_cast<uint64_t>(ctx.result());
+  for (uint64_t i = 0; i < sent; ++i) {
+    ctx.record_memory(ctx.arg(1) + i * sizeof(mmsghdr) + offsetof(mmsghdr, msg_len), sizeof(unsigned));
   }
 }
 
 }  // namespace
 
-const FamilyRecorder kNetRecorder{nullptr, exit_net};
+namespace recorders {
+extern const SyscallRecorder recvmsg{nullptr, exit_recvmsg};
+extern const SyscallRecorder recvmmsg{nullptr, exit_recvmmsg};
+extern const SyscallRecorder sendmmsg{nullptr, exit_sendmmsg};
+}  // namespace recorders
 
 }  // namespace backstep

@@ -22,56 +22,59 @@ const std::set<int> kHarmlessPrctl = {
     PR_CAP_AMBIENT, PR_GET_TID_ADDRESS, PR_SET_MM,
 };
 
-void enter_process(SyscallContext& ctx) {
-  switch (ctx.info.nr) {
-    case SYS_execve:
-    case SYS_execveat:
-      ctx.refuse("the program executes another program; recording exec after start is not supported yet");
-    case SYS_rseq:
-      // Restartable sequences are aborted by the kernel at preemption points
-      // we cannot reproduce; refuse them so libc falls back (ENOSYS).
-      ctx.entry.set_syscallno(static_cast<uint64_t>(-1));
-      ctx.task.set_regs(ctx.entry);
-      ctx.entry_rewritten = true;
-      break;
-    case SYS_prctl:
-      if (!kHarmlessPrctl.count(static_cast<int>(ctx.arg(0))) || static_cast<int>(ctx.arg(0)) == PR_SET_MM) {
-        ctx.refuse("unsupported prctl option " + std::to_string(ctx.arg(0)));
-      }
-      break;
-    case SYS_arch_prctl:
-      if (ctx.arg(0) == ARCH_SET_CPUID) ctx.refuse("the program changes CPUID faulting");
-      break;
-    default:
-      break;
+void refuse_exec(SyscallContext& ctx) {
+  ctx.refuse("the program executes another program; recording exec after start is not supported yet");
+}
+
+// Restartable sequences are aborted by the kernel at preemption points we
+// cannot reproduce; refuse them so libc falls back (ENOSYS).
+void disable_rseq(SyscallContext& ctx) {
+  ctx.entry.set_syscallno(static_cast<uint64_t>(-1));
+  ctx.task.set_regs(ctx.entry);
+  ctx.entry_rewritten = true;
+}
+
+void enter_prctl(SyscallContext& ctx) {
+  if (!kHarmlessPrctl.count(static_cast<int>(ctx.arg(0))) || static_cast<int>(ctx.arg(0)) == PR_SET_MM) {
+    ctx.refuse("unsupported prctl option " + std::to_string(ctx.arg(0)));
   }
 }
 
-void exit_process(SyscallContext& ctx) {
-  switch (ctx.info.nr) {
-    case SYS_arch_prctl:
-      if (ctx.arg(0) == ARCH_GET_FS || ctx.arg(0) == ARCH_GET_GS) ctx.record_memory(ctx.arg(1), 8);
-      break;
-    case SYS_prctl:
-      switch (static_cast<int>(ctx.arg(0))) {
-        case PR_GET_NAME: ctx.record_memory(ctx.arg(1), 16); break;
-        case PR_GET_PDEATHSIG:
-        case PR_GET_CHILD_SUBREAPER: ctx.record_memory(ctx.arg(1), 4); break;
-        case PR_GET_TID_ADDRESS: ctx.record_memory(ctx.arg(1), 8); break;
-        default: break;
-      }
-      break;
-    case SYS_get_robust_list:
-      ctx.record_memory(ctx.arg(1), 8);
-      ctx.record_memory(ctx.arg(2), 8);
-      break;
-    default:
-      break;
+void exit_prctl(SyscallContext& ctx) {
+  switch (static_cast<int>(ctx.arg(0))) {
+    case PR_GET_NAME: ctx.record_memory(ctx.arg(1), 16); break;
+    case PR_GET_PDEATHSIG:
+    case PR_GET_CHILD_SUBREAPER: ctx.record_memory(ctx.arg(1), 4); break;
+    case PR_GET_TID_ADDRESS: ctx.record_memory(ctx.arg(1), 8); break;
+    default: break;
   }
+}
+
+void enter_arch_prctl(SyscallContext& ctx) {
+  if (ctx.arg(0) == ARCH_SET_CPUID) ctx.refuse("the program changes CPUID faulting");
+}
+
+void exit_arch_prctl(SyscallContext& ctx) {
+  if (ctx.arg(0) == ARCH_GET_FS || ctx.arg(0) == ARCH_GET_GS) ctx.record_memory(ctx.arg(1), 8);
+}
+
+void exit_get_robust_list(SyscallContext& ctx) {
+  ctx.record_memory(ctx.arg(1), 8);
+  ctx.record_memory(ctx.arg(2), 8);
 }
 
 }  // namespace
 
-const FamilyRecorder kProcessRecorder{enter_process, exit_process};
+namespace recorders {
+extern const SyscallRecorder exec{refuse_exec, nullptr};
+extern const SyscallRecorder rseq{disable_rseq, nullptr};
+extern const SyscallRecorder prctl{enter_prctl, exit_prctl};
+extern const SyscallRecorder arch_prctl{enter_arch_prctl, exit_arch_prctl};
+extern const SyscallRecorder get_robust_list{nullptr, exit_get_robust_list};
+// exit/exit_group have no exit stop: RecordSession writes their event at
+// entry. restart_syscall is recorded as the call it resumes (RecordSession).
+extern const SyscallRecorder process_exit{};
+extern const SyscallRecorder restart_syscall{};
+}  // namespace recorders
 
 }  // namespace backstep

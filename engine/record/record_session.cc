@@ -17,6 +17,8 @@
 #include "engine/core/cpu_features.h"
 #include "engine/core/log.h"
 #include "engine/core/progress_counter.h"
+#include "engine/core/written_bytes.h"
+#include "engine/trace/written_data.h"
 
 namespace backstep {
 
@@ -192,6 +194,11 @@ bool RecordSession::is_original_stdio(Task& task, int fd) const {
   return theirs.st_dev == ours->st_dev && theirs.st_ino == ours->st_ino;
 }
 
+uint64_t RecordSession::shared_object_id(dev_t dev, ino_t ino) {
+  auto [it, added] = shared_objects_.emplace(std::make_pair(dev, ino), shared_objects_.size() + 1);
+  return it->second;
+}
+
 void RecordSession::forget_mappings(uint64_t start, uint64_t len) {
   // A partly unmapped shared mapping is forgotten whole: recording writes
   // through it is only ever extra, harmless data, but recording at an
@@ -225,8 +232,8 @@ void RecordSession::on_syscall_entry(Task& task) {
   ctx.event.tid = static_cast<uint32_t>(task.tid());
   ctx.event.regs = regs.to_block();
   redeliver_deferred(task);
-  const FamilyRecorder& family = family_recorder(info->family);
-  if (family.enter && !restart) family.enter(ctx);
+  const SyscallRecorder* recorder = syscall_recorder(info->nr);
+  if (recorder && recorder->enter && !restart) recorder->enter(ctx);
   if (nr == SYS_exit || nr == SYS_exit_group) {
     // No exit stop follows: the process is gone when the call "returns".
     write_event(ctx.event);
@@ -271,8 +278,10 @@ void RecordSession::on_syscall_exit(Task& task) {
       ctx.record_memory(ctx.arg(out.arg), size);
     }
   }
-  const FamilyRecorder& family = family_recorder(ctx.info.family);
-  if (family.exit) family.exit(ctx);
+  ctx.written = read_written_bytes(task, ctx.entry, ctx.result());
+  const SyscallRecorder* recorder = syscall_recorder(ctx.info.nr);
+  if (recorder && recorder->exit) recorder->exit(ctx);
+  if (ctx.written) ctx.event.written = trace::summarize_written(*ctx.written, ctx.event.echoes);
   Registers recorded_entry = Registers::from_block(*ctx.event.regs);
   ctx.event.reg_changes = ctx.exit.changes_since(recorded_entry);
   write_event(ctx.event);

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -55,6 +56,9 @@ class RecordSession : public Session {
   void track_shared_mapping(const SharedFileMapping& m) { shared_maps_.push_back(m); }
   void forget_mappings(uint64_t start, uint64_t len);
   const std::vector<SharedFileMapping>& shared_mappings() const { return shared_maps_; }
+  // The trace's number for a file mapped MAP_SHARED (Mapping::shared_object):
+  // the same for every mapping of the file, so replay makes them alias.
+  uint64_t shared_object_id(dev_t dev, ino_t ino);
 
   // Where the next recorded event will be numbered (for messages).
   uint64_t next_event() const { return writer_ ? writer_->events_written() : 0; }
@@ -85,6 +89,7 @@ class RecordSession : public Session {
   int cpu_ = -1;
   RecordResult result_;
   std::vector<SharedFileMapping> shared_maps_;
+  std::map<std::pair<dev_t, ino_t>, uint64_t> shared_objects_;
 };
 
 }  // namespace backstep

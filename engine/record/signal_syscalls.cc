@@ -9,24 +9,22 @@ namespace {
 
 constexpr uint64_t kSigactionHead = 24;  // handler, flags, restorer; then the mask
 
-void exit_signal(SyscallContext& ctx) {
-  switch (ctx.info.nr) {
-    case SYS_rt_sigaction:
-      if (!ctx.failed() && ctx.arg(3) <= 128) ctx.record_memory(ctx.arg(2), kSigactionHead + ctx.arg(3));
-      break;
-    case SYS_rt_sigprocmask:
-      if (!ctx.failed() && ctx.arg(3) <= 128) ctx.record_memory(ctx.arg(2), ctx.arg(3));
-      break;
-    case SYS_rt_sigreturn:
-      ctx.event.xstate = ctx.task.xstate();
-      break;
-    default:
-      break;
-  }
+void exit_rt_sigaction(SyscallContext& ctx) {
+  if (!ctx.failed() && ctx.arg(3) <= 128) ctx.record_memory(ctx.arg(2), kSigactionHead + ctx.arg(3));
 }
+
+void exit_rt_sigprocmask(SyscallContext& ctx) {
+  if (!ctx.failed() && ctx.arg(3) <= 128) ctx.record_memory(ctx.arg(2), ctx.arg(3));
+}
+
+void exit_rt_sigreturn(SyscallContext& ctx) { ctx.event.xstate = ctx.task.xstate(); }
 
 }  // namespace
 
-const FamilyRecorder kSignalRecorder{nullptr, exit_signal};
+namespace recorders {
+extern const SyscallRecorder rt_sigaction{nullptr, exit_rt_sigaction};
+extern const SyscallRecorder rt_sigprocmask{nullptr, exit_rt_sigprocmask};
+extern const SyscallRecorder rt_sigreturn{nullptr, exit_rt_sigreturn};
+}  // namespace recorders
 
 }  // namespace backstep

@@ -29,24 +29,6 @@ void SyscallContext::record_iovecs(uint64_t iov_addr, uint64_t iovcnt, uint64_t 
   }
 }
 
-std::vector<uint8_t> SyscallContext::gather_iovecs(uint64_t iov_addr, uint64_t iovcnt,
-                                                   uint64_t total) {
-  std::vector<uint8_t> out;
-  for (uint64_t i = 0; i < iovcnt && total > 0; ++i) {
-    iovec v;
-    if (task.read_some(remote_ptr<void>(iov_addr + i * sizeof(iovec)), &v, sizeof(v)) != sizeof(v)) {
-      break;
-    }
-    uint64_t n = std::min<uint64_t>(v.iov_len, total);
-    std::size_t old = out.size();
-    out.resize(old + n);
-    out.resize(old + task.read_some(remote_ptr<void>(reinterpret_cast<uint64_t>(v.iov_base)),
-                                    out.data() + old, n));
-    total -= n;
-  }
-  return out;
-}
-
 void SyscallContext::echo_if_stdio(int fd, std::vector<uint8_t> data) {
   if ((fd != 1 && fd != 2) || data.empty()) return;
   if (!session.is_original_stdio(task, fd)) return;
@@ -57,23 +39,6 @@ void SyscallContext::refuse(const std::string& why) const {
   std::ostringstream os;
   os << why << " (system call " << info.name << ", event " << session.next_event() << ")";
   throw RecordingRefused(os.str());
-}
-
-const FamilyRecorder& family_recorder(sys::Family family) {
-  static const FamilyRecorder kNothingSpecial{};
-  switch (family) {
-    case sys::Family::Fs: return kFsRecorder;
-    case sys::Family::Mm: return kMmRecorder;
-    case sys::Family::Net: return kNetRecorder;
-    case sys::Family::Poll: return kPollRecorder;
-    case sys::Family::Signal: return kSignalRecorder;
-    case sys::Family::Process: return kProcessRecorder;
-    case sys::Family::Ioctl: return kIoctlRecorder;
-    case sys::Family::Time:
-    case sys::Family::Identity:
-    case sys::Family::Misc: return kNothingSpecial;
-  }
-  return kNothingSpecial;
 }
 
 }  // namespace backstep

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -33,6 +34,9 @@ struct SyscallContext {
   // Set by enter() when it rewrote the call's arguments; exit() then sees
   // the rewritten entry registers, and replay compares against the original.
   bool entry_rewritten = false;
+  // What a write-like call took from the program's memory (read once at the
+  // exit stop; the echo of stdout/stderr and the trace's WrittenData use it).
+  std::optional<std::vector<uint8_t>> written;
 
   uint64_t arg(int i) const { return entry.arg(i); }
   int64_t result() const { return exit.syscall_result(); }
@@ -43,8 +47,6 @@ struct SyscallContext {
   void record_memory(uint64_t addr, uint64_t len);
   // Records the first `total` bytes of the buffers of an iovec array.
   void record_iovecs(uint64_t iov_addr, uint64_t iovcnt, uint64_t total);
-  // Reads the bytes of an iovec array (for echoing writes).
-  std::vector<uint8_t> gather_iovecs(uint64_t iov_addr, uint64_t iovcnt, uint64_t total);
   // If `fd` is the tracee's original stdout/stderr, remembers `data` so that
   // replay re-emits it.
   void echo_if_stdio(int fd, std::vector<uint8_t> data);
@@ -52,23 +54,17 @@ struct SyscallContext {
   [[noreturn]] void refuse(const std::string& why) const;
 };
 
-// What a family of syscalls does at entry and exit. Families with nothing
-// special leave a hook null; the generic recorder then uses the spec's
-// output list.
-struct FamilyRecorder {
+// What the recorder does at a call's entry and exit beyond recording the
+// spec's outputs. One per handler the spec names (`@NAME`), defined as
+// `recorders::NAME` in the family's source file; a hook may be null.
+struct SyscallRecorder {
   void (*enter)(SyscallContext&) = nullptr;
   void (*exit)(SyscallContext&) = nullptr;
 };
 
-const FamilyRecorder& family_recorder(sys::Family family);
-
-// Per-family hooks (one source file each).
-extern const FamilyRecorder kFsRecorder;
-extern const FamilyRecorder kMmRecorder;
-extern const FamilyRecorder kNetRecorder;
-extern const FamilyRecorder kPollRecorder;
-extern const FamilyRecorder kSignalRecorder;
-extern const FamilyRecorder kProcessRecorder;
-extern const FamilyRecorder kIoctlRecorder;
+// The handler the spec names for `nr`, or nullptr (the spec's outputs say
+// everything). Generated from syscalls.spec (recorders.generated.cc): a
+// handler the spec names but no family file defines fails the link.
+const SyscallRecorder* syscall_recorder(long nr);
 
 }  // namespace backstep

@@ -26,9 +26,7 @@ int64_t map_file(Task& task, const trace::Mapping& m, const trace::TraceReader& 
   int64_t fd = tool_syscall(task, SYS_openat, static_cast<uint64_t>(AT_FDCWD), kToolScratch.as_int(),
                             O_RDONLY | O_CLOEXEC);
   if (fd < 0) return fd;
-  // A private mapping of the copy: writes the program made through a shared
-  // mapping went to the file in the recording, and reads of that file come
-  // from the trace anyway.
+  // A private mapping of the copy (shared ones go through SharedObjects).
   uint32_t flags = (m.flags & ~kMapTypeBits & ~MAP_FIXED_NOREPLACE) | MAP_PRIVATE | MAP_FIXED;
   int64_t r = tool_syscall(task, SYS_mmap, m.start, m.end - m.start, m.prot, flags,
                            static_cast<uint64_t>(fd), m.offset);
@@ -38,9 +36,13 @@ int64_t map_file(Task& task, const trace::Mapping& m, const trace::TraceReader& 
 
 }  // namespace
 
-int64_t map_recorded(Task& task, const trace::Mapping& m, const trace::TraceReader& reader) {
+int64_t map_recorded(Task& task, const trace::Mapping& m, const trace::TraceReader& reader,
+                     SharedObjects& shared) {
   int64_t r;
-  if (m.kind == trace::MappingKind::File) {
+  bool is_shared = (m.flags & kMapTypeBits) != MAP_PRIVATE && (m.flags & MAP_SHARED);
+  if (is_shared && (m.kind == trace::MappingKind::File || m.kind == trace::MappingKind::Anonymous)) {
+    r = shared.map(task, m, reader);
+  } else if (m.kind == trace::MappingKind::File) {
     r = map_file(task, m, reader);
   } else {
     uint32_t flags = (m.flags & ~MAP_FIXED_NOREPLACE & ~MAP_GROWSDOWN) | MAP_ANONYMOUS | MAP_FIXED;
@@ -52,7 +54,8 @@ int64_t map_recorded(Task& task, const trace::Mapping& m, const trace::TraceRead
   return r == static_cast<int64_t>(m.start) ? 0 : -EFAULT;
 }
 
-void rebuild_address_space(Task& task, const trace::Event& exec, const trace::TraceReader& reader) {
+void rebuild_address_space(Task& task, const trace::Event& exec, const trace::TraceReader& reader,
+                           SharedObjects& shared) {
   for (const MapsEntry& m : read_proc_maps(task.tid())) {
     if (m.start == kToolPageAddr || m.name == "[vsyscall]") continue;
     int64_t r = tool_syscall(task, SYS_munmap, m.start, m.end - m.start);
@@ -68,7 +71,7 @@ void rebuild_address_space(Task& task, const trace::Event& exec, const trace::Tr
       uint64_t low = m.end > kStackReserve ? m.end - kStackReserve : 0;
       m.start = std::min(m.start, std::max(low, below_stack));
     }
-    if (int64_t r = map_recorded(task, m, reader); r != 0) {
+    if (int64_t r = map_recorded(task, m, reader, shared); r != 0) {
       std::ostringstream os;
       os << "cannot recreate the recorded mapping " << std::hex << m.start << "-" << m.end
          << std::dec << " (" << m.name << "): error " << -r;
@@ -96,7 +99,7 @@ std::string replay_address_space_call(ReplayMmCall& call) {
   switch (e.syscallno()) {
     case SYS_mmap:
       if (call.event.mappings.empty()) return "recorded mmap has no mapping";
-      return expect(map_recorded(task, call.event.mappings[0], call.reader), 0, "mmap");
+      return expect(map_recorded(task, call.event.mappings[0], call.reader, call.shared), 0, "mmap");
     case SYS_munmap:
       return expect(tool_syscall(task, SYS_munmap, e.arg(0), e.arg(1)), 0, "munmap");
     case SYS_mprotect:

@@ -6,19 +6,23 @@
 
 #include "engine/core/registers.h"
 #include "engine/core/task.h"
+#include "engine/replay/shared_memory.h"
 #include "engine/trace/event.h"
 #include "engine/trace/reader.h"
 
 namespace backstep {
 
 // Maps one recorded mapping at its recorded address (files from the trace's
-// copies). Returns the kernel's error as a negative errno, or 0.
-int64_t map_recorded(Task& task, const trace::Mapping& mapping, const trace::TraceReader& reader);
+// copies; MAP_SHARED ones over their object's memfd in `shared`). Returns
+// the kernel's error as a negative errno, or 0.
+int64_t map_recorded(Task& task, const trace::Mapping& mapping, const trace::TraceReader& reader,
+                     SharedObjects& shared);
 
 // Replaces everything in a freshly exec'd stub (with the tool page already
 // installed) by the recorded address space, memory contents and registers.
 // Throws std::runtime_error when the rebuilt layout differs.
-void rebuild_address_space(Task& task, const trace::Event& exec, const trace::TraceReader& reader);
+void rebuild_address_space(Task& task, const trace::Event& exec, const trace::TraceReader& reader,
+                           SharedObjects& shared);
 
 // What an address-space syscall needs to be redone during replay.
 struct ReplayMmCall {
@@ -28,6 +32,7 @@ struct ReplayMmCall {
   const Registers& entry;   // recorded entry registers (the arguments)
   int64_t result;           // recorded result
   uint64_t& brk;            // the program break as replayed so far
+  SharedObjects& shared;    // memfds behind MAP_SHARED mappings
 };
 
 // Redoes mmap/munmap/mprotect/mremap/madvise/brk in the tracee so the

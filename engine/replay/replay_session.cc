@@ -17,8 +17,10 @@
 #include "engine/core/log.h"
 #include "engine/core/signals.h"
 #include "engine/core/tool_page.h"
+#include "engine/core/written_bytes.h"
 #include "engine/replay/address_space.h"
 #include "engine/trace/trace_error.h"
+#include "engine/trace/written_data.h"
 
 namespace backstep {
 namespace {
@@ -113,7 +115,9 @@ ReplaySession::~ReplaySession() = default;
 
 std::unique_ptr<ReplaySession> ReplaySession::clone() {
   pid_t child = task_->remote_fork(kToolSyscallInsn);
-  return std::unique_ptr<ReplaySession>(new ReplaySession(*this, child));
+  std::unique_ptr<ReplaySession> copy(new ReplaySession(*this, child));
+  copy->shared_ = shared_.copy_into(*copy->task_);
+  return copy;
 }
 
 void ReplaySession::diverged(const std::string& what) const {
@@ -147,7 +151,7 @@ void ReplaySession::start() {
   }
   task.open_memory();
   install_tool_page(task);
-  rebuild_address_space(task, *exec_, reader());
+  rebuild_address_space(task, *exec_, reader(), shared_);
   brk_ = static_cast<uint64_t>(exec_->status);
 }
 
@@ -349,10 +353,11 @@ void ReplaySession::replay_syscall(const trace::Event& event, ReplayStop& stop) 
   exit.apply(event.reg_changes);
   std::vector<std::vector<uint8_t>> watched;
   if (!watchpoints_.empty()) watched = watched_values();
-  ReplayMmCall call{*task_, reader(), event, entry, exit.syscall_result(), brk_};
+  ReplayMmCall call{*task_, reader(), event, entry, exit.syscall_result(), brk_, shared_};
   std::string problem = replay_address_space_call(call);
   if (!problem.empty()) diverged(problem);
   apply_effects(event);
+  if (event.written) check_written(event, entry, exit.syscall_result());
   echo(event);
   restart_if_interrupted(exit);
   uint64_t addr = 0;
@@ -361,6 +366,17 @@ void ReplaySession::replay_syscall(const trace::Event& event, ReplayStop& stop) 
     stop.address = addr;
     stop.by_kernel = true;
   }
+}
+
+// Replay does not perform writes: instead it reads what the program passes
+// and compares it with what the recorded call took. Read after the event's
+// memory effects, as the recorder read at the exit stop (sendmmsg's msg_len
+// fields are among those effects).
+void ReplaySession::check_written(const trace::Event& event, const Registers& entry, int64_t result) {
+  std::optional<std::vector<uint8_t>> live = read_written_bytes(*task_, entry, result);
+  if (!live) diverged("the trace holds written data for a call that writes none");
+  std::string problem = trace::compare_written(*event.written, event.echoes, *live);
+  if (!problem.empty()) diverged(problem);
 }
 
 void ReplaySession::restart_if_interrupted(const Registers& exit) {

@@ -21,6 +21,7 @@
 
 #include "engine/core/registers.h"
 #include "engine/core/session.h"
+#include "engine/replay/shared_memory.h"
 #include "engine/trace/reader.h"
 
 namespace backstep {
@@ -140,6 +141,7 @@ class ReplaySession : public Session {
   void apply_effects(const trace::Event& event);
   void echo(const trace::Event& event);
   void restart_if_interrupted(const Registers& exit);
+  void check_written(const trace::Event& event, const Registers& entry, int64_t result);
   std::optional<trace::Event> take_event();
   void insert_breakpoints();
   void remove_breakpoints();
@@ -174,6 +176,7 @@ class ReplaySession : public Session {
   std::map<uint64_t, uint8_t> inserted_;  // address -> original byte
   std::vector<Watchpoint> watchpoints_;
   std::vector<Watchpoint> armed_;  // what the debug registers hold now
+  SharedObjects shared_;           // memfds behind MAP_SHARED mappings
 };
 
 }  // namespace backstep

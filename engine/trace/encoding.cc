@@ -4,6 +4,8 @@
 
 #include <limits>
 
+#include "engine/trace/written_data.h"
+
 namespace backstep::trace {
 
 // ---- ByteWriter / ByteReader ----------------------------------------------
@@ -76,19 +78,20 @@ enum EventTag : uint8_t {
   kTagEchoes = 7,
   kTagStatus = 8,
   kTagMessage = 9,
+  kTagWritten = 10,
 };
 
 // nullptr for tags this version does not know.
 constexpr const char* event_tag_name(uint8_t tag) {
-  constexpr const char* kNames[] = {nullptr,  "regs",     "reg_changes", "writes", "xstate",
-                                    "mappings", "siginfo", "echoes",      "status", "message"};
-  return tag <= kTagMessage ? kNames[tag] : nullptr;
+  constexpr const char* kNames[] = {nullptr,    "regs",    "reg_changes", "writes",  "xstate", "mappings",
+                                    "siginfo",  "echoes",  "status",      "message", "written"};
+  return tag <= kTagWritten ? kNames[tag] : nullptr;
 }
 
 // Sizes of the smallest possible list elements, for ByteReader::count().
 constexpr std::size_t kRegChangeSize = 1 + 8;
 constexpr std::size_t kMinWriteSize = 8 + 4;
-constexpr std::size_t kMinMappingSize = 8 + 8 + 4 + 4 + 8 + 1 + 4 + 4;
+constexpr std::size_t kMinMappingSize = 8 + 8 + 4 + 4 + 8 + 1 + 4 + 4 + 8;
 constexpr std::size_t kMinEchoSize = 4 + 4;
 constexpr std::size_t kSiginfoSize = 128;
 
@@ -110,6 +113,7 @@ void encode_mapping(ByteWriter& w, const Mapping& m) {
   w.u8(static_cast<uint8_t>(m.kind));
   w.string(m.file);
   w.string(m.name);
+  w.u64(m.shared_object);
 }
 
 Mapping decode_mapping(ByteReader& r) {
@@ -124,6 +128,7 @@ Mapping decode_mapping(ByteReader& r) {
   m.kind = static_cast<MappingKind>(kind);
   m.file = r.string();
   m.name = r.string();
+  m.shared_object = r.u64();
   return m;
 }
 
@@ -163,6 +168,38 @@ void encode_lists(ByteWriter& w, const Event& e) {
     }
     w.end_field(f);
   }
+}
+
+void encode_written(ByteWriter& w, const WrittenData& d) {
+  auto f = w.begin_field(kTagWritten);
+  w.u8(static_cast<uint8_t>(d.form));
+  w.u64(d.size);
+  switch (d.form) {
+    case WrittenData::Form::Bytes: w.raw(d.bytes.data(), d.bytes.size()); break;
+    case WrittenData::Form::BlockHashes:
+      for (uint64_t h : d.block_hashes) w.u64(h);
+      break;
+    case WrittenData::Form::Echoed: break;
+  }
+  w.end_field(f);
+}
+
+WrittenData decode_written(ByteReader& f) {
+  WrittenData d;
+  uint8_t form = f.u8();
+  if (form < static_cast<uint8_t>(WrittenData::Form::Bytes) || form > static_cast<uint8_t>(WrittenData::Form::Echoed))
+    throw FormatError("bad written-data form " + std::to_string(form));
+  d.form = static_cast<WrittenData::Form>(form);
+  d.size = f.u64();
+  switch (d.form) {
+    case WrittenData::Form::Bytes: d.bytes = f.rest_bytes(); break;
+    case WrittenData::Form::BlockHashes:
+      d.block_hashes.resize(f.remaining() / 8);
+      for (uint64_t& h : d.block_hashes) h = f.u64();
+      break;
+    case WrittenData::Form::Echoed: break;
+  }
+  return d;
 }
 
 void encode_raw_field(ByteWriter& w, uint8_t tag, const void* data, std::size_t size) {
@@ -215,6 +252,7 @@ void decode_field(uint8_t tag, ByteReader& f, Event& e) {
     }
     case kTagStatus: e.status = f.i64(); break;
     case kTagMessage: e.message = f.rest_string(); break;
+    case kTagWritten: e.written = decode_written(f); break;
   }
   f.expect_end("the field");
 }
@@ -240,6 +278,7 @@ void encode_event(const Event& e, std::vector<uint8_t>& out) {
     w.end_field(f);
   }
   encode_raw_field(w, kTagMessage, e.message.data(), e.message.size());
+  if (e.written) encode_written(w, *e.written);
   w.end_length(payload);
 }
 
@@ -284,6 +323,10 @@ void validate_event(const Event& e) {
   for (const StdioEcho& echo : e.echoes)
     if (echo.fd != 1 && echo.fd != 2)
       throw FormatError("echo to fd " + std::to_string(echo.fd) + ", expected 1 or 2");
+  if (e.written) {
+    std::string problem = written_data_problem(*e.written, e.echoes);
+    if (!problem.empty()) throw FormatError(problem);
+  }
 }
 
 }  // namespace backstep::trace

@@ -14,7 +14,7 @@ namespace backstep::trace {
 
 // Bumped whenever the encoding or the meaning of a field changes.
 // The reader refuses any other version.
-inline constexpr uint32_t kFormatVersion = 1;
+inline constexpr uint32_t kFormatVersion = 2;
 
 // x86-64 `struct user_regs_struct`, word for word (27 words, kernel order).
 inline constexpr std::size_t kRegWords = 27;
@@ -76,6 +76,9 @@ struct Mapping {
   MappingKind kind = MappingKind::Anonymous;
   std::string file;      // trace-relative path of the copy (File only)
   std::string name;      // the name the recording host showed (for `dump`)
+  // MAP_SHARED File mappings: which file (the recorder numbers each distinct
+  // file from 1), so that replay maps every alias of it over the same memory.
+  uint64_t shared_object = 0;
   bool operator==(const Mapping&) const = default;
 };
 
@@ -85,6 +88,23 @@ struct StdioEcho {
   int32_t fd = 1;
   std::vector<uint8_t> data;
   bool operator==(const StdioEcho&) const = default;
+};
+
+// The bytes a write-like system call (write, writev, pwrite, send, ...) took
+// from the program's memory: replay reads them again at the same call and
+// compares, so a program that computes other data than when it was recorded
+// is reported even though replay never performs the write.
+struct WrittenData {
+  enum class Form : uint8_t {
+    Bytes = 1,        // `bytes` holds all of them
+    BlockHashes = 2,  // `block_hashes`: XXH3-64 of each 4096-byte block (the last may be short)
+    Echoed = 3,       // they are the event's one StdioEcho, stored there
+  };
+  Form form = Form::Bytes;
+  uint64_t size = 0;  // bytes the call consumed (its result)
+  std::vector<uint8_t> bytes;
+  std::vector<uint64_t> block_hashes;
+  bool operator==(const WrittenData&) const = default;
 };
 
 struct Event {
@@ -97,6 +117,7 @@ struct Event {
   std::vector<Mapping> mappings;             // Exec: whole address space; mmap-like: new mapping
   std::vector<uint8_t> siginfo;              // Signal/FatalSignal: 128-byte siginfo_t
   std::vector<StdioEcho> echoes;             // stdout/stderr output of this event
+  std::optional<WrittenData> written;        // Syscall: what a write-like call wrote
   int64_t status = 0;                        // Exit: wait status; Signal/FatalSignal: signal number;
                                              // Exec: the initial program break (start_brk)
   std::string message;                       // Abort: why the recording stopped

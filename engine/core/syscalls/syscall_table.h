@@ -47,7 +47,7 @@ struct SyscallInfo {
   const char* name = "";
   Family family = Family::Misc;
   bool supported = false;   // false: recording stops with a clear error
-  bool custom = false;      // true: the family's code records it (outs unused)
+  bool custom = false;      // true: its handler (@NAME in the spec) records it (outs unused)
   uint8_t out_count = 0;
   OutParam outs[4] = {};
 };
