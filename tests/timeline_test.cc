@@ -1,8 +1,11 @@
 // The timeline on a real recording: breakpoints and watchpoints forwards
-// and backwards, stepping both ways, the ends of history, checkpoints.
+// and backwards (at any address and length), stepping both ways, the ends
+// of history, checkpoints, $_siginfo.
 #define BOOST_TEST_MODULE timeline
 #include <boost/test/unit_test.hpp>
 
+
+#include <signal.h>
 
 #include <cstring>
 #include <filesystem>
@@ -204,4 +207,136 @@ BOOST_AUTO_TEST_CASE(a_thousand_reverse_steps_are_deterministic) {
   // And back once more, to the same state 1000 steps back.
   for (int i = 0; i < 1000; ++i) go(t, kBack, ResumeRequest::How::Step);
   BOOST_TEST(Registers::differences(back.back(), t.registers(0)).empty());
+}
+
+BOOST_AUTO_TEST_CASE(watch_ranges_split_into_aligned_slots) {
+  auto slots = [](uint64_t addr, uint64_t len) {
+    std::vector<std::pair<uint64_t, uint64_t>> out;
+    for (const WatchSlot& s : watch_slots({addr, len, WatchKind::Write})) out.emplace_back(s.addr, s.len);
+    return out;
+  };
+  using V = std::vector<std::pair<uint64_t, uint64_t>>;
+  BOOST_TEST((slots(0x1000, 8) == V{{0x1000, 8}}));
+  BOOST_TEST((slots(0x1001, 4) == V{{0x1001, 1}, {0x1002, 2}, {0x1004, 1}}));        // int at an odd address
+  BOOST_TEST((slots(0x1004, 8) == V{{0x1004, 4}, {0x1008, 4}}));                     // 8 bytes aligned to 4
+  BOOST_TEST((slots(0x1001, 8) == V{{0x1001, 1}, {0x1002, 2}, {0x1004, 4}, {0x1008, 1}}));  // packed member
+  BOOST_TEST((slots(0x1006, 3) == V{{0x1006, 2}, {0x1008, 1}}));
+  BOOST_TEST((slots(0x1000, 16) == V{{0x1000, 8}, {0x1008, 8}}));
+}
+
+BOOST_AUTO_TEST_CASE(watchpoints_are_refused_only_when_debug_registers_run_out) {
+  Recording rec;
+  uint64_t values = symbol_address(rec.binary(), "values");
+  ReplayTimeline t(rec.trace());
+  BOOST_REQUIRE(values % 8 == 0);
+  BOOST_TEST(t.set_watchpoint(values + 1, 4, WatchType::Write));   // three slots
+  BOOST_TEST(!t.set_watchpoint(values + 4, 8, WatchType::Write));  // two more would not fit
+  BOOST_TEST(t.set_watchpoint(values + 8, 4, WatchType::Write));   // the fourth
+  BOOST_TEST(!t.set_watchpoint(values + 12, 1, WatchType::Write));
+  BOOST_TEST(!t.set_watchpoint(values, 0, WatchType::Write));
+  BOOST_TEST(t.remove_watchpoint(values + 1, 4, WatchType::Write));
+  BOOST_TEST(t.set_watchpoint(values + 12, 1, WatchType::Write));
+}
+
+BOOST_AUTO_TEST_CASE(unaligned_watchpoint_stops_at_each_write_both_ways) {
+  Recording rec;
+  uint64_t values = symbol_address(rec.binary(), "values");
+  // Bytes 2..5 of values[2..3]: the upper half of one int, the lower half of
+  // the next, at an address aligned to 2 only. bump(2) and bump(3) write them.
+  uint64_t addr = values + 2 * sizeof(int32_t) + 2;
+  ReplayTimeline t(rec.trace());
+  BOOST_REQUIRE(t.set_watchpoint(addr, 4, WatchType::Write));
+  std::vector<int32_t> seen;
+  for (int i = 0; i < 2; ++i) {
+    TargetStop s = go(t, kFwd);
+    BOOST_REQUIRE(s.kind == TargetStop::Kind::Watchpoint);
+    BOOST_TEST(s.address == addr);
+    seen.push_back(read_int(t, values + 2 * sizeof(int32_t)) + read_int(t, values + 3 * sizeof(int32_t)));
+  }
+  BOOST_TEST(seen == (std::vector<int32_t>{3, 9}), boost::test_tools::per_element());  // 3, then 3 + 6
+  BOOST_TEST(go(t, kFwd).kind == TargetStop::Kind::HistoryEnd);
+  for (int expected : {3, 0}) {  // before each write, going back
+    BOOST_REQUIRE(go(t, kBack).kind == TargetStop::Kind::Watchpoint);
+    BOOST_TEST(read_int(t, values + 2 * sizeof(int32_t)) + read_int(t, values + 3 * sizeof(int32_t)) == expected);
+  }
+  BOOST_TEST(go(t, kBack).kind == TargetStop::Kind::HistoryStart);
+}
+
+BOOST_AUTO_TEST_CASE(stepping_over_a_watched_write_reports_it_both_ways) {
+  Recording rec;
+  uint64_t bump = symbol_address(rec.binary(), "bump");
+  uint64_t counter = symbol_address(rec.binary(), "counter");
+  ReplayTimeline t(rec.trace());
+  t.set_breakpoint(bump, TrapKind::Software);
+  BOOST_REQUIRE(go(t, kFwd).kind == TargetStop::Kind::Breakpoint);
+  t.remove_breakpoint(bump, TrapKind::Software);
+  BOOST_REQUIRE(t.set_watchpoint(counter, 4, WatchType::Write));
+
+  // Forward, one instruction at a time, until the write to counter.
+  int steps = 0;
+  TargetStop s;
+  do {
+    s = go(t, kFwd, ResumeRequest::How::Step);
+    BOOST_REQUIRE(++steps < 50);
+  } while (s.kind == TargetStop::Kind::Step);
+  BOOST_REQUIRE(s.kind == TargetStop::Kind::Watchpoint);
+  BOOST_TEST(s.address == counter);
+  BOOST_TEST(read_int(t, counter) == 1);
+  // Back over the same instruction: reported again, before the write.
+  s = go(t, kBack, ResumeRequest::How::Step);
+  BOOST_REQUIRE(s.kind == TargetStop::Kind::Watchpoint);
+  BOOST_TEST(s.address == counter);
+  BOOST_TEST(read_int(t, counter) == 0);
+  // One more back is a plain step.
+  BOOST_TEST(go(t, kBack, ResumeRequest::How::Step).kind == TargetStop::Kind::Step);
+}
+
+BOOST_AUTO_TEST_CASE(a_breakpoint_reached_by_a_step_is_hit_by_the_next_continue) {
+  Recording rec;
+  uint64_t bump = symbol_address(rec.binary(), "bump");
+  ReplayTimeline t(rec.trace());
+  t.set_breakpoint(bump, TrapKind::Software);
+  BOOST_REQUIRE(go(t, kFwd).kind == TargetStop::Kind::Breakpoint);
+  t.remove_breakpoint(bump, TrapKind::Software);
+  for (int i = 0; i < 3; ++i) BOOST_REQUIRE(go(t, kFwd, ResumeRequest::How::Step).kind == TargetStop::Kind::Step);
+  // A breakpoint set where a step stopped: its int3 runs first, as on a
+  // live process (gdb steps over it itself when it means to).
+  uint64_t here = t.registers(0).ip();
+  Registers before = t.registers(0);
+  t.set_breakpoint(here, TrapKind::Software);
+  TargetStop s = go(t, kFwd);
+  BOOST_REQUIRE(s.kind == TargetStop::Kind::Breakpoint);
+  BOOST_TEST(s.address == here);
+  BOOST_TEST(Registers::differences(before, t.registers(0)).empty());
+  // The hit was reported: the next continue goes on to the next one, and
+  // one reverse-stepi from there and one back forward agree.
+  BOOST_REQUIRE(go(t, kFwd).kind == TargetStop::Kind::Breakpoint);
+  BOOST_TEST(t.registers(0).ip() == here);
+  t.remove_breakpoint(here, TrapKind::Software);
+  BOOST_REQUIRE(go(t, kBack, ResumeRequest::How::Step).kind == TargetStop::Kind::Step);
+  BOOST_TEST(t.registers(0).ip() != here);
+  BOOST_REQUIRE(go(t, kFwd, ResumeRequest::How::Step).kind == TargetStop::Kind::Step);
+  BOOST_TEST(t.registers(0).ip() == here);
+}
+
+BOOST_AUTO_TEST_CASE(siginfo_describes_the_stop_at_hand) {
+  Recording rec;
+  uint64_t bump = symbol_address(rec.binary(), "bump");
+  ReplayTimeline t(rec.trace());
+  BOOST_TEST(t.siginfo().empty());
+  t.set_breakpoint(bump, TrapKind::Software);
+  BOOST_REQUIRE(go(t, kFwd).kind == TargetStop::Kind::Breakpoint);
+  std::vector<uint8_t> info = t.siginfo();
+  BOOST_REQUIRE_EQUAL(info.size(), sizeof(siginfo_t));
+  siginfo_t si;
+  std::memcpy(&si, info.data(), sizeof(si));
+  BOOST_TEST(si.si_signo == SIGTRAP);
+  BOOST_TEST(si.si_code == SI_KERNEL);
+  BOOST_REQUIRE(go(t, kFwd, ResumeRequest::How::Step).kind == TargetStop::Kind::Step);
+  std::memcpy(&si, t.siginfo().data(), sizeof(si));
+  BOOST_TEST(si.si_code == TRAP_TRACE);
+  BOOST_TEST(reinterpret_cast<uint64_t>(si.si_addr) == t.registers(0).ip());
+  t.remove_breakpoint(bump, TrapKind::Software);
+  BOOST_REQUIRE(go(t, kFwd).kind == TargetStop::Kind::HistoryEnd);
+  BOOST_TEST(t.siginfo().empty());
 }

@@ -156,7 +156,7 @@ RecordResult RecordSession::run() {
       }
     }
   } catch (const RecordingRefused& e) {
-    stop_recording(task, e.what());
+    stop_recording(task, e.what(), e.at_entry);
   } catch (const AssertionFailure& e) {
     stop_recording(task, e.what());
   } catch (const TaskGone& e) {
@@ -165,11 +165,12 @@ RecordResult RecordSession::run() {
   return result_;
 }
 
-void RecordSession::stop_recording(Task& task, const std::string& why) {
+void RecordSession::stop_recording(Task& task, const std::string& why, std::optional<trace::RegBlock> regs) {
   trace::Event abort_event;
   abort_event.kind = trace::EventKind::Abort;
   abort_event.tid = static_cast<uint32_t>(task.tid());
   abort_event.message = why;
+  abort_event.regs = regs;
   write_event(abort_event);
   task.kill();
   writer_->finish();
@@ -208,6 +209,15 @@ void RecordSession::forget_mappings(uint64_t start, uint64_t len) {
 
 void RecordSession::on_syscall_entry(Task& task) {
   Registers regs = task.regs();
+  try {
+    enter_syscall(task, regs);
+  } catch (RecordingRefused& e) {
+    e.at_entry = regs.to_block();
+    throw;
+  }
+}
+
+void RecordSession::enter_syscall(Task& task, const Registers& regs) {
   long nr = static_cast<long>(regs.syscallno());
   const sys::SyscallInfo* info = sys::lookup(nr);
   if (!info) {

@@ -67,12 +67,13 @@ class RecordSession : public Session {
   pid_t spawn();
   void record_exec(Task& task);
   void on_syscall_entry(Task& task);
+  void enter_syscall(Task& task, const Registers& regs);
   void on_syscall_exit(Task& task);
   void on_signal(Task& task, int sig);
   void deliver_to_handler(Task& task, const siginfo_t& info, const Registers& before);
   void redeliver_deferred(Task& task);
   void write_event(const trace::Event& event);
-  void stop_recording(Task& task, const std::string& why);
+  void stop_recording(Task& task, const std::string& why, std::optional<trace::RegBlock> regs = std::nullopt);
 
   RecordOptions options_;
   std::unique_ptr<trace::TraceWriter> writer_;

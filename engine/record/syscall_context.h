@@ -22,6 +22,9 @@ class RecordSession;
 class RecordingRefused : public std::runtime_error {
  public:
   explicit RecordingRefused(const std::string& what) : std::runtime_error(what) {}
+  // The registers at the entry of the refused call, when refused there: the
+  // Abort event keeps them, so replay can run up to the call.
+  std::optional<trace::RegBlock> at_entry;
 };
 
 struct SyscallContext {

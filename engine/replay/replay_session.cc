@@ -90,6 +90,7 @@ ReplaySession::ReplaySession(const ReplaySession& parent, pid_t child)
       brk_(parent.brk_),
       echo_failed_(parent.echo_failed_),
       at_pending_event_(parent.at_pending_event_),
+      breakpoint_reported_(parent.breakpoint_reported_),
       last_kind_(parent.last_kind_),
       last_syscall_(parent.last_syscall_),
       last_signal_(parent.last_signal_),
@@ -219,9 +220,6 @@ std::optional<trace::Event> ReplaySession::take_event() {
 
 namespace {
 
-bool ends_program(const trace::Event& e) {
-  return e.kind == trace::EventKind::Exit || e.kind == trace::EventKind::Abort;
-}
 
 // An event replay reaches without running: a signal delivered right after
 // the previous event.
@@ -240,7 +238,11 @@ ReplayStop ReplaySession::resume(Resume how) {
       stop.kind = ReplayStop::Kind::TraceEnd;
       return stop;
     }
-    if (ends_program(*next)) {
+    // The recording stopped at an Abort: with its registers (a refused
+    // system call), the program runs on up to that call, so the code before
+    // it stays reachable; it is never replayed.
+    bool abort = next->kind == trace::EventKind::Abort;
+    if (next->kind == trace::EventKind::Exit || (abort && (!next->regs || at_pending_event_))) {
       stop.kind = ReplayStop::Kind::ProgramEnd;
       return stop;
     }
@@ -254,6 +256,14 @@ ReplayStop ReplaySession::resume(Resume how) {
       }
     }
     // The program is at `next` (or needs no running to get there).
+    if (abort) {
+      event_number_ = next_number_;
+      check_registers(*next);
+      at_pending_event_ = true;
+      stop.kind = how.stop_before && how.stop_before(*next) ? ReplayStop::Kind::EventPending
+                                                            : ReplayStop::Kind::ProgramEnd;
+      return stop;
+    }
     if (!at_pending_event_ && how.stop_before && how.stop_before(*next)) {
       event_number_ = next_number_;
       check_registers(*next);
@@ -262,6 +272,7 @@ ReplayStop ReplaySession::resume(Resume how) {
       return stop;
     }
     at_pending_event_ = false;
+    breakpoint_reported_ = false;  // the event may move the pc (a signal's handler)
     trace::Event event = *take_event();
     stop.kind = ReplayStop::Kind::EventReplayed;
     apply_event(event, stop);
@@ -280,7 +291,8 @@ std::optional<ReplayStop> ReplaySession::run_to_event(const trace::Event& next, 
                                                       bool& stepping_over) {
   // Only breakpoints need the pc (a register read per stop otherwise saved).
   uint64_t pc = breakpoints_.empty() ? 0 : task_->regs().ip();
-  stepping_over = !single_step && breakpoints_.count(pc);
+  stepping_over = !single_step && breakpoint_reported_ && breakpoints_.count(pc);
+  breakpoint_reported_ = false;
   insert_breakpoints();
   if (stepping_over) {
     // Step the breakpoint's own instruction without its int3.
@@ -296,7 +308,7 @@ std::optional<ReplayStop> ReplaySession::run_to_event(const trace::Event& next, 
   if (ws.is_gone()) diverged("the program ended early: " + ws.describe());
   if (ws.kind == WaitStatus::Kind::EventStop) diverged("unexpected ptrace event " + std::to_string(ws.event));
   if (ws.is_syscall()) {
-    if (next.kind != trace::EventKind::Syscall) {
+    if (next.kind != trace::EventKind::Syscall && next.kind != trace::EventKind::Abort) {
       diverged(std::string("reached a system call, expected ") + trace::to_string(next.kind));
     }
     return std::nullopt;

@@ -53,10 +53,26 @@ enum class WatchKind { Write, Read, Access };
 
 struct Watchpoint {
   uint64_t addr = 0;
-  uint64_t len = 1;  // 1, 2, 4 or 8, aligned
+  uint64_t len = 1;  // any length, any alignment: see watch_slots()
   WatchKind kind = WatchKind::Write;
   auto operator<=>(const Watchpoint&) const = default;
 };
+
+// x86-64 has four debug registers, each watching 1, 2, 4 or 8 bytes at an
+// address aligned to that length.
+constexpr std::size_t kDebugRegisters = 4;
+
+// What one debug register watches.
+struct WatchSlot {
+  uint64_t addr = 0;
+  uint64_t len = 1;  // 1, 2, 4 or 8; addr % len == 0
+};
+
+// The fewest aligned slots that together cover exactly [w.addr, w.addr +
+// w.len): an int at an odd address takes three (1 + 2 + 1 bytes).
+std::vector<WatchSlot> watch_slots(const Watchpoint& w);
+// The debug registers a set of watchpoints needs.
+std::size_t watch_slot_count(const std::vector<Watchpoint>& watches);
 
 // Why resume() returned.
 struct ReplayStop {
@@ -68,7 +84,9 @@ struct ReplayStop {
                     // or by the kernel during the event just replayed)
     EventPending,   // the program reached the next event, not replayed yet (only
                     // for events `stop_before` picks); the next resume replays it
-    ProgramEnd,     // the next event ends the program (exit, fatal signal, abort)
+    ProgramEnd,     // the next event ends the program (exit, fatal signal), or
+                    // the program reached the call where the recording stopped
+                    // (an Abort event with registers; at_pending_event())
     TraceEnd,       // the trace was cut short here
   };
   Kind kind = Kind::EventReplayed;
@@ -106,10 +124,15 @@ class ReplaySession : public Session {
   std::unique_ptr<ReplaySession> clone();
 
   void set_breakpoints(std::set<uint64_t> addrs) { breakpoints_ = std::move(addrs); }
+  // Armed in order while debug registers last; one that does not fit whole
+  // is not armed (the timeline never sets more than fit).
   void set_watchpoints(std::vector<Watchpoint> w) { watchpoints_ = std::move(w); }
 
   // Number of the next event to replay: events before it have been replayed.
   uint64_t next_event() const { return next_number_; }
+  // The program reached the next event without replaying it (EventPending,
+  // or the Abort that ends a recording).
+  bool at_pending_event() const { return at_pending_event_; }
   // The next event, without replaying it (nullptr when the trace is cut).
   const trace::Event* peek_next();
   // The kind of the last event replayed, its syscall number (Syscall) and
@@ -166,6 +189,10 @@ class ReplaySession : public Session {
   uint64_t brk_ = 0;            // current program break, as recorded
   bool echo_failed_ = false;
   bool at_pending_event_ = false;  // the program reached the next event, not replayed yet
+  // The pc is at a breakpoint whose hit was just reported: the next run
+  // steps over it. Reached any other way (an event, a step, a watchpoint),
+  // the breakpoint there is hit first, as the int3 would be.
+  bool breakpoint_reported_ = false;
 
   trace::EventKind last_kind_ = trace::EventKind::Exec;
   long last_syscall_ = -1;
@@ -176,6 +203,7 @@ class ReplaySession : public Session {
   std::map<uint64_t, uint8_t> inserted_;  // address -> original byte
   std::vector<Watchpoint> watchpoints_;
   std::vector<Watchpoint> armed_;  // what the debug registers hold now
+  std::vector<std::size_t> slot_owner_;  // debug register -> index in armed_
   SharedObjects shared_;           // memfds behind MAP_SHARED mappings
 };
 

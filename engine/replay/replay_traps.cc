@@ -11,14 +11,35 @@ constexpr uint64_t kDr6Step = 1u << 14;
 
 }  // namespace
 
+std::vector<WatchSlot> watch_slots(const Watchpoint& w) {
+  // Greedy from the start: the largest length the address is aligned to
+  // that does not run past the end.
+  std::vector<WatchSlot> slots;
+  uint64_t at = w.addr;
+  uint64_t end = w.addr + w.len;
+  while (at < end) {
+    uint64_t len = 8;
+    while (len > 1 && (at % len != 0 || at + len > end)) len /= 2;
+    slots.push_back({at, len});
+    at += len;
+  }
+  return slots;
+}
+
+std::size_t watch_slot_count(const std::vector<Watchpoint>& watches) {
+  std::size_t n = 0;
+  for (const Watchpoint& w : watches) n += watch_slots(w).size();
+  return n;
+}
+
 bool ReplaySession::classify_trap(ReplayStop& stop) {
   uint64_t dr6 = task_->debug_register(6);
   if (dr6 & 0xf) {
     task_->set_debug_register(6, 0);
-    for (int i = 0; i < 4; ++i) {
-      if ((dr6 & (1u << i)) && i < static_cast<int>(watchpoints_.size())) {
+    for (std::size_t i = 0; i < slot_owner_.size(); ++i) {
+      if (dr6 & (1u << i)) {
         stop.kind = ReplayStop::Kind::Watchpoint;
-        stop.address = watchpoints_[static_cast<std::size_t>(i)].addr;
+        stop.address = armed_[slot_owner_[i]].addr;
         return true;
       }
     }
@@ -34,6 +55,7 @@ bool ReplaySession::classify_trap(ReplayStop& stop) {
     task_->set_regs(regs);
     stop.kind = ReplayStop::Kind::Breakpoint;
     stop.address = regs.ip();
+    breakpoint_reported_ = true;
     return true;
   }
   return false;  // the program's own SIGTRAP
@@ -60,14 +82,24 @@ void ReplaySession::arm_watchpoints() {
   // The debug registers keep their values between stops: write them only
   // when the watchpoints changed (a fresh clone starts with none armed).
   if (armed_ == watchpoints_) return;
+  // Disable first: the kernel checks each address against the length DR7
+  // still gives its register (an odd address under a 4-byte slot fails).
+  if (!slot_owner_.empty()) task_->set_debug_register(7, 0);
   armed_ = watchpoints_;
+  slot_owner_.clear();
   uint64_t dr7 = 0;
-  for (std::size_t i = 0; i < watchpoints_.size() && i < 4; ++i) {
-    const Watchpoint& w = watchpoints_[i];
-    uint64_t rw = w.kind == WatchKind::Write ? 1 : 3;
-    uint64_t len = w.len == 1 ? 0 : w.len == 2 ? 1 : w.len == 8 ? 2 : 3;
-    task_->set_debug_register(static_cast<int>(i), w.addr);
-    dr7 |= (uint64_t{1} << (2 * i)) | (rw << (16 + 4 * i)) | (len << (18 + 4 * i));
+  for (std::size_t k = 0; k < armed_.size(); ++k) {
+    const Watchpoint& w = armed_[k];
+    std::vector<WatchSlot> slots = watch_slots(w);
+    if (slot_owner_.size() + slots.size() > kDebugRegisters) continue;
+    uint64_t rw = w.kind == WatchKind::Write ? 1 : 3;  // x86 has no read-only watch
+    for (const WatchSlot& slot : slots) {
+      std::size_t i = slot_owner_.size();
+      uint64_t len = slot.len == 1 ? 0 : slot.len == 2 ? 1 : slot.len == 8 ? 2 : 3;
+      task_->set_debug_register(static_cast<int>(i), slot.addr);
+      dr7 |= (uint64_t{1} << (2 * i)) | (rw << (16 + 4 * i)) | (len << (18 + 4 * i));
+      slot_owner_.push_back(k);
+    }
   }
   task_->set_debug_register(7, dr7);
 }

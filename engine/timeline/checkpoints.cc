@@ -214,6 +214,7 @@ void ReplayTimeline::restart(std::optional<uint64_t> event) {
   }
   seek(target);
   end_reported_ = false;
+  last_siginfo_.clear();
 }
 
 int ReplayTimeline::create_checkpoint() {
@@ -244,6 +245,7 @@ bool ReplayTimeline::restart_checkpoint(int id) {
     current_ = cp.session->clone();
     mark_ = cp.mark;
     end_reported_ = false;
+    last_siginfo_.clear();
     return true;
   }
   return false;

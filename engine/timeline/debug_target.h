@@ -99,6 +99,7 @@ class DebugTarget {
   // Breakpoints and watchpoints follow the user across checkpoints.
   virtual bool set_breakpoint(uint64_t addr, TrapKind kind) = 0;
   virtual bool remove_breakpoint(uint64_t addr, TrapKind kind) = 0;
+  // Any address and length; false when the debug registers run out.
   virtual bool set_watchpoint(uint64_t addr, uint64_t len, WatchType type) = 0;
   virtual bool remove_watchpoint(uint64_t addr, uint64_t len, WatchType type) = 0;
   // Syscalls to stop at (empty set + `all`: every syscall); nullopt: none.

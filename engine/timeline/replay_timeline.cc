@@ -1,5 +1,6 @@
 #include "engine/timeline/replay_timeline.h"
 
+#include <signal.h>
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -114,9 +115,13 @@ bool ReplayTimeline::remove_breakpoint(uint64_t addr, TrapKind kind) {
 }
 
 bool ReplayTimeline::set_watchpoint(uint64_t addr, uint64_t len, WatchType type) {
-  if (len != 1 && len != 2 && len != 4 && len != 8) return false;
-  if (addr % len != 0 || watchpoints_.size() >= 4) return false;
-  watchpoints_.push_back({addr, len, to_watch_kind(type)});
+  // Any address and length: the session splits a range into aligned debug
+  // register slots. Refused only when the slots run out.
+  if (len == 0 || addr + len < addr) return false;
+  std::vector<Watchpoint> wanted = watchpoints_;
+  wanted.push_back({addr, len, to_watch_kind(type)});
+  if (watch_slot_count(wanted) > kDebugRegisters) return false;
+  watchpoints_ = std::move(wanted);
   return true;
 }
 
@@ -149,6 +154,13 @@ TargetStop ReplayTimeline::make_stop(TargetStop::Kind kind, uint64_t address) {
 }
 
 TargetStop ReplayTimeline::resume(const ResumeRequest& request, const std::function<bool()>& interrupted) {
+  TargetStop stop = run(request, interrupted);
+  // A signal stop set the signal's own siginfo.
+  if (stop.kind != TargetStop::Kind::Signal) last_siginfo_ = trap_siginfo(stop);
+  return stop;
+}
+
+TargetStop ReplayTimeline::run(const ResumeRequest& request, const std::function<bool()>& interrupted) {
   if (request.direction == RunDirection::Backward) {
     end_reported_ = false;
     return request.how == ResumeRequest::How::Continue ? continue_backward(interrupted) : step_backward();
@@ -160,6 +172,37 @@ TargetStop ReplayTimeline::resume(const ResumeRequest& request, const std::funct
       return range_step_forward(request.range_start, request.range_end, interrupted);
   }
   return step_forward();
+}
+
+std::vector<uint8_t> ReplayTimeline::trap_siginfo(const TargetStop& stop) {
+  // What PTRACE_GETSIGINFO shows a debugger at such a stop: the kernel's
+  // SIGTRAP for the trap (x86 si_codes: int3 is SI_KERNEL; a debug
+  // register or single-step trap carries the pc). The ends of history and
+  // an interruption have none.
+  siginfo_t info;
+  std::memset(&info, 0, sizeof(info));
+  info.si_signo = SIGTRAP;
+  switch (stop.kind) {
+    case TargetStop::Kind::Breakpoint:
+      info.si_code = stop.hardware ? TRAP_HWBKPT : SI_KERNEL;
+      break;
+    case TargetStop::Kind::Watchpoint:
+      info.si_code = TRAP_HWBKPT;
+      break;
+    case TargetStop::Kind::Step:
+      info.si_code = TRAP_TRACE;
+      break;
+    case TargetStop::Kind::Syscall:
+      info.si_code = SIGTRAP | 0x80;  // PTRACE_O_TRACESYSGOOD's syscall stop
+      break;
+    default:
+      return {};
+  }
+  if (info.si_code == TRAP_HWBKPT || info.si_code == TRAP_TRACE) {
+    info.si_addr = reinterpret_cast<void*>(current_->registers().ip());
+  }
+  const auto* bytes = reinterpret_cast<const uint8_t*>(&info);
+  return std::vector<uint8_t>(bytes, bytes + sizeof(info));
 }
 
 void ReplayTimeline::arm_user_traps(ReplaySession& session) const {
@@ -195,6 +238,12 @@ std::optional<TargetStop> ReplayTimeline::user_trap(const ReplayStop& s, ReplayS
     return stop;
   }
   return std::nullopt;
+}
+
+// Where the program ends: the boundary before its exit, or the refused call
+// where the recording stopped (reached, never replayed).
+Mark ReplayTimeline::end_mark() const {
+  return Mark{current_->next_event(), {}, 0, current_->at_pending_event()};
 }
 
 TargetStop ReplayTimeline::stop_at_program_end() {
@@ -301,7 +350,7 @@ TargetStop ReplayTimeline::continue_forward(const std::function<bool()>& interru
       case ReplayStop::Kind::ProgramEnd:
       case ReplayStop::Kind::TraceEnd:
         current_->set_echo(false);
-        mark_ = Mark{current_->next_event(), {}, 0};
+        mark_ = end_mark();
         return stop_at_program_end();
     }
   }
@@ -314,7 +363,7 @@ TargetStop ReplayTimeline::step_forward() {
   ReplayStop s = current_->resume({.single_step = true, .stop_after_event = false, .stop_before = {}});
   current_->set_echo(false);
   if (s.kind == ReplayStop::Kind::ProgramEnd || s.kind == ReplayStop::Kind::TraceEnd) {
-    mark_ = Mark{current_->next_event(), {}, 0};
+    mark_ = end_mark();
     return stop_at_program_end();
   }
   end_reported_ = false;

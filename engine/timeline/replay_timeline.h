@@ -74,12 +74,16 @@ class ReplayTimeline : public DebugTarget {
   };
   using Clock = std::chrono::steady_clock;
 
+  TargetStop run(const ResumeRequest& request, const std::function<bool()>& interrupted);
+  // The siginfo of a stop that is not a signal's.
+  std::vector<uint8_t> trap_siginfo(const TargetStop& stop);
   TargetStop continue_forward(const std::function<bool()>& interrupted);
   TargetStop step_forward();
   TargetStop range_step_forward(uint64_t start, uint64_t end, const std::function<bool()>& interrupted);
   TargetStop continue_backward(const std::function<bool()>& interrupted);
   TargetStop step_backward();
   TargetStop stop_at_program_end();
+  Mark end_mark() const;
   bool catches(int syscall) const;  // `catch syscall` set for it
   bool stops_before(const trace::Event& e) const;
   TargetStop pending_stop(const trace::Event& e);

@@ -5,6 +5,8 @@
 // A reverse-stepi finds the instruction before "now" the same way, one
 // instruction at a time.
 #include <algorithm>
+#include <sstream>
+#include <stdexcept>
 
 #include "engine/core/log.h"
 #include "engine/core/signals.h"
@@ -33,6 +35,12 @@ Anchor trap_of(const ReplayStop& r, const std::vector<Watchpoint>& watches) {
 }
 
 bool always(const trace::Event&) { return true; }
+
+std::string to_hex(uint64_t v) {
+  std::ostringstream os;
+  os << std::hex << v;
+  return os.str();
+}
 
 }  // namespace
 
@@ -134,7 +142,17 @@ std::optional<ReplayTimeline::Candidate> ReplayTimeline::last_hit_between(
     if (a.kind == Anchor::Kind::Breakpoint) {
       bps.insert(a.addr());
     } else if (std::find(watches.begin(), watches.end(), a.watch) == watches.end()) {
-      watches.push_back(a.watch);
+      // First, so that it has a debug register whatever the user set since.
+      watches.insert(watches.begin(), a.watch);
+    }
+    if (watch_slot_count(watches) > kDebugRegisters) {
+      // This stretch is counted in hits of a watchpoint the user has since
+      // replaced; with the user's it needs more debug registers than there
+      // are, and searching without some would miss their hits.
+      throw std::runtime_error(
+          "going back from here needs the debug registers of an earlier watchpoint (at 0x" + to_hex(a.addr()) +
+          ", " + std::to_string(a.watch.len) + " bytes) as well as those of the current ones; delete or "
+          "disable a watchpoint, or go back with `run` and forward again");
     }
     s->set_breakpoints(bps);
     s->set_watchpoints(watches);
@@ -190,6 +208,19 @@ TargetStop ReplayTimeline::step_backward() {
   std::optional<Mark> before = mark_before(mark_);
   if (!before) return make_stop(TargetStop::Kind::HistoryStart);
   seek(*before);
+  if (!watchpoints_.empty()) {
+    // Stepping back over a write to a watched range reports the watchpoint,
+    // as stepping forward over it does: run that one instruction (or call)
+    // in a copy and see.
+    std::unique_ptr<ReplaySession> probe = current_->clone();
+    probe->set_echo(false);
+    probe->set_breakpoints({});
+    probe->set_watchpoints(watchpoints_);
+    ReplayStop r = probe->resume({.single_step = true, .stop_after_event = false, .stop_before = {}});
+    if (r.kind == ReplayStop::Kind::Watchpoint) {
+      if (std::optional<TargetStop> stop = user_trap(r, *probe)) return *stop;
+    }
+  }
   return make_stop(TargetStop::Kind::Step);
 }
 
@@ -223,15 +254,21 @@ std::optional<Mark> ReplayTimeline::mark_before(const Mark& at) {
     // Before the instruction that raised the event (a fault may have run
     // before without faulting): count the steps from the boundary.
     const trace::Event& e = event_at(at.event);
-    bool boundary_signal = (e.kind == trace::EventKind::Signal || e.kind == trace::EventKind::FatalSignal) &&
-                           !is_synchronous_fault(siginfo_from_bytes(e.siginfo));
+    bool signal = e.kind == trace::EventKind::Signal || e.kind == trace::EventKind::FatalSignal;
+    bool fault = signal && is_synchronous_fault(siginfo_from_bytes(e.siginfo));
     Mark p{at.event, {}, 0};
-    if (boundary_signal) return mark_before(p);
+    if (signal && !fault) return mark_before(p);
     uint64_t n = count_steps(
         p, [](const ReplayStop& r) { return r.kind == ReplayStop::Kind::EventPending; },
         {.single_step = true, .stop_after_event = false, .stop_before = always});
     mark_ = at;
-    p.steps = n - 1;
+    // A system call has run its instruction when it is reached (the pc is
+    // past it): the instruction before is the call. A faulting instruction
+    // has not run: reaching the fault changed nothing, so the instruction
+    // before is the one before the faulting one.
+    uint64_t ran = fault ? n - 1 : n;
+    if (ran == 0) return mark_before(p);
+    p.steps = ran - 1;
     return p;
   }
   if (at.steps > 0) {
@@ -249,12 +286,16 @@ std::optional<Mark> ReplayTimeline::mark_before(const Mark& at) {
       p.anchors.pop_back();
     }
     const Anchor a = at.anchors.back();
+    seek(p);
     current_->set_breakpoints({});
     current_->set_watchpoints({});
-    if (a.kind == Anchor::Kind::Watchpoint) {
-      seek(p);
-      current_->set_watchpoints({a.watch});
+    bool same_trap_before = p.steps == 0 && !p.anchors.empty() && p.anchors.back().same_trap(a);
+    if (a.kind == Anchor::Kind::Breakpoint && !same_trap_before && current_->registers().ip() == a.addr()) {
+      // The breakpoint was hit at once from `p` (reached by an event, a
+      // step or a watchpoint, with the pc on it): no instruction ran.
+      return mark_before(p);
     }
+    if (a.kind == Anchor::Kind::Watchpoint) current_->set_watchpoints({a.watch});
     uint64_t n = count_steps(
         p,
         [&](const ReplayStop& r) {
@@ -262,7 +303,8 @@ std::optional<Mark> ReplayTimeline::mark_before(const Mark& at) {
                                                     : r.kind == ReplayStop::Kind::Watchpoint;
         },
         {.single_step = true, .stop_after_event = false, .stop_before = {}});
-    mark_ = at;  // the same position, by its canonical name
+    // mark_ stays the name count_steps gave: it is the same instruction as
+    // `at`, but a breakpoint there counts as not hit yet.
     p.steps += n - 1;
     return p;
   }
