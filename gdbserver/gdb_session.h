@@ -19,6 +19,12 @@ namespace backstep::gdb {
 
 class GdbSession {
  public:
+  // Per-client bounds: one client cannot fill the host with checkpoints
+  // (each a set of forked processes) or open descriptors. Past them the
+  // request gets an error and the session goes on.
+  static constexpr std::size_t kMaxCheckpoints = 64;  // made with `monitor checkpoint`
+  static constexpr std::size_t kMaxOpenFiles = 64;    // vFile:open handles
+
   GdbSession(DebugTarget& target, Connection& connection);
 
   // Serves requests until the client disconnects, detaches or kills.
@@ -97,7 +103,9 @@ class GdbSession {
   std::string stop_reply(const TargetStop& stop);
   rsp::ThreadId thread_id() const;
   std::string register_hex(std::size_t regnum, const Registers& regs, const std::vector<uint8_t>& xsave);
-  std::string monitor(const std::string& command);
+  // The text of monitor `command`'s answer; sets limit_reached when it was
+  // refused for a per-client limit.
+  std::string monitor(const std::string& command, bool& limit_reached);
 
   DebugTarget& target_;
   Connection& connection_;
