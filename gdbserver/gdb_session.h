@@ -55,7 +55,7 @@ class GdbSession {
   void handle(const rsp::ReadRegisters& r);
   void handle(const rsp::WriteRegisters& r);
   void handle(const rsp::ReadRegister& r);
-  void handle(const rsp::WriteRegister&) { reply(""); }  // gdb then tries G
+  void handle(const rsp::WriteRegister& r);
   void handle(const rsp::ReadMemory& r);
   void handle(const rsp::WriteMemory&) { reply(rsp::error(rsp::ErrorCode::NotWritable)); }
   void handle(const rsp::WriteMemoryBinary& r);
@@ -106,6 +106,8 @@ class GdbSession {
   // The text of monitor `command`'s answer; sets limit_reached when it was
   // refused for a per-client limit.
   std::string monitor(const std::string& command, bool& limit_reached);
+  bool write_changes_nothing(std::size_t regnum, const std::vector<uint8_t>& value, const Registers& regs,
+                             const std::vector<uint8_t>& xsave);
 
   DebugTarget& target_;
   Connection& connection_;
@@ -120,6 +122,9 @@ class GdbSession {
   // After `run cN` / `run N`, gdb continues at once; that first resume must
   // stay at the restart point (answered "Program stopped.").
   bool hold_next_resume_ = false;
+  // Console text to show with that held stop (gdb prints no console output
+  // in reply to vRun itself).
+  std::string held_stop_message_;
   std::map<int, int> files_;  // vFile fd -> our fd
   int next_file_ = 1;
 };
