@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <thread>
 
 #include "cli/commands.h"
@@ -17,30 +18,61 @@
 namespace backstep::cli {
 namespace {
 
+// Bounds on serve's options. Each client holds a replay (a few processes
+// and their memory), so the count stays small; a day is the longest anyone
+// means by a timeout.
+constexpr long kMaxClients = 64;
+constexpr long kMaxTimeoutS = 86400;
+
 gdb::GdbServer::TargetFactory timeline_factory(const std::string& dir) {
   return [dir] { return std::make_unique<ReplayTimeline>(dir); };
+}
+
+// Reads option `name`'s value into `out` if it is a whole decimal number in
+// [min, max] (no sign, no spaces, no trailing text); otherwise says why,
+// with `meaning`, and returns false.
+bool read_number(const std::string& name, const std::string& text, long min, long max, const std::string& meaning,
+                 int& out) {
+  bool digits = !text.empty() && text.size() <= 12 && text.find_first_not_of("0123456789") == std::string::npos;
+  long value = digits ? std::stol(text) : -1;
+  if (!digits || value < min || value > max) {
+    error("bad " + name.substr(2) + " '" + text + "': " + meaning);
+    return false;
+  }
+  out = static_cast<int>(value);
+  return true;
 }
 
 }  // namespace
 
 int serve_command(const Args& args) {
   gdb::ServerOptions options;
+  const std::string seconds = "seconds from 0 (never) to " + std::to_string(kMaxTimeoutS);
   std::string trace_arg;
   bool port_given = false;
   for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if ((a == "--port" || a == "-p" || a == "--host") && i + 1 >= args.size()) {
+    std::string a = args[i] == "-p" ? "--port" : args[i];
+    bool takes_value = a == "--port" || a == "--host" || a == "--max-clients" || a == "--idle-timeout" ||
+                       a == "--packet-timeout";
+    if (takes_value && i + 1 >= args.size()) {
       error(a + " needs a value");
       return kExitUsage;
     }
-    if (a == "--port" || a == "-p") {
-      try {
-        options.port = std::stoi(args[++i]);
-      } catch (const std::exception&) {
-        error("bad port '" + args[i] + "'");
+    if (a == "--port") {
+      if (!read_number(a, args[++i], 0, 65535, "a port is a number from 0 to 65535 (0 picks a free one)",
+                       options.port)) {
         return kExitUsage;
       }
       port_given = true;
+    } else if (a == "--max-clients") {
+      if (!read_number(a, args[++i], 1, kMaxClients, "from 1 to " + std::to_string(kMaxClients) + " clients",
+                       options.max_clients)) {
+        return kExitUsage;
+      }
+    } else if (a == "--idle-timeout") {
+      if (!read_number(a, args[++i], 0, kMaxTimeoutS, seconds, options.limits.idle_timeout_s)) return kExitUsage;
+    } else if (a == "--packet-timeout") {
+      if (!read_number(a, args[++i], 0, kMaxTimeoutS, seconds, options.limits.packet_timeout_s)) return kExitUsage;
     } else if (a == "--host") {
       options.host = args[++i];
     } else if (a == "--once") {
@@ -113,6 +145,8 @@ int launch_gdb(const std::string& trace_arg, const Args& gdb_args) {
   signal(SIGPIPE, SIG_IGN);
   gdb::ServerOptions options;
   options.once = true;
+  // Our own gdb, on the user's terminal: it may sit at the prompt for hours.
+  options.limits.idle_timeout_s = 0;
   gdb::GdbServer server(options, timeline_factory(dir));
   int port = server.listen();
   std::string commands = write_gdb_commands();

@@ -37,5 +37,7 @@ std::optional<std::string> target_description(const RegisterSet& set, const std:
 
 // The index of rip, rsp, rbp in gdb's numbering (for expedited registers).
 inline constexpr std::size_t kRegRbp = 6, kRegRsp = 7, kRegRip = 16;
+// orig_rax: gdb writes -1 there whenever it sets the pc (see handlers_data.cc).
+inline constexpr std::size_t kRegOrigRax = 57;
 
 }  // namespace backstep::gdb

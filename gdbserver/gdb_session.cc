@@ -63,6 +63,8 @@ void GdbSession::resume(const ResumeRequest& request) {
   }
   if (hold_next_resume_) {
     hold_next_resume_ = false;
+    if (!held_stop_message_.empty()) connection_.send_packet(rsp::console_output(held_stop_message_));
+    held_stop_message_.clear();
     rsp::StopReply r;
     r.signal = 0;
     r.thread = thread_id();

@@ -19,6 +19,12 @@ namespace backstep::gdb {
 
 class GdbSession {
  public:
+  // Per-client bounds: one client cannot fill the host with checkpoints
+  // (each a set of forked processes) or open descriptors. Past them the
+  // request gets an error and the session goes on.
+  static constexpr std::size_t kMaxCheckpoints = 64;  // made with `monitor checkpoint`
+  static constexpr std::size_t kMaxOpenFiles = 64;    // vFile:open handles
+
   GdbSession(DebugTarget& target, Connection& connection);
 
   // Serves requests until the client disconnects, detaches or kills.
@@ -49,7 +55,7 @@ class GdbSession {
   void handle(const rsp::ReadRegisters& r);
   void handle(const rsp::WriteRegisters& r);
   void handle(const rsp::ReadRegister& r);
-  void handle(const rsp::WriteRegister&) { reply(""); }  // gdb then tries G
+  void handle(const rsp::WriteRegister& r);
   void handle(const rsp::ReadMemory& r);
   void handle(const rsp::WriteMemory&) { reply(rsp::error(rsp::ErrorCode::NotWritable)); }
   void handle(const rsp::WriteMemoryBinary& r);
@@ -97,7 +103,11 @@ class GdbSession {
   std::string stop_reply(const TargetStop& stop);
   rsp::ThreadId thread_id() const;
   std::string register_hex(std::size_t regnum, const Registers& regs, const std::vector<uint8_t>& xsave);
-  std::string monitor(const std::string& command);
+  // The text of monitor `command`'s answer; sets limit_reached when it was
+  // refused for a per-client limit.
+  std::string monitor(const std::string& command, bool& limit_reached);
+  bool write_changes_nothing(std::size_t regnum, const std::vector<uint8_t>& value, const Registers& regs,
+                             const std::vector<uint8_t>& xsave);
 
   DebugTarget& target_;
   Connection& connection_;
@@ -112,6 +122,9 @@ class GdbSession {
   // After `run cN` / `run N`, gdb continues at once; that first resume must
   // stay at the restart point (answered "Program stopped.").
   bool hold_next_resume_ = false;
+  // Console text to show with that held stop (gdb prints no console output
+  // in reply to vRun itself).
+  std::string held_stop_message_;
   std::map<int, int> files_;  // vFile fd -> our fd
   int next_file_ = 1;
 };

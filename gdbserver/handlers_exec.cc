@@ -1,6 +1,8 @@
 // Running forwards and backwards, restarting, leaving.
 #include <signal.h>
 
+#include <limits>
+
 #include "gdbserver/gdb_session.h"
 #include "gdbserver/gdb_signals.h"
 
@@ -90,9 +92,15 @@ void GdbSession::handle(const rsp::VRun& r) {
     }
   }
   if (checkpoint) {
-    if (!target_.restart_checkpoint(static_cast<int>(*number))) {
-      reply(rsp::error(rsp::ErrorCode::InvalidArgument));
-      return;
+    bool exists = *number <= static_cast<uint64_t>(std::numeric_limits<int>::max()) &&
+                  target_.restart_checkpoint(static_cast<int>(*number));
+    if (!exists) {
+      // gdb has already dropped its inferior: an error here would leave it
+      // without a target description, unable to read registers. Restart
+      // "here" instead, and say why at the stop gdb asks for next.
+      held_stop_message_ = "backstep: no checkpoint " + std::to_string(*number) +
+                           " (`monitor info checkpoints` lists them); staying at event " +
+                           std::to_string(target_.current_event()) + ".\n";
     }
   } else {
     target_.restart(number);

@@ -12,7 +12,7 @@ namespace backstep::gdb {
 namespace {
 
 // GDB File-I/O errno values.
-constexpr int kFioEperm = 1, kFioEnoent = 2, kFioEbadf = 9, kFioEacces = 13, kFioEinval = 22;
+constexpr int kFioEperm = 1, kFioEnoent = 2, kFioEbadf = 9, kFioEacces = 13, kFioEinval = 22, kFioEmfile = 24;
 constexpr uint64_t kFioAccessMask = 3;  // O_RDONLY 0, O_WRONLY 1, O_RDWR 2
 
 void put_be(std::string& out, uint64_t v, int bytes) {
@@ -24,6 +24,10 @@ void put_be(std::string& out, uint64_t v, int bytes) {
 void GdbSession::handle(const rsp::FileOpen& r) {
   if ((r.flags & kFioAccessMask) != 0) {
     reply(rsp::file_error(kFioEacces));  // the recording is read-only
+    return;
+  }
+  if (files_.size() >= kMaxOpenFiles) {
+    reply(rsp::file_error(kFioEmfile));  // the client must close some first
     return;
   }
   std::optional<std::string> path = target_.recorded_file(r.path);

@@ -27,7 +27,7 @@ bool parse_int(const std::string& text, int& out) {
 
 }  // namespace
 
-std::string GdbSession::monitor(const std::string& command) {
+std::string GdbSession::monitor(const std::string& command, bool& limit_reached) {
   std::istringstream in(command);
   std::vector<std::string> words;
   for (std::string w; in >> w;) words.push_back(w);
@@ -37,6 +37,12 @@ std::string GdbSession::monitor(const std::string& command) {
     out << "Current event: " << target_.current_event() << "\n";
     out << "Position: " << target_.describe_position() << "\n";
   } else if (words[0] == "checkpoint" && words.size() == 1) {
+    if (target_.checkpoints().size() >= kMaxCheckpoints) {
+      limit_reached = true;
+      out << "Too many checkpoints: " << kMaxCheckpoints << " is the limit; delete one with "
+          << "`monitor delete checkpoint N` first.\n";
+      return out.str();
+    }
     int id = target_.create_checkpoint();
     out << "Checkpoint " << id << " at " << target_.describe_position() << "\n";
   } else if (words.size() == 2 && words[0] == "info" && words[1] == "checkpoints") {
@@ -61,8 +67,11 @@ std::string GdbSession::monitor(const std::string& command) {
 }
 
 void GdbSession::handle(const rsp::MonitorCommand& r) {
-  connection_.send_packet(rsp::console_output(monitor(r.command)));
-  reply(rsp::ok());
+  bool limit_reached = false;
+  connection_.send_packet(rsp::console_output(monitor(r.command, limit_reached)));
+  // An error makes the gdb command fail (a script stops there), after the
+  // text above says why.
+  reply(limit_reached ? rsp::error(rsp::ErrorCode::LimitReached) : rsp::ok());
 }
 
 }  // namespace backstep::gdb

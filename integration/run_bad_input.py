@@ -451,6 +451,30 @@ def t_usage_errors(ctx):
                              mention="no-such-option")
 
 
+def t_serve_bad_options(ctx):
+    """Out-of-range or malformed numbers for serve's options: a usage error
+    (status 2) that names the option, before any trace is opened or any
+    port bound (the trace named here does not exist)."""
+    missing = ctx.path("no-such-trace")
+    cases = [(["--port", "99999"], "port"), (["--port", "65536"], "port"),
+             (["--port", "-1"], "port"), (["--port", "12ab"], "port"), (["--port", ""], "port"),
+             (["-p", "+80"], "port"), (["--port", "0", "--max-clients", "0"], "max-clients"),
+             (["--port", "0", "--max-clients", "many"], "max-clients"),
+             (["--port", "0", "--idle-timeout", "-5"], "idle-timeout"),
+             (["--port", "0", "--packet-timeout", "1.5"], "packet-timeout"),
+             (["--port", "0", "--idle-timeout"], "idle-timeout")]
+    for args, option in cases:
+        res = ctx.bs("serve", *(args + [missing]), timeout=30)
+        what = "serve %s" % " ".join(args)
+        ctx.expect_clean_failure(res, what, mention=option)
+        ctx.check.expect(res.returncode == 2, "%s: exit status %s, expected 2 (usage)" %
+                         (what, res.returncode))
+        ctx.check.expect(b"serving" not in res.stdout, "%s: it served anyway" % what)
+    res = ctx.bs("serve", "--port", "99999", missing, timeout=30)
+    ctx.check.expect(b"0 to 65535" in res.stderr, "serve --port 99999: the message does not "
+                     "give the range:\n%s" % tail(res.stderr))
+
+
 SUBTESTS = {name[2:]: fn for name, fn in sorted(globals().items()) if name.startswith("t_")}
 
 

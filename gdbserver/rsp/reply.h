@@ -33,6 +33,7 @@ enum class ErrorCode : std::uint8_t {
   NotWritable = 0x0d,      // memory or registers cannot change here (e.g. outside a diversion)
   NotReadable = 0x0e,      // not a single byte of the requested memory could be read
   InvalidArgument = 0x16,  // the packet was malformed or its arguments out of range
+  LimitReached = 0x18,     // a per-client limit (checkpoints, packet size) is reached (EMFILE)
   NoSpace = 0x1c,          // no hardware slot left for a breakpoint or watchpoint
   NotSupported = 0x26,     // a supported packet asked for something this server never does
 };

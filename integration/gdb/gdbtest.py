@@ -5,8 +5,8 @@
   recording whose program is gone, so gdb must fetch it from the trace.
 - gdb_env(): a fixed environment for gdb (no user init files, no debuginfod,
   C locale, no terminal).
-- Server: `backstep serve --port 0 [--once] TRACE` with its port read from the
-  first stdout line.
+- Server: `backstep serve --port 0 [--once] [OPTIONS] TRACE` with its port
+  read from the first stdout line.
 - normalise(): the few things that must vary between runs.
 """
 
@@ -105,10 +105,11 @@ def normalise(text, root):
 class Server:
     """`backstep serve --port 0 [--once] TRACE` in its own process group."""
 
-    def __init__(self, backstep, trace, root, once, log_name="serve"):
+    def __init__(self, backstep, trace, root, once, log_name="serve", extra_args=()):
         self.log_path = os.path.join(root, log_name + ".log")
         self.log = open(self.log_path, "wb")
-        argv = [backstep, "serve", "--port", "0"] + (["--once"] if once else []) + [trace]
+        argv = [backstep, "serve", "--port", "0"] + (["--once"] if once else []) + \
+            list(extra_args) + [trace]
         self.proc = subprocess.Popen(argv, cwd=root, env=base_env(root), stdin=subprocess.DEVNULL,
                                      stdout=subprocess.PIPE, stderr=self.log,
                                      start_new_session=True)

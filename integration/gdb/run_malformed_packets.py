@@ -14,7 +14,7 @@ What happens, in a fresh work directory (kept on failure):
        garbage bytes between packets         -> ignored; the next packet is answered
        packets with bad checksums            -> '-' and no reply
        a truncated packet, then a valid one  -> (a '-' allowed) then '+' and the reply
-       a packet longer than 0x20000 bytes    -> '-' and no reply
+       a packet longer than 0x20000 bytes    -> '+' and E18 (over PacketSize)
        malformed known packets (m without a length, Zx, , vCont;q, ...)
                                              -> '+' and an "Enn" reply
        huge lengths (m0,ffffffffffffffff, ...) -> a reply at once (Enn or a short one)
@@ -275,13 +275,16 @@ def scenario(server, root, check, log):
             raise ProtocolError("qC after a truncated packet got %r" % reply)
 
     def oversized():
+        # Received, but over the PacketSize the server advertised: '+' (a
+        # '-' would only make the client send it again) and an error reply.
         payload = b"qZ" + b"A" * 0x20010
         c.send(frame(payload))
         a = c.ack()
-        if a != b"-":
-            raise ProtocolError("expected '-' for a %d-byte packet, got %r" % (len(payload), a))
-        if not c.quiet():
-            raise ProtocolError("a reply came after the '-': %r" % bytes(c.buf[:80]))
+        if a != b"+":
+            raise ProtocolError("expected '+' for a %d-byte packet, got %r" % (len(payload), a))
+        reply = c.read_packet()
+        if reply != "E18":
+            raise ProtocolError("a %d-byte packet got %r, expected E18" % (len(payload), reply[:80]))
         still_answers("an oversized packet")
 
     def malformed_known():
@@ -338,7 +341,7 @@ def scenario(server, root, check, log):
     step(check, "garbage between packets", garbage)
     step(check, "bad checksums get '-'", bad_checksums)
     step(check, "truncated packet, then a valid one", truncated)
-    step(check, "oversized packet gets '-'", oversized)
+    step(check, "oversized packet gets E18", oversized)
     step(check, "malformed known packets get Enn", malformed_known)
     step(check, "huge lengths are refused or cut short", huge_lengths)
     step(check, "unknown packets get the empty reply", unknown)
