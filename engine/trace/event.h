@@ -14,7 +14,7 @@ namespace backstep::trace {
 
 // Bumped whenever the encoding or the meaning of a field changes.
 // The reader refuses any other version.
-inline constexpr uint32_t kFormatVersion = 1;
+inline constexpr uint32_t kFormatVersion = 2;
 
 // x86-64 `struct user_regs_struct`, word for word (27 words, kernel order).
 inline constexpr std::size_t kRegWords = 27;
@@ -76,7 +76,19 @@ struct Mapping {
   MappingKind kind = MappingKind::Anonymous;
   std::string file;      // trace-relative path of the copy (File only)
   std::string name;      // the name the recording host showed (for `dump`)
+  // What the copy held when it was stored (File only): its size in bytes and
+  // the XXH3-64 hash of its whole content. Replay refuses a copy that no
+  // longer matches, since mapping it would show bytes that never existed.
+  uint64_t file_size = 0;
+  uint64_t file_hash = 0;
   bool operator==(const Mapping&) const = default;
+};
+
+// A file stored in the trace's `files/` (see TraceWriter::add_file).
+struct StoredFile {
+  std::string path;   // trace-relative, e.g. "files/libc.so.6-0"
+  uint64_t size = 0;  // bytes
+  uint64_t hash = 0;  // XXH3-64 of the content
 };
 
 // Data the program wrote to its original stdout (fd 1) or stderr (fd 2);
