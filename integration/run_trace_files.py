@@ -133,6 +133,31 @@ def t_library_byte_flipped(ctx):
                              prefix_of=b"")
 
 
+def t_library_changed_and_sums_emptied(ctx):
+    # files.sums is only the early check: with it emptied, the hash recorded
+    # with the mapping still stops replay at the mmap of the copy.
+    trace, rec = ctx.record(count=20)
+    libc = stored(trace, "libc.so.6")
+    make_writable_copy(ctx, libc)
+    flip(libc, [os.path.getsize(libc) // 3])
+    sums = os.path.join(trace, "files.sums")
+    os.chmod(sums, 0o644)
+    open(sums, "w").close()
+    ctx.expect_clean_failure(ctx.replay(trace), "a changed libc copy, files.sums emptied",
+                             mention="files/%s was changed after recording" % os.path.basename(libc),
+                             prefix_of=b"")
+
+
+def t_library_changed_under_gdb(ctx):
+    trace, rec = ctx.record(count=20)
+    libc = stored(trace, "libc.so.6")
+    make_writable_copy(ctx, libc)
+    flip(libc, [os.path.getsize(libc) // 3])
+    res = ctx.bs("replay", trace, "--", "-batch", "-nx", "-ex", "continue", cwd="/")
+    ctx.expect_clean_failure(res, "replay under gdb of a changed libc copy",
+                             mention="files/%s was changed after recording" % os.path.basename(libc))
+
+
 def t_damage_after_the_exit_event(ctx):
     trace, rec = ctx.record(count=20)
     events = os.path.join(trace, "events")

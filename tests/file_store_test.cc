@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -218,4 +219,44 @@ BOOST_AUTO_TEST_CASE(replay_refuses_a_changed_copy) {
   // A copy that is gone is named too.
   fs::remove(copy);
   expect_error([&] { r.verified_file_path(file_mapping(f)); }, "files/prog-0: missing from the trace");
+}
+
+BOOST_AUTO_TEST_CASE(files_sums_lists_every_copy_for_a_check_up_front) {
+  TempDir tmp;
+  std::string a = tmp.sub("a"), b = tmp.sub("b");
+  write_file(a, "alpha", 0644);
+  write_file(b, std::string(5000, 'b'), 0755);
+  std::string dir = tmp.sub("t");
+  StoredFile fa, fb;
+  {
+    TraceWriter w(dir, Header{});
+    fa = w.add_file(a, "a");
+    fb = w.add_file(b, "b");
+    w.add_file(a, "a again");  // the same file: listed once
+    w.finish();
+  }
+  char line[128];
+  std::snprintf(line, sizeof line, "%016llx 5 files/a-0\n%016llx 5000 files/b-1\n",
+                static_cast<unsigned long long>(fa.hash), static_cast<unsigned long long>(fb.hash));
+  BOOST_TEST(slurp(dir + "/files.sums") == line);
+  TraceReader r(dir);
+  r.verify_files();
+
+  std::string copy = dir + "/" + fb.path;
+  BOOST_REQUIRE(stat_of(copy).st_nlink == 1u);
+  BOOST_REQUIRE(::chmod(copy.c_str(), 0644) == 0);
+  write_file(copy, std::string(4999, 'b') + "c", 0444);
+  expect_error([&] { r.verify_files(); }, "trace file files/b-1 was changed after recording: its content hash");
+  ::truncate(copy.c_str(), 0);
+  expect_error([&] { r.verify_files(); }, "trace file files/b-1 was changed after recording: size 0, recorded 5000");
+
+  std::string sums = slurp(dir + "/files.sums");
+  BOOST_REQUIRE(::chmod((dir + "/files.sums").c_str(), 0644) == 0);
+  write_file(dir + "/files.sums", sums.substr(0, sums.size() - 1), 0444);  // last line cut
+  expect_error([&] { r.verify_files(); }, "files.sums: line 2 is damaged");
+  BOOST_REQUIRE(::chmod((dir + "/files.sums").c_str(), 0644) == 0);
+  write_file(dir + "/files.sums", "zz" + sums.substr(2), 0444);
+  expect_error([&] { r.verify_files(); }, "files.sums: line 1 is damaged");
+  fs::remove(dir + "/files.sums");
+  expect_error([&] { r.verify_files(); }, "files.sums: missing, but files/ holds copies");
 }

@@ -6,12 +6,15 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <system_error>
 #include <tuple>
 
 #include "engine/trace/file_digest.h"
+#include "engine/trace/format.h"
 #include "engine/trace/reader.h"
 #include "engine/trace/trace_error.h"
 
@@ -33,25 +36,25 @@ FileState state_of(const struct stat& st) {
 std::mutex hashed_mu;
 std::map<FileState, uint64_t> hashed;
 
-}  // namespace
-
-std::string TraceReader::verified_file_path(const Mapping& m) const {
-  std::string path = file_path(m.file);
+// Checks the copy at `relative` against its recorded size and hash;
+// returns its absolute path.
+std::string check_copy(const TraceReader& reader, const std::string& relative, uint64_t size, uint64_t hash_recorded) {
+  std::string path = reader.file_path(relative);
   auto changed = [&](const std::string& what) {
-    throw TraceError(dir() + ": trace file " + m.file + " was changed after recording: " + what);
+    throw TraceError(reader.dir() + ": trace file " + relative + " was changed after recording: " + what);
+  };
+  auto size_changed = [&](uint64_t now) {
+    changed("size " + std::to_string(now) + ", recorded " + std::to_string(size));
   };
   int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) throw TraceError(path + ": cannot open: " + std::system_category().message(errno));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
   struct stat st;
-  if (::fstat(fd, &st) != 0) {
-    int err = errno;
-    ::close(fd);
-    throw TraceError(path + ": cannot stat: " + std::system_category().message(err));
-  }
-  if (static_cast<uint64_t>(st.st_size) != m.file_size) {
-    ::close(fd);
-    changed("size " + std::to_string(st.st_size) + ", recorded " + std::to_string(m.file_size));
-  }
+  if (::fstat(fd, &st) != 0) throw TraceError(path + ": cannot stat: " + std::system_category().message(errno));
+  if (static_cast<uint64_t>(st.st_size) != size) size_changed(static_cast<uint64_t>(st.st_size));
   FileState state = state_of(st);
   std::optional<uint64_t> hash;
   {
@@ -59,24 +62,43 @@ std::string TraceReader::verified_file_path(const Mapping& m) const {
     if (auto it = hashed.find(state); it != hashed.end()) hash = it->second;
   }
   if (!hash) {
+    FileDigest d;
     try {
-      FileDigest d = digest_of(fd);
-      // Read to its end: a size that moved while hashing is a change too.
-      if (d.size != m.file_size) {
-        ::close(fd);
-        changed("size " + std::to_string(d.size) + ", recorded " + std::to_string(m.file_size));
-      }
-      hash = d.hash;
+      d = digest_of(fd);
     } catch (const std::system_error& e) {
-      ::close(fd);
       throw TraceError(path + ": cannot read: " + e.what());
     }
+    // Read to its end: a size that moved while hashing is a change too.
+    if (d.size != size) size_changed(d.size);
+    hash = d.hash;
     std::lock_guard lock(hashed_mu);
     hashed[state] = *hash;
   }
-  ::close(fd);
-  if (*hash != m.file_hash) changed("its content hash differs from the recorded one");
+  if (*hash != hash_recorded) changed("its content hash differs from the recorded one");
   return path;
+}
+
+}  // namespace
+
+std::string TraceReader::verified_file_path(const Mapping& m) const {
+  return check_copy(*this, m.file, m.file_size, m.file_hash);
+}
+
+void TraceReader::verify_files() const {
+  std::string sums = dir() + "/" + kFileSumsFile;
+  std::ifstream in(sums);
+  if (!in) {
+    // A recording killed before it stored any file has neither.
+    std::error_code ec;
+    if (std::filesystem::is_empty(dir() + "/" + kFilesDir, ec) || ec) return;
+    throw TraceError(sums + ": missing, but files/ holds copies: the trace is damaged");
+  }
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    std::optional<StoredFile> f = in.eof() ? std::nullopt : parse_sums_line(line);
+    if (!f) throw TraceError(sums + ": line " + std::to_string(number) + " is damaged");
+    check_copy(*this, f->path, f->size, f->hash);
+  }
 }
 
 }  // namespace backstep::trace

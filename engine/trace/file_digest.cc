@@ -4,6 +4,8 @@
 #include <xxhash.h>
 
 #include <cerrno>
+#include <cinttypes>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <system_error>
@@ -58,6 +60,35 @@ bool same_bytes(int a, int b, uint64_t size) {
     if (na == 0) return offset == size;
     offset += na;
   }
+}
+
+std::string format_sums_line(const StoredFile& f) {
+  char head[48];
+  std::snprintf(head, sizeof head, "%016" PRIx64 " %" PRIu64 " ", f.hash, f.size);
+  return head + f.path + "\n";
+}
+
+std::optional<StoredFile> parse_sums_line(const std::string& line) {
+  std::size_t s1 = line.find(' ');
+  if (s1 != 16) return std::nullopt;
+  std::size_t s2 = line.find(' ', s1 + 1);
+  if (s2 == std::string::npos || s2 == s1 + 1 || s2 + 1 == line.size()) return std::nullopt;
+  StoredFile f;
+  for (std::size_t i = 0; i < s1; ++i) {
+    char c = line[i];
+    int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+    if (v < 0) return std::nullopt;
+    f.hash = (f.hash << 4) | static_cast<uint64_t>(v);
+  }
+  if (s2 - s1 - 1 > 19) return std::nullopt;
+  for (std::size_t i = s1 + 1; i < s2; ++i) {
+    if (line[i] < '0' || line[i] > '9') return std::nullopt;
+    uint64_t next = f.size * 10 + static_cast<uint64_t>(line[i] - '0');
+    if (next / 10 != f.size) return std::nullopt;
+    f.size = next;
+  }
+  f.path = line.substr(s2 + 1);
+  return f;
 }
 
 }  // namespace backstep::trace

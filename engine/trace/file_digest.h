@@ -4,6 +4,10 @@
 
 #include <compare>
 #include <cstdint>
+#include <optional>
+#include <string>
+
+#include "engine/trace/event.h"
 
 namespace backstep::trace {
 
@@ -22,5 +26,13 @@ FileDigest digest_of(int fd);
 // Whether the files open at `a` and `b` hold the same `size` bytes (and no
 // more). Throws std::system_error.
 bool same_bytes(int a, int b, uint64_t size);
+
+// `files.sums` in a trace directory: one line per stored file,
+// "HASH SIZE PATH\n" (XXH3-64 as 16 lowercase hex digits, decimal size,
+// trace-relative path), so that replay can check every copy before it starts.
+inline constexpr const char* kFileSumsFile = "files.sums";
+std::string format_sums_line(const StoredFile& file);
+// nullopt unless `line` (without its newline) is exactly such a line.
+std::optional<StoredFile> parse_sums_line(const std::string& line);
 
 }  // namespace backstep::trace

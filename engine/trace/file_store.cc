@@ -165,7 +165,27 @@ StoredFile FileStore::add(const std::string& source, const std::string& name_hin
   stored.hash = digest->hash;
   ++next_id_;
   stored_.emplace(id, stored);
+  listed_.push_back(stored);
+  write_sums();
   return stored;
+}
+
+void FileStore::write_sums() const {
+  std::string text;
+  for (const StoredFile& f : listed_) text += format_sums_line(f);
+  std::string path = dir_ + "/" + kFileSumsFile;
+  std::string tmp = path + ".new";
+  ::unlink(tmp.c_str());  // left by a failed rewrite
+  Fd out(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444));
+  if (out.get() < 0) throw TraceError(tmp + ": cannot create: " + errno_text(errno));
+  for (std::size_t done = 0; done < text.size();) {
+    ssize_t n = ::write(out.get(), text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw TraceError(tmp + ": write failed: " + errno_text(errno));
+    done += static_cast<std::size_t>(n);
+  }
+  if (int err = out.close()) throw TraceError(tmp + ": write failed: " + errno_text(err));
+  if (::rename(tmp.c_str(), path.c_str()) != 0) throw TraceError(path + ": cannot replace: " + errno_text(errno));
 }
 
 }  // namespace backstep::trace

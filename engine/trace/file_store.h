@@ -11,6 +11,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/trace/event.h"
 #include "engine/trace/shared_files.h"
@@ -44,8 +45,13 @@ class FileStore {
     auto operator<=>(const Identity&) const = default;
   };
 
+  // Rewrites the trace's files.sums from `listed_`: a new file renamed over
+  // the old, so a recorder killed at any point leaves a whole list.
+  void write_sums() const;
+
   std::string dir_;
   std::optional<SharedFiles> shared_;
+  std::vector<StoredFile> listed_;
   std::map<Identity, StoredFile> stored_;
   uint64_t next_id_ = 0;
 };

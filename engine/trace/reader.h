@@ -52,6 +52,11 @@ class TraceReader {
   // later mappings of it cost one stat. (Defined in file_check.cc.)
   std::string verified_file_path(const Mapping& mapping) const;
 
+  // Checks every copy listed in the trace's files.sums the same way, so that
+  // a changed copy stops a replay before it starts rather than at the mmap
+  // that needs it. Throws TraceError. (Defined in file_check.cc.)
+  void verify_files() const;
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
