@@ -28,8 +28,9 @@ int64_t map_file(Task& task, const trace::Mapping& m, const trace::TraceReader& 
   std::string path = reader.verified_file_path(m);
   auto fail = [&](const char* what, int64_t err) -> int64_t {
     std::ostringstream os;
-    os << reader.dir() << ": trace file " << m.file << ": cannot " << what << " it at 0x" << std::hex << m.start
-       << "-0x" << m.end << std::dec << " (offset " << m.offset << "): " << std::system_category().message(static_cast<int>(-err));
+    os << reader.dir() << ": trace file " << m.file << ": cannot " << what << " it at 0x" << std::hex
+       << m.start << "-0x" << m.end << std::dec << " (offset " << m.offset
+       << "): " << std::system_category().message(static_cast<int>(-err));
     throw trace::TraceError(os.str());
   };
   if (path.size() + 1 > kToolScratchSize) throw std::runtime_error("trace path too long: " + path);

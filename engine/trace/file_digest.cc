@@ -9,7 +9,6 @@
 #include <cstring>
 #include <memory>
 #include <system_error>
-#include <vector>
 
 namespace backstep::trace {
 
@@ -39,12 +38,13 @@ struct StateDeleter {
 FileDigest digest_of(int fd) {
   std::unique_ptr<XXH3_state_t, StateDeleter> state(XXH3_createState());
   if (!state || XXH3_64bits_reset(state.get()) == XXH_ERROR) throw std::system_error(ENOMEM, std::system_category(), "xxhash");
-  std::vector<uint8_t> buf(kBlock);
+  // Not zero-filled: every byte hashed was read first.
+  auto buf = std::make_unique_for_overwrite<uint8_t[]>(kBlock);
   FileDigest d;
   for (;;) {
-    std::size_t n = read_at(fd, buf.data(), buf.size(), d.size);
+    std::size_t n = read_at(fd, buf.get(), kBlock, d.size);
     if (n == 0) break;
-    XXH3_64bits_update(state.get(), buf.data(), n);
+    XXH3_64bits_update(state.get(), buf.get(), n);
     d.size += n;
   }
   d.hash = XXH3_64bits_digest(state.get());
@@ -52,11 +52,12 @@ FileDigest digest_of(int fd) {
 }
 
 bool same_bytes(int a, int b, uint64_t size) {
-  std::vector<uint8_t> x(kBlock), y(kBlock);
+  auto x = std::make_unique_for_overwrite<uint8_t[]>(kBlock);
+  auto y = std::make_unique_for_overwrite<uint8_t[]>(kBlock);
   for (uint64_t offset = 0;;) {
-    std::size_t na = read_at(a, x.data(), x.size(), offset);
-    std::size_t nb = read_at(b, y.data(), y.size(), offset);
-    if (na != nb || std::memcmp(x.data(), y.data(), na) != 0) return false;
+    std::size_t na = read_at(a, x.get(), kBlock, offset);
+    std::size_t nb = read_at(b, y.get(), kBlock, offset);
+    if (na != nb || std::memcmp(x.get(), y.get(), na) != 0) return false;
     if (na == 0) return offset == size;
     offset += na;
   }
