@@ -33,6 +33,8 @@ int replay_command(const Args& args) {
   std::signal(SIGPIPE, SIG_IGN);
   std::string dir = resolve_trace(trace_arg);
   try {
+    // Every copy in files/ up front; replay checks each again as it maps it.
+    trace::TraceReader(dir).verify_files();
     ReplaySession session(dir);
     ReplayResult result = session.run_to_end();
     switch (result.end) {

@@ -92,9 +92,9 @@ int serve_command(const Args& args) {
     return kExitUsage;
   }
   std::string dir = resolve_trace(trace_arg);
-  // Open the trace once up front so that a bad trace fails now, not at the
-  // first client.
-  { trace::TraceReader check(dir); }
+  // Open the trace and check its file copies once up front, so that a bad
+  // trace fails now, not at the first client.
+  trace::TraceReader(dir).verify_files();
   signal(SIGPIPE, SIG_IGN);
   gdb::GdbServer server(options, timeline_factory(dir));
   int port = server.listen();
@@ -141,7 +141,7 @@ std::string write_gdb_commands() {
 
 int launch_gdb(const std::string& trace_arg, const Args& gdb_args) {
   std::string dir = resolve_trace(trace_arg);
-  { trace::TraceReader check(dir); }
+  trace::TraceReader(dir).verify_files();
   signal(SIGPIPE, SIG_IGN);
   gdb::ServerOptions options;
   options.once = true;

@@ -25,6 +25,10 @@ std::string new_trace_dir(const std::string& program) {
   std::error_code ec;
   fs::create_directories(root, ec);
   if (ec) throw std::runtime_error("cannot create the trace directory " + root + ": " + ec.message());
+  // The store that lets the root's traces share their copies of mapped
+  // files (engine/trace/shared_files.h); private to its owner. Without it
+  // each trace keeps its own copies, which is correct too.
+  mkdir((root + "/.backstep-files").c_str(), 0700);
   std::string base = fs::path(program).filename().string();
   if (base.empty()) base = "trace";
   for (int n = 0;; ++n) {

@@ -80,7 +80,10 @@ void RecordSession::record_exec(Task& task) {
         char range[64];
         snprintf(range, sizeof(range), "%lx-%lx", m.start, m.end);
         std::string source = "/proc/" + std::to_string(task.tid()) + "/map_files/" + range;
-        rec.file = writer_->add_file(source, m.name, true);
+        trace::StoredFile stored = writer_->add_file(source, m.name);
+        rec.file = stored.path;
+        rec.file_size = stored.size;
+        rec.file_hash = stored.hash;
         // The kernel may have zeroed the tail of a data segment already.
         contents = (m.prot & PROT_WRITE) != 0;
         break;

@@ -46,14 +46,6 @@ void enter_madvise(SyscallContext& ctx) {
   }
 }
 
-// Whether a mapped file may be hard-linked into the trace rather than copied:
-// programs and libraries are replaced, not rewritten in place; data files may
-// be rewritten after the recording, which would change a link's contents.
-bool may_link(const std::string& path, const struct stat& st) {
-  if (st.st_mode & (S_IXUSR | S_IXGRP | S_IXOTH)) return true;
-  return path.rfind("/usr/", 0) == 0 || path.rfind("/lib", 0) == 0;
-}
-
 void exit_mmap(SyscallContext& ctx) {
   if (ctx.failed()) return;
   uint64_t start = static_cast<uint64_t>(ctx.result());
@@ -74,7 +66,10 @@ void exit_mmap(SyscallContext& ctx) {
     struct stat st {};
     if (stat(fd_link.c_str(), &st) != 0) ctx.refuse("cannot find the file behind mmap's descriptor");
     m.kind = trace::MappingKind::File;
-    m.file = ctx.session.writer().add_file(fd_link, m.name, may_link(m.name, st));
+    trace::StoredFile stored = ctx.session.writer().add_file(fd_link, m.name);
+    m.file = stored.path;
+    m.file_size = stored.size;
+    m.file_hash = stored.hash;
     if (m.flags & MAP_SHARED) {
       m.shared_object = ctx.session.shared_object_id(st.st_dev, st.st_ino);
       ctx.session.forget_mappings(m.start, m.end - m.start);

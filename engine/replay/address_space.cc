@@ -7,9 +7,11 @@
 #include <algorithm>
 #include <sstream>
 #include <stdexcept>
+#include <system_error>
 
 #include "engine/core/proc_maps.h"
 #include "engine/core/tool_page.h"
+#include "engine/trace/trace_error.h"
 
 namespace backstep {
 namespace {
@@ -19,18 +21,29 @@ namespace {
 constexpr uint64_t kStackReserve = 8 * 1024 * 1024;
 constexpr uint32_t kMapTypeBits = MAP_SHARED | MAP_PRIVATE | MAP_SHARED_VALIDATE;
 
+// Maps the trace's copy of the file. The copy is checked against what was
+// recorded first, and any failure names it: a recorded mmap of a file
+// succeeded, so failing now is the trace's problem, not the program's.
 int64_t map_file(Task& task, const trace::Mapping& m, const trace::TraceReader& reader) {
-  std::string path = reader.file_path(m.file);
+  std::string path = reader.verified_file_path(m);
+  auto fail = [&](const char* what, int64_t err) -> int64_t {
+    std::ostringstream os;
+    os << reader.dir() << ": trace file " << m.file << ": cannot " << what << " it at 0x" << std::hex
+       << m.start << "-0x" << m.end << std::dec << " (offset " << m.offset
+       << "): " << std::system_category().message(static_cast<int>(-err));
+    throw trace::TraceError(os.str());
+  };
   if (path.size() + 1 > kToolScratchSize) throw std::runtime_error("trace path too long: " + path);
   task.write_bytes(kToolScratch, path.c_str(), path.size() + 1);
   int64_t fd = tool_syscall(task, SYS_openat, static_cast<uint64_t>(AT_FDCWD), kToolScratch.as_int(),
                             O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return fd;
+  if (fd < 0) return fail("open", fd);
   // A private mapping of the copy (shared ones go through SharedObjects).
   uint32_t flags = (m.flags & ~kMapTypeBits & ~MAP_FIXED_NOREPLACE) | MAP_PRIVATE | MAP_FIXED;
   int64_t r = tool_syscall(task, SYS_mmap, m.start, m.end - m.start, m.prot, flags,
                            static_cast<uint64_t>(fd), m.offset);
   tool_syscall(task, SYS_close, static_cast<uint64_t>(fd));
+  if (r < 0 && r > -4096) return fail("map", r);
   return r;
 }
 

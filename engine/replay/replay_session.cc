@@ -36,6 +36,27 @@ constexpr int64_t kErestartNoIntr = 513;
 constexpr int64_t kErestartNoHand = 514;
 constexpr int64_t kErestartRestartblock = 516;
 
+// A replay that reached the exit event has not read what follows it; `dump`
+// does, and both must agree that a damaged trace is damaged. Reads the rest
+// with a reader of its own, so the session's position is untouched. Throws
+// TraceError.
+void check_after_exit(const std::string& trace_dir, uint64_t exit_event) {
+  trace::TraceReader rest(trace_dir);
+  // From the exit event itself, so that the reader knows the stream's last
+  // event and tells a clean end from a cut one.
+  rest.seek(exit_event);
+  if (!rest.next()) return;  // read a moment ago: cannot happen
+  uint64_t extra = 0;
+  while (rest.next()) ++extra;
+  std::string events = trace_dir + "/events";
+  if (extra != 0)
+    throw trace::TraceError(events + ": " + std::to_string(extra) + " events follow the exit event " +
+                            std::to_string(exit_event) + ", which should be the last");
+  if (rest.truncated())
+    throw trace::TraceError(events + ": part of a chunk follows the exit event " + std::to_string(exit_event) +
+                            " (the file is damaged)");
+}
+
 std::string self_exe() {
   char buf[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
@@ -163,6 +184,7 @@ ReplayResult ReplaySession::run_to_end() {
   }
   ReplayResult result = end_result();
   task_->kill();
+  if (result.end == ReplayResult::End::Exited) check_after_exit(trace_dir_, next_number_);
   return result;
 }
 

@@ -127,7 +127,7 @@ int64_t SharedObjects::map(Task& task, const trace::Mapping& m, const trace::Tra
     uint64_t size = needed;
     std::string copy;
     if (file) {
-      copy = reader.file_path(m.file);
+      copy = reader.verified_file_path(m);
       size = std::max(size, size_of(open_or_throw(copy, O_RDONLY).get()));
     }
     int64_t fd = create(task, id, size);
@@ -145,7 +145,7 @@ int64_t SharedObjects::map(Task& task, const trace::Mapping& m, const trace::Tra
     Fd out = open_or_throw(proc_fd(task, it->second), O_RDWR);
     uint64_t have = size_of(out.get());
     if (have < needed) {
-      std::string copy = reader.file_path(m.file);
+      std::string copy = reader.verified_file_path(m);
       Fd in = open_or_throw(copy, O_RDONLY);
       if (::ftruncate(out.get(), static_cast<off_t>(needed)) != 0) return -errno;
       copy_range(in.get(), out.get(), have, needed, copy);

@@ -91,7 +91,7 @@ constexpr const char* event_tag_name(uint8_t tag) {
 // Sizes of the smallest possible list elements, for ByteReader::count().
 constexpr std::size_t kRegChangeSize = 1 + 8;
 constexpr std::size_t kMinWriteSize = 8 + 4;
-constexpr std::size_t kMinMappingSize = 8 + 8 + 4 + 4 + 8 + 1 + 4 + 4 + 8;
+constexpr std::size_t kMinMappingSize = 8 + 8 + 4 + 4 + 8 + 1 + 4 + 4 + 8 + 8 + 8;
 constexpr std::size_t kMinEchoSize = 4 + 4;
 constexpr std::size_t kSiginfoSize = 128;
 
@@ -113,6 +113,8 @@ void encode_mapping(ByteWriter& w, const Mapping& m) {
   w.u8(static_cast<uint8_t>(m.kind));
   w.string(m.file);
   w.string(m.name);
+  w.u64(m.file_size);
+  w.u64(m.file_hash);
   w.u64(m.shared_object);
 }
 
@@ -128,6 +130,8 @@ Mapping decode_mapping(ByteReader& r) {
   m.kind = static_cast<MappingKind>(kind);
   m.file = r.string();
   m.name = r.string();
+  m.file_size = r.u64();
+  m.file_hash = r.u64();
   m.shared_object = r.u64();
   return m;
 }

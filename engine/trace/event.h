@@ -76,10 +76,22 @@ struct Mapping {
   MappingKind kind = MappingKind::Anonymous;
   std::string file;      // trace-relative path of the copy (File only)
   std::string name;      // the name the recording host showed (for `dump`)
+  // What the copy held when it was stored (File only): its size in bytes and
+  // the XXH3-64 hash of its whole content. Replay refuses a copy that no
+  // longer matches, since mapping it would show bytes that never existed.
+  uint64_t file_size = 0;
+  uint64_t file_hash = 0;
   // MAP_SHARED File mappings: which file (the recorder numbers each distinct
   // file from 1), so that replay maps every alias of it over the same memory.
   uint64_t shared_object = 0;
   bool operator==(const Mapping&) const = default;
+};
+
+// A file stored in the trace's `files/` (see TraceWriter::add_file).
+struct StoredFile {
+  std::string path;   // trace-relative, e.g. "files/libc.so.6-0"
+  uint64_t size = 0;  // bytes
+  uint64_t hash = 0;  // XXH3-64 of the content
 };
 
 // Data the program wrote to its original stdout (fd 1) or stderr (fd 2);

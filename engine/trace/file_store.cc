@@ -1,5 +1,5 @@
-// Storing mapped files: hard link when allowed and safe, else reflink, else a
-// kernel-side copy, else a plain read/write copy.
+// Storing mapped files: the shared store's copy when it holds the same bytes,
+// else a reflink, else a kernel-side copy, else a plain read/write copy.
 #include "engine/trace/file_store.h"
 
 #include <fcntl.h>
@@ -9,11 +9,11 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdlib>
 #include <system_error>
 #include <utility>
 #include <vector>
 
+#include "engine/trace/file_digest.h"
 #include "engine/trace/format.h"
 #include "engine/trace/trace_error.h"
 
@@ -46,31 +46,11 @@ class Fd {
   int fd_;
 };
 
-bool same_inode(const struct stat& a, const struct stat& b) {
-  return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
-}
-
-// Links `candidate` at `dest` if it is still the file `source_stat`
-// describes. The check matters because a path name (the host's name for the
-// file, or what a /proc link resolves to) may by now name another file.
-bool try_link(const std::string& candidate, const std::string& dest, const struct stat& source_stat) {
-  if (::linkat(AT_FDCWD, candidate.c_str(), AT_FDCWD, dest.c_str(), AT_SYMLINK_FOLLOW) != 0) return false;
-  struct stat linked;
-  if (::stat(dest.c_str(), &linked) == 0 && same_inode(linked, source_stat)) return true;
-  ::unlink(dest.c_str());
-  return false;
-}
-
-// Paths worth trying for a hard link: the source itself (a /proc magic link
-// links the file it points to), what it resolves to, and the host name.
-std::vector<std::string> link_candidates(const std::string& source, const std::string& name_hint) {
-  std::vector<std::string> out{source};
-  if (char* real = ::realpath(source.c_str(), nullptr)) {
-    if (source != real) out.emplace_back(real);
-    std::free(real);
-  }
-  if (!name_hint.empty() && name_hint[0] == '/' && name_hint != source) out.push_back(name_hint);
-  return out;
+// The directory holding `dir` (which has no trailing slash).
+std::string parent_dir(const std::string& dir) {
+  std::size_t slash = dir.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : dir.substr(0, slash);
 }
 
 // Copies from the current offsets of `in` to `out` with read/write.
@@ -114,16 +94,20 @@ void copy_contents(int in, int out, off_t size) {
   }
 }
 
-void copy_file(const std::string& source, const std::string& dest, off_t size) {
-  Fd in(::open(source.c_str(), O_RDONLY | O_CLOEXEC));
-  if (in.get() < 0) throw TraceError(source + ": cannot open for copying: " + errno_text(errno));
-  Fd out(::open(dest.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444));
+// Copies the file open at `in` to the new file `dest`, with mode `mode`, and
+// returns the digest of the copy: of what replay will map, whatever the
+// source did meanwhile.
+FileDigest copy_file(int in, const std::string& source, const std::string& dest, mode_t mode, off_t size) {
+  // Owner-writable only while it is filled; no other bits until it is full.
+  Fd out(::open(dest.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
   if (out.get() < 0) throw TraceError(dest + ": cannot create: " + errno_text(errno));
   try {
-    copy_contents(in.get(), out.get(), size);
-    // Read-only whatever the umask: replay maps these, never changes them.
-    if (::fchmod(out.get(), 0444) != 0) throw std::system_error(errno, std::system_category(), "fchmod");
+    copy_contents(in, out.get(), size);
+    // Never writable, whatever the umask: replay maps these, never changes them.
+    if (::fchmod(out.get(), mode) != 0) throw std::system_error(errno, std::system_category(), "fchmod");
+    FileDigest digest = digest_of(out.get());
     if (int err = out.close()) throw std::system_error(err, std::system_category(), "close");
+    return digest;
   } catch (const std::system_error& e) {
     ::unlink(dest.c_str());
     throw TraceError(dest + ": copying " + source + " failed: " + e.what());
@@ -132,7 +116,10 @@ void copy_file(const std::string& source, const std::string& dest, off_t size) {
 
 }  // namespace
 
-FileStore::FileStore(std::string trace_dir) : dir_(std::move(trace_dir)) {}
+FileStore::FileStore(std::string trace_dir) : dir_(std::move(trace_dir)) {
+  shared_ = SharedFiles::open(parent_dir(dir_));
+  if (shared_) shared_->collect_unused();
+}
 
 std::string FileStore::stored_name(const std::string& name_hint, uint64_t n) {
   std::string base = name_hint.substr(name_hint.rfind('/') + 1);
@@ -146,26 +133,59 @@ std::string FileStore::stored_name(const std::string& name_hint, uint64_t n) {
   return base + "-" + std::to_string(n);
 }
 
-std::string FileStore::add(const std::string& source, const std::string& name_hint, bool may_link) {
+StoredFile FileStore::add(const std::string& source, const std::string& name_hint) {
+  auto fail = [&](const std::string& why) { throw TraceError(source + ": cannot store in trace: " + why); };
+  Fd in(::open(source.c_str(), O_RDONLY | O_CLOEXEC));
+  if (in.get() < 0) fail(errno_text(errno));
   struct stat st;
-  if (::stat(source.c_str(), &st) != 0) throw TraceError(source + ": cannot store in trace: " + errno_text(errno));
-  if (!S_ISREG(st.st_mode)) throw TraceError(source + ": cannot store in trace: not a regular file");
+  if (::fstat(in.get(), &st) != 0) fail(errno_text(errno));
+  if (!S_ISREG(st.st_mode)) fail("not a regular file");
   Identity id{static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino), st.st_size,
               st.st_mtim.tv_sec, st.st_mtim.tv_nsec};
   if (auto it = stored_.find(id); it != stored_.end()) return it->second;
 
-  std::string relative = std::string(kFilesDir) + "/" + stored_name(name_hint, next_id_);
-  std::string dest = dir_ + "/" + relative;
-  bool linked = false;
-  if (may_link) {
-    for (const std::string& candidate : link_candidates(source, name_hint)) {
-      if ((linked = try_link(candidate, dest, st))) break;
+  StoredFile stored;
+  stored.path = std::string(kFilesDir) + "/" + stored_name(name_hint, next_id_);
+  std::string dest = dir_ + "/" + stored.path;
+  const mode_t mode = copy_mode(st.st_mode);
+  std::optional<FileDigest> digest;
+  if (shared_) {
+    try {
+      FileDigest source_digest = digest_of(in.get());
+      if (shared_->link_existing(source_digest, mode, in.get(), dest)) digest = source_digest;
+    } catch (const std::system_error& e) {
+      fail(e.what());
     }
   }
-  if (!linked) copy_file(source, dest, st.st_size);
+  if (!digest) {
+    digest = copy_file(in.get(), source, dest, mode, st.st_size);
+    if (shared_) shared_->publish(dest, *digest, mode);
+  }
+  stored.size = digest->size;
+  stored.hash = digest->hash;
   ++next_id_;
-  stored_.emplace(id, relative);
-  return relative;
+  stored_.emplace(id, stored);
+  listed_.push_back(stored);
+  write_sums();
+  return stored;
+}
+
+void FileStore::write_sums() const {
+  std::string text;
+  for (const StoredFile& f : listed_) text += format_sums_line(f);
+  std::string path = dir_ + "/" + kFileSumsFile;
+  std::string tmp = path + ".new";
+  ::unlink(tmp.c_str());  // left by a failed rewrite
+  Fd out(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444));
+  if (out.get() < 0) throw TraceError(tmp + ": cannot create: " + errno_text(errno));
+  for (std::size_t done = 0; done < text.size();) {
+    ssize_t n = ::write(out.get(), text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw TraceError(tmp + ": write failed: " + errno_text(errno));
+    done += static_cast<std::size_t>(n);
+  }
+  if (int err = out.close()) throw TraceError(tmp + ": write failed: " + errno_text(err));
+  if (::rename(tmp.c_str(), path.c_str()) != 0) throw TraceError(path + ": cannot replace: " + errno_text(errno));
 }
 
 }  // namespace backstep::trace

@@ -45,6 +45,18 @@ class TraceReader {
   // Throws TraceError if it escapes the trace directory or does not exist.
   std::string file_path(const std::string& relative) const;
 
+  // file_path() of a File mapping's copy, once the copy is checked to hold
+  // what was recorded: its size and content hash. Throws TraceError naming
+  // the file and what changed. A file is hashed once per process while it
+  // stays unchanged (same inode, size, mtime and ctime), so checkpoints and
+  // later mappings of it cost one stat. (Defined in file_check.cc.)
+  std::string verified_file_path(const Mapping& mapping) const;
+
+  // Checks every copy listed in the trace's files.sums the same way, so that
+  // a changed copy stops a replay before it starts rather than at the mmap
+  // that needs it. Throws TraceError. (Defined in file_check.cc.)
+  void verify_files() const;
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

@@ -316,8 +316,8 @@ uint64_t TraceWriter::write(const Event& event) { return impl_->write(event); }
 
 uint64_t TraceWriter::events_written() const { return impl_->next_event; }
 
-std::string TraceWriter::add_file(const std::string& source, const std::string& name_hint, bool may_link) {
-  return impl_->files.add(source, name_hint, may_link);
+StoredFile TraceWriter::add_file(const std::string& source, const std::string& name_hint) {
+  return impl_->files.add(source, name_hint);
 }
 
 void TraceWriter::finish() { impl_->finish(); }

@@ -26,13 +26,13 @@ class TraceWriter {
   uint64_t events_written() const;
 
   // Stores a file that the tracee maps, returning its trace-relative path
-  // (e.g. "files/libc.so.6-0"). `source` is a path the recorder can open
-  // (such as /proc/PID/map_files/... or /proc/PID/fd/N); `name_hint` is the
-  // file's name on the host. The same file (device, inode, size, mtime) is
-  // stored once. Hard-links when `may_link` and possible, else copies
-  // (reflink first where the filesystem supports it).
-  std::string add_file(const std::string& source, const std::string& name_hint,
-                       bool may_link);
+  // (e.g. "files/libc.so.6-0"), size and content hash, which replay checks
+  // before mapping it. `source` is a path the recorder can open (such as
+  // /proc/PID/map_files/... or /proc/PID/fd/N); `name_hint` is the file's
+  // name on the host. The same file (device, inode, size, mtime) is stored
+  // once. Always a copy, never a link to the host's file (reflinked where
+  // the filesystem can), read-only; see FileStore for sharing between traces.
+  StoredFile add_file(const std::string& source, const std::string& name_hint);
 
   // Flushes everything, waits for the background thread, fsyncs nothing
   // (a crash loses at most the unflushed chunk). Throws TraceError if a
