@@ -27,6 +27,9 @@ struct Slot {
 Slot g_slots[kStopCount];
 std::atomic<unsigned> g_sequence{0};
 std::atomic<bool> g_timer_set{false};
+// Whether the timer may be running: take() is called before every wait for
+// the tracee, and must not cost a system call when no signal came.
+std::atomic<bool> g_timer_armed{false};
 timer_t g_timer;
 
 int slot_of(int sig) {
@@ -37,6 +40,11 @@ int slot_of(int sig) {
 
 void set_wake_timer(bool on) {
   if (!g_timer_set.load(std::memory_order_acquire)) return;
+  if (on) {
+    g_timer_armed.store(true, std::memory_order_relaxed);
+  } else if (!g_timer_armed.exchange(false, std::memory_order_relaxed)) {
+    return;
+  }
   itimerspec spec{};
   if (on) {
     spec.it_value.tv_nsec = 1;  // at once, then every kWakeMs
