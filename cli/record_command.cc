@@ -81,19 +81,16 @@ int record_command(const Args& args) {
     error("trace directory " + options.trace_dir + " already exists");
     return kExitUsage;
   }
-  // Ctrl-C reaches the program (same process group) and is recorded; the
-  // recorder itself stays to finish the trace.
-  std::signal(SIGINT, SIG_IGN);
-  std::signal(SIGQUIT, SIG_IGN);
-  std::signal(SIGPIPE, SIG_IGN);
-
+  // The program inherits our signal dispositions and mask as they are now;
+  // RecordSession::run() handles Ctrl-C and friends (recorder_signals.h).
   RecordSession session(options);
   RecordResult result = session.run();
   if (default_place) set_latest_trace(options.trace_dir);
   if (!result.completed) {
     error("recording stopped: " + result.stop_reason);
     error("the trace in " + options.trace_dir + " replays up to that point");
-    return kExitFailure;
+    // Stopped by a signal sent to us: exit as a shell reports that signal.
+    return result.stop_signal ? 128 + result.stop_signal : kExitFailure;
   }
   return result.exit_status;
 }

@@ -20,11 +20,24 @@ std::string trace_root() {
   return std::string(home && *home ? home : "/tmp") + "/.local/share/backstep";
 }
 
+// Like `mkdir -p`, but every directory it creates is private (0700): traces
+// hold the program's memory, input and environment. Existing directories
+// are left as they are.
+static void make_private_dirs(const std::string& root) {
+  fs::path path;
+  for (const fs::path& part : fs::path(root)) {
+    path /= part;
+    if (::mkdir(path.c_str(), 0700) == 0 || errno == EEXIST) continue;
+    throw std::runtime_error("cannot create the trace directory " + path.string() + ": " + std::strerror(errno));
+  }
+  std::error_code ec;
+  if (!fs::is_directory(root, ec))
+    throw std::runtime_error("cannot use the trace directory " + root + ": not a directory");
+}
+
 std::string new_trace_dir(const std::string& program) {
   std::string root = trace_root();
-  std::error_code ec;
-  fs::create_directories(root, ec);
-  if (ec) throw std::runtime_error("cannot create the trace directory " + root + ": " + ec.message());
+  make_private_dirs(root);
   // The store that lets the root's traces share their copies of mapped
   // files (engine/trace/shared_files.h); private to its owner. Without it
   // each trace keeps its own copies, which is correct too.

@@ -9,7 +9,8 @@
 namespace backstep::cli {
 
 std::string trace_root();
-// Creates the root if needed and picks the first free NAME-N for `program`.
+// Creates the root if needed (mode 0700, parents too) and picks the first
+// free NAME-N for `program`.
 std::string new_trace_dir(const std::string& program);
 // Points `latest-trace` in the root at `dir`.
 void set_latest_trace(const std::string& dir);

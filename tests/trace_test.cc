@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -584,4 +585,139 @@ BOOST_AUTO_TEST_CASE(written_data_round_trips_and_is_validated) {
   bad.echoes.clear();
   TraceWriter w(tmp.sub("bad"), sample_header(Codec::Zstd));
   expect_error([&] { w.write(bad); }, "written data refers to an echo of 30 bytes that the event lacks");
+}
+
+// --- What a crash leaves, and privacy (the writer's side of "nothing is lost")
+
+namespace {
+
+// Polls until `events` is longer than its preamble; false at the deadline.
+bool events_reach_disk(const std::string& trace, std::chrono::seconds deadline_s) {
+  auto deadline = std::chrono::steady_clock::now() + deadline_s;
+  while (fs::file_size(trace + "/events") <= kPreambleSize) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(partial_chunk_reaches_disk_while_the_recorder_waits) {
+  // A recorder that waits for a tracee that computes (or sleeps) for long
+  // must not keep its last events in memory: a SIGKILL would lose them.
+  TempDir tmp;
+  std::vector<Event> events = make_events(10, 5);
+  TraceWriter w(tmp.sub("t"), Header{});
+  for (auto& e : events) w.write(e);
+  {
+    TraceWriter::Idle idle(w);
+    BOOST_REQUIRE_MESSAGE(events_reach_disk(tmp.sub("t"), std::chrono::seconds(30)),
+                          "10 events written, then idle: none reached the file in 30 s");
+    TraceReader r(tmp.sub("t"));
+    BOOST_TEST((read_all(r) == events));
+    BOOST_TEST(r.truncated());
+  }
+  // Writing goes on after the idle spell, numbering included.
+  BOOST_TEST(w.write(events[0]) == 10u);
+  w.finish();
+  TraceReader r(tmp.sub("t"));
+  BOOST_TEST(read_all(r).size() == 11u);
+}
+
+BOOST_AUTO_TEST_CASE(partial_chunk_reaches_disk_while_the_recorder_writes) {
+  // Events that trickle in, never filling a chunk, still reach the file
+  // (at the next write after the flush interval).
+  TempDir tmp;
+  Event small{EventKind::Syscall, 1, RegBlock{}};
+  TraceWriter w(tmp.sub("t"), Header{});
+  bool reached = false;
+  for (uint32_t i = 0; i < kChunkMaxEvents / 2 && !reached; ++i) {
+    w.write(small);
+    reached = events_reach_disk(tmp.sub("t"), std::chrono::seconds(0));
+    if (!reached) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  BOOST_TEST_MESSAGE("events in the file after " << w.events_written() << " writes");
+  BOOST_TEST(reached);
+  w.finish();
+}
+
+BOOST_AUTO_TEST_CASE(trace_files_are_private) {
+  TempDir tmp;
+  mode_t old_umask = ::umask(0);  // so that the modes are the writer's own
+  {
+    TraceWriter w(tmp.sub("t"), Header{});
+    w.write(make_events(1, 3)[0]);
+    w.finish();
+  }
+  ::umask(old_umask);
+  auto mode = [](const std::string& p) { return fs::status(p).permissions(); };
+  using fs::perms;
+  BOOST_TEST((mode(tmp.sub("t")) == perms::owner_all));
+  BOOST_TEST((mode(tmp.sub("t/files")) == perms::owner_all));
+  BOOST_TEST((mode(tmp.sub("t/header")) == (perms::owner_read | perms::owner_write)));
+  BOOST_TEST((mode(tmp.sub("t/events")) == (perms::owner_read | perms::owner_write)));
+  // A trace that finished cleanly has no stop-reason file.
+  BOOST_TEST(!fs::exists(tmp.sub(std::string("t/") + kStopReasonFile)));
+}
+
+BOOST_AUTO_TEST_CASE(a_failed_write_leaves_its_reason_for_the_reader) {
+  // The file size limit stands in for a full disk. In a child process, so
+  // that the limit binds nothing else.
+  TempDir tmp;
+  std::string dir = tmp.sub("t");
+  pid_t pid = ::fork();
+  BOOST_REQUIRE(pid >= 0);
+  if (pid == 0) {
+    std::signal(SIGXFSZ, SIG_IGN);
+    struct rlimit small = {256 << 10, RLIM_INFINITY};
+    ::setrlimit(RLIMIT_FSIZE, &small);
+    TraceWriter w(dir, Header{});
+    try {
+      std::mt19937_64 rng(9);
+      Event e{EventKind::Syscall, 1, RegBlock{}};
+      e.writes.push_back({0x1000, std::vector<uint8_t>(4096)});
+      for (int i = 0; i < 100000; ++i) {
+        for (auto& b : e.writes[0].data) b = static_cast<uint8_t>(rng());  // incompressible
+        w.write(e);
+      }
+      w.finish();
+    } catch (const TraceError&) {
+      try {
+        w.finish();  // as the recorder does; reported once already
+      } catch (const TraceError&) {
+      }
+      ::_exit(0);
+    }
+    ::_exit(1);  // the limit never bit
+  }
+  int status = 0;
+  BOOST_REQUIRE(::waitpid(pid, &status, 0) == pid);
+  BOOST_REQUIRE_MESSAGE(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the writer met no error");
+  TraceReader r(dir);
+  std::vector<Event> back = read_all(r);
+  BOOST_REQUIRE(!back.empty());
+  const Event& last = back.back();
+  BOOST_TEST((last.kind == EventKind::Abort));
+  BOOST_TEST(contains(last.message, "writing the trace failed"));
+  BOOST_TEST(contains(last.message, "File too large"));
+  BOOST_TEST(!r.truncated());
+  for (std::size_t i = 0; i + 1 < back.size(); ++i) BOOST_TEST((back[i].kind == EventKind::Syscall));
+  // Seeking past it and back finds it again, once.
+  r.seek(0);
+  BOOST_TEST(read_all(r).size() == back.size());
+}
+
+BOOST_AUTO_TEST_CASE(an_empty_stop_reason_means_nothing) {
+  // What a recorder killed by SIGKILL leaves: the reserved, unused file.
+  TempDir tmp;
+  std::vector<Event> events = make_events(5, 8);
+  write_trace(tmp.sub("t"), Header{}, events);
+  std::vector<uint8_t> zeros(kStopReasonReserve);
+  std::ofstream(tmp.sub(std::string("t/") + kStopReasonFile), std::ios::binary)
+      .write(reinterpret_cast<const char*>(zeros.data()), zeros.size());
+  fs::resize_file(tmp.sub("t/events"), fs::file_size(tmp.sub("t/events")) - 1);
+  TraceReader r(tmp.sub("t"));
+  BOOST_TEST(read_all(r).empty());
+  BOOST_TEST(r.truncated());
 }

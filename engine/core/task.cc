@@ -73,11 +73,15 @@ void Task::resume(ResumeHow how, int sig) {
 }
 
 WaitStatus Task::wait() {
+  for (;;) {
+    if (std::optional<WaitStatus> ws = wait_interruptible()) return *ws;
+  }
+}
+
+std::optional<WaitStatus> Task::wait_interruptible() {
   int status = 0;
-  pid_t r;
-  do {
-    r = waitpid(tid_, &status, __WALL);
-  } while (r < 0 && errno == EINTR);
+  pid_t r = waitpid(tid_, &status, __WALL);
+  if (r < 0 && errno == EINTR) return std::nullopt;
   if (r < 0) {
     alive_ = false;
     throw TaskGone("waitpid on task " + std::to_string(tid_) + " failed: " + strerror(errno));

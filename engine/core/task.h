@@ -54,6 +54,9 @@ class Task {
   void set_options(long options);
   void resume(ResumeHow how, int sig = 0);
   WaitStatus wait();
+  // As wait(), but returns nothing when a signal handler interrupted the
+  // wait (EINTR), so that the caller can act on what the handler saw.
+  std::optional<WaitStatus> wait_interruptible();
 
   Registers regs();
   void set_regs(const Registers& regs);

@@ -19,6 +19,7 @@
 #include "engine/core/progress_counter.h"
 #include "engine/core/written_bytes.h"
 #include "engine/trace/written_data.h"
+#include "engine/trace/trace_error.h"
 
 namespace backstep {
 
@@ -71,6 +72,7 @@ pid_t RecordSession::spawn() {
   if (pid < 0) throw std::runtime_error(std::string("fork failed: ") + strerror(errno));
   if (pid == 0) {
     // Only async-signal-safe calls until execve.
+    signals_->restore_in_child();
     close(err_pipe[0]);
     ptrace(PTRACE_TRACEME, 0, nullptr, nullptr);
     prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0);  // rdtsc traps; see on_signal
@@ -106,6 +108,11 @@ pid_t RecordSession::spawn() {
 }
 
 RecordResult RecordSession::run() {
+  signals_ = std::make_unique<RecorderSignals>();
+  struct PutBackSignals {
+    std::unique_ptr<RecorderSignals>& s;
+    ~PutBackSignals() { s.reset(); }
+  } put_back{signals_};
   pid_t pid = spawn();
   Task& task = *find_task(pid);
 
@@ -130,12 +137,21 @@ RecordResult RecordSession::run() {
     record_exec(task);
     task.resume(ResumeHow::Syscall);
     for (;;) {
-      WaitStatus ws = task.wait();
+      check_stop_signals(task);
+      std::optional<WaitStatus> stop;
+      {
+        // While the program runs, the writer may send our events to disk.
+        trace::TraceWriter::Idle idle(*writer_);
+        stop = task.wait_interruptible();
+      }
+      if (!stop) continue;  // a signal came: see check_stop_signals
+      WaitStatus ws = *stop;
       switch (ws.kind) {
         case WaitStatus::Kind::SyscallStop:
           if (in_syscall_) on_syscall_exit(task); else on_syscall_entry(task);
           break;
         case WaitStatus::Kind::SignalStop:
+          note_program_signal(task, ws.signal);
           on_signal(task, ws.signal);
           break;
         case WaitStatus::Kind::EventStop:
@@ -155,6 +171,11 @@ RecordResult RecordSession::run() {
         }
       }
     }
+  } catch (const RecorderStopped& e) {
+    stop_recording(task, e.what());
+    result_.stop_signal = e.signo;
+  } catch (const trace::TraceError& e) {
+    stop_recording(task, std::string("writing the trace failed: ") + e.what());
   } catch (const RecordingRefused& e) {
     stop_recording(task, e.what(), e.at_entry);
   } catch (const AssertionFailure& e) {
@@ -166,14 +187,23 @@ RecordResult RecordSession::run() {
 }
 
 void RecordSession::stop_recording(Task& task, const std::string& why, std::optional<trace::RegBlock> regs) {
+  task.kill();  // first: the program must not run on unrecorded
   trace::Event abort_event;
   abort_event.kind = trace::EventKind::Abort;
   abort_event.tid = static_cast<uint32_t>(task.tid());
   abort_event.message = why;
   abort_event.regs = regs;
-  write_event(abort_event);
-  task.kill();
-  writer_->finish();
+  try {
+    write_event(abort_event);
+    writer_->finish();
+  } catch (const trace::TraceError&) {
+    // The disk is full or failing: `why` says so already when that is what
+    // stopped us, and the writer has put the reason into stop-reason.
+    try {
+      writer_->finish();
+    } catch (const trace::TraceError&) {
+    }
+  }
   result_.completed = false;
   result_.stop_reason = why;
   result_.exit_status = 125;

@@ -11,10 +11,18 @@
 #include <vector>
 
 #include "engine/core/session.h"
+#include "engine/record/recorder_signals.h"
 #include "engine/record/syscall_context.h"
 #include "engine/trace/writer.h"
 
 namespace backstep {
+
+// A signal sent to the recorder alone asked it to stop.
+class RecorderStopped : public std::runtime_error {
+ public:
+  RecorderStopped(int sig, const std::string& what) : std::runtime_error(what), signo(sig) {}
+  int signo;
+};
 
 struct RecordOptions {
   std::string exe;                 // resolved path of the program
@@ -28,6 +36,7 @@ struct RecordResult {
   int exit_status = 0;            // as a shell reports it: code, or 128+signal
   bool completed = false;         // false: the recording stopped early
   std::string stop_reason;        // why, when !completed
+  int stop_signal = 0;            // when a signal sent to the recorder stopped it
   uint64_t events = 0;
 };
 
@@ -38,7 +47,9 @@ class RecordSession : public Session {
 
   // Runs the program to the end (or until the recording must stop) and
   // finishes the trace. Throws std::runtime_error if the program cannot be
-  // started (the message says why).
+  // started (the message says why). While it runs, the process's signal
+  // handling is the recorder's (see recorder_signals.h); the program starts
+  // with the dispositions and mask that were in force when run() was called.
   RecordResult run();
 
   trace::TraceWriter& writer() { return *writer_; }
@@ -74,6 +85,12 @@ class RecordSession : public Session {
   void redeliver_deferred(Task& task);
   void write_event(const trace::Event& event);
   void stop_recording(Task& task, const std::string& why, std::optional<trace::RegBlock> regs = std::nullopt);
+  // Stop signals (recorder_stop.cc): those sent to the whole process group
+  // are the program's; one sent to the recorder alone stops the recording
+  // (throws RecorderStopped).
+  void check_stop_signals(Task& task);
+  void note_program_signal(Task& task, int sig);
+  bool program_got(Task& task, const StopSignal& s);
 
   RecordOptions options_;
   std::unique_ptr<trace::TraceWriter> writer_;
@@ -91,6 +108,11 @@ class RecordSession : public Session {
   RecordResult result_;
   std::vector<SharedFileMapping> shared_maps_;
   std::map<std::pair<dev_t, ino_t>, uint64_t> shared_objects_;
+  std::unique_ptr<RecorderSignals> signals_;
+  // Stop signals seen on one side only so far: by the program (at its
+  // signal stops) and by the recorder (while the program's copy was still
+  // on its way). Matched by signal, si_code and sender.
+  std::vector<StopSignal> program_only_, recorder_only_;
 };
 
 }  // namespace backstep

@@ -18,6 +18,11 @@ namespace backstep::trace {
 inline constexpr const char* kHeaderFile = "header";
 inline constexpr const char* kEventsFile = "events";
 inline constexpr const char* kFilesDir = "files";
+// Why the recording stopped, when the writer could not say so in `events`
+// (the disk filled up). Created with kStopReasonReserve bytes of NULs, so
+// that the reason can be written without allocating space.
+inline constexpr const char* kStopReasonFile = "stop-reason";
+inline constexpr std::size_t kStopReasonReserve = 4096;
 
 // "BSTRACE\n": `head -c 8 header` identifies a trace.
 inline constexpr char kHeaderMagic[8] = {'B', 'S', 'T', 'R', 'A', 'C', 'E', '\n'};
@@ -28,8 +33,8 @@ inline constexpr std::size_t kPreambleSize = 12;
 // A header file larger than this is not ours: refuse before reading it.
 inline constexpr std::size_t kMaxHeaderFileSize = 64u << 20;
 
-// Chunks are cut once they hold this many bytes or events, so a recording
-// killed by SIGKILL loses at most one chunk's worth of events.
+// Chunks are cut once they hold this many bytes or events (or when the
+// writer's flush interval has passed).
 inline constexpr std::size_t kChunkTargetBytes = 1u << 20;
 inline constexpr uint32_t kChunkMaxEvents = 4096;
 // No chunk (hence no single event) may decompress to more than this. The

@@ -82,6 +82,23 @@ std::vector<uint8_t> read_header_file(const std::string& dir, const std::string&
   return bytes;
 }
 
+// The text of the trace's stop-reason file up to its first NUL, or "" when
+// there is none. Only a regular file is read: a trace must not make replay
+// open anything else.
+std::string read_stop_reason(const std::string& dir) {
+  OwnedFd f;
+  std::string path = dir + "/" + kStopReasonFile;
+  f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  struct stat st;
+  if (f.fd < 0 || ::fstat(f.fd, &st) != 0 || !S_ISREG(st.st_mode)) return "";
+  std::vector<uint8_t> bytes(kStopReasonReserve);
+  bytes.resize(pread_full(f.fd, bytes.data(), bytes.size(), 0, path));
+  std::string text(bytes.begin(), bytes.end());
+  text.resize(std::strlen(text.c_str()));
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  return text;
+}
+
 void check_trace_dir(const std::string& dir) {
   struct stat st;
   if (::stat(dir.c_str(), &st) != 0) throw TraceError(dir + ": no such trace directory: " + errno_text(errno));
@@ -118,7 +135,9 @@ struct TraceReader::Impl {
 
   bool ended = false;
   bool truncated = false;
+  bool stop_reason_given = false;
   std::optional<EventKind> last_kind;
+  uint32_t last_tid = 0;
   std::string failure;  // set once next() threw; every later call rethrows it
 };
 
@@ -204,7 +223,22 @@ std::optional<Event> TraceReader::Impl::next_unchecked() {
   if (events_left == 0 && !load_chunk()) {
     ended = true;
     // A recording that ran to its end closes with Exit or Abort.
-    if (!last_kind || (*last_kind != EventKind::Exit && *last_kind != EventKind::Abort)) truncated = true;
+    if (last_kind && (*last_kind == EventKind::Exit || *last_kind == EventKind::Abort)) return std::nullopt;
+    // Otherwise the writer may have said why it could not go on.
+    if (!stop_reason_given) {
+      if (std::string why = read_stop_reason(dir); !why.empty()) {
+        stop_reason_given = true;
+        truncated = false;
+        Event abort;
+        abort.kind = EventKind::Abort;
+        abort.tid = last_tid;
+        abort.message = why;
+        ++next_event;
+        last_kind = EventKind::Abort;
+        return abort;
+      }
+    }
+    truncated = true;
     return std::nullopt;
   }
   Event event;
@@ -220,6 +254,7 @@ std::optional<Event> TraceReader::Impl::next_unchecked() {
                                                std::to_string(events_left) + " events short");
   ++next_event;
   last_kind = event.kind;
+  last_tid = event.tid;
   return event;
 }
 
@@ -252,6 +287,7 @@ void TraceReader::seek(uint64_t event) {
     m.events_left = 0;
     m.ended = false;
     m.truncated = false;
+    m.stop_reason_given = false;
     m.last_kind.reset();
   }
   if (m.events_left == 0 && !m.ended) {

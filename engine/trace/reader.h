@@ -26,7 +26,10 @@ class TraceReader {
   // The next event, or nullopt at the end of the stream. Throws TraceError
   // naming the file, the event number and the byte offset when a chunk or an
   // event is corrupt. A final chunk cut short (the recorder was killed) is not
-  // an error: next() returns nullopt and truncated() becomes true.
+  // an error: next() returns nullopt and truncated() becomes true. When the
+  // stream ends without Exit or Abort but the writer left a `stop-reason`
+  // (writing the trace failed), next() returns one more event, an Abort
+  // carrying that reason, and truncated() stays false.
   std::optional<Event> next();
 
   // Positions the reader so that next() returns event `event` (or ends, if

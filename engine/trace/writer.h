@@ -1,8 +1,12 @@
 // Writes a trace directory: `header`, `events` (chunked, compressed), `files/`.
 // Compression and disk writes happen on a background thread so that the
 // recorder (and the tracee waiting on it) never waits for zstd or the disk.
+// Events reach the file within about kFlushInterval of being written (see
+// docs/trace-format.md, "What a crash leaves"), so that a recorder killed by
+// SIGKILL loses only its last moments.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -11,10 +15,15 @@
 
 namespace backstep::trace {
 
+// The longest an event waits in the recorder's memory before the background
+// thread sends it to the file (plus the time to compress and write it).
+inline constexpr std::chrono::milliseconds kFlushInterval{250};
+
 class TraceWriter {
  public:
-  // Creates `dir` (which must not exist yet, its parent must) and writes the
-  // header. Throws TraceError on failure.
+  // Creates `dir` (which must not exist yet, its parent must) with mode 0700,
+  // its files with 0600 (a trace holds the program's memory, input and
+  // environment), and writes the header. Throws TraceError on failure.
   TraceWriter(const std::string& dir, const Header& header);
   ~TraceWriter();  // finishes if finish() was not called
   TraceWriter(const TraceWriter&) = delete;
@@ -24,6 +33,22 @@ class TraceWriter {
   // Returns the event's number.
   uint64_t write(const Event& event);
   uint64_t events_written() const;
+
+  // While an Idle scope lives, the caller promises not to write: it is
+  // waiting (for the tracee, typically). The background thread may then take
+  // the events written so far and send them to the file, so that a tracee
+  // that computes or sleeps for long does not keep them in memory. Costs two
+  // atomic operations, no lock and no system call.
+  class Idle {
+   public:
+    explicit Idle(TraceWriter& writer);
+    ~Idle();
+    Idle(const Idle&) = delete;
+    Idle& operator=(const Idle&) = delete;
+
+   private:
+    TraceWriter& writer_;
+  };
 
   // Stores a file that the tracee maps, returning its trace-relative path
   // (e.g. "files/libc.so.6-0"), size and content hash, which replay checks
@@ -35,8 +60,11 @@ class TraceWriter {
   StoredFile add_file(const std::string& source, const std::string& name_hint);
 
   // Flushes everything, waits for the background thread, fsyncs nothing
-  // (a crash loses at most the unflushed chunk). Throws TraceError if a
-  // write failed.
+  // (a crash of the machine may lose what the kernel had not written yet).
+  // Throws TraceError if a write failed. When writing `events` fails, the
+  // background thread records why in the trace's `stop-reason` file (space
+  // for it is reserved when the trace is created), so that readers can say
+  // why the stream ends early even when the disk is full.
   void finish();
 
   const std::string& dir() const;

@@ -1,0 +1,175 @@
+#include "engine/record/recorder_signals.h"
+
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+namespace backstep {
+namespace {
+
+constexpr int kStopSignals[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP};
+constexpr int kStopCount = sizeof(kStopSignals) / sizeof(kStopSignals[0]);
+
+// What the handlers saw, one slot per stop signal. Lock-free atomics are
+// async-signal-safe; `order` keeps take() oldest first.
+struct Slot {
+  std::atomic<bool> pending{false};
+  std::atomic<int> code{0};
+  std::atomic<int> sender{0};
+  std::atomic<unsigned> order{0};
+};
+Slot g_slots[kStopCount];
+std::atomic<unsigned> g_sequence{0};
+std::atomic<bool> g_timer_set{false};
+// Whether the timer may be running: take() is called before every wait for
+// the tracee, and must not cost a system call when no signal came.
+std::atomic<bool> g_timer_armed{false};
+timer_t g_timer;
+
+int slot_of(int sig) {
+  for (int i = 0; i < kStopCount; ++i)
+    if (kStopSignals[i] == sig) return i;
+  return -1;
+}
+
+void set_wake_timer(bool on) {
+  if (!g_timer_set.load(std::memory_order_acquire)) return;
+  if (on) {
+    g_timer_armed.store(true, std::memory_order_relaxed);
+  } else if (!g_timer_armed.exchange(false, std::memory_order_relaxed)) {
+    return;
+  }
+  itimerspec spec{};
+  if (on) {
+    spec.it_value.tv_nsec = 1;  // at once, then every kWakeMs
+    spec.it_interval.tv_nsec = RecorderSignals::kWakeMs * 1000000;
+  }
+  timer_settime(g_timer, 0, &spec, nullptr);
+}
+
+void on_stop_signal(int sig, siginfo_t* info, void*) {
+  int saved_errno = errno;
+  int i = slot_of(sig);
+  if (i >= 0) {
+    Slot& s = g_slots[i];
+    s.code.store(info->si_code, std::memory_order_relaxed);
+    s.sender.store(info->si_pid, std::memory_order_relaxed);
+    s.order.store(++g_sequence, std::memory_order_relaxed);
+    s.pending.store(true, std::memory_order_release);
+    set_wake_timer(true);
+  }
+  errno = saved_errno;
+}
+
+// Interrupting the wait is all it is for.
+void on_wake(int) {}
+
+}  // namespace
+
+RecorderSignals::RecorderSignals() {
+  pthread_sigmask(SIG_SETMASK, nullptr, &saved_mask_);
+  for (int i = 0; i < kSavedCount; ++i) {
+    if (sigaction(kSaved[i], nullptr, &saved_[i]) != 0)
+      throw std::runtime_error(std::string("cannot read the disposition of a signal: ") + strerror(errno));
+  }
+  for (Slot& s : g_slots) s.pending.store(false);
+
+  sigevent ev{};
+  ev.sigev_notify = SIGEV_THREAD_ID;
+  ev.sigev_signo = kWakeSignal;
+  ev._sigev_un._tid = static_cast<pid_t>(syscall(SYS_gettid));  // the recording thread
+  if (timer_create(CLOCK_MONOTONIC, &ev, &timer_) == 0) {
+    have_timer_ = true;
+    g_timer = timer_;
+    g_timer_set.store(true, std::memory_order_release);
+  }
+
+  struct sigaction wake {};
+  wake.sa_handler = on_wake;  // no SA_RESTART: a waitpid returns EINTR
+  sigemptyset(&wake.sa_mask);
+  sigaction(kWakeSignal, &wake, nullptr);
+  sigset_t unblock;
+  sigemptyset(&unblock);
+  sigaddset(&unblock, kWakeSignal);
+  pthread_sigmask(SIG_UNBLOCK, &unblock, nullptr);
+
+  struct sigaction stop {};
+  stop.sa_sigaction = on_stop_signal;
+  stop.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&stop.sa_mask);
+  for (int i = 0; i < kSavedCount; ++i) {
+    int sig = kSaved[i];
+    if (slot_of(sig) < 0) continue;
+    // Ignored on entry (nohup, a shell's background job): stays ignored.
+    if (saved_[i].sa_handler == SIG_IGN && !(saved_[i].sa_flags & SA_SIGINFO)) continue;
+    sigaction(sig, &stop, nullptr);
+  }
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  sigaction(SIGPIPE, &ignore, nullptr);
+  sigaction(SIGXFSZ, &ignore, nullptr);
+}
+
+RecorderSignals::~RecorderSignals() {
+  for (int i = 0; i < kSavedCount; ++i) {
+    if (kSaved[i] != kWakeSignal) sigaction(kSaved[i], &saved_[i], nullptr);
+  }
+  if (have_timer_) {
+    g_timer_set.store(false, std::memory_order_release);
+    timer_delete(timer_);
+  }
+  // The timer may have sent one last wake signal: let it arrive while our
+  // handler is still installed, then put the old one back.
+  pthread_sigmask(SIG_SETMASK, &saved_mask_, nullptr);
+  for (int i = 0; i < kSavedCount; ++i) {
+    if (kSaved[i] == kWakeSignal) sigaction(kSaved[i], &saved_[i], nullptr);
+  }
+}
+
+void RecorderSignals::restore_in_child() const {
+  for (int i = 0; i < kSavedCount; ++i) sigaction(kSaved[i], &saved_[i], nullptr);
+  sigprocmask(SIG_SETMASK, &saved_mask_, nullptr);
+}
+
+std::optional<StopSignal> RecorderSignals::take() {
+  int oldest = -1;
+  unsigned oldest_order = 0;
+  for (int i = 0; i < kStopCount; ++i) {
+    if (!g_slots[i].pending.load(std::memory_order_acquire)) continue;
+    unsigned order = g_slots[i].order.load(std::memory_order_relaxed);
+    if (oldest < 0 || order - oldest_order > (~0u >> 1)) {
+      oldest = i;
+      oldest_order = order;
+    }
+  }
+  if (oldest >= 0) {
+    Slot& s = g_slots[oldest];
+    s.pending.store(false, std::memory_order_relaxed);
+    // Read after clearing: a second signal of the kind that came meanwhile
+    // is pending again and is taken next time, never lost.
+    StopSignal out;
+    out.signo = kStopSignals[oldest];
+    out.code = s.code.load(std::memory_order_relaxed);
+    out.sender = s.sender.load(std::memory_order_relaxed);
+    return out;
+  }
+  // None left: stop the timer, then look once more, since a handler that
+  // ran in between set its slot before it started the timer.
+  set_wake_timer(false);
+  for (const Slot& s : g_slots) {
+    if (s.pending.load(std::memory_order_acquire)) {
+      set_wake_timer(true);
+      break;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace backstep
