@@ -1,0 +1,124 @@
+// libFuzzer target for the trace decoder (engine/trace): the functions the
+// TraceReader runs on bytes it read from disk, without the disk.
+//
+// Input: one mode byte (taken modulo 4), then that mode's bytes.
+//   0  a `header` file whose trailing crc32 the target recomputes, so that
+//      mutations reach the TLV body instead of stopping at the checksum
+//   1  a `header` file as it is (magic, version and checksum checks)
+//   2  one chunk of the `events` file: the 40-byte chunk header (its own
+//      crc32 recomputed, for the same reason) and the compressed data; the
+//      data is decompressed when the header's raw size is at most
+//      kMaxFuzzRawBytes, and its events decoded as the reader does
+//   3  a chunk's decompressed payload: events decoded until it is used up
+//
+// Errors must be TraceError / FormatError. Beyond that the target checks that
+// whatever decodes re-encodes to something that decodes to the same value,
+// and aborts (a finding) when it does not.
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <span>
+#include <vector>
+
+#include "engine/trace/codec.h"
+#include "engine/trace/encoding.h"
+#include "engine/trace/format.h"
+#include "engine/trace/trace_error.h"
+
+namespace trace = backstep::trace;
+
+namespace {
+
+// The reader accepts up to kMaxChunkRawBytes (256 MiB); the fuzzer keeps each
+// run small and fast, and the size checks themselves are exercised anyway.
+constexpr std::size_t kMaxFuzzRawBytes = 1u << 20;
+
+[[noreturn]] void broken(const char* promise) {
+  std::fprintf(stderr, "trace_fuzz: broken promise: %s\n", promise);
+  std::abort();
+}
+
+void put_le32(std::uint8_t* p, std::uint32_t v) {
+  for (int i = 0; i < 4; ++i) p[i] = static_cast<std::uint8_t>(v >> (8 * i));
+}
+
+void check_header_round_trip(const trace::Header& header) {
+  std::vector<std::uint8_t> again = trace::encode_header_file(header);
+  if (!(trace::decode_header_file(again, "round trip") == header)) broken("a decoded header re-encodes to itself");
+}
+
+void header_file(std::vector<std::uint8_t> bytes, bool fix_crc) {
+  if (fix_crc && bytes.size() >= 4) {
+    std::size_t body = bytes.size() - 4;
+    put_le32(bytes.data() + body, trace::crc32_of(bytes.data(), body));
+  }
+  trace::Header header;
+  try {
+    header = trace::decode_header_file(bytes, "header");
+  } catch (const trace::TraceError&) {
+    return;
+  }
+  check_header_round_trip(header);
+}
+
+void check_event_round_trip(const trace::Event& event) {
+  std::vector<std::uint8_t> again;
+  trace::encode_event(event, again);
+  trace::ByteReader r(again);
+  if (!(trace::decode_event(r) == event) || !r.empty()) broken("a decoded event re-encodes to itself");
+}
+
+// The reader's loop over one chunk: exactly `count` events, nothing after the
+// last. Returns quietly at the first FormatError, as the reader reports it.
+void events(std::span<const std::uint8_t> raw, std::uint64_t count) {
+  trace::ByteReader r(raw);
+  try {
+    for (std::uint64_t i = 0; i < count && !r.empty(); ++i) {
+      trace::Event event = trace::decode_event(r);
+      check_event_round_trip(event);
+    }
+  } catch (const trace::FormatError&) {
+  }
+}
+
+void chunk(std::vector<std::uint8_t> bytes) {
+  if (bytes.size() < trace::kChunkHeaderSize) return;
+  const std::size_t fields = trace::kChunkHeaderSize - 4;
+  put_le32(bytes.data() + fields, trace::crc32_of(bytes.data(), fields));
+  trace::ChunkHeader h;
+  try {
+    h = trace::decode_chunk_header(std::span(bytes).first(trace::kChunkHeaderSize));
+  } catch (const trace::FormatError&) {
+    return;
+  }
+  if (h.raw_len > kMaxFuzzRawBytes) return;
+  std::span<const std::uint8_t> compressed = std::span(bytes).subspan(trace::kChunkHeaderSize);
+  // The reader reads exactly compressed_len bytes, and only when the file has them.
+  if (compressed.size() < h.compressed_len) return;
+  compressed = compressed.first(h.compressed_len);
+  std::vector<std::uint8_t> raw;
+  trace::Decompressor decompressor;
+  try {
+    decompressor.decompress(h.codec, compressed, h.raw_len, raw);
+  } catch (const trace::FormatError&) {
+    return;
+  }
+  if (raw.size() != h.raw_len) broken("decompress() yields exactly raw_len bytes");
+  events(raw, h.event_count);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size == 0) return 0;
+  std::vector<std::uint8_t> bytes(data + 1, data + size);
+  switch (data[0] % 4) {
+    case 0: header_file(std::move(bytes), /*fix_crc=*/true); break;
+    case 1: header_file(std::move(bytes), /*fix_crc=*/false); break;
+    case 2: chunk(std::move(bytes)); break;
+    case 3: events(bytes, UINT64_MAX); break;
+  }
+  return 0;
+}
