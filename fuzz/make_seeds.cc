@@ -2,8 +2,8 @@
 //   rsp/    packets gdb 13 sends in a reverse-debugging session, framed by
 //           encode_packet() (valid checksums), with the flags byte rsp_fuzz reads
 //   trace/  the `header` file and the chunks of a small trace written by the
-//           real TraceWriter (one zstd, one zlib), and a chunk's raw payload,
-//           each behind the mode byte trace_fuzz reads
+//           real TraceWriter (one zstd, one zlib), a chunk's raw payload and
+//           the whole events file, each behind the mode byte trace_fuzz reads
 // Usage: make_seeds CORPUS_DIR. The committed corpus came from this program;
 // run it again after a format change (fuzz/README.md).
 #include <unistd.h>
@@ -164,8 +164,13 @@ void trace_seeds(const fs::path& dir) {
       write_file(dir / "header-fixed-crc", 0, header);
       write_file(dir / "header", 1, header);
     }
-    // Every chunk of the events file (a trace this small has one).
+    // The whole stream for the reader mode: the event to seek to, then the
+    // events file after its preamble.
     std::span<const std::uint8_t> rest = std::span(events).subspan(trace::kPreambleSize);
+    std::vector<std::uint8_t> stream{3};
+    stream.insert(stream.end(), rest.begin(), rest.end());
+    write_file(dir / ("events-file-" + name), 4, stream);
+    // Every chunk of the events file (a trace this small has one).
     for (int n = 0; !rest.empty(); ++n) {
       trace::ChunkHeader h = trace::decode_chunk_header(rest.first(trace::kChunkHeaderSize));
       std::span<const std::uint8_t> whole = rest.first(trace::kChunkHeaderSize + h.compressed_len);

@@ -1,7 +1,7 @@
 // libFuzzer target for the trace decoder (engine/trace): the functions the
 // TraceReader runs on bytes it read from disk, without the disk.
 //
-// Input: one mode byte (taken modulo 4), then that mode's bytes.
+// Input: one mode byte (taken modulo 5), then that mode's bytes.
 //   0  a `header` file whose trailing crc32 the target recomputes, so that
 //      mutations reach the TLV body instead of stopping at the checksum
 //   1  a `header` file as it is (magic, version and checksum checks)
@@ -10,21 +10,31 @@
 //      data is decompressed when the header's raw size is at most
 //      kMaxFuzzRawBytes, and its events decoded as the reader does
 //   3  a chunk's decompressed payload: events decoded until it is used up
+//   4  an `events` file after its preamble, read by the real TraceReader
+//      from a scratch trace directory (next() to the end, then a seek to an
+//      event the input names). Both checksums of every chunk are recomputed,
+//      and inputs with a chunk over kMaxFuzzRawBytes are skipped.
 //
 // Errors must be TraceError / FormatError. Beyond that the target checks that
 // whatever decodes re-encodes to something that decodes to the same value,
 // and aborts (a finding) when it does not.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "engine/trace/codec.h"
 #include "engine/trace/encoding.h"
 #include "engine/trace/format.h"
+#include "engine/trace/reader.h"
 #include "engine/trace/trace_error.h"
 
 namespace trace = backstep::trace;
@@ -109,16 +119,85 @@ void chunk(std::vector<std::uint8_t> bytes) {
   events(raw, h.event_count);
 }
 
+// A trace directory with a valid header, made once; mode 4 rewrites its
+// `events` file for every input.
+class ScratchTrace {
+ public:
+  ScratchTrace() {
+    char tmpl[] = "/tmp/trace_fuzz.XXXXXX";
+    if (::mkdtemp(tmpl) == nullptr) broken("mkdtemp works");
+    dir_ = tmpl;
+    trace::Header header;
+    header.argv = {"prog"};
+    write(trace::kHeaderFile, trace::encode_header_file(header));
+  }
+  ~ScratchTrace() { std::filesystem::remove_all(dir_); }
+
+  void write(const char* name, const std::vector<std::uint8_t>& bytes) {
+    std::ofstream out(dir_ + "/" + name, std::ios::binary | std::ios::trunc);
+    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    if (!out) broken("the scratch trace can be written");
+  }
+  const std::string& dir() const { return dir_; }
+
+ private:
+  std::string dir_;
+};
+
+// Walks the chunks as the reader will, recomputing their data and header
+// checksums in place. False if a chunk asks for more than kMaxFuzzRawBytes.
+bool fix_chunk_checksums(std::vector<std::uint8_t>& file) {
+  const std::size_t fields = trace::kChunkHeaderSize - 4;
+  std::size_t at = trace::kPreambleSize;
+  while (file.size() - at >= trace::kChunkHeaderSize) {
+    std::uint8_t* head = file.data() + at;
+    std::uint32_t raw_len = 0, compressed_len = 0;
+    for (int i = 3; i >= 0; --i) {
+      raw_len = raw_len << 8 | head[5 + i];
+      compressed_len = compressed_len << 8 | head[9 + i];
+    }
+    if (raw_len > kMaxFuzzRawBytes) return false;
+    std::size_t data = std::min<std::size_t>(compressed_len, file.size() - at - trace::kChunkHeaderSize);
+    put_le32(head + 28, trace::crc32_of(head + trace::kChunkHeaderSize, data));
+    put_le32(head + fields, trace::crc32_of(head, fields));
+    at += trace::kChunkHeaderSize + data;
+  }
+  return true;
+}
+
+void reader(std::span<const std::uint8_t> bytes) {
+  static ScratchTrace scratch;
+  if (bytes.empty()) return;
+  // The first byte picks the event to seek to once the stream was read.
+  std::uint64_t seek_to = bytes[0];
+  std::vector<std::uint8_t> file = trace::encode_events_preamble();
+  file.insert(file.end(), bytes.begin() + 1, bytes.end());
+  if (!fix_chunk_checksums(file)) return;
+  scratch.write(trace::kEventsFile, file);
+  try {
+    trace::TraceReader r(scratch.dir());
+    std::uint64_t n = 0;
+    while (auto event = r.next()) {
+      if (r.next_event_number() != ++n) broken("next_event_number() counts the events read");
+    }
+    if (r.next()) broken("next() stays at the end");
+    r.seek(seek_to);
+    if (r.next_event_number() != std::min(seek_to, n)) broken("seek() lands on the event, or the end");
+  } catch (const trace::TraceError&) {
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
   std::vector<std::uint8_t> bytes(data + 1, data + size);
-  switch (data[0] % 4) {
+  switch (data[0] % 5) {
     case 0: header_file(std::move(bytes), /*fix_crc=*/true); break;
     case 1: header_file(std::move(bytes), /*fix_crc=*/false); break;
     case 2: chunk(std::move(bytes)); break;
     case 3: events(bytes, UINT64_MAX); break;
+    case 4: reader(bytes); break;
   }
   return 0;
 }
