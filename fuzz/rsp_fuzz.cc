@@ -14,7 +14,9 @@
 // - every packet payload that fits the limit survives encode_packet() and a
 //   fresh receiver unchanged, and decode_binary inverts encode_binary;
 // - a ParseError says what is wrong (non-empty), and a thread id that parsed
-//   prints back to the same text form.
+//   prints back to the same text form;
+// - the replies built from what a request asks for (a qXfer window, binary
+//   data sent back as x / vFile:pread replies) frame and unframe unchanged.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -24,6 +26,7 @@
 #include <vector>
 
 #include "gdbserver/rsp/framing.h"
+#include "gdbserver/rsp/reply.h"
 #include "gdbserver/rsp/request.h"
 #include "gdbserver/rsp/thread_id.h"
 
@@ -49,6 +52,39 @@ std::vector<rsp::ReceiveEvent> receive(std::string_view wire, bool no_ack, std::
   return events;
 }
 
+void check_round_trip(const std::string& payload, std::size_t limit);
+
+// A qXfer object the size of a small target description.
+const std::string& xfer_object() {
+  static const std::string object = [] {
+    std::string text;
+    for (int i = 0; text.size() < 300; ++i) text += "<reg name=\"r" + std::to_string(i) + "\"/>$#}*";
+    return text;
+  }();
+  return object;
+}
+
+void check_xfer_reply(const rsp::XferRead& r) {
+  const std::string& object = xfer_object();
+  std::string reply = rsp::xfer_chunk(object, r.offset, r.length);
+  if (r.offset >= object.size()) {
+    if (reply != "l") broken("a qXfer read past the end is \"l\"");
+  } else {
+    std::string expected = object.substr(r.offset, r.length);
+    bool last = r.offset + expected.size() == object.size();
+    if (reply != (last ? "l" : "m") + expected) broken("xfer_chunk() is the window asked for");
+  }
+  check_round_trip(reply, rsp::kDefaultPacketLimit);
+}
+
+void check_binary_replies(const rsp::Bytes& data) {
+  std::string reply = rsp::memory_binary(data, rsp::BinaryMemoryStyle::GdbPrefixed);
+  if (reply.size() <= rsp::kDefaultPacketLimit) check_round_trip(reply, rsp::kDefaultPacketLimit);
+  std::string text(data.begin(), data.end());
+  reply = rsp::file_data(text);
+  if (reply.size() <= rsp::kDefaultPacketLimit) check_round_trip(reply, rsp::kDefaultPacketLimit);
+}
+
 void check_thread_id(const rsp::ThreadId& id) {
   auto again = rsp::parse_thread_id(rsp::to_string(id));
   if (!again || !(*again == id)) broken("a parsed thread id prints back to itself");
@@ -66,6 +102,10 @@ void check_request(const rsp::Request& request) {
             if (r.thread) check_thread_id(*r.thread);
           }
         }
+        if constexpr (std::is_same_v<T, rsp::XferRead>) check_xfer_reply(r);
+        if constexpr (std::is_same_v<T, rsp::WriteMemoryBinary> || std::is_same_v<T, rsp::XferWrite> ||
+                      std::is_same_v<T, rsp::FilePwrite>)
+          check_binary_replies(r.data);
         if constexpr (std::is_same_v<T, rsp::VCont>) {
           if (r.actions.empty()) broken("vCont has at least one action");
           for (const auto& action : r.actions)
