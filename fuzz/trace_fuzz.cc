@@ -5,7 +5,7 @@
 //   0  a `header` file whose trailing crc32 the target recomputes, so that
 //      mutations reach the TLV body instead of stopping at the checksum
 //   1  a `header` file as it is (magic, version and checksum checks)
-//   2  one chunk of the `events` file: the 40-byte chunk header (its own
+//   2  one chunk of the `events` file: the 33-byte chunk header (its own
 //      crc32 recomputed, for the same reason) and the compressed data; the
 //      data is decompressed when the header's raw size is at most
 //      kMaxFuzzRawBytes, and its events decoded as the reader does
@@ -144,6 +144,14 @@ class ScratchTrace {
   std::string dir_;
 };
 
+// The chunk header's layout (encode_chunk_header): magic u32, codec u8,
+// raw_len u32, compressed_len u32, first_event u64, event_count u32,
+// data_crc u32, header crc u32.
+static_assert(trace::kChunkHeaderSize == 33, "the chunk header changed: update fix_chunk_checksums");
+constexpr std::size_t kRawLenAt = 5;
+constexpr std::size_t kCompressedLenAt = 9;
+constexpr std::size_t kDataCrcAt = 25;
+
 // Walks the chunks as the reader will, recomputing their data and header
 // checksums in place. False if a chunk asks for more than kMaxFuzzRawBytes.
 bool fix_chunk_checksums(std::vector<std::uint8_t>& file) {
@@ -153,16 +161,29 @@ bool fix_chunk_checksums(std::vector<std::uint8_t>& file) {
     std::uint8_t* head = file.data() + at;
     std::uint32_t raw_len = 0, compressed_len = 0;
     for (int i = 3; i >= 0; --i) {
-      raw_len = raw_len << 8 | head[5 + i];
-      compressed_len = compressed_len << 8 | head[9 + i];
+      raw_len = raw_len << 8 | head[kRawLenAt + i];
+      compressed_len = compressed_len << 8 | head[kCompressedLenAt + i];
     }
     if (raw_len > kMaxFuzzRawBytes) return false;
     std::size_t data = std::min<std::size_t>(compressed_len, file.size() - at - trace::kChunkHeaderSize);
-    put_le32(head + 28, trace::crc32_of(head + trace::kChunkHeaderSize, data));
+    put_le32(head + kDataCrcAt, trace::crc32_of(head + trace::kChunkHeaderSize, data));
     put_le32(head + fields, trace::crc32_of(head, fields));
     at += trace::kChunkHeaderSize + data;
   }
   return true;
+}
+
+// seek(to) must land on event `to` (or the end) and the event it then reads
+// must be the one the first pass read there.
+void check_seek(trace::TraceReader& r, std::uint64_t to, const std::vector<trace::Event>& all) {
+  r.seek(to);
+  if (r.next_event_number() != std::min<std::uint64_t>(to, all.size())) broken("seek() lands on the event, or the end");
+  std::optional<trace::Event> event = r.next();
+  if (to >= all.size()) {
+    if (event) broken("no event after a seek to the end");
+  } else if (!event || !(*event == all[to])) {
+    broken("the event after seek(n) is event n");
+  }
 }
 
 void reader(std::span<const std::uint8_t> bytes) {
@@ -174,17 +195,24 @@ void reader(std::span<const std::uint8_t> bytes) {
   file.insert(file.end(), bytes.begin() + 1, bytes.end());
   if (!fix_chunk_checksums(file)) return;
   scratch.write(trace::kEventsFile, file);
+  std::vector<trace::Event> all;
   try {
     trace::TraceReader r(scratch.dir());
-    std::uint64_t n = 0;
     while (auto event = r.next()) {
-      if (r.next_event_number() != ++n) broken("next_event_number() counts the events read");
+      all.push_back(std::move(*event));
+      if (r.next_event_number() != all.size()) broken("next_event_number() counts the events read");
     }
     if (r.next()) broken("next() stays at the end");
-    r.seek(seek_to);
-    if (r.next_event_number() != std::min(seek_to, n)) broken("seek() lands on the event, or the end");
   } catch (const trace::TraceError&) {
+    return;  // the stream is damaged: what matters is that it said so
   }
+  // The stream read cleanly: seeks anywhere (backwards, forwards, from the
+  // middle of a chunk) give back the same events.
+  trace::TraceReader r(scratch.dir());
+  check_seek(r, seek_to, all);
+  check_seek(r, seek_to / 2, all);
+  check_seek(r, seek_to + 3, all);
+  check_seek(r, 0, all);
 }
 
 }  // namespace
