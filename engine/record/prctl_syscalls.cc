@@ -102,9 +102,10 @@ const std::map<int, Option>& options() {
   return table;
 }
 
+// The kernel takes the option as an int: the upper half of the register is ignored.
 const Option* find_option(uint64_t option) {
   auto it = options().find(static_cast<int>(option));
-  return it == options().end() || static_cast<uint64_t>(it->first) != option ? nullptr : &it->second;
+  return it == options().end() ? nullptr : &it->second;
 }
 
 // The recorder traps rdtsc (PR_TSC_SIGSEGV on the program) and answers it
@@ -120,7 +121,8 @@ void enter_prctl(SyscallContext& ctx) {
   const Option* option = find_option(ctx.arg(0));
   if (!option) return;  // judged at exit, by its result
   if (option->effect == Effect::Refused) {
-    ctx.refuse("prctl option " + std::to_string(ctx.arg(0)) + " is not supported: " + option->why);
+    ctx.refuse("prctl option " + std::to_string(static_cast<int>(ctx.arg(0))) + " is not supported: " +
+               option->why);
   }
   if (option->effect == Effect::Tsc) {
     if (ctx.arg(1) == PR_TSC_SIGSEGV) {
@@ -140,7 +142,7 @@ void exit_prctl(SyscallContext& ctx) {
   if (!option) {
     if (ctx.failed()) return;
     try {
-      ctx.refuse("prctl option " + std::to_string(ctx.arg(0)) +
+      ctx.refuse("prctl option " + std::to_string(static_cast<int>(ctx.arg(0))) +
                  " succeeded, but backstep does not know what it changes or writes");
     } catch (RecordingRefused& e) {
       e.at_entry = ctx.event.regs;  // replay runs up to the call, never past it

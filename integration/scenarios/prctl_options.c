@@ -44,18 +44,19 @@ int main(void) {
   uint64_t auxv[128];
   memset(auxv, FILL, sizeof auxv);
   long size = call("PR_GET_AUXV", GET_AUXV, (unsigned long)auxv, sizeof auxv, 0, 0);
-  CHECK(size > 0 && size <= (long)sizeof auxv);
-  long pagesz = -1;
-  for (long i = 0; i + 1 < size / 8 && auxv[i] != AT_NULL; i += 2) {
-    if (auxv[i] == AT_PAGESZ) pagesz = (long)auxv[i + 1];
+  if (size > 0) {  // Linux 6.4 and later
+    CHECK(size <= (long)sizeof auxv);
+    long pagesz = -1;
+    for (long i = 0; i + 1 < size / 8 && auxv[i] != AT_NULL; i += 2) {
+      if (auxv[i] == AT_PAGESZ) pagesz = (long)auxv[i + 1];
+    }
+    printf("  AT_PAGESZ %ld, ends with AT_NULL: %s\n", pagesz, auxv[size / 8 - 2] == AT_NULL ? "yes" : "no");
+    nd("auxv checksum %016llx\n", (unsigned long long)fnv1a(auxv, sizeof auxv, FNV_INIT));
+    uint64_t small[2];
+    memset(small, FILL, sizeof small);
+    call("PR_GET_AUXV (16 bytes)", GET_AUXV, (unsigned long)small, sizeof small, 0, 0);
+    printf("  first entry type matches: %s\n", small[0] == auxv[0] ? "yes" : "no");
   }
-  printf("  AT_PAGESZ %ld, ends with AT_NULL: %s\n", pagesz,
-         size <= (long)sizeof auxv && auxv[size / 8 - 2] == AT_NULL ? "yes" : "no");
-  nd("auxv checksum %016llx\n", (unsigned long long)fnv1a(auxv, sizeof auxv, FNV_INIT));
-  uint64_t small[2];
-  memset(small, FILL, sizeof small);
-  call("PR_GET_AUXV (16 bytes)", GET_AUXV, (unsigned long)small, sizeof small, 0, 0);
-  printf("  first entry type matches: %s\n", small[0] == auxv[0] ? "yes" : "no");
 
   call("PR_GET_SPECULATION_CTRL store bypass", PR_GET_SPECULATION_CTRL, PR_SPEC_STORE_BYPASS, 0, 0, 0);
   call("PR_GET_SPECULATION_CTRL indirect branch", PR_GET_SPECULATION_CTRL, PR_SPEC_INDIRECT_BRANCH, 0, 0, 0);
