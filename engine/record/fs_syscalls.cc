@@ -101,12 +101,40 @@ void exit_gather_write(SyscallContext& ctx) {
                                 static_cast<uint64_t>(ret));
 }
 
+// fcntl commands (<linux/fcntl.h>, Linux 6.18) by what they write through
+// arg3: a struct flock (F_GETLK, F_OFD_GETLK), a struct f_owner_ex
+// (F_GETOWN_EX), two uid_t (F_GETOWNER_UIDS), a u64 write-life hint
+// (F_GET_RW_HINT, F_GET_FILE_RW_HINT). Every other command answers in the
+// return value or only reads its argument. A command not listed here is newer
+// than this table: if the kernel refused it (EINVAL) nothing happened; if it
+// succeeded, the recording stops rather than miss what it wrote.
+constexpr int kFGetOwnerUids = 17;
+constexpr int kFDupfdQuery = 1027, kFCreatedQuery = 1028, kFCancelLk = 1029;
+constexpr int kFGetFileRwHint = 1037, kFSetFileRwHint = 1038;
+
 void exit_fcntl(SyscallContext& ctx) {
-  switch (static_cast<int>(ctx.arg(1))) {
+  int cmd = static_cast<int>(ctx.arg(1));
+  if (ctx.failed()) return;
+  switch (cmd) {
     case F_GETLK:
     case F_OFD_GETLK: ctx.record_memory(ctx.arg(2), kFlockSize); break;
     case F_GETOWN_EX: ctx.record_memory(ctx.arg(2), sizeof(f_owner_ex)); break;
-    default: break;
+    case kFGetOwnerUids: ctx.record_memory(ctx.arg(2), 2 * sizeof(uid_t)); break;
+    case F_GET_RW_HINT:
+    case kFGetFileRwHint: ctx.record_memory(ctx.arg(2), sizeof(uint64_t)); break;
+    case F_DUPFD: case F_DUPFD_CLOEXEC: case F_GETFD: case F_SETFD: case F_GETFL: case F_SETFL:
+    case F_SETLK: case F_SETLKW: case F_OFD_SETLK: case F_OFD_SETLKW: case F_SETOWN: case F_GETOWN:
+    case F_SETSIG: case F_GETSIG: case F_SETOWN_EX: case F_SETLEASE: case F_GETLEASE: case F_NOTIFY:
+    case kFDupfdQuery: case kFCreatedQuery: case kFCancelLk: case F_SETPIPE_SZ: case F_GETPIPE_SZ:
+    case F_ADD_SEALS: case F_GET_SEALS: case F_SET_RW_HINT: case kFSetFileRwHint: break;
+    default:
+      try {
+        ctx.refuse("fcntl command " + std::to_string(cmd) +
+                   " succeeded, but backstep does not know what it writes");
+      } catch (RecordingRefused& e) {
+        e.at_entry = ctx.event.regs;  // replay runs up to the call, never past it
+        throw;
+      }
   }
 }
 

@@ -1,48 +1,82 @@
-// ioctl: each request says how much it writes. Requests not listed stop the
-// recording before they run, rather than risk memory the trace does not hold.
-#include <asm/termbits.h>
-#include <sys/ioctl.h>
+// ioctl: what a request writes comes from its _IOC encoding or, for the
+// requests that do not follow it, from the table in ioctl_table.cc. Every
+// request runs; what it wrote is recorded once it succeeded. A failed call
+// wrote nothing: its errno is in the registers the event keeps.
+//
+// A successful request whose output cannot be known (an old-style number not
+// in the table, or one that writes through pointers inside its argument)
+// stops the recording at that call: the trace keeps everything before it,
+// and replay runs the program up to the call.
+#include <linux/fiemap.h>
+#include <linux/fs.h>
+#include <net/if.h>
 #include <sys/syscall.h>
 
-#include <cstdio>
-#include <map>
+#include <algorithm>
 
+#include "engine/record/ioctl_table.h"
 #include "engine/record/syscall_context.h"
 
 namespace backstep {
 namespace {
 
-// request -> bytes written through the pointer argument
-const std::map<unsigned long, uint64_t> kKnownRequests = {
-    {TCGETS, sizeof(struct termios)},   {TCSETS, 0},  {TCSETSW, 0}, {TCSETSF, 0},
-    {TCGETS2, sizeof(struct termios2)}, {TIOCGWINSZ, sizeof(struct winsize)},
-    {TIOCSWINSZ, 0},                    {FIONREAD, sizeof(int)}, {FIONBIO, 0},
-    {FIOASYNC, 0},                      {FIOCLEX, 0}, {FIONCLEX, 0},
-    {TIOCGPGRP, sizeof(int)},           {TIOCSPGRP, 0}, {TIOCGSID, sizeof(int)},
-    {TIOCOUTQ, sizeof(int)},            {TIOCGPTN, sizeof(unsigned)}, {TIOCSPTLCK, 0},
-    {TIOCSCTTY, 0},                     {TCFLSH, 0}, {TCXONC, 0}, {TCSBRK, 0},
-};
+template <typename T>
+bool read_struct(SyscallContext& ctx, uint64_t addr, T& out) {
+  return ctx.task.read_some(remote_ptr<void>(addr), &out, sizeof(out)) == sizeof(out);
+}
 
-void enter_ioctl(SyscallContext& ctx) {
-  unsigned long request = static_cast<unsigned int>(ctx.arg(1));
-  if (!kKnownRequests.count(request)) {
-    char text[64];
-    std::snprintf(text, sizeof(text), "unsupported ioctl request 0x%lx on fd %d", request,
-                  static_cast<int>(ctx.arg(0)));
+void record_ifconf(SyscallContext& ctx, uint64_t addr) {
+  ctx.record_memory(addr, sizeof(struct ifconf));
+  struct ifconf conf {};
+  if (!read_struct(ctx, addr, conf) || conf.ifc_len <= 0) return;
+  // A null buffer asks for the length only (set above).
+  ctx.record_memory(reinterpret_cast<uint64_t>(conf.ifc_buf), static_cast<uint64_t>(conf.ifc_len));
+}
+
+void record_fiemap(SyscallContext& ctx, uint64_t addr) {
+  struct fiemap map {};
+  if (!read_struct(ctx, addr, map)) return;
+  uint64_t extents = std::min(map.fm_mapped_extents, map.fm_extent_count);
+  ctx.record_memory(addr, sizeof(struct fiemap) + extents * sizeof(struct fiemap_extent));
+}
+
+void record_dedupe_range(SyscallContext& ctx, uint64_t addr) {
+  struct file_dedupe_range range {};
+  if (!read_struct(ctx, addr, range)) return;
+  ctx.record_memory(addr, sizeof(range) + uint64_t{range.dest_count} * sizeof(struct file_dedupe_range_info));
+}
+
+[[noreturn]] void refuse_after(SyscallContext& ctx, const std::string& why) {
+  std::string text = "ioctl request " + ioctl::describe(static_cast<uint32_t>(ctx.arg(1))) + " on fd " +
+                     std::to_string(static_cast<int>(ctx.arg(0))) + " succeeded, but " + why;
+  try {
     ctx.refuse(text);
+  } catch (RecordingRefused& e) {
+    e.at_entry = ctx.event.regs;  // replay runs up to the call, never past it
+    throw;
   }
 }
 
 void exit_ioctl(SyscallContext& ctx) {
   if (ctx.failed()) return;
-  auto it = kKnownRequests.find(static_cast<unsigned int>(ctx.arg(1)));
-  if (it != kKnownRequests.end() && it->second) ctx.record_memory(ctx.arg(2), it->second);
+  ioctl::Rule rule = ioctl::rule_for(static_cast<uint32_t>(ctx.arg(1)));
+  uint64_t arg = ctx.arg(2);
+  switch (rule.kind) {
+    case ioctl::Output::None: break;
+    case ioctl::Output::Fixed: ctx.record_memory(arg, rule.size); break;
+    case ioctl::Output::Ifconf: record_ifconf(ctx, arg); break;
+    case ioctl::Output::Fiemap: record_fiemap(ctx, arg); break;
+    case ioctl::Output::DedupeRange: record_dedupe_range(ctx, arg); break;
+    case ioctl::Output::Unknown:
+      refuse_after(ctx, "backstep does not know what it writes (an old-style request it has no rule for)");
+    case ioctl::Output::Refused: refuse_after(ctx, rule.why);
+  }
 }
 
 }  // namespace
 
 namespace recorders {
-extern const SyscallRecorder ioctl{enter_ioctl, exit_ioctl};
+extern const SyscallRecorder ioctl{nullptr, exit_ioctl};
 }  // namespace recorders
 
 }  // namespace backstep

@@ -1,0 +1,186 @@
+// prctl: every option of <linux/prctl.h> (as of Linux 6.18), classified by
+// what it writes to memory and whether the recording survives it.
+//
+// Most options read or set an attribute of the calling process that replay
+// never consults (its name, dumpable, timer slack, speculation mitigations,
+// memory-deny-write-execute...): they run, and their result comes back in
+// rax. The GET options that answer through a pointer have their bytes
+// recorded. A few options would break the recording itself and stop it
+// before they run (see kOptions). An option this table does not know was
+// added after it: if the kernel refuses it (EINVAL, the usual case) nothing
+// happened and the errno is recorded; if it succeeds, the recording stops,
+// since what it wrote is unknown.
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+
+#include <algorithm>
+#include <map>
+
+#include "engine/record/syscall_context.h"
+
+namespace backstep {
+namespace {
+
+// Options newer than the build machine's headers.
+constexpr int kSetMdwe = 65, kGetMdwe = 66, kSetMemoryMerge = 67, kGetMemoryMerge = 68;
+constexpr int kRiscvVSetControl = 69, kRiscvVGetControl = 70, kRiscvSetIcacheFlushCtx = 71;
+constexpr int kPpcGetDexcr = 72, kPpcSetDexcr = 73;
+constexpr int kGetShadowStackStatus = 74, kSetShadowStackStatus = 75, kLockShadowStackStatus = 76;
+constexpr int kTimerCreateRestoreIds = 77, kFutexHash = 78;
+constexpr int kGetAuxv = 0x41555856;  // "AUXV"
+constexpr int kSchedCoreGet = 0;      // PR_SCHED_CORE sub-command
+
+enum class Effect {
+  Result,      // answers in rax, or changes an attribute replay does not use
+  IntAtArg2,   // writes an int through arg2
+  U64AtArg2,   // writes 8 bytes through arg2
+  NameAtArg2,  // writes the 16-byte command name through arg2
+  Auxv,        // PR_GET_AUXV: min(result, arg3) bytes at arg2
+  SchedCore,   // PR_SCHED_CORE: PR_SCHED_CORE_GET writes a u64 cookie at arg5
+  Tsc,         // PR_SET_TSC: see enter_prctl
+  Refused,
+};
+
+struct Option {
+  Effect effect;
+  const char* why = "";  // for Refused
+};
+
+const std::map<int, Option>& options() {
+  static const std::map<int, Option> table = {
+      {PR_SET_PDEATHSIG, {Effect::Result}}, {PR_GET_PDEATHSIG, {Effect::IntAtArg2}},
+      {PR_GET_DUMPABLE, {Effect::Result}}, {PR_SET_DUMPABLE, {Effect::Result}},
+      {PR_GET_UNALIGN, {Effect::IntAtArg2}}, {PR_SET_UNALIGN, {Effect::Result}},
+      {PR_GET_KEEPCAPS, {Effect::Result}}, {PR_SET_KEEPCAPS, {Effect::Result}},
+      {PR_GET_FPEMU, {Effect::IntAtArg2}}, {PR_SET_FPEMU, {Effect::Result}},
+      {PR_GET_FPEXC, {Effect::IntAtArg2}}, {PR_SET_FPEXC, {Effect::Result}},
+      {PR_GET_TIMING, {Effect::Result}}, {PR_SET_TIMING, {Effect::Result}},
+      {PR_SET_NAME, {Effect::Result}}, {PR_GET_NAME, {Effect::NameAtArg2}},
+      {PR_GET_ENDIAN, {Effect::IntAtArg2}}, {PR_SET_ENDIAN, {Effect::Result}},
+      {PR_GET_SECCOMP, {Effect::Result}},
+      {PR_SET_SECCOMP, {Effect::Refused, "it installs a seccomp filter over the recorded program"}},
+      {PR_CAPBSET_READ, {Effect::Result}}, {PR_CAPBSET_DROP, {Effect::Result}},
+      {PR_GET_TSC, {Effect::IntAtArg2}}, {PR_SET_TSC, {Effect::Tsc}},
+      {PR_GET_SECUREBITS, {Effect::Result}}, {PR_SET_SECUREBITS, {Effect::Result}},
+      {PR_SET_TIMERSLACK, {Effect::Result}}, {PR_GET_TIMERSLACK, {Effect::Result}},
+      // Only counters the program itself opened; the recorder's are its own.
+      {PR_TASK_PERF_EVENTS_DISABLE, {Effect::Result}}, {PR_TASK_PERF_EVENTS_ENABLE, {Effect::Result}},
+      {PR_MCE_KILL, {Effect::Result}}, {PR_MCE_KILL_GET, {Effect::Result}},
+      {PR_SET_MM, {Effect::Refused, "it rewrites the layout of the address space (brk, stack, arguments)"}},
+      {PR_SET_CHILD_SUBREAPER, {Effect::Result}}, {PR_GET_CHILD_SUBREAPER, {Effect::IntAtArg2}},
+      {PR_SET_NO_NEW_PRIVS, {Effect::Result}}, {PR_GET_NO_NEW_PRIVS, {Effect::Result}},
+      {PR_GET_TID_ADDRESS, {Effect::U64AtArg2}},
+      {PR_SET_THP_DISABLE, {Effect::Result}}, {PR_GET_THP_DISABLE, {Effect::Result}},
+      {PR_MPX_ENABLE_MANAGEMENT, {Effect::Result}}, {PR_MPX_DISABLE_MANAGEMENT, {Effect::Result}},
+      {PR_SET_FP_MODE, {Effect::Result}}, {PR_GET_FP_MODE, {Effect::Result}},
+      {PR_CAP_AMBIENT, {Effect::Result}},
+      {PR_SVE_SET_VL, {Effect::Result}}, {PR_SVE_GET_VL, {Effect::Result}},
+      {PR_GET_SPECULATION_CTRL, {Effect::Result}}, {PR_SET_SPECULATION_CTRL, {Effect::Result}},
+      {PR_PAC_RESET_KEYS, {Effect::Result}},
+      {PR_SET_TAGGED_ADDR_CTRL, {Effect::Result}}, {PR_GET_TAGGED_ADDR_CTRL, {Effect::Result}},
+      {PR_SET_IO_FLUSHER, {Effect::Result}}, {PR_GET_IO_FLUSHER, {Effect::Result}},
+      {PR_SET_SYSCALL_USER_DISPATCH,
+       {Effect::Refused, "it turns the program's system calls into SIGSYS before the recorder sees them"}},
+      {PR_PAC_SET_ENABLED_KEYS, {Effect::Result}}, {PR_PAC_GET_ENABLED_KEYS, {Effect::Result}},
+      {PR_SCHED_CORE, {Effect::SchedCore}},
+      {PR_SME_SET_VL, {Effect::Result}}, {PR_SME_GET_VL, {Effect::Result}},
+      // Later mmap/mprotect asking for write+execute fail; their results are recorded.
+      {kSetMdwe, {Effect::Result}}, {kGetMdwe, {Effect::Result}},
+      {kSetMemoryMerge, {Effect::Result}}, {kGetMemoryMerge, {Effect::Result}},
+      {kRiscvVSetControl, {Effect::Result}}, {kRiscvVGetControl, {Effect::Result}},
+      {kRiscvSetIcacheFlushCtx, {Effect::Result}},
+      {kPpcGetDexcr, {Effect::Result}}, {kPpcSetDexcr, {Effect::Result}},
+      {kGetShadowStackStatus, {Effect::U64AtArg2}},
+      {kSetShadowStackStatus,
+       {Effect::Refused, "enabling a shadow stack maps memory the trace does not describe"}},
+      {kLockShadowStackStatus, {Effect::Result}},
+      // timer_create's ids are recorded from its own output.
+      {kTimerCreateRestoreIds, {Effect::Result}}, {kFutexHash, {Effect::Result}},
+      {kGetAuxv, {Effect::Auxv}},
+      {PR_SET_VMA, {Effect::Result}}, {PR_SET_PTRACER, {Effect::Result}},
+  };
+  return table;
+}
+
+// The kernel takes the option as an int: the upper half of the register is ignored.
+const Option* find_option(uint64_t option) {
+  auto it = options().find(static_cast<int>(option));
+  return it == options().end() ? nullptr : &it->second;
+}
+
+// The recorder traps rdtsc (PR_TSC_SIGSEGV on the program) and answers it
+// itself, so to the program rdtsc is enabled, as it would be natively.
+// PR_SET_TSC(PR_TSC_ENABLE) therefore changes nothing: it is skipped (its
+// undoing the trap would leave rdtsc unrecorded) and answers 0. A program
+// that wants rdtsc to fault cannot be given that.
+bool skips_set_tsc(const SyscallContext& ctx) {
+  return static_cast<int>(ctx.arg(0)) == PR_SET_TSC && ctx.arg(1) == PR_TSC_ENABLE;
+}
+
+void enter_prctl(SyscallContext& ctx) {
+  const Option* option = find_option(ctx.arg(0));
+  if (!option) return;  // judged at exit, by its result
+  if (option->effect == Effect::Refused) {
+    ctx.refuse("prctl option " + std::to_string(static_cast<int>(ctx.arg(0))) + " is not supported: " +
+               option->why);
+  }
+  if (option->effect == Effect::Tsc) {
+    if (ctx.arg(1) == PR_TSC_SIGSEGV) {
+      ctx.refuse("prctl(PR_SET_TSC, PR_TSC_SIGSEGV): the program wants rdtsc to fault, "
+                 "but the recorder traps rdtsc itself");
+    }
+    if (skips_set_tsc(ctx)) {
+      ctx.entry.set_syscallno(static_cast<uint64_t>(-1));
+      ctx.task.set_regs(ctx.entry);
+      ctx.entry_rewritten = true;
+    }
+  }
+}
+
+void exit_prctl(SyscallContext& ctx) {
+  const Option* option = find_option(ctx.arg(0));
+  if (!option) {
+    if (ctx.failed()) return;
+    try {
+      ctx.refuse("prctl option " + std::to_string(static_cast<int>(ctx.arg(0))) +
+                 " succeeded, but backstep does not know what it changes or writes");
+    } catch (RecordingRefused& e) {
+      e.at_entry = ctx.event.regs;  // replay runs up to the call, never past it
+      throw;
+    }
+  }
+  if (option->effect == Effect::Tsc && skips_set_tsc(ctx)) {
+    ctx.exit.set_syscallno(SYS_prctl);
+    ctx.exit.set_syscall_result(0);
+    ctx.task.set_regs(ctx.exit);
+    return;
+  }
+  if (ctx.failed()) return;
+  switch (option->effect) {
+    case Effect::IntAtArg2:
+      if (static_cast<int>(ctx.arg(0)) == PR_GET_TSC) {
+        // The trap is the recorder's (see skips_set_tsc): show the native answer.
+        int native = PR_TSC_ENABLE;
+        ctx.task.write_bytes(remote_ptr<void>(ctx.arg(1)), &native, sizeof(native));
+      }
+      ctx.record_memory(ctx.arg(1), sizeof(int));
+      break;
+    case Effect::U64AtArg2: ctx.record_memory(ctx.arg(1), 8); break;
+    case Effect::NameAtArg2: ctx.record_memory(ctx.arg(1), 16); break;
+    case Effect::Auxv:
+      ctx.record_memory(ctx.arg(1), std::min(static_cast<uint64_t>(ctx.result()), ctx.arg(2)));
+      break;
+    case Effect::SchedCore:
+      if (ctx.arg(1) == kSchedCoreGet) ctx.record_memory(ctx.arg(4), 8);
+      break;
+    default: break;
+  }
+}
+
+}  // namespace
+
+namespace recorders {
+extern const SyscallRecorder prctl{enter_prctl, exit_prctl};
+}  // namespace recorders
+
+}  // namespace backstep

@@ -1,0 +1,70 @@
+// Calls the recorder cannot record faithfully stop the recording with a
+// message that names them; the trace keeps the registers of the call, so
+// replay runs up to it. The same calls, failing, are recorded like any other.
+#define BOOST_TEST_MODULE record_refusal
+#include <boost/test/unit_test.hpp>
+
+#include <sys/syscall.h>
+
+#include <string>
+
+#include "engine/core/registers.h"
+#include "engine/replay/replay_session.h"
+#include "engine/trace/reader.h"
+#include "tests/support/recording.h"
+
+using namespace backstep;
+
+namespace {
+
+ReplayOptions quiet() {
+  ReplayOptions o;
+  o.echo_stdio = false;
+  return o;
+}
+
+// The last event of the trace.
+trace::Event last_event(const std::string& trace_dir) {
+  trace::TraceReader in(trace_dir);
+  std::optional<trace::Event> last;
+  while (auto e = in.next()) last = std::move(*e);
+  BOOST_REQUIRE(last);
+  return *last;
+}
+
+// Records `refusals CASE`, expects it stopped with `needle` in the reason at
+// system call `nr`, and replays up to there.
+void expect_refused(const std::string& which, const std::string& needle, long nr) {
+  testing::Recording rec(REFUSALS_PROGRAM, {which});
+  BOOST_TEST(!rec.result().completed, which);
+  BOOST_TEST(rec.result().exit_status == 125, which);
+  BOOST_TEST(rec.result().stop_reason.find(needle) != std::string::npos,
+             which << ": " << rec.result().stop_reason);
+  trace::Event abort = last_event(rec.trace());
+  BOOST_TEST((abort.kind == trace::EventKind::Abort), which);
+  BOOST_REQUIRE_MESSAGE(abort.regs, which << ": the abort keeps no registers");
+  BOOST_TEST(static_cast<long>(Registers::from_block(*abort.regs).syscallno()) == nr, which);
+  ReplayResult r = ReplaySession(rec.trace(), quiet()).run_to_end();
+  BOOST_TEST((r.end == ReplayResult::End::RecordingStopped), which << ": " << r.message);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(ioctl_writing_through_nested_pointers_is_refused_when_it_succeeds) {
+  expect_refused("ethtool", "ioctl request 0x8946 on fd", SYS_ioctl);
+  expect_refused("ethtool", "succeeded, but it writes through pointers", SYS_ioctl);
+}
+
+BOOST_AUTO_TEST_CASE(prctl_options_that_break_recording_are_refused) {
+  expect_refused("tsc-sigsegv", "wants rdtsc to fault", SYS_prctl);
+  expect_refused("set-mm", "rewrites the layout of the address space", SYS_prctl);
+}
+
+BOOST_AUTO_TEST_CASE(the_same_calls_failing_are_recorded) {
+  for (const char* which : {"ethtool-fails", "unknown-fails"}) {
+    testing::Recording rec(REFUSALS_PROGRAM, {which});
+    BOOST_TEST(rec.result().completed, which << ": " << rec.result().stop_reason);
+    ReplayResult r = ReplaySession(rec.trace(), quiet()).run_to_end();
+    BOOST_TEST((r.end == ReplayResult::End::Exited), which << ": " << r.message);
+  }
+}
