@@ -64,7 +64,12 @@ void check_unknown_syscall_entry(uint64_t orig_rax, uint64_t event) {
 }
 
 void check_unknown_syscall_exit(const SyscallContext& ctx) {
-  if (ctx.result() != -ENOSYS) {
+  // The numbers let through cannot name a call on any x86-64 kernel, so the
+  // kernel answers -ENOSYS; a seccomp filter of the program's may answer
+  // another error instead, or trap the call (SIGSYS), which leaves the
+  // number in rax. Anything else would be a call that ran.
+  const int64_t nr = static_cast<int64_t>(ctx.entry.syscallno());
+  if (!ctx.failed() && ctx.result() != nr) {
     ctx.refuse("the kernel ran system call " + hex(ctx.entry.syscallno()) +
                ", which is not in backstep's table (returned " + std::to_string(ctx.result()) + ")");
   }

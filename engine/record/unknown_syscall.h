@@ -22,8 +22,9 @@ const sys::SyscallInfo& unknown_syscall_info();
 // number in the range the kernel gives new calls (newer than the table).
 void check_unknown_syscall_entry(uint64_t orig_rax, uint64_t event);
 
-// At the exit stop: the kernel must have answered -ENOSYS; anything else
-// means it ran a call whose effects were not recorded (refuses).
+// At the exit stop: the kernel answered -ENOSYS (or the program's seccomp
+// filter an error or a trap); a success means the kernel ran a call whose
+// effects were not recorded (refuses).
 void check_unknown_syscall_exit(const SyscallContext& ctx);
 
 }  // namespace backstep

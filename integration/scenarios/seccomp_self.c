@@ -1,9 +1,9 @@
 // scenario: the program installs its own seccomp filter: getppid answers
-// EPERM, getuid raises SIGSYS (whose handler makes it return 4242), every
-// other call is allowed. The filter works under the recorder as natively;
-// replay does not install it (it performs no system calls) and reproduces
-// the recorded results. Also the query operations GET_ACTION_AVAIL and
-// GET_NOTIF_SIZES.
+// EPERM, getuid raises SIGSYS (whose handler makes it return 4242), the
+// unknown number 1008 answers EACCES and 1009 traps, every other call is
+// allowed. The filter works under the recorder as natively; replay does not
+// install it (it performs no system calls) and reproduces the recorded
+// results. Also the query operations GET_ACTION_AVAIL and GET_NOTIF_SIZES.
 #include "scenario.h"
 
 #include <linux/audit.h>
@@ -48,6 +48,10 @@ int main(void) {
       BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
       BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getuid, 0, 1),
       BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 1008, 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EACCES),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 1009, 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP),
       BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
   };
   struct sock_fprog prog = {sizeof code / sizeof code[0], code};
@@ -60,6 +64,15 @@ int main(void) {
   printf("getppid: %ld %s\n", r, errname(errno));
   r = syscall(SYS_getuid);
   printf("getuid: %ld, SIGSYS for call %d\n", r, sigsys_syscall);
+  // Numbers no kernel knows: the filter answers before the kernel's ENOSYS.
+  errno = 0;
+  r = syscall(1008);
+  printf("syscall(1008): %ld %s\n", r, errname(errno));
+  r = syscall(1009);
+  printf("syscall(1009): %ld, SIGSYS for call %d\n", r, sigsys_syscall);
+  errno = 0;
+  r = syscall(1010);
+  printf("syscall(1010): %ld %s\n", r, errname(errno));
   printf("getpid still works: %s\n", syscall(SYS_getpid) == getpid() ? "yes" : "no");
   return 0;
 }
