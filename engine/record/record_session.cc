@@ -18,6 +18,7 @@
 #include "engine/core/log.h"
 #include "engine/core/progress_counter.h"
 #include "engine/core/written_bytes.h"
+#include "engine/record/unknown_syscall.h"
 #include "engine/trace/written_data.h"
 #include "engine/trace/trace_error.h"
 
@@ -251,8 +252,10 @@ void RecordSession::enter_syscall(Task& task, const Registers& regs) {
   long nr = static_cast<long>(regs.syscallno());
   const sys::SyscallInfo* info = sys::lookup(nr);
   if (!info) {
-    throw RecordingRefused("unknown system call number " + std::to_string(nr) + " at event " +
-                           std::to_string(next_event()));
+    // A number the kernel does not know either: it returns -ENOSYS and
+    // writes nothing; recorded as such (unknown_syscall.h).
+    check_unknown_syscall_entry(regs.syscallno(), next_event());
+    info = &unknown_syscall_info();
   }
   // restart_syscall continues a sleep a signal interrupted, writing what the
   // interrupted call would have written: record it as that call.
@@ -318,6 +321,7 @@ void RecordSession::on_syscall_exit(Task& task) {
       ctx.record_memory(ctx.arg(out.arg), size);
     }
   }
+  if (&ctx.info == &unknown_syscall_info()) check_unknown_syscall_exit(ctx);
   ctx.written = read_written_bytes(task, ctx.entry, ctx.result());
   const SyscallRecorder* recorder = syscall_recorder(ctx.info.nr);
   if (recorder && recorder->exit) recorder->exit(ctx);
