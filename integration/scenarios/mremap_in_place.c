@@ -1,7 +1,8 @@
 // scenario: mremap growing mappings in place (no MREMAP_MAYMOVE) into room
 // the program freed next to them: private anonymous, shared anonymous (whose
 // object keeps its size: the grown part faults with SIGBUS), and a shared
-// file mapping grown past the file's end; MREMAP_DONTUNMAP of anonymous
+// file mapping grown past the file's end, then the file grown into it and
+// written with pwrite, before and after the mapping moves; MREMAP_DONTUNMAP of anonymous
 // memory (the old range stays mapped and reads zeros).
 #include "scenario.h"
 
@@ -77,6 +78,19 @@ int main(void) {
   printf("file grown in place: %d\n", f2 == f);
   touch("file past its end", f2 + 5 * page);
   printf("file head kept: %.4s\n", (char*)f2);
+  // The file grows into the grown mapping; write() is seen through it, also
+  // once the mapping has moved.
+  SYS(ftruncate(fd, 8 * page));
+  touch("file grown past the old end", f2 + 5 * page);
+  SYS(pwrite(fd, "pwritten", 8, 6 * page + 10));
+  printf("grown mapping sees write(): %.8s\n", (char*)f2 + 6 * page + 10);
+  unsigned char* spot = mmap(NULL, 8 * page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  CHECK(spot != MAP_FAILED);
+  unsigned char* f3 = mremap(f2, 8 * page, 8 * page, MREMAP_MAYMOVE | MREMAP_FIXED, spot);
+  CHECK(f3 == spot);
+  SYS(pwrite(fd, "after move", 10, 7 * page + 20));
+  printf("moved mapping sees write(): %.10s, and %.8s\n", (char*)f3 + 7 * page + 20, (char*)f3 + 6 * page + 10);
+  f2 = f3;
   SYS(munmap(f2, 8 * page));
   SYS(close(fd));
 
