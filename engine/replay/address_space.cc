@@ -47,6 +47,16 @@ int64_t map_file(Task& task, const trace::Mapping& m, const trace::TraceReader& 
   return r;
 }
 
+// Advice that changes what the program sees: pages that read as zeros (or
+// the file) again, guard pages that fault. The rest (WILLNEED, COLD,
+// HUGEPAGE, ...) only tunes the kernel; DONTFORK and WIPEONFORK must not be
+// redone, since checkpoints are forks of the replayed process.
+bool changes_memory(uint64_t advice) {
+  constexpr uint64_t kDontneedLocked = 24, kGuardInstall = 102, kGuardRemove = 103;
+  return advice == MADV_DONTNEED || advice == MADV_REMOVE || advice == kDontneedLocked ||
+         advice == kGuardInstall || advice == kGuardRemove;
+}
+
 }  // namespace
 
 int64_t map_recorded(Task& task, const trace::Mapping& m, const trace::TraceReader& reader,
@@ -127,7 +137,7 @@ std::string replay_address_space_call(ReplayMmCall& call) {
     case SYS_madvise: {
       uint64_t advice = e.arg(2);
       if (advice == MADV_FREE) advice = MADV_DONTNEED;  // as the recorder made it
-      if (advice != MADV_DONTNEED && advice != MADV_REMOVE) return "";
+      if (!changes_memory(advice)) return "";
       return expect(tool_syscall(task, SYS_madvise, e.arg(0), e.arg(1), advice), 0, "madvise");
     }
     case SYS_mremap: {

@@ -1,7 +1,8 @@
 // scenario: mlock/munlock/mlock2/mlockall/munlockall, madvise advice of every
 // kind (DONTNEED, WILLNEED, DONTFORK, WIPEONFORK, REMOVE on shared memory,
-// COLD, PAGEOUT, POPULATE_READ/WRITE, FREE, HUGEPAGE) with what each leaves
-// in memory, then mprotect PROT_NONE, a handled SIGSEGV, and RW again.
+// COLD, PAGEOUT, POPULATE_READ/WRITE, FREE, HUGEPAGE, DONTNEED_LOCKED) with
+// what each leaves in memory, then mprotect PROT_NONE, a handled SIGSEGV,
+// RW again, and a guard page (MADV_GUARD_INSTALL) that faults until removed.
 #include "scenario.h"
 
 #include <setjmp.h>
@@ -19,6 +20,13 @@
 #endif
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
+#endif
+#ifndef MADV_DONTNEED_LOCKED
+#define MADV_DONTNEED_LOCKED 24
+#endif
+#ifndef MADV_GUARD_INSTALL
+#define MADV_GUARD_INSTALL 102
+#define MADV_GUARD_REMOVE 103
 #endif
 
 static sigjmp_buf env;
@@ -82,6 +90,11 @@ int main(void) {
   advise("POPULATE_WRITE", a, len, MADV_POPULATE_WRITE);
   printf("after DONTNEED and FREE: sum %ld\n", sum(a, len));
   advise("REMOVE on private", a, page, MADV_REMOVE);
+  errno = 0;
+  int locked = mlock(a + 12 * page, 2 * page);
+  advise("DONTNEED_LOCKED", a + 12 * page, 2 * page, MADV_DONTNEED_LOCKED);
+  if (locked == 0) SYS(munlock(a + 12 * page, 2 * page));
+  printf("after DONTNEED_LOCKED: sum %ld\n", sum(a, len));
 
   unsigned char* s = mmap(NULL, 4 * page, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   CHECK(s != MAP_FAILED);
@@ -109,6 +122,20 @@ int main(void) {
     printf("write PROT_NONE: no fault?\n");
   }
   printf("faults: %d\n", faults);
+  // Guard pages (Linux 6.13): a fault on access, until removed.
+  errno = 0;
+  int guarded = madvise(a + 14 * page, page, MADV_GUARD_INSTALL);
+  printf("madvise GUARD_INSTALL: %s\n", guarded == 0 ? "ok" : errname(errno));
+  SYS(mprotect(a + 14 * page, 2 * page, PROT_READ | PROT_WRITE));
+  if (sigsetjmp(env, 1) == 0) {
+    a[14 * page] = 5;
+    printf("store to the guard page: no fault\n");
+  } else {
+    printf("store to the guard page: SIGSEGV\n");
+  }
+  if (guarded == 0) advise("GUARD_REMOVE", a + 14 * page, page, MADV_GUARD_REMOVE);
+  a[14 * page] = 6;
+  printf("after GUARD_REMOVE: %d, faults %d\n", a[14 * page], faults);
   SYS(mprotect(a, len, PROT_READ | PROT_WRITE));
   *v = 7;
   printf("RW again: %d, sum %ld\n", *v, sum(a, len));
