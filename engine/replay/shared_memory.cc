@@ -170,10 +170,12 @@ int64_t SharedObjects::map(Task& task, const trace::Mapping& m, const trace::Tra
     if (fd < 0) return fd;
     it = fds_.emplace(id, static_cast<int>(fd)).first;
   } else {
-    // The object has the file's size when it was mapped (the copy's), so
+    // A new object has the file's size when it was mapped (the copy's), so
     // that accesses past the end fault as they did; size notes follow the
-    // file from there. Its content is the copy's: the file as it was at this
-    // mmap, stores through other aliases included.
+    // file from there. An object still mapped keeps its bytes (the copy may
+    // predate stores through the mapping: the recorder reuses an unchanged
+    // file's copy), growing only if the file grew without a note (by another
+    // process): the new part comes from the copy made at this mmap.
     std::string copy = reader.verified_file_path(m);
     Fd in = open_or_throw(copy, O_RDONLY);
     uint64_t size = size_of(in.get());
@@ -181,10 +183,16 @@ int64_t SharedObjects::map(Task& task, const trace::Mapping& m, const trace::Tra
       int64_t fd = create(task, id, size);
       if (fd < 0) return fd;
       it = fds_.emplace(id, static_cast<int>(fd)).first;
+      Fd out = open_or_throw(proc_fd(task, it->second), O_RDWR);
+      copy_range(in.get(), out.get(), 0, size, copy);
+    } else {
+      Fd out = open_or_throw(proc_fd(task, it->second), O_RDWR);
+      uint64_t have = size_of(out.get());
+      if (have < size) {
+        if (::ftruncate(out.get(), static_cast<off_t>(size)) != 0) return -errno;
+        copy_range(in.get(), out.get(), have, size, copy);
+      }
     }
-    Fd out = open_or_throw(proc_fd(task, it->second), O_RDWR);
-    if (size_of(out.get()) != size && ::ftruncate(out.get(), static_cast<off_t>(size)) != 0) return -errno;
-    copy_range(in.get(), out.get(), 0, size, copy);
   }
   // A private mapping of a file that may change size is a private mapping
   // of the object: its pages past the end fault until the file grows.
