@@ -1,5 +1,5 @@
 // The address space: every change is recorded so that replay can rebuild it
-// (replay executes these calls; see engine/replay/replay_mm.cc).
+// (replay executes these calls; see engine/replay/address_space.cc).
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
