@@ -62,7 +62,12 @@ std::string describe(const trace::Event& e) {
   if (bytes) text += " [" + std::to_string(bytes) + " bytes written]";
   for (const auto& echo : e.echoes) text += " [" + std::to_string(echo.data.size()) + " bytes to fd " + std::to_string(echo.fd) + "]";
   for (const auto& m : e.mappings) {
-    if (e.kind == trace::EventKind::Syscall) text += " [maps " + (m.name.empty() ? std::string("anonymous") : m.name) + "]";
+    if (e.kind != trace::EventKind::Syscall) continue;
+    if (m.kind == trace::MappingKind::FileSize) {
+      text += " [shared file " + std::to_string(m.shared_object) + " now " + std::to_string(m.file_size) + " bytes]";
+    } else {
+      text += " [maps " + (m.name.empty() ? std::string("anonymous") : m.name) + "]";
+    }
   }
   return text;
 }

@@ -721,3 +721,60 @@ BOOST_AUTO_TEST_CASE(an_empty_stop_reason_means_nothing) {
   BOOST_TEST(read_all(r).empty());
   BOOST_TEST(r.truncated());
 }
+
+BOOST_AUTO_TEST_CASE(size_notes_round_trip_and_are_validated) {
+  TempDir tmp;
+  TraceWriter w(tmp.sub("t"), Header{});
+  Event e{EventKind::Syscall, 1};
+  e.regs = RegBlock{};
+  Mapping note;
+  note.kind = MappingKind::FileSize;
+  note.shared_object = 3;
+  note.file_size = 12288;
+  e.mappings.push_back(note);
+  BOOST_TEST(w.write(e) == 0u);
+  Event bad = e;
+  bad.mappings[0].shared_object = 0;
+  expect_error([&] { w.write(bad); }, "size note without a shared object");
+  bad = e;
+  bad.mappings[0].end = 4096;
+  expect_error([&] { w.write(bad); }, "size note without a shared object, or with a range");
+  w.finish();
+  TraceReader r(tmp.sub("t"));
+  std::optional<Event> back = r.next();
+  BOOST_REQUIRE(back.has_value());
+  BOOST_TEST((back->mappings == e.mappings));
+}
+
+BOOST_AUTO_TEST_CASE(sparse_files_are_copied_with_their_holes) {
+  TempDir tmp;
+  std::string src = tmp.sub("heap");
+  int fd = ::open(src.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644);
+  BOOST_REQUIRE(fd >= 0);
+  constexpr off_t kSize = off_t{1} << 30;  // 1 GiB, two pages of data
+  BOOST_REQUIRE(::ftruncate(fd, kSize) == 0);
+  BOOST_REQUIRE(::pwrite(fd, "start", 5, 4096) == 5);
+  BOOST_REQUIRE(::pwrite(fd, "end", 3, kSize - 3) == 3);
+  ::close(fd);
+  struct stat source {};
+  BOOST_REQUIRE(::stat(src.c_str(), &source) == 0);
+  if (source.st_blocks * 512 > (1 << 20)) return;  // this filesystem does not keep holes
+
+  TraceWriter w(tmp.sub("t"), Header{});
+  StoredFile stored = w.add_file(src, "heap");
+  BOOST_TEST(stored.size == static_cast<uint64_t>(kSize));
+  struct stat copy {};
+  BOOST_REQUIRE(::stat(tmp.sub("t/" + stored.path).c_str(), &copy) == 0);
+  BOOST_TEST(copy.st_size == kSize);
+  BOOST_TEST(copy.st_blocks * 512 <= 1 << 20, "the copy takes " << copy.st_blocks * 512 << " bytes");
+  int in = ::open(tmp.sub("t/" + stored.path).c_str(), O_RDONLY);
+  char buf[8] = {};
+  BOOST_TEST(::pread(in, buf, 5, 4096) == 5);
+  BOOST_TEST(std::string(buf, 5) == "start");
+  BOOST_TEST(::pread(in, buf, 3, kSize - 3) == 3);
+  BOOST_TEST(std::string(buf, 3) == "end");
+  BOOST_TEST(::pread(in, buf, 4, 1 << 20) == 4);
+  BOOST_TEST(std::string(buf, 4) == std::string(4, '\0'));
+  ::close(in);
+  // Dense files still go the ordinary way (checked by add_file_copies_and_dedupes).
+}

@@ -1,11 +1,14 @@
 // The address space: every change is recorded so that replay can rebuild it
-// (replay executes these calls; see engine/replay/replay_mm.cc).
+// (replay executes these calls; see engine/replay/address_space.cc).
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <sstream>
+#include <vector>
 
 #include "engine/core/proc_maps.h"
 #include "engine/core/tool_page.h"
@@ -46,6 +49,25 @@ void enter_madvise(SyscallContext& ctx) {
   }
 }
 
+// /dev/zero (character device 1:5): mapping it makes anonymous memory,
+// private or shared, exactly as MAP_ANONYMOUS would.
+bool is_dev_zero(const struct stat& st) {
+  return S_ISCHR(st.st_mode) && major(st.st_rdev) == 1 && minor(st.st_rdev) == 5;
+}
+
+// What a mapping's descriptor refers to, for a refusal: "character device
+// /dev/fb0 (29:0)".
+std::string describe_unmappable(const struct stat& st, const std::string& name) {
+  std::ostringstream os;
+  if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) {
+    os << (S_ISCHR(st.st_mode) ? "character" : "block") << " device " << name << " (" << major(st.st_rdev)
+       << ":" << minor(st.st_rdev) << ")";
+  } else {
+    os << name << " (not a regular file)";
+  }
+  return os.str();
+}
+
 void exit_mmap(SyscallContext& ctx) {
   if (ctx.failed()) return;
   uint64_t start = static_cast<uint64_t>(ctx.result());
@@ -57,24 +79,45 @@ void exit_mmap(SyscallContext& ctx) {
   m.offset = ctx.arg(5);
   if (m.flags & MAP_ANONYMOUS) {
     m.kind = trace::MappingKind::Anonymous;
-  } else {
-    pid_t pid = ctx.task.tid();
-    std::string fd_link = "/proc/" + std::to_string(pid) + "/fd/" + std::to_string(static_cast<int>(ctx.arg(4)));
-    char target[4096];
-    ssize_t n = readlink(fd_link.c_str(), target, sizeof(target) - 1);
-    m.name = n > 0 ? std::string(target, static_cast<size_t>(n)) : fd_link;
-    struct stat st {};
-    if (stat(fd_link.c_str(), &st) != 0) ctx.refuse("cannot find the file behind mmap's descriptor");
-    m.kind = trace::MappingKind::File;
-    trace::StoredFile stored = ctx.session.writer().add_file(fd_link, m.name);
-    m.file = stored.path;
-    m.file_size = stored.size;
-    m.file_hash = stored.hash;
-    if (m.flags & MAP_SHARED) {
-      m.shared_object = ctx.session.shared_object_id(st.st_dev, st.st_ino);
-      ctx.session.forget_mappings(m.start, m.end - m.start);
-      ctx.session.track_shared_mapping({m.start, m.end, m.offset, st.st_dev, st.st_ino});
-    }
+    ctx.event.mappings.push_back(std::move(m));
+    return;
+  }
+  pid_t pid = ctx.task.tid();
+  std::string fd_link = "/proc/" + std::to_string(pid) + "/fd/" + std::to_string(static_cast<int>(ctx.arg(4)));
+  char target[4096];
+  ssize_t n = readlink(fd_link.c_str(), target, sizeof(target) - 1);
+  m.name = n > 0 ? std::string(target, static_cast<size_t>(n)) : fd_link;
+  struct stat st {};
+  if (stat(fd_link.c_str(), &st) != 0) ctx.refuse("cannot find the file behind mmap's descriptor");
+  if (is_dev_zero(st)) {
+    m.kind = trace::MappingKind::Anonymous;
+    m.flags |= MAP_ANONYMOUS;
+    m.offset = 0;
+    ctx.event.mappings.push_back(std::move(m));
+    return;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    // A device's or a kernel object's memory (frame buffers, perf rings,
+    // io_uring queues) is not a file whose contents the trace could hold.
+    ctx.refuse("cannot record a mapping of " + describe_unmappable(st, m.name) +
+               ": its memory belongs to the device or kernel object, not to a file backstep can copy");
+  }
+  m.kind = trace::MappingKind::File;
+  trace::StoredFile stored = ctx.session.writer().add_file(fd_link, m.name);
+  m.file = stored.path;
+  m.file_size = stored.size;
+  m.file_hash = stored.hash;
+  // Shared mappings, and private ones past the file's end (their last pages
+  // fault until the file grows), are mapped in replay over an object that
+  // follows the file's size. write(2) to the file changes what they show (a
+  // private one: in the pages it has not copied; the recorder reads what
+  // the mapping shows, so it records the truth either way).
+  bool past_end = m.offset + (m.end - m.start) > page_up(stored.size);
+  ctx.session.forget_mappings(m.start, m.end - m.start);
+  if ((m.flags & MAP_SHARED) || past_end) {
+    m.shared_object = ctx.session.shared_object_id(st.st_dev, st.st_ino);
+    ctx.session.mapped_file_sizes().watch(fd_link, m.shared_object, stored.size);
+    ctx.session.track_shared_mapping({m.start, m.end, m.offset, st.st_dev, st.st_ino});
   }
   ctx.event.mappings.push_back(std::move(m));
 }
@@ -83,9 +126,27 @@ void exit_mincore(SyscallContext& ctx) {
   if (!ctx.failed()) ctx.record_memory(ctx.arg(2), page_up(ctx.arg(1)) / kPage);
 }
 
-// munmap and mremap: shared file mappings in the old range are gone.
+// munmap: shared file mappings in the range are gone.
 void exit_unmap(SyscallContext& ctx) {
   if (!ctx.failed()) ctx.session.forget_mappings(ctx.arg(0), ctx.arg(1));
+}
+
+// mremap: a shared file mapping that moved or grew is still one, at its new
+// place (write(2) to the file changes its memory there).
+void exit_mremap(SyscallContext& ctx) {
+  if (ctx.failed()) return;
+  uint64_t old_addr = ctx.arg(0), old_len = ctx.arg(1), new_len = ctx.arg(2);
+  uint64_t new_addr = static_cast<uint64_t>(ctx.result());
+  std::vector<RecordSession::SharedFileMapping> moved;
+  for (const RecordSession::SharedFileMapping& m : ctx.session.shared_mappings()) {
+    if (old_addr < m.start || old_addr >= m.end) continue;
+    moved.push_back({new_addr, new_addr + page_up(new_len), m.offset + (old_addr - m.start), m.dev, m.ino});
+  }
+  // old_len 0 makes a second mapping of the same pages; MREMAP_DONTUNMAP
+  // leaves the old one in place too.
+  if (old_len != 0 && !(ctx.arg(3) & MREMAP_DONTUNMAP)) ctx.session.forget_mappings(old_addr, old_len);
+  ctx.session.forget_mappings(new_addr, page_up(new_len));
+  for (const auto& m : moved) ctx.session.track_shared_mapping(m);
 }
 
 }  // namespace
@@ -95,7 +156,7 @@ void exit_unmap(SyscallContext& ctx) {
 namespace recorders {
 extern const SyscallRecorder mmap{enter_mmap, exit_mmap};
 extern const SyscallRecorder munmap{enter_range_change, exit_unmap};
-extern const SyscallRecorder mremap{enter_range_change, exit_unmap};
+extern const SyscallRecorder mremap{enter_range_change, exit_mremap};
 extern const SyscallRecorder mprotect{enter_range_change, nullptr};
 extern const SyscallRecorder madvise{enter_madvise, nullptr};
 extern const SyscallRecorder mincore{nullptr, exit_mincore};

@@ -325,6 +325,7 @@ void RecordSession::on_syscall_exit(Task& task) {
   ctx.written = read_written_bytes(task, ctx.entry, ctx.result());
   const SyscallRecorder* recorder = syscall_recorder(ctx.info.nr);
   if (recorder && recorder->exit) recorder->exit(ctx);
+  mapped_file_sizes_.note_changes(ctx.event);
   if (ctx.written) ctx.event.written = trace::summarize_written(*ctx.written, ctx.event.echoes);
   Registers recorded_entry = Registers::from_block(*ctx.event.regs);
   ctx.event.reg_changes = ctx.exit.changes_since(recorded_entry);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/core/session.h"
+#include "engine/record/mapped_file_sizes.h"
 #include "engine/record/recorder_signals.h"
 #include "engine/record/syscall_context.h"
 #include "engine/trace/writer.h"
@@ -70,6 +71,8 @@ class RecordSession : public Session {
   // The trace's number for a file mapped MAP_SHARED (Mapping::shared_object):
   // the same for every mapping of the file, so replay makes them alias.
   uint64_t shared_object_id(dev_t dev, ino_t ino);
+  // Their sizes, noted on every event that changes one (mm_syscalls.cc).
+  MappedFileSizes& mapped_file_sizes() { return mapped_file_sizes_; }
 
   // Where the next recorded event will be numbered (for messages).
   uint64_t next_event() const { return writer_ ? writer_->events_written() : 0; }
@@ -107,6 +110,7 @@ class RecordSession : public Session {
   int cpu_ = -1;
   RecordResult result_;
   std::vector<SharedFileMapping> shared_maps_;
+  MappedFileSizes mapped_file_sizes_;
   std::map<std::pair<dev_t, ino_t>, uint64_t> shared_objects_;
   std::unique_ptr<RecorderSignals> signals_;
   // Stop signals seen on one side only so far: by the program (at its

@@ -47,18 +47,29 @@ int64_t map_file(Task& task, const trace::Mapping& m, const trace::TraceReader& 
   return r;
 }
 
+// Advice that changes what the program sees: pages that read as zeros (or
+// the file) again, guard pages that fault. The rest (WILLNEED, COLD,
+// HUGEPAGE, ...) only tunes the kernel; DONTFORK and WIPEONFORK must not be
+// redone, since checkpoints are forks of the replayed process.
+bool changes_memory(uint64_t advice) {
+  constexpr uint64_t kDontneedLocked = 24, kGuardInstall = 102, kGuardRemove = 103;
+  return advice == MADV_DONTNEED || advice == MADV_REMOVE || advice == kDontneedLocked ||
+         advice == kGuardInstall || advice == kGuardRemove;
+}
+
 }  // namespace
 
 int64_t map_recorded(Task& task, const trace::Mapping& m, const trace::TraceReader& reader,
                      SharedObjects& shared) {
   int64_t r;
   bool is_shared = (m.flags & kMapTypeBits) != MAP_PRIVATE && (m.flags & MAP_SHARED);
-  if (is_shared && (m.kind == trace::MappingKind::File || m.kind == trace::MappingKind::Anonymous)) {
+  bool has_object = m.kind == trace::MappingKind::File && m.shared_object != 0;
+  if (has_object || (is_shared && (m.kind == trace::MappingKind::File || m.kind == trace::MappingKind::Anonymous))) {
     r = shared.map(task, m, reader);
   } else if (m.kind == trace::MappingKind::File) {
     r = map_file(task, m, reader);
   } else {
-    uint32_t flags = (m.flags & ~MAP_FIXED_NOREPLACE & ~MAP_GROWSDOWN) | MAP_ANONYMOUS | MAP_FIXED;
+    uint32_t flags = (m.flags & ~MAP_FIXED_NOREPLACE) | MAP_ANONYMOUS | MAP_FIXED;
     if (!(flags & kMapTypeBits)) flags |= MAP_PRIVATE;
     r = tool_syscall(task, SYS_mmap, m.start, m.end - m.start, m.prot, flags,
                      static_cast<uint64_t>(-1), 0);
@@ -102,6 +113,12 @@ void rebuild_address_space(Task& task, const trace::Event& exec, const trace::Tr
 std::string replay_address_space_call(ReplayMmCall& call) {
   Task& task = call.task;
   const Registers& e = call.entry;
+  // Size notes first: the event's memory writes may land in the new part.
+  for (const trace::Mapping& note : call.event.mappings) {
+    if (note.kind != trace::MappingKind::FileSize) continue;
+    std::string problem = call.shared.resize(task, note.shared_object, note.file_size);
+    if (!problem.empty()) return problem;
+  }
   if (call.result < 0 && call.result > -4096) return "";  // failed calls changed nothing
   auto expect = [&](int64_t got, int64_t want, const char* what) -> std::string {
     if (got == want) return "";
@@ -120,7 +137,7 @@ std::string replay_address_space_call(ReplayMmCall& call) {
     case SYS_madvise: {
       uint64_t advice = e.arg(2);
       if (advice == MADV_FREE) advice = MADV_DONTNEED;  // as the recorder made it
-      if (advice != MADV_DONTNEED && advice != MADV_REMOVE) return "";
+      if (!changes_memory(advice)) return "";
       return expect(tool_syscall(task, SYS_madvise, e.arg(0), e.arg(1), advice), 0, "madvise");
     }
     case SYS_mremap: {

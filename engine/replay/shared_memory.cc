@@ -6,6 +6,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <set>
 #include <stdexcept>
@@ -26,7 +27,6 @@ constexpr const char* kMapsPrefix = "/memfd:backstep-shared-";
 constexpr uint64_t kAnonymousIds = uint64_t{1} << 62;
 constexpr uint32_t kMapTypeBits = MAP_SHARED | MAP_PRIVATE | MAP_SHARED_VALIDATE;
 
-uint64_t page_up(uint64_t v) { return (v + 4095) & ~uint64_t{4095}; }
 
 // The object a maps line shows, if it is one of ours.
 bool object_of(const MapsEntry& e, uint64_t& id) {
@@ -62,8 +62,9 @@ Fd open_or_throw(const std::string& path, int flags) {
   return fd;
 }
 
-// Copies [from, to) of `in` to the same offsets of `out`.
-void copy_range(int in, int out, uint64_t from, uint64_t to, const std::string& what) {
+// Copies [from, to) of `in` to the same offsets of `out`, a byte range at a
+// time.
+void copy_bytes(int in, int out, uint64_t from, uint64_t to, const std::string& what) {
   std::vector<char> buf(1 << 20);
   while (from < to) {
     ssize_t n = ::pread(in, buf.data(), std::min<uint64_t>(buf.size(), to - from), static_cast<off_t>(from));
@@ -80,10 +81,50 @@ void copy_range(int in, int out, uint64_t from, uint64_t to, const std::string& 
   }
 }
 
+// Copies [from, to) of `in` to the same offsets of `out`, holes as holes:
+// a terabyte reserved by ftruncate and barely touched costs neither disk
+// nor memory. Where `in` cannot tell its holes, copies every byte.
+void copy_range(int in, int out, uint64_t from, uint64_t to, const std::string& what) {
+  while (from < to) {
+    off_t data = ::lseek(in, static_cast<off_t>(from), SEEK_DATA);
+    if (data < 0 && errno != ENXIO) return copy_bytes(in, out, from, to, what);
+    uint64_t data_at = data < 0 ? to : std::min<uint64_t>(static_cast<uint64_t>(data), to);
+    if (data_at > from) {
+      // A hole in `in`: zeros in `out` too, whatever it held.
+      ::fallocate(out, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(from),
+                  static_cast<off_t>(data_at - from));
+    }
+    if (data_at >= to) return;
+    off_t hole = ::lseek(in, static_cast<off_t>(data_at), SEEK_HOLE);
+    uint64_t hole_at = hole < 0 ? to : std::min<uint64_t>(static_cast<uint64_t>(hole), to);
+    copy_bytes(in, out, data_at, hole_at, what);
+    from = hole_at;
+  }
+}
+
 uint64_t size_of(int fd) {
   struct stat st {};
   if (::fstat(fd, &st) != 0) throw std::runtime_error(std::string("shared memory: fstat: ") + std::strerror(errno));
   return static_cast<uint64_t>(st.st_size);
+}
+
+// Points a checkpoint's alias `e` at its own copy `fd` of the object
+// (`size` bytes). A private alias keeps what it holds: its pages below the
+// end of the object are read first and written back over the new mapping
+// (private copies then, which only matters if the file changes again).
+void remap_alias(Task& child, const MapsEntry& e, uint64_t fd, uint64_t size) {
+  std::vector<uint8_t> kept;
+  if (!e.shared && size > e.offset) {
+    uint64_t readable = std::min(e.end - e.start, ((size - e.offset) + 4095) & ~uint64_t{4095});
+    kept.resize(readable);
+    kept.resize(child.read_some(remote_ptr<void>(e.start), kept.data(), kept.size()));
+  }
+  int64_t r = tool_syscall(child, SYS_mmap, e.start, e.end - e.start, e.prot,
+                           (e.shared ? MAP_SHARED : MAP_PRIVATE) | MAP_FIXED, fd, e.offset);
+  if (r != static_cast<int64_t>(e.start)) {
+    throw std::runtime_error("shared memory: cannot remap a checkpoint's copy: error " + std::to_string(-r));
+  }
+  if (!kept.empty()) child.write_bytes(remote_ptr<void>(e.start), kept.data(), kept.size());
 }
 
 }  // namespace
@@ -121,40 +162,53 @@ int64_t SharedObjects::map(Task& task, const trace::Mapping& m, const trace::Tra
   if (!fds_.empty()) forget_unmapped(task);
   bool file = m.kind == trace::MappingKind::File;
   uint64_t id = file ? m.shared_object : kAnonymousIds + next_anonymous_++;
-  uint64_t needed = page_up((file ? m.offset : 0) + (m.end - m.start));
   auto it = fds_.find(id);
-  if (it == fds_.end()) {
-    uint64_t size = needed;
-    std::string copy;
-    if (file) {
-      copy = reader.verified_file_path(m);
-      size = std::max(size, size_of(open_or_throw(copy, O_RDONLY).get()));
-    }
-    int64_t fd = create(task, id, size);
+  if (!file) {
+    // Shared anonymous memory is an object of the mapping's size: the part
+    // an mremap grows it by faults with SIGBUS, in replay as when recorded.
+    int64_t fd = create(task, id, m.end - m.start);
     if (fd < 0) return fd;
     it = fds_.emplace(id, static_cast<int>(fd)).first;
-    if (file) {
-      Fd in = open_or_throw(copy, O_RDONLY);
+  } else {
+    // A new object has the file's size when it was mapped (the copy's), so
+    // that accesses past the end fault as they did; size notes follow the
+    // file from there. An object still mapped keeps its bytes (the copy may
+    // predate stores through the mapping: the recorder reuses an unchanged
+    // file's copy), growing only if the file grew without a note (by another
+    // process): the new part comes from the copy made at this mmap.
+    std::string copy = reader.verified_file_path(m);
+    Fd in = open_or_throw(copy, O_RDONLY);
+    uint64_t size = size_of(in.get());
+    if (it == fds_.end()) {
+      int64_t fd = create(task, id, size);
+      if (fd < 0) return fd;
+      it = fds_.emplace(id, static_cast<int>(fd)).first;
       Fd out = open_or_throw(proc_fd(task, it->second), O_RDWR);
       copy_range(in.get(), out.get(), 0, size, copy);
-    }
-  } else if (file) {
-    // Another alias is still mapped: share its memory. The file may have
-    // grown since (write(2) past the old end): take the new part from the
-    // trace's copy made at this mmap.
-    Fd out = open_or_throw(proc_fd(task, it->second), O_RDWR);
-    uint64_t have = size_of(out.get());
-    if (have < needed) {
-      std::string copy = reader.verified_file_path(m);
-      Fd in = open_or_throw(copy, O_RDONLY);
-      if (::ftruncate(out.get(), static_cast<off_t>(needed)) != 0) return -errno;
-      copy_range(in.get(), out.get(), have, needed, copy);
+    } else {
+      Fd out = open_or_throw(proc_fd(task, it->second), O_RDWR);
+      uint64_t have = size_of(out.get());
+      if (have < size) {
+        if (::ftruncate(out.get(), static_cast<off_t>(size)) != 0) return -errno;
+        copy_range(in.get(), out.get(), have, size, copy);
+      }
     }
   }
-  uint32_t flags = (m.flags & ~kMapTypeBits & ~MAP_ANONYMOUS & ~MAP_FIXED_NOREPLACE & ~MAP_GROWSDOWN) |
-                   MAP_SHARED | MAP_FIXED;
+  // A private mapping of a file that may change size is a private mapping
+  // of the object: its pages past the end fault until the file grows.
+  uint32_t type = (m.flags & kMapTypeBits) == MAP_PRIVATE ? MAP_PRIVATE : MAP_SHARED;
+  uint32_t flags = (m.flags & ~kMapTypeBits & ~MAP_ANONYMOUS & ~MAP_FIXED_NOREPLACE & ~MAP_GROWSDOWN) | type | MAP_FIXED;
   return tool_syscall(task, SYS_mmap, m.start, m.end - m.start, m.prot, flags, static_cast<uint64_t>(it->second),
                       file ? m.offset : 0);
+}
+
+std::string SharedObjects::resize(Task& task, uint64_t object, uint64_t size) {
+  auto it = fds_.find(object);
+  if (it == fds_.end()) return "";
+  int64_t r = tool_syscall(task, SYS_ftruncate, static_cast<uint64_t>(it->second), size);
+  if (r == 0) return "";
+  return "cannot resize shared object " + std::to_string(object) + " to " + std::to_string(size) +
+         " bytes: error " + std::to_string(-r);
 }
 
 SharedObjects SharedObjects::copy_into(Task& child) const {
@@ -178,13 +232,7 @@ SharedObjects SharedObjects::copy_into(Task& child) const {
     if (fresh < 0) throw std::runtime_error("shared memory: cannot create a checkpoint's copy: error " + std::to_string(-fresh));
     Fd out = open_or_throw(proc_fd(child, static_cast<int>(fresh)), O_RDWR);
     copy_range(in.get(), out.get(), 0, size, "a shared object");
-    for (const MapsEntry& e : found->second) {
-      int64_t r = tool_syscall(child, SYS_mmap, e.start, e.end - e.start, e.prot, MAP_SHARED | MAP_FIXED,
-                               static_cast<uint64_t>(fresh), e.offset);
-      if (r != static_cast<int64_t>(e.start)) {
-        throw std::runtime_error("shared memory: cannot remap a checkpoint's copy: error " + std::to_string(-r));
-      }
-    }
+    for (const MapsEntry& e : found->second) remap_alias(child, e, static_cast<uint64_t>(fresh), size);
     // The copy takes the original's descriptor number, so that the table
     // reads the same in both processes.
     if (tool_syscall(child, SYS_dup2, static_cast<uint64_t>(fresh), static_cast<uint64_t>(fd)) != fd) {

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <map>
+#include <string>
 
 #include "engine/core/task.h"
 #include "engine/trace/event.h"
@@ -22,6 +23,12 @@ class SharedObjects {
   // or extending the memfd from the trace's copy of the file as needed.
   // Returns the mmap result (a negative errno on failure).
   int64_t map(Task& task, const trace::Mapping& m, const trace::TraceReader& reader);
+
+  // Applies a size note (trace::MappingKind::FileSize): the file behind
+  // object `object` is now `size` bytes long. Objects not mapped are left
+  // alone (a later mmap starts from the trace's newer copy). Returns "" or
+  // what failed.
+  std::string resize(Task& task, uint64_t object, uint64_t size);
 
   // After `child` was forked from the task these objects belong to: gives
   // the child copies of every object still mapped, at the same descriptor

@@ -101,7 +101,7 @@ bool valid_kind(uint8_t k) {
 
 bool valid_mapping_kind(uint8_t k) {
   return k >= static_cast<uint8_t>(MappingKind::Anonymous) &&
-         k <= static_cast<uint8_t>(MappingKind::Tool);
+         k <= static_cast<uint8_t>(MappingKind::FileSize);
 }
 
 void encode_mapping(ByteWriter& w, const Mapping& m) {
@@ -317,6 +317,12 @@ void validate_event(const Event& e) {
   for (const Mapping& m : e.mappings) {
     if (!valid_mapping_kind(static_cast<uint8_t>(m.kind)))
       throw FormatError("bad mapping kind " + std::to_string(static_cast<unsigned>(m.kind)));
+    if (m.kind == MappingKind::FileSize) {
+      // A size note, not a range: it names a shared object.
+      if (m.shared_object == 0 || m.start != 0 || m.end != 0)
+        throw FormatError("size note without a shared object, or with a range");
+      continue;
+    }
     if (m.start >= m.end)
       throw FormatError("empty or inverted mapping " + std::to_string(m.start) + "-" +
                         std::to_string(m.end));

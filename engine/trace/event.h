@@ -65,6 +65,11 @@ enum class MappingKind : uint8_t {
   Vdso = 5,       // [vdso], contents in the event's memory writes
   Vvar = 6,       // [vvar]/[vvar_vclock]: placeholder, never read by the program
   Tool = 7,       // backstep's own page (remote syscalls), same in record and replay
+  // Not a mapping: a size note on a Syscall event. After the call, the file
+  // of MAP_SHARED object `shared_object` is `file_size` bytes long (replay
+  // resizes the memory standing for it, so that accesses past its end fault
+  // as they did).
+  FileSize = 8,
 };
 
 struct Mapping {

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <system_error>
 #include <utility>
@@ -70,10 +71,56 @@ void copy_by_reading(int in, int out) {
   }
 }
 
+// Copies only the data of a sparse file (a memfd a runtime sized to
+// reserve a terabyte of heap, a database file with holes): the holes stay
+// holes in the copy, which reads the same. False when `in` cannot tell
+// where its holes are, or has none; then nothing was written.
+bool copy_sparse(int in, int out, off_t size) {
+  off_t data = ::lseek(in, 0, SEEK_DATA);
+  if (data < 0 && errno != ENXIO) return false;
+  off_t hole = data < 0 ? size : ::lseek(in, data, SEEK_HOLE);
+  if (hole < 0) return false;
+  if (data >= 0 && data == 0 && hole >= size) return false;  // no holes: copy it whole
+  while (data >= 0 && data < size) {
+    hole = ::lseek(in, data, SEEK_HOLE);
+    if (hole < 0) throw std::system_error(errno, std::system_category(), "lseek");
+    off_t from = data;
+    while (from < hole) {
+      ssize_t n = ::copy_file_range(in, &from, out, &from, static_cast<size_t>(hole - from), 0);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        // Not across these filesystems: read and write this extent.
+        std::vector<char> buf(1 << 20);
+        while (from < hole) {
+          ssize_t r = ::pread(in, buf.data(), std::min<off_t>(static_cast<off_t>(buf.size()), hole - from), from);
+          if (r < 0 && errno == EINTR) continue;
+          if (r < 0) throw std::system_error(errno, std::system_category(), "read");
+          if (r == 0) break;
+          for (ssize_t done = 0; done < r;) {
+            ssize_t w = ::pwrite(out, buf.data() + done, static_cast<size_t>(r - done), from + done);
+            if (w < 0 && errno == EINTR) continue;
+            if (w < 0) throw std::system_error(errno, std::system_category(), "write");
+            done += w;
+          }
+          from += r;
+        }
+        break;
+      }
+    }
+    data = ::lseek(in, hole, SEEK_DATA);
+    if (data < 0 && errno != ENXIO) throw std::system_error(errno, std::system_category(), "lseek");
+  }
+  if (::ftruncate(out, size) != 0) throw std::system_error(errno, std::system_category(), "ftruncate");
+  return true;
+}
+
 // Copies with copy_file_range where the kernel can, finishing with
 // read/write where it cannot (other filesystem, old kernel, special file).
 void copy_contents(int in, int out, off_t size) {
   if (::ioctl(out, FICLONE, in) == 0) return;
+  if (copy_sparse(in, out, size)) return;
+  // SEEK_DATA and SEEK_HOLE moved the offset the copies below start from.
+  if (::lseek(in, 0, SEEK_SET) != 0) throw std::system_error(errno, std::system_category(), "lseek");
   off_t copied = 0;
   for (;;) {
     ssize_t n = ::copy_file_range(in, nullptr, out, nullptr, 1 << 30, 0);
