@@ -71,6 +71,9 @@ class RecordSession : public Session {
   // the same for every mapping of the file, so replay makes them alias.
   uint64_t shared_object_id(dev_t dev, ino_t ino);
 
+  // The recorder's signal handling, while run() runs.
+  RecorderSignals& recorder_signals() { return *signals_; }
+
   // Where the next recorded event will be numbered (for messages).
   uint64_t next_event() const { return writer_ ? writer_->events_written() : 0; }
 
