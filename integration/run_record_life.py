@@ -376,6 +376,34 @@ def t_program_sigterm_to_its_group(ctx):
     group_signal_from_program(ctx, signal.SIGTERM, ("default", "handler"))
 
 
+def t_program_signals_the_recorder(ctx):
+    """The program's parent, under record, is the recorder: a signal the
+    program sends it (SIGUSR1, SIGABRT: fatal by default) must not end the
+    recording. Natively the signal would go to whoever started the program;
+    under record nobody else gets it, and the program runs on."""
+    c = ctx.check
+    for sig in (signal.SIGUSR1, signal.SIGABRT):
+        what = "kill(getppid(), %s)" % signal.Signals(sig).name
+        trace = ctx.path("trace-%d" % sig)
+        rec = subprocess.run([ctx.backstep, "record", "-o", trace, "--", ctx.lifecycle,
+                              "parentkill", str(int(sig))], cwd=ctx.root, env=ctx.env,
+                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, timeout=TIMEOUT, start_new_session=True)
+        print("%s: recorder exit %d, stdout %r, stderr %r" %
+              (what, rec.returncode, rec.stdout, tail(rec.stderr, 300)))
+        c.expect(rec.returncode == 0 and rec.stdout == b"before\nafter\n" and rec.stderr == b"",
+                 "%s: recorder exit %d (%s), stdout %r, stderr %r; expected exit 0, "
+                 "'before' and 'after', no message" %
+                 (what, rec.returncode, describe_status(rec.returncode), rec.stdout,
+                  tail(rec.stderr)))
+        if not os.path.isdir(trace):
+            c.fail("%s: no trace in %s" % (what, trace))
+            continue
+        res = ctx.replay(trace)
+        c.expect(res.returncode == 0 and res.stdout == rec.stdout,
+                 "%s: replay: %s, stdout %r" % (what, res.describe(), res.stdout))
+
+
 # --------------------------------------------------------------------------
 # A recorder killed by SIGKILL
 

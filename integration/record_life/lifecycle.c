@@ -12,6 +12,9 @@
 //                           or caught (HOW: default, ignore, handler), prints
 //                           "before", sends SIG to its own process group with
 //                           kill(0, SIG), prints "after" and exits 0
+//   lifecycle parentkill SIG
+//                           prints "before", sends SIG to its parent (under
+//                           record: the recorder), prints "after", exits 0
 //   lifecycle noise         forever: 64 KiB from getrandom, then a line, so
 //                           that the trace grows fast and does not compress
 //
@@ -88,6 +91,12 @@ int main(int argc, char** argv) {
     for (;;) pause();
   }
   if (strcmp(mode, "groupkill") == 0 && argc > 3) return groupkill((int)count, argv[3]);
+  if (strcmp(mode, "parentkill") == 0) {
+    put("before\n");
+    if (kill(getppid(), (int)count) != 0) return 3;
+    put("after\n");
+    return 0;
+  }
   if (strcmp(mode, "noise") == 0) {
     static char buf[65536];
     char line[64];
@@ -101,6 +110,6 @@ int main(int argc, char** argv) {
       put(line);
     }
   }
-  fprintf(stderr, "usage: lifecycle sigstate | lines N | pause N | groupkill SIG HOW | noise\n");
+  fprintf(stderr, "usage: lifecycle sigstate | lines N | pause N | groupkill SIG HOW | parentkill SIG | noise\n");
   return 2;
 }
