@@ -67,6 +67,14 @@ WORKLOADS = [
         "default": 2000,
         "about": "mmap/touch/mprotect/mremap/munmap anonymous regions",
     },
+    {
+        "name": "rdtsc_loop",
+        "source": "rdtsc_loop.c",
+        "param": "count",
+        "default": 200_000,
+        "about": "rdtsc N times (each one a trap under record, an event in replay)",
+        "per_op": "rdtsc",
+    },
 ]
 SLOW_RUN_WARNING_S = 60.0
 
@@ -227,6 +235,7 @@ def fail(mode, w, cmd, rc, native_rc, stderr, what):
 
 def run_workload(w, backstep, args, tmp, env):
     res = {"name": w["name"], "about": w["about"], "param": w["param"], "value": w["value"],
+           "per_op": w.get("per_op"),
            "native_s": [], "record_s": [], "replay_s": [],
            "native_cpu_s": [], "record_cpu_s": [], "replay_cpu_s": [],
            "trace": [], "exit_status": None}
@@ -291,7 +300,16 @@ def summarize(res):
     events = statistics.median(t["events_bytes"] for t in res["trace"])
     linked = statistics.median(t["hardlinked_bytes"] for t in res["trace"])
     cpu = {m: statistics.median(res[f"{m}_cpu_s"]) for m in ("native", "record", "replay")}
+    per_op = {}
+    if res.get("per_op"):
+        # What one operation (one rdtsc) costs beyond its native cost, and
+        # how many of them record and replay get through per second.
+        n = res["value"]
+        for m in ("record", "replay"):
+            per_op[f"{m}_us_per_{res['per_op']}"] = (med[m] - med["native"]) / n * 1e6
+            per_op[f"{m}_{res['per_op']}_per_s"] = n / med[m]
     return {
+        **per_op,
         "native_median_s": med["native"],
         "record_median_s": med["record"],
         "replay_median_s": med["replay"],
@@ -326,6 +344,10 @@ def print_table(res):
     print(f"trace {s['trace_mb']:.2f} MB (events {s['events_mb']:.2f} MB; "
           f"+{s['hardlinked_mb']:.2f} MB hard-linked, not counted), "
           f"record throughput {s['record_throughput_mb_s']:.2f} MB/s")
+    op = res.get("per_op")
+    if op:
+        print(f"per {op}: record {s[f'record_us_per_{op}']:.1f} us ({s[f'record_{op}_per_s']:,.0f}/s), "
+              f"replay {s[f'replay_us_per_{op}']:.1f} us ({s[f'replay_{op}_per_s']:,.0f}/s)")
 
 
 def print_summary(results, runs):

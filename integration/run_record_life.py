@@ -309,6 +309,102 @@ def t_sigint_alone_stops_recording(ctx):
 
 
 # --------------------------------------------------------------------------
+# Signals the program sends to its own process group (which the recorder
+# shares): they must reach the program as without backstep, never the
+# recorder.
+
+
+def group_signal_from_program(ctx, sig, hows):
+    """`lifecycle groupkill SIG HOW`: kill(0, SIG) with SIG at its default,
+    ignored or caught. Recorded, the program ends as it does natively (same
+    exit status, same output), the recorder says nothing, the trace is
+    complete and replays to the same end."""
+    c = ctx.check
+    name = signal.Signals(sig).name
+    for how in hows:
+        what = "kill(0, %s), %s" % (name, how)
+        argv = [ctx.lifecycle, "groupkill", str(int(sig)), how]
+        # Each in a session of its own, so that kill(0) hits no test process.
+        native = subprocess.run(argv, cwd=ctx.root, env=ctx.env, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                timeout=TIMEOUT, start_new_session=True)
+        native_status = native.returncode if native.returncode >= 0 else 128 - native.returncode
+        trace = ctx.path("trace-%s-%s" % (name, how))
+        rec = subprocess.run([ctx.backstep, "record", "-o", trace, "--"] + argv, cwd=ctx.root,
+                             env=ctx.env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, timeout=TIMEOUT, start_new_session=True)
+        print("%s: native %d %r, recorder exit %d, stdout %r, stderr %r" %
+              (what, native_status, native.stdout, rec.returncode, rec.stdout,
+               tail(rec.stderr, 300)))
+        c.expect(rec.returncode == native_status,
+                 "%s: recorder exit %d (%s), expected the program's native %d" %
+                 (what, rec.returncode, describe_status(rec.returncode), native_status))
+        c.expect(rec.stdout == native.stdout,
+                 "%s: recorded output differs:\n%s" %
+                 (what, diff_summary("native", native.stdout, "recorded", rec.stdout)))
+        c.expect(rec.stderr == b"", "%s: the recorder printed %r" % (what, tail(rec.stderr)))
+        if not os.path.isdir(trace):
+            c.fail("%s: no trace in %s" % (what, trace))
+            continue
+        res = ctx.replay(trace)
+        c.expect(res.returncode == native_status and res.stdout == native.stdout,
+                 "%s: replay: %s, expected exit %d and the native output; stdout %s" %
+                 (what, res.describe(), native_status,
+                  diff_summary("native", native.stdout, "replayed", res.stdout)))
+
+
+def describe_status(status):
+    if status < 0:
+        return "killed by %s" % signal.Signals(-status).name
+    if status > 128 and status - 128 < signal.NSIG:
+        try:
+            return "died of %s" % signal.Signals(status - 128).name
+        except ValueError:
+            pass
+    return "exit"
+
+
+def t_program_sigabrt_to_its_group(ctx):
+    group_signal_from_program(ctx, signal.SIGABRT, ("default", "ignore", "handler"))
+
+
+def t_program_sigtrap_to_its_group(ctx):
+    group_signal_from_program(ctx, signal.SIGTRAP, ("default", "handler"))
+
+
+def t_program_sigterm_to_its_group(ctx):
+    group_signal_from_program(ctx, signal.SIGTERM, ("default", "handler"))
+
+
+def t_program_signals_the_recorder(ctx):
+    """The program's parent, under record, is the recorder: a signal the
+    program sends it (SIGUSR1, SIGABRT: fatal by default) must not end the
+    recording. Natively the signal would go to whoever started the program;
+    under record nobody else gets it, and the program runs on."""
+    c = ctx.check
+    for sig in (signal.SIGUSR1, signal.SIGABRT):
+        what = "kill(getppid(), %s)" % signal.Signals(sig).name
+        trace = ctx.path("trace-%d" % sig)
+        rec = subprocess.run([ctx.backstep, "record", "-o", trace, "--", ctx.lifecycle,
+                              "parentkill", str(int(sig))], cwd=ctx.root, env=ctx.env,
+                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, timeout=TIMEOUT, start_new_session=True)
+        print("%s: recorder exit %d, stdout %r, stderr %r" %
+              (what, rec.returncode, rec.stdout, tail(rec.stderr, 300)))
+        c.expect(rec.returncode == 0 and rec.stdout == b"before\nafter\n" and rec.stderr == b"",
+                 "%s: recorder exit %d (%s), stdout %r, stderr %r; expected exit 0, "
+                 "'before' and 'after', no message" %
+                 (what, rec.returncode, describe_status(rec.returncode), rec.stdout,
+                  tail(rec.stderr)))
+        if not os.path.isdir(trace):
+            c.fail("%s: no trace in %s" % (what, trace))
+            continue
+        res = ctx.replay(trace)
+        c.expect(res.returncode == 0 and res.stdout == rec.stdout,
+                 "%s: replay: %s, stdout %r" % (what, res.describe(), res.stdout))
+
+
+# --------------------------------------------------------------------------
 # A recorder killed by SIGKILL
 
 

@@ -123,6 +123,15 @@ void Task::set_regs(const Registers& regs) {
   ptrace_or_throw(PTRACE_SETREGS, nullptr, &r, "SETREGS");
 }
 
+void Task::set_regs_up_to_ip(const Registers& regs) {
+  user_regs_struct r = regs.raw();
+  // NT_PRSTATUS is user_regs_struct; the kernel writes a prefix of it when
+  // given less (the length must be a whole number of registers).
+  iovec iov{&r, offsetof(user_regs_struct, cs)};
+  static_assert(offsetof(user_regs_struct, cs) == offsetof(user_regs_struct, rip) + sizeof(r.rip));
+  ptrace_or_throw(PTRACE_SETREGSET, reinterpret_cast<void*>(NT_PRSTATUS), &iov, "SETREGSET prstatus");
+}
+
 std::vector<uint8_t> Task::xstate() {
   std::vector<uint8_t> area(16384);
   iovec iov{area.data(), area.size()};

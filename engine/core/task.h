@@ -60,6 +60,12 @@ class Task {
 
   Registers regs();
   void set_regs(const Registers& regs);
+  // Writes only r15 .. rip, the registers before cs in the kernel's layout,
+  // and leaves cs, eflags, rsp, ss and the segment registers and bases as
+  // they are: the kernel checks and writes each of those one by one, which
+  // makes a full write several times dearer than a read. For an emulated
+  // instruction (rdtsc) that changes rax, rdx, rcx and rip only.
+  void set_regs_up_to_ip(const Registers& regs);
   std::vector<uint8_t> xstate();
   void set_xstate(const std::vector<uint8_t>& area);
   siginfo_t siginfo();

@@ -74,6 +74,9 @@ class RecordSession : public Session {
   // Their sizes, noted on every event that changes one (mm_syscalls.cc).
   MappedFileSizes& mapped_file_sizes() { return mapped_file_sizes_; }
 
+  // The recorder's signal handling, while run() runs.
+  RecorderSignals& recorder_signals() { return *signals_; }
+
   // Where the next recorded event will be numbered (for messages).
   uint64_t next_event() const { return writer_ ? writer_->events_written() : 0; }
 

@@ -55,7 +55,7 @@ void RecordSession::on_signal(Task& task, int sig) {
       after.raw().rdx = tsc >> 32;
       if (len == 3) after.raw().rcx = aux;
       after.set_ip(regs.ip() + static_cast<uint64_t>(len));
-      task.set_regs(after);
+      task.set_regs_up_to_ip(after);  // rax, rdx, rcx and rip are all it changes
       trace::Event event;
       event.kind = trace::EventKind::Rdtsc;
       event.tid = static_cast<uint32_t>(task.tid());

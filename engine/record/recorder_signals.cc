@@ -9,6 +9,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace backstep {
 namespace {
@@ -118,6 +119,9 @@ RecorderSignals::RecorderSignals() {
 }
 
 RecorderSignals::~RecorderSignals() {
+  // A kill(2) of the program's that never returned (the program was killed
+  // in it) leaves its copy pending here: drop it before the mask goes back.
+  unshield(0);
   for (int i = 0; i < kSavedCount; ++i) {
     if (kSaved[i] != kWakeSignal) sigaction(kSaved[i], &saved_[i], nullptr);
   }
@@ -136,6 +140,43 @@ RecorderSignals::~RecorderSignals() {
 void RecorderSignals::restore_in_child() const {
   for (int i = 0; i < kSavedCount; ++i) sigaction(kSaved[i], &saved_[i], nullptr);
   sigprocmask(SIG_SETMASK, &saved_mask_, nullptr);
+}
+
+void RecorderSignals::shield(int sig) {
+  if (sig <= 0 || sig >= NSIG || sig == SIGKILL || sig == SIGSTOP) return;
+  unshield(0);  // at most one at a time (a previous call that never returned)
+  sigset_t one, old;
+  sigemptyset(&one);
+  sigaddset(&one, sig);
+  pthread_sigmask(SIG_BLOCK, &one, &old);
+  was_blocked_ = sigismember(&old, sig) == 1;
+  shielded_ = sig;
+}
+
+void RecorderSignals::unshield(pid_t program) {
+  if (shielded_ == 0) return;
+  int sig = shielded_;
+  shielded_ = 0;
+  sigset_t one;
+  sigemptyset(&one);
+  sigaddset(&one, sig);
+  // Other threads (the trace writer) block every signal, so a copy sent to
+  // the process waits here for this thread. Real-time signals queue: take
+  // them all. A standard signal keeps only the first sender's siginfo.
+  std::vector<siginfo_t> foreign;
+  timespec zero{};
+  siginfo_t info;
+  while (sigtimedwait(&one, &info, &zero) == sig) {
+    bool from_program = program != 0 && info.si_code == SI_USER && info.si_pid == program;
+    if (!from_program && program != 0) foreign.push_back(info);
+  }
+  pid_t tid = static_cast<pid_t>(syscall(SYS_gettid));
+  for (siginfo_t& f : foreign) {
+    // To itself, a thread may queue any si_code: the handler sees the
+    // sender as it was.
+    syscall(SYS_rt_tgsigqueueinfo, getpid(), tid, sig, &f);
+  }
+  if (!was_blocked_) pthread_sigmask(SIG_UNBLOCK, &one, nullptr);
 }
 
 std::optional<StopSignal> RecorderSignals::take() {

@@ -12,6 +12,16 @@
 // program gets it too, and it is recorded like any of its signals) or to the
 // recorder alone (then the recording stops) is decided by RecordSession;
 // this class only says which signal came and from whom.
+//
+// The program shares the recorder's process group (so that Ctrl-C, job
+// control and a shell's killpg reach both, as they would reach the program
+// alone without backstep). A signal the program sends to that group
+// (kill(0, SIGABRT), kill(-pgrp, ...), kill(-1, ...), or to its parent, the
+// recorder) must not hit the recorder: the recorder sees the kill(2) at its
+// syscall-entry stop, blocks the signal for itself (shield), lets the call
+// run, and at the exit stop takes the copy the call queued for it
+// (unshield). Because the send happens inside the call, that copy is
+// always pending by the exit stop: nothing is left to timing.
 #pragma once
 
 #include <signal.h>
@@ -43,6 +53,16 @@ class RecorderSignals {
   // and mask the recorder was started with. Async-signal-safe.
   void restore_in_child() const;
 
+  // Blocks `sig` for the recorder while the program's kill(2) that also
+  // targets the recorder runs. SIGKILL and SIGSTOP cannot be blocked (they
+  // are not shielded: see docs/user-guide.md).
+  void shield(int sig);
+  // After that kill(2) returned: takes the pending copies of the shielded
+  // signal, drops those `program` sent, queues the others (a signal someone
+  // else sent meanwhile) to the recorder again, and unblocks the signal.
+  // Nothing if no signal is shielded.
+  void unshield(pid_t program);
+
   // The oldest stop signal not yet taken, if any. Call it until it returns
   // nothing: that stops the wake-up timer.
   std::optional<StopSignal> take();
@@ -63,6 +83,8 @@ class RecorderSignals {
   sigset_t saved_mask_;
   timer_t timer_{};
   bool have_timer_ = false;
+  int shielded_ = 0;        // the blocked signal, while a kill(2) runs
+  bool was_blocked_ = false;  // it was in the mask already: leave it blocked
 };
 
 }  // namespace backstep

@@ -1,5 +1,10 @@
 // Stop signals during recording: whose are they?
 //
+// The program shares the recorder's process group. What the program itself
+// sends to that group never reaches the recorder (the recorder blocks it for
+// the duration of the kill(2): recorder_signals.h); everything here is about
+// signals from elsewhere.
+//
 // Ctrl-C on a terminal sends SIGINT to the whole foreground process group,
 // the recorder and the program alike (so do Ctrl-\, a hang-up, and
 // `kill -INT -PGID`). The program's copy is its own business: it is recorded
@@ -105,6 +110,8 @@ bool RecordSession::program_got(Task& task, const StopSignal& s) {
 void RecordSession::note_program_signal(Task& task, int sig) {
   if (!is_stop_signal(sig)) return;
   StopSignal s = sender_of(task.siginfo());
+  // Sent by the program itself: the recorder was shielded from its copy.
+  if (s.code == SI_USER && s.sender == task.tid()) return;
   if (!forget(recorder_only_, s)) remember(program_only_, s);
 }
 

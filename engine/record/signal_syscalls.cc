@@ -1,6 +1,9 @@
 // Signal dispositions and masks (old values written back) and sigreturn,
 // which restores the whole register and FPU state from the signal frame.
 #include <sys/syscall.h>
+#include <unistd.h>
+
+#include "engine/record/record_session.h"
 
 #include "engine/record/syscall_context.h"
 
@@ -17,11 +20,32 @@ void exit_rt_sigprocmask(SyscallContext& ctx) {
   if (!ctx.failed() && ctx.arg(3) <= 128) ctx.record_memory(ctx.arg(2), ctx.arg(3));
 }
 
+// kill(2) aimed at a set of processes that holds the recorder: the
+// program's process group (which is the recorder's), every process (-1), or
+// the program's parent. The recorder blocks the signal for itself while the
+// call runs (recorder_signals.h), so that kill(0, SIGABRT) hits the program
+// and the rest of its group, as without backstep, but not the recorder.
+bool targets_recorder(pid_t program, pid_t target) {
+  if (target == -1 || target == getpid()) return true;
+  if (target == 0) return getpgid(program) == getpgrp();
+  return target < -1 && -target == getpgrp();
+}
+
+void enter_kill(SyscallContext& ctx) {
+  int sig = static_cast<int>(ctx.arg(1));
+  if (sig != 0 && targets_recorder(ctx.task.tid(), static_cast<pid_t>(ctx.arg(0)))) {
+    ctx.session.recorder_signals().shield(sig);
+  }
+}
+
+void exit_kill(SyscallContext& ctx) { ctx.session.recorder_signals().unshield(ctx.task.tid()); }
+
 void exit_rt_sigreturn(SyscallContext& ctx) { ctx.event.xstate = ctx.task.xstate(); }
 
 }  // namespace
 
 namespace recorders {
+extern const SyscallRecorder kill{enter_kill, exit_kill};
 extern const SyscallRecorder rt_sigaction{nullptr, exit_rt_sigaction};
 extern const SyscallRecorder rt_sigprocmask{nullptr, exit_rt_sigprocmask};
 extern const SyscallRecorder rt_sigreturn{nullptr, exit_rt_sigreturn};

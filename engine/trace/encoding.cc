@@ -2,6 +2,7 @@
 // and layouts are documented in docs/trace-format.md; keep the two in step.
 #include "engine/trace/encoding.h"
 
+#include <bit>
 #include <limits>
 
 #include "engine/trace/written_data.h"
@@ -270,7 +271,10 @@ void encode_event(const Event& e, std::vector<uint8_t>& out) {
   auto payload = w.begin_length();
   if (e.regs) {
     auto f = w.begin_field(kTagRegs);
-    for (uint64_t word : *e.regs) w.u64(word);
+    // Little-endian words, as u64() writes them: one copy instead of 27
+    // (this is most of the cost of encoding an rdtsc event).
+    static_assert(std::endian::native == std::endian::little);
+    w.raw(e.regs->data(), e.regs->size() * sizeof(uint64_t));
     w.end_field(f);
   }
   encode_lists(w, e);

@@ -7,6 +7,14 @@
 //                           each; a failed write exits 4
 //   lifecycle pause N       prints N lines, then "ready", then waits in
 //                           pause() for a signal, forever
+//   lifecycle groupkill SIG HOW
+//                           signal SIG (a number) left at its default, ignored
+//                           or caught (HOW: default, ignore, handler), prints
+//                           "before", sends SIG to its own process group with
+//                           kill(0, SIG), prints "after" and exits 0
+//   lifecycle parentkill SIG
+//                           prints "before", sends SIG to its parent (under
+//                           record: the recorder), prints "after", exits 0
 //   lifecycle noise         forever: 64 KiB from getrandom, then a line, so
 //                           that the trace grows fast and does not compress
 //
@@ -48,6 +56,26 @@ static int sigstate(void) {
   return 0;
 }
 
+static void on_group_signal(int sig) {
+  char line[64];
+  snprintf(line, sizeof line, "handled %s\n", sigabbrev_np(sig));
+  put(line);
+}
+
+static int groupkill(int sig, const char* how) {
+  if (strcmp(how, "ignore") == 0) {
+    signal(sig, SIG_IGN);
+  } else if (strcmp(how, "handler") == 0) {
+    signal(sig, on_group_signal);
+  } else if (strcmp(how, "default") != 0) {
+    return 2;
+  }
+  put("before\n");
+  if (kill(0, sig) != 0) return 3;
+  put("after\n");
+  return 0;
+}
+
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "";
   long count = argc > 2 ? atol(argv[2]) : 0;
@@ -62,6 +90,13 @@ int main(int argc, char** argv) {
     put("ready\n");
     for (;;) pause();
   }
+  if (strcmp(mode, "groupkill") == 0 && argc > 3) return groupkill((int)count, argv[3]);
+  if (strcmp(mode, "parentkill") == 0) {
+    put("before\n");
+    if (kill(getppid(), (int)count) != 0) return 3;
+    put("after\n");
+    return 0;
+  }
   if (strcmp(mode, "noise") == 0) {
     static char buf[65536];
     char line[64];
@@ -75,6 +110,6 @@ int main(int argc, char** argv) {
       put(line);
     }
   }
-  fprintf(stderr, "usage: lifecycle sigstate | lines N | pause N | noise\n");
+  fprintf(stderr, "usage: lifecycle sigstate | lines N | pause N | groupkill SIG HOW | parentkill SIG | noise\n");
   return 2;
 }
