@@ -19,6 +19,14 @@ void MappedFileSizes::watch(const std::string& fd_path, uint64_t object, uint64_
   watched_.push_back({fd, object, size});
 }
 
+void MappedFileSizes::keep_only(const std::set<uint64_t>& mapped) {
+  std::erase_if(watched_, [&](const Watched& w) {
+    if (mapped.count(w.object)) return false;
+    ::close(w.fd);
+    return true;
+  });
+}
+
 void MappedFileSizes::note_changes(trace::Event& event) {
   for (Watched& w : watched_) {
     struct stat st {};

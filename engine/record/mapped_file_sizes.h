@@ -11,6 +11,8 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "engine/trace/event.h"
@@ -28,6 +30,11 @@ class MappedFileSizes {
   // shared object `object`, whose size is `size` now (the trace's copy).
   // Watching an object twice is harmless.
   void watch(const std::string& fd_path, uint64_t object, uint64_t size);
+
+  // Stops watching every object not in `mapped`: with no mapping left, its
+  // size no longer matters to replay (a later mapping starts from the
+  // trace's copy made then), and each watched file costs an fstat per event.
+  void keep_only(const std::set<uint64_t>& mapped);
 
   // Appends a size note to `event` for each watched file whose size changed
   // since it was last noted.

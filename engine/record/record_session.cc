@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <set>
 
 #include "engine/core/cpu_features.h"
 #include "engine/core/log.h"
@@ -236,6 +237,18 @@ void RecordSession::forget_mappings(uint64_t start, uint64_t len) {
   // through it is only ever extra, harmless data, but recording at an
   // address that was reused would not be, so keep just the intact ones.
   std::erase_if(shared_maps_, [&](const SharedFileMapping& m) { return m.start < start + len && start < m.end; });
+  shared_maps_forgotten_ = true;
+}
+
+void RecordSession::watch_only_mapped_files() {
+  // ld.so's first mapping of every library reaches past the file's end and
+  // is replaced at once: its file need not be watched from then on. Done
+  // once the call's handler has finished (mremap forgets, then tracks).
+  if (!shared_maps_forgotten_) return;
+  shared_maps_forgotten_ = false;
+  std::set<uint64_t> mapped;
+  for (const SharedFileMapping& m : shared_maps_) mapped.insert(shared_objects_.at({m.dev, m.ino}));
+  mapped_file_sizes_.keep_only(mapped);
 }
 
 void RecordSession::on_syscall_entry(Task& task) {
@@ -325,6 +338,7 @@ void RecordSession::on_syscall_exit(Task& task) {
   ctx.written = read_written_bytes(task, ctx.entry, ctx.result());
   const SyscallRecorder* recorder = syscall_recorder(ctx.info.nr);
   if (recorder && recorder->exit) recorder->exit(ctx);
+  watch_only_mapped_files();
   mapped_file_sizes_.note_changes(ctx.event);
   if (ctx.written) ctx.event.written = trace::summarize_written(*ctx.written, ctx.event.echoes);
   Registers recorded_entry = Registers::from_block(*ctx.event.regs);

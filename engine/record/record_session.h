@@ -90,6 +90,7 @@ class RecordSession : public Session {
   void deliver_to_handler(Task& task, const siginfo_t& info, const Registers& before);
   void redeliver_deferred(Task& task);
   void write_event(const trace::Event& event);
+  void watch_only_mapped_files();
   void stop_recording(Task& task, const std::string& why, std::optional<trace::RegBlock> regs = std::nullopt);
   // Stop signals (recorder_stop.cc): those sent to the whole process group
   // are the program's; one sent to the recorder alone stops the recording
@@ -115,6 +116,7 @@ class RecordSession : public Session {
   std::vector<SharedFileMapping> shared_maps_;
   MappedFileSizes mapped_file_sizes_;
   std::map<std::pair<dev_t, ino_t>, uint64_t> shared_objects_;
+  bool shared_maps_forgotten_ = false;  // since watch_only_mapped_files()
   std::unique_ptr<RecorderSignals> signals_;
   // Stop signals seen on one side only so far: by the program (at its
   // signal stops) and by the recorder (while the program's copy was still
