@@ -18,21 +18,15 @@
 #include "engine/trace/reader.h"
 #include "engine/trace/trace_error.h"
 #include "engine/trace/writer.h"
+#include "tests/support/temp_dir.h"
 
 using namespace backstep::trace;
 namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char tmpl[] = "/tmp/file_store_test.XXXXXX";
-    BOOST_REQUIRE(::mkdtemp(tmpl) != nullptr);
-    path = tmpl;
-  }
-  ~TempDir() { fs::remove_all(path); }
-  std::string sub(const std::string& name) const { return path + "/" + name; }
+struct TempDir : backstep::testing::TempDir {
+  TempDir() : backstep::testing::TempDir("file_store_test") {}
 };
 
 std::string slurp(const std::string& path) {

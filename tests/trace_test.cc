@@ -27,21 +27,15 @@
 #include "engine/trace/trace_error.h"
 #include "engine/trace/writer.h"
 #include "engine/trace/written_data.h"
+#include "tests/support/temp_dir.h"
 
 using namespace backstep::trace;
 namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char tmpl[] = "/tmp/trace_test.XXXXXX";
-    BOOST_REQUIRE(::mkdtemp(tmpl) != nullptr);
-    path = tmpl;
-  }
-  ~TempDir() { fs::remove_all(path); }
-  std::string sub(const std::string& name) const { return path + "/" + name; }
+struct TempDir : backstep::testing::TempDir {
+  TempDir() : backstep::testing::TempDir("trace_test") {}
 };
 
 std::vector<uint8_t> slurp(const std::string& path) {
