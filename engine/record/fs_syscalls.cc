@@ -128,13 +128,8 @@ void exit_fcntl(SyscallContext& ctx) {
     case kFDupfdQuery: case kFCreatedQuery: case kFCancelLk: case F_SETPIPE_SZ: case F_GETPIPE_SZ:
     case F_ADD_SEALS: case F_GET_SEALS: case F_SET_RW_HINT: case kFSetFileRwHint: break;
     default:
-      try {
-        ctx.refuse("fcntl command " + std::to_string(cmd) +
-                   " succeeded, but backstep does not know what it writes");
-      } catch (RecordingRefused& e) {
-        e.at_entry = ctx.event.regs;  // replay runs up to the call, never past it
-        throw;
-      }
+      ctx.refuse_after_call("fcntl command " + std::to_string(cmd) +
+                            " succeeded, but backstep does not know what it writes");
   }
 }
 

@@ -49,12 +49,7 @@ void record_dedupe_range(SyscallContext& ctx, uint64_t addr) {
 [[noreturn]] void refuse_after(SyscallContext& ctx, const std::string& why) {
   std::string text = "ioctl request " + ioctl::describe(static_cast<uint32_t>(ctx.arg(1))) + " on fd " +
                      std::to_string(static_cast<int>(ctx.arg(0))) + " succeeded, but " + why;
-  try {
-    ctx.refuse(text);
-  } catch (RecordingRefused& e) {
-    e.at_entry = ctx.event.regs;  // replay runs up to the call, never past it
-    throw;
-  }
+  ctx.refuse_after_call(text);
 }
 
 void exit_ioctl(SyscallContext& ctx) {

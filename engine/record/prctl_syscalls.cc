@@ -141,13 +141,8 @@ void exit_prctl(SyscallContext& ctx) {
   const Option* option = find_option(ctx.arg(0));
   if (!option) {
     if (ctx.failed()) return;
-    try {
-      ctx.refuse("prctl option " + std::to_string(static_cast<int>(ctx.arg(0))) +
-                 " succeeded, but backstep does not know what it changes or writes");
-    } catch (RecordingRefused& e) {
-      e.at_entry = ctx.event.regs;  // replay runs up to the call, never past it
-      throw;
-    }
+    ctx.refuse_after_call("prctl option " + std::to_string(static_cast<int>(ctx.arg(0))) +
+                          " succeeded, but backstep does not know what it changes or writes");
   }
   if (option->effect == Effect::Tsc && skips_set_tsc(ctx)) {
     ctx.exit.set_syscallno(SYS_prctl);

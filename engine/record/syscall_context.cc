@@ -41,4 +41,13 @@ void SyscallContext::refuse(const std::string& why) const {
   throw RecordingRefused(os.str());
 }
 
+void SyscallContext::refuse_after_call(const std::string& why) const {
+  try {
+    refuse(why);
+  } catch (RecordingRefused& e) {
+    e.at_entry = event.regs;
+    throw;
+  }
+}
+
 }  // namespace backstep

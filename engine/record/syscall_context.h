@@ -55,6 +55,10 @@ struct SyscallContext {
   void echo_if_stdio(int fd, std::vector<uint8_t> data);
 
   [[noreturn]] void refuse(const std::string& why) const;
+  // At the exit stop, for a call the kernel has run but whose effect cannot
+  // be recorded: refuses with the entry registers, so that replay runs up
+  // to the call and never past it.
+  [[noreturn]] void refuse_after_call(const std::string& why) const;
 };
 
 // What the recorder does at a call's entry and exit beyond recording the
