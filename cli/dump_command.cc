@@ -54,6 +54,14 @@ std::string describe(const trace::Event& e) {
     case trace::EventKind::Abort:
       text += " " + e.message;
       break;
+    case trace::EventKind::Position: {
+      char b[96];
+      std::snprintf(b, sizeof b, " rip=0x%llx digest=%016" PRIx64 "%s",
+                    Registers::from_block(*e.regs).raw().rip, e.position->digest,
+                    e.position->fixpoint ? " fixpoint" : "");
+      text += b;
+      break;
+    }
     default:
       break;
   }

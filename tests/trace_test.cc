@@ -772,3 +772,35 @@ BOOST_AUTO_TEST_CASE(sparse_files_are_copied_with_their_holes) {
   ::close(in);
   // Dense files still go the ordinary way (checked by add_file_copies_and_dedupes).
 }
+
+BOOST_AUTO_TEST_CASE(positions_round_trip_and_are_validated) {
+  TempDir tmp;
+  TraceWriter w(tmp.sub("t"), Header{});
+  Event fix{EventKind::Position, 1};
+  fix.regs = RegBlock{};
+  (*fix.regs)[16] = 0x401000;  // rip
+  fix.position = ForcedPosition{0x1234567890abcdefull, true};
+  Event image = fix;
+  image.position = ForcedPosition{42, false};
+  image.writes.push_back({0x600000, std::vector<uint8_t>(4096, 7)});
+  image.xstate = std::vector<uint8_t>(512, 1);
+  BOOST_TEST(w.write(fix) == 0u);
+  BOOST_TEST(w.write(image) == 1u);
+  Event bad = fix;
+  bad.position.reset();
+  expect_error([&] { w.write(bad); }, "a position event without its position field");
+  bad = fix;
+  bad.kind = EventKind::Syscall;
+  expect_error([&] { w.write(bad); }, "a position field on an event that is not a position");
+  bad = fix;
+  bad.regs.reset();
+  expect_error([&] { w.write(bad); }, "a position event without registers");
+  w.finish();
+  TraceReader r(tmp.sub("t"));
+  std::optional<Event> a = r.next(), b = r.next();
+  BOOST_REQUIRE(a.has_value());
+  BOOST_REQUIRE(b.has_value());
+  BOOST_TEST((*a == fix));
+  BOOST_TEST((*b == image));
+  BOOST_TEST(std::string(to_string(EventKind::Position)) == "position");
+}

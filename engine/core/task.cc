@@ -59,6 +59,12 @@ void Task::set_options(long options) {
   ptrace_or_throw(PTRACE_SETOPTIONS, nullptr, reinterpret_cast<void*>(options), "SETOPTIONS");
 }
 
+void Task::seize(long options) {
+  ptrace_or_throw(PTRACE_SEIZE, nullptr, reinterpret_cast<void*>(options), "SEIZE");
+}
+
+void Task::interrupt() { ptrace_or_throw(PTRACE_INTERRUPT, nullptr, nullptr, "INTERRUPT"); }
+
 void Task::resume(ResumeHow how, int sig) {
   int request = PTRACE_CONT;
   const char* what = "CONT";

@@ -52,6 +52,13 @@ class Task {
   bool alive() const { return alive_; }
 
   void set_options(long options);
+  // Attaches to a process that is not traced yet (PTRACE_SEIZE): unlike
+  // PTRACE_TRACEME, this allows interrupt().
+  void seize(long options);
+  // Stops the running (seized) task at the next instruction boundary: a
+  // PTRACE_EVENT_STOP. If it reaches another stop first, the interrupt stays
+  // pending and comes after that one.
+  void interrupt();
   void resume(ResumeHow how, int sig = 0);
   WaitStatus wait();
   // As wait(), but returns nothing when a signal handler interrupted the

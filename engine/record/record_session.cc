@@ -67,8 +67,16 @@ pid_t RecordSession::spawn() {
   cpu_ = pin_to_current_cpu();
   std::vector<std::string> argv = options_.argv, envp = options_.envp;
   std::vector<char*> c_argv = c_strings(argv), c_envp = c_strings(envp);
-  int err_pipe[2];
+  // err_pipe: execve's errno back to us. go_pipe: the child waits on it
+  // until it is seized (PTRACE_SEIZE, not TRACEME: the recorder interrupts
+  // the program with PTRACE_INTERRUPT, which needs a seized tracee).
+  int err_pipe[2], go_pipe[2];
   if (pipe2(err_pipe, O_CLOEXEC) != 0) throw std::runtime_error("pipe2 failed");
+  if (pipe2(go_pipe, O_CLOEXEC) != 0) {
+    close(err_pipe[0]);
+    close(err_pipe[1]);
+    throw std::runtime_error("pipe2 failed");
+  }
 
   pid_t pid = fork();
   if (pid < 0) throw std::runtime_error(std::string("fork failed: ") + strerror(errno));
@@ -76,10 +84,13 @@ pid_t RecordSession::spawn() {
     // Only async-signal-safe calls until execve.
     signals_->restore_in_child();
     close(err_pipe[0]);
-    ptrace(PTRACE_TRACEME, 0, nullptr, nullptr);
+    close(go_pipe[1]);
+    char go = 0;
+    while (read(go_pipe[0], &go, 1) < 0 && errno == EINTR) {
+    }
+    if (go != 1) _exit(127);  // the recorder could not seize us
     prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0);  // rdtsc traps; see on_signal
     personality(ADDR_NO_RANDOMIZE);
-    raise(SIGSTOP);
     execve(options_.exe.c_str(), c_argv.data(), c_envp.data());
     int e = errno;
     ssize_t ignored = write(err_pipe[1], &e, sizeof(e));
@@ -87,15 +98,23 @@ pid_t RecordSession::spawn() {
     _exit(127);
   }
   close(err_pipe[1]);
+  close(go_pipe[0]);
   Task& task = add_task(pid);
-  WaitStatus ws = task.wait();
-  if (!ws.is_signal() || ws.signal != SIGSTOP) {
+  try {
+    task.seize(PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXEC);
+  } catch (...) {
+    close(go_pipe[1]);  // the child reads end-of-file and exits
     close(err_pipe[0]);
-    throw std::runtime_error("the tracee did not start: " + ws.describe());
+    throw;
   }
-  task.set_options(PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXEC);
-  task.resume(ResumeHow::Continue);
-  ws = task.wait();
+  char go = 1;
+  ssize_t sent = write(go_pipe[1], &go, 1);
+  close(go_pipe[1]);
+  if (sent != 1) {
+    close(err_pipe[0]);
+    throw std::runtime_error("cannot start the tracee: " + std::string(strerror(errno)));
+  }
+  WaitStatus ws = task.wait();
   if (ws.kind != WaitStatus::Kind::EventStop || ws.event != PTRACE_EVENT_EXEC) {
     int e = 0;
     ssize_t n = read(err_pipe[0], &e, sizeof(e));
@@ -146,32 +165,13 @@ RecordResult RecordSession::run() {
         trace::TraceWriter::Idle idle(*writer_);
         stop = task.wait_interruptible();
       }
-      if (!stop) continue;  // a signal came: see check_stop_signals
-      WaitStatus ws = *stop;
-      switch (ws.kind) {
-        case WaitStatus::Kind::SyscallStop:
-          if (in_syscall_) on_syscall_exit(task); else on_syscall_entry(task);
-          break;
-        case WaitStatus::Kind::SignalStop:
-          note_program_signal(task, ws.signal);
-          on_signal(task, ws.signal);
-          break;
-        case WaitStatus::Kind::EventStop:
-          throw RecordingRefused("unexpected ptrace event " + std::to_string(ws.event));
-        case WaitStatus::Kind::Exited:
-        case WaitStatus::Kind::Killed: {
-          trace::Event exit_event;
-          exit_event.kind = trace::EventKind::Exit;
-          exit_event.tid = static_cast<uint32_t>(pid);
-          exit_event.status = ws.raw;
-          write_event(exit_event);
-          writer_->finish();
-          result_.completed = true;
-          result_.exit_status = ws.kind == WaitStatus::Kind::Exited ? ws.exit_code : 128 + ws.signal;
-          result_.events = writer_->events_written();
-          return result_;
-        }
+      if (!stop) {
+        // A signal came (see check_stop_signals), or a tick while a signal
+        // is held back (forced_position.cc).
+        maybe_interrupt(task);
+        continue;
       }
+      if (handle_stop(task, *stop)) return result_;
     }
   } catch (const RecorderStopped& e) {
     stop_recording(task, e.what());
@@ -186,6 +186,35 @@ RecordResult RecordSession::run() {
     stop_recording(task, e.what());
   }
   return result_;
+}
+
+bool RecordSession::handle_stop(Task& task, const WaitStatus& ws) {
+  switch (ws.kind) {
+    case WaitStatus::Kind::SyscallStop:
+      if (in_syscall_) on_syscall_exit(task); else on_syscall_entry(task);
+      return false;
+    case WaitStatus::Kind::SignalStop:
+      note_program_signal(task, ws.signal);
+      on_signal(task, ws.signal);
+      return false;
+    case WaitStatus::Kind::EventStop:
+      if (ws.event == PTRACE_EVENT_STOP && interrupt_pending_) return on_interrupted(task);
+      throw RecordingRefused("unexpected ptrace event " + std::to_string(ws.event));
+    case WaitStatus::Kind::Exited:
+    case WaitStatus::Kind::Killed: {
+      trace::Event exit_event;
+      exit_event.kind = trace::EventKind::Exit;
+      exit_event.tid = static_cast<uint32_t>(task.tid());
+      exit_event.status = ws.raw;
+      write_event(exit_event);
+      writer_->finish();
+      result_.completed = true;
+      result_.exit_status = ws.kind == WaitStatus::Kind::Exited ? ws.exit_code : 128 + ws.signal;
+      result_.events = writer_->events_written();
+      return true;
+    }
+  }
+  return false;
 }
 
 void RecordSession::stop_recording(Task& task, const std::string& why, std::optional<trace::RegBlock> regs) {

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <optional>
@@ -39,6 +40,7 @@ struct RecordResult {
   std::string stop_reason;        // why, when !completed
   int stop_signal = 0;            // when a signal sent to the recorder stopped it
   uint64_t events = 0;
+  uint64_t forced_positions = 0;  // Position events written (forced_position.cc)
 };
 
 class RecordSession : public Session {
@@ -89,6 +91,14 @@ class RecordSession : public Session {
   void on_signal(Task& task, int sig);
   void deliver_to_handler(Task& task, const siginfo_t& info, const Registers& before);
   void redeliver_deferred(Task& task);
+  // One stop of the program; returns true when the program has ended.
+  bool handle_stop(Task& task, const WaitStatus& ws);
+  // Forced positions (forced_position.cc).
+  void want_forced_position();
+  void cancel_forced_position();
+  void maybe_interrupt(Task& task);
+  bool on_interrupted(Task& task);
+  std::optional<WaitStatus> wait_with_deadline(Task& task, std::chrono::steady_clock::time_point deadline);
   void write_event(const trace::Event& event);
   void watch_only_mapped_files();
   void stop_recording(Task& task, const std::string& why, std::optional<trace::RegBlock> regs = std::nullopt);
@@ -108,6 +118,12 @@ class RecordSession : public Session {
   bool at_syscall_boundary_ = false;
   std::vector<siginfo_t> deferred_signals_;
   std::vector<siginfo_t> redelivering_;
+  // A signal is held back while the program runs user code: from
+  // force_at_ns_ (steady clock) on, the recorder interrupts it.
+  bool force_wanted_ = false;
+  uint64_t force_at_ns_ = 0;
+  // PTRACE_INTERRUPT sent, its PTRACE_EVENT_STOP not seen yet.
+  bool interrupt_pending_ = false;
   struct stat stdout_stat_ {};
   struct stat stderr_stat_ {};
   bool have_stdout_ = false, have_stderr_ = false;

@@ -3,6 +3,7 @@
 // faults, trapped rdtsc), or at an event boundary (right after a syscall or
 // another signal, before any user instruction). A signal that arrives while
 // user code runs is held back and re-raised at the next syscall entry.
+#include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <x86intrin.h>
@@ -64,6 +65,8 @@ void RecordSession::on_signal(Task& task, int sig) {
       write_event(event);
       last_exit_regs_ = after;
       at_syscall_boundary_ = true;
+      // An event boundary: a signal held back can be delivered right here.
+      redeliver_deferred(task);
       task.resume(ResumeHow::Syscall);
       return;
     }
@@ -73,6 +76,7 @@ void RecordSession::on_signal(Task& task, int sig) {
   if (!is_synchronous_fault(info) && !at_boundary) {
     BS_LOG(Record, "deferring signal " << sig << " to the next syscall");
     deferred_signals_.push_back(info);
+    want_forced_position();
     task.resume(ResumeHow::Syscall);
     return;
   }
@@ -104,6 +108,13 @@ void RecordSession::deliver_to_handler(Task& task, const siginfo_t& info, const 
   // instruction, with the frame written: exactly what replay must recreate.
   task.resume(ResumeHow::SingleStep, info.si_signo);
   WaitStatus ws = task.wait();
+  if (ws.kind == WaitStatus::Kind::EventStop && ws.event == PTRACE_EVENT_STOP && interrupt_pending_) {
+    // Our interrupt, sent just as the program stopped for this signal,
+    // comes once the frame is written and before the step's trap: step on.
+    interrupt_pending_ = false;
+    task.resume(ResumeHow::SingleStep);
+    ws = task.wait();
+  }
   if (ws.is_gone()) {
     throw TaskGone("the program died while signal " + std::to_string(info.si_signo) +
                    " was delivered: " + ws.describe());
@@ -139,6 +150,7 @@ void RecordSession::deliver_to_handler(Task& task, const siginfo_t& info, const 
 }
 
 void RecordSession::redeliver_deferred(Task& task) {
+  cancel_forced_position();
   for (const siginfo_t& info : deferred_signals_) {
     // Pending again before the syscall runs, so it is delivered when the call
     // returns (or interrupts it): an event boundary.

@@ -91,6 +91,8 @@ RecorderSignals::RecorderSignals() {
     g_timer_set.store(true, std::memory_order_release);
   }
 
+  if (timer_create(CLOCK_MONOTONIC, &ev, &tick_timer_) == 0) have_tick_timer_ = true;
+
   struct sigaction wake {};
   wake.sa_handler = on_wake;  // no SA_RESTART: a waitpid returns EINTR
   sigemptyset(&wake.sa_mask);
@@ -129,12 +131,29 @@ RecorderSignals::~RecorderSignals() {
     g_timer_set.store(false, std::memory_order_release);
     timer_delete(timer_);
   }
+  if (have_tick_timer_) timer_delete(tick_timer_);
   // The timer may have sent one last wake signal: let it arrive while our
   // handler is still installed, then put the old one back.
   pthread_sigmask(SIG_SETMASK, &saved_mask_, nullptr);
   for (int i = 0; i < kSavedCount; ++i) {
     if (kSaved[i] == kWakeSignal) sigaction(kSaved[i], &saved_[i], nullptr);
   }
+}
+
+void RecorderSignals::tick_every(long ms) {
+  if (!have_tick_timer_ || ticking_) return;
+  itimerspec spec{};
+  spec.it_value.tv_sec = ms / 1000;
+  spec.it_value.tv_nsec = (ms % 1000) * 1000000;
+  spec.it_interval = spec.it_value;
+  if (timer_settime(tick_timer_, 0, &spec, nullptr) == 0) ticking_ = true;
+}
+
+void RecorderSignals::stop_ticking() {
+  if (!ticking_) return;
+  itimerspec off{};
+  timer_settime(tick_timer_, 0, &off, nullptr);
+  ticking_ = false;
 }
 
 void RecorderSignals::restore_in_child() const {

@@ -76,6 +76,14 @@ class RecorderSignals {
   static constexpr int kWakeSignal = SIGALRM;
   static constexpr long kWakeMs = 20;
 
+  // Wakes the recording thread's waits the same way every `ms` until
+  // stop_ticking(): the recorder's clock while it waits for a program that
+  // runs user code with a signal held back (engine/record/forced_position.cc).
+  // Periodic, so that a tick that comes just before a wait begins is
+  // followed by another.
+  void tick_every(long ms);
+  void stop_ticking();
+
  private:
   static constexpr int kSaved[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGPIPE, SIGXFSZ, kWakeSignal};
   static constexpr int kSavedCount = sizeof(kSaved) / sizeof(kSaved[0]);
@@ -83,6 +91,9 @@ class RecorderSignals {
   sigset_t saved_mask_;
   timer_t timer_{};
   bool have_timer_ = false;
+  timer_t tick_timer_{};
+  bool have_tick_timer_ = false;
+  bool ticking_ = false;
   int shielded_ = 0;        // the blocked signal, while a kill(2) runs
   bool was_blocked_ = false;  // it was in the mask already: leave it blocked
 };

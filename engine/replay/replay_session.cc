@@ -310,6 +310,8 @@ ReplayStop ReplaySession::resume(Resume how) {
     stop.kind = ReplayStop::Kind::EventReplayed;
     apply_event(event, stop);
     if (stop.kind == ReplayStop::Kind::Watchpoint) return stop;
+    // A position runs no instruction: a step goes on to what follows it.
+    if (event.kind == trace::EventKind::Position && !how.stop_after_event) continue;
     if (how.single_step && event.kind != trace::EventKind::FatalSignal) {
       // The instruction (syscall, rdtsc, fault) ran; a delivered signal
       // stops at its handler's first instruction, as under the kernel.
@@ -322,6 +324,10 @@ ReplayStop ReplaySession::resume(Resume how) {
 
 std::optional<ReplayStop> ReplaySession::run_to_event(const trace::Event& next, bool single_step,
                                                       bool& stepping_over) {
+  if (next.kind == trace::EventKind::Position) {
+    stepping_over = false;
+    return run_to_position(next, single_step);
+  }
   // Only breakpoints need the pc (a register read per stop otherwise saved).
   uint64_t pc = breakpoints_.empty() ? 0 : task_->regs().ip();
   stepping_over = !single_step && breakpoint_reported_ && breakpoints_.count(pc);
@@ -370,6 +376,7 @@ void ReplaySession::apply_event(const trace::Event& event, ReplayStop& stop) {
     case trace::EventKind::Rdtsc:
     case trace::EventKind::Signal: apply_effects(event); break;
     case trace::EventKind::FatalSignal: break;  // the Exit event follows
+    case trace::EventKind::Position: break;     // reached: nothing changes
     default: diverged(std::string("unexpected ") + trace::to_string(event.kind) + " event");
   }
 }

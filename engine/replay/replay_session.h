@@ -158,6 +158,10 @@ class ReplaySession : public Session {
   ReplaySession(const ReplaySession& parent, pid_t child);
   void start();
   std::optional<ReplayStop> run_to_event(const trace::Event& next, bool single_step, bool& stepping_over);
+  // Position events (replay_position.cc).
+  std::optional<ReplayStop> run_to_position(const trace::Event& next, bool single_step);
+  bool at_position(const trace::Event& position, const Registers& live);
+  void jump_to_position(const trace::Event& position);
   void apply_event(const trace::Event& event, ReplayStop& stop);
   void replay_syscall(const trace::Event& event, ReplayStop& stop);
   void check_registers(const trace::Event& event);
@@ -205,6 +209,7 @@ class ReplaySession : public Session {
   std::vector<Watchpoint> armed_;  // what the debug registers hold now
   std::vector<std::size_t> slot_owner_;  // debug register -> index in armed_
   SharedObjects shared_;           // memfds behind MAP_SHARED mappings
+  uint64_t position_digests_ = 0;  // digests computed looking for a Position
 };
 
 }  // namespace backstep

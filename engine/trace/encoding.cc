@@ -80,13 +80,15 @@ enum EventTag : uint8_t {
   kTagStatus = 8,
   kTagMessage = 9,
   kTagWritten = 10,
+  kTagPosition = 11,
 };
 
 // nullptr for tags this version does not know.
 constexpr const char* event_tag_name(uint8_t tag) {
   constexpr const char* kNames[] = {nullptr,    "regs",    "reg_changes", "writes",  "xstate", "mappings",
-                                    "siginfo",  "echoes",  "status",      "message", "written"};
-  return tag <= kTagWritten ? kNames[tag] : nullptr;
+                                    "siginfo",  "echoes",  "status",      "message", "written",
+                                    "position"};
+  return tag <= kTagPosition ? kNames[tag] : nullptr;
 }
 
 // Sizes of the smallest possible list elements, for ByteReader::count().
@@ -97,7 +99,7 @@ constexpr std::size_t kMinEchoSize = 4 + 4;
 constexpr std::size_t kSiginfoSize = 128;
 
 bool valid_kind(uint8_t k) {
-  return k >= static_cast<uint8_t>(EventKind::Exec) && k <= static_cast<uint8_t>(EventKind::Abort);
+  return k >= static_cast<uint8_t>(EventKind::Exec) && k <= static_cast<uint8_t>(EventKind::Position);
 }
 
 bool valid_mapping_kind(uint8_t k) {
@@ -258,6 +260,15 @@ void decode_field(uint8_t tag, ByteReader& f, Event& e) {
     case kTagStatus: e.status = f.i64(); break;
     case kTagMessage: e.message = f.rest_string(); break;
     case kTagWritten: e.written = decode_written(f); break;
+    case kTagPosition: {
+      ForcedPosition p;
+      p.digest = f.u64();
+      uint8_t flags = f.u8();
+      if (flags > 1) throw FormatError("bad position flags " + std::to_string(flags));
+      p.fixpoint = flags == 1;
+      e.position = p;
+      break;
+    }
   }
   f.expect_end("the field");
 }
@@ -287,6 +298,12 @@ void encode_event(const Event& e, std::vector<uint8_t>& out) {
   }
   encode_raw_field(w, kTagMessage, e.message.data(), e.message.size());
   if (e.written) encode_written(w, *e.written);
+  if (e.position) {
+    auto f = w.begin_field(kTagPosition);
+    w.u64(e.position->digest);
+    w.u8(e.position->fixpoint ? 1 : 0);
+    w.end_field(f);
+  }
   w.end_length(payload);
 }
 
@@ -341,6 +358,10 @@ void validate_event(const Event& e) {
     std::string problem = written_data_problem(*e.written, e.echoes);
     if (!problem.empty()) throw FormatError(problem);
   }
+  if ((e.kind == EventKind::Position) != e.position.has_value())
+    throw FormatError(e.position ? "a position field on an event that is not a position"
+                                 : "a position event without its position field");
+  if (e.kind == EventKind::Position && !e.regs) throw FormatError("a position event without registers");
 }
 
 }  // namespace backstep::trace

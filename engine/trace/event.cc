@@ -12,6 +12,7 @@ const char* to_string(EventKind kind) {
     case EventKind::FatalSignal: return "fatal-signal";
     case EventKind::Exit: return "exit";
     case EventKind::Abort: return "abort";
+    case EventKind::Position: return "position";
   }
   return "unknown";
 }

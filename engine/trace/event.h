@@ -14,7 +14,7 @@ namespace backstep::trace {
 
 // Bumped whenever the encoding or the meaning of a field changes.
 // The reader refuses any other version.
-inline constexpr uint32_t kFormatVersion = 2;
+inline constexpr uint32_t kFormatVersion = 3;
 
 // x86-64 `struct user_regs_struct`, word for word (27 words, kernel order).
 inline constexpr std::size_t kRegWords = 27;
@@ -39,6 +39,11 @@ enum class EventKind : uint8_t {
   // The recording stopped before the program ended (unsupported syscall,
   // internal error); `message` says why. Replay stops here too.
   Abort = 7,
+  // A position the recorder chose inside user code, where no system call or
+  // fault is (to deliver a signal that arrived while the program ran a loop
+  // without system calls). `regs` and `position` identify it; it changes
+  // nothing. See ForcedPosition.
+  Position = 8,
 };
 
 const char* to_string(EventKind kind);
@@ -124,6 +129,21 @@ struct WrittenData {
   bool operator==(const WrittenData&) const = default;
 };
 
+// How replay recognises a Position event without a counter
+// (shared/notes/counterless-progress.md §4): the first moment after the
+// previous event at which the registers equal the event's `regs` (eflags
+// without RF and TF) and `digest` equals the digest of the program's state
+// (engine/core/state_digest.h). Equal state means an equal future, so the
+// first match is as good as the moment the recorder stopped.
+struct ForcedPosition {
+  uint64_t digest = 0;
+  // The recorder saw one pass through the loop at this address leave every
+  // register and every byte of writable memory as they were: the program
+  // stays in this state until something from outside (the signal) changes it.
+  bool fixpoint = false;
+  bool operator==(const ForcedPosition&) const = default;
+};
+
 struct Event {
   EventKind kind = EventKind::Syscall;
   uint32_t tid = 0;                          // recorded thread id
@@ -135,6 +155,7 @@ struct Event {
   std::vector<uint8_t> siginfo;              // Signal/FatalSignal: 128-byte siginfo_t
   std::vector<StdioEcho> echoes;             // stdout/stderr output of this event
   std::optional<WrittenData> written;        // Syscall: what a write-like call wrote
+  std::optional<ForcedPosition> position;    // Position: how replay finds it
   int64_t status = 0;                        // Exit: wait status; Signal/FatalSignal: signal number;
                                              // Exec: the initial program break (start_brk)
   std::string message;                       // Abort: why the recording stopped

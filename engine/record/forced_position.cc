@@ -1,0 +1,213 @@
+// Forced positions: delivering a signal to a program that runs user code
+// without system calls (a loop that waits for a timer's SIGALRM to set a
+// flag). Without a branch counter, a signal can only be replayed where its
+// position is exact; the next system call is such a place, so a signal that
+// arrives in user code is held back until then (record_signals.cc). When the
+// program makes no system call for kForceAfterMs, the recorder stops it
+// (PTRACE_INTERRUPT) and chooses a position it can name without a counter
+// (shared/notes/counterless-progress.md §4):
+//
+//  - It digests the program's state (registers, writable memory, SSE
+//    registers: engine/core/state_digest.h), lets it run once round the loop
+//    back to the same instruction (a hardware breakpoint there), and digests
+//    it again. If nothing changed, the program is in a fixpoint: it would
+//    stay in this very state until the signal changes something.
+//  - Either way the position written is (registers, digest) at that
+//    instruction, and means "the first moment since the previous event with
+//    exactly this state". Equal state means an equal future, so the signal
+//    delivered at the first such moment in replay has the same effect as it
+//    had here, however many times the state recurred before the recorder
+//    looked.
+//  - Unless it is a fixpoint, the event also carries the state itself
+//    (every non-zero page of writable memory, the XSAVE area): replay can
+//    put the program there directly when running to it would take too long.
+//
+// Replay (engine/replay/replay_position.cc) finds it with a breakpoint at
+// the instruction, comparing registers at each hit and the digest when they
+// match. Its cost is one trap per pass through the loop since the previous
+// event: nothing for a spin on a flag, but a loop that counts makes about
+// 10^5 passes per second of replay, hence the stored state.
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <chrono>
+
+#include "engine/core/log.h"
+#include "engine/core/state_digest.h"
+#include "engine/record/record_session.h"
+
+namespace backstep {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr uint64_t kTrapFlag = 1u << 8;
+constexpr uint64_t kResumeFlag = 1u << 16;
+// How long the program may run user code with a signal held back before the
+// recorder steps in, how often it looks, and how long one pass round a loop
+// may take.
+constexpr long kForceAfterMs = 20;
+constexpr long kTickMs = 5;
+constexpr auto kPassLimit = std::chrono::milliseconds(10);
+// DR7: local enable of DR0, as an instruction breakpoint (R/W0 = LEN0 = 0).
+constexpr uint64_t kDr7ExecDr0 = 1;
+constexpr uint64_t kDr6Dr0 = 1;
+// Larger writable memory is not stored with a position: replay then finds
+// it by running, however long that takes.
+constexpr std::size_t kMaxImageBytes = std::size_t{256} << 20;
+
+// Whether replay can find the instruction at `ip` with a breakpoint placed
+// before it and reach the same state: not in the middle of a string
+// instruction with a REP prefix (its breakpoint fires once, before the first
+// round), and not at an instruction that enters the kernel (the next event is
+// right there anyway).
+bool good_position(Task& task, uint64_t ip) {
+  uint8_t insn[16] = {};
+  std::size_t n = task.read_some(remote_ptr<void>(ip), insn, sizeof(insn));
+  std::size_t i = 0;
+  bool rep = false;
+  for (; i < n; ++i) {
+    uint8_t b = insn[i];
+    if (b == 0xf2 || b == 0xf3) {
+      rep = true;
+    } else if (b == 0x66 || b == 0x67 || b == 0xf0 || b == 0x2e || b == 0x36 || b == 0x3e || b == 0x26 ||
+               b == 0x64 || b == 0x65 || (b >= 0x40 && b <= 0x4f)) {
+      // another prefix
+    } else {
+      break;
+    }
+  }
+  if (i >= n) return false;
+  uint8_t op = insn[i];
+  uint8_t next = i + 1 < n ? insn[i + 1] : 0;
+  bool string_op = (op >= 0xa4 && op <= 0xa7) || (op >= 0xaa && op <= 0xaf) || (op >= 0x6c && op <= 0x6f);
+  if (rep && string_op) return false;
+  if (op == 0x0f && (next == 0x05 || next == 0x34)) return false;  // syscall, sysenter
+  if (op == 0xcd || op == 0xcc) return false;                       // int N, int3
+  return true;
+}
+
+Registers without_trap_flags(Registers regs) {
+  regs.raw().eflags &= ~(kTrapFlag | kResumeFlag);
+  return regs;
+}
+
+}  // namespace
+
+void RecordSession::want_forced_position() {
+  if (force_wanted_) return;
+  force_wanted_ = true;
+  force_at_ns_ = static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count() +
+      kForceAfterMs * 1000000);
+  signals_->tick_every(kTickMs);
+}
+
+void RecordSession::cancel_forced_position() {
+  if (!force_wanted_) return;
+  force_wanted_ = false;
+  signals_->stop_ticking();
+}
+
+void RecordSession::maybe_interrupt(Task& task) {
+  if (!force_wanted_ || interrupt_pending_) return;
+  uint64_t now = static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count());
+  if (now < force_at_ns_) return;
+  BS_LOG(Record, "no system call for " << kForceAfterMs << " ms with a signal held back: interrupting");
+  task.interrupt();
+  interrupt_pending_ = true;
+}
+
+std::optional<WaitStatus> RecordSession::wait_with_deadline(Task& task, Clock::time_point deadline) {
+  for (;;) {
+    std::optional<WaitStatus> ws;
+    {
+      trace::TraceWriter::Idle idle(*writer_);
+      ws = task.wait_interruptible();
+    }
+    if (ws) return ws;
+    if (Clock::now() >= deadline) return std::nullopt;
+  }
+}
+
+bool RecordSession::on_interrupted(Task& task) {
+  interrupt_pending_ = false;
+  if (!force_wanted_ || deferred_signals_.empty()) {
+    task.resume(ResumeHow::Syscall);  // an interrupt that came after the program reached an event
+    return false;
+  }
+  Registers start = task.regs();
+  if (!good_position(task, start.ip())) {
+    // Let it run a little further and look again.
+    force_at_ns_ = 0;
+    task.resume(ResumeHow::Syscall);
+    return false;
+  }
+  StateDigest before = state_digest(task, task.xstate());
+
+  // Once round the loop, back to this instruction. RF lets the instruction
+  // at the breakpoint's own address run once without trapping.
+  task.set_debug_register(0, start.ip());
+  task.set_debug_register(7, kDr7ExecDr0);
+  Registers resumed = start;
+  resumed.raw().eflags |= kResumeFlag;
+  task.set_regs(resumed);
+  task.resume(ResumeHow::Syscall);
+  std::optional<WaitStatus> ws = wait_with_deadline(task, Clock::now() + kPassLimit);
+  bool looped = false;
+  if (!ws) {
+    // Not back within the limit: not a short loop. Take wherever it is now.
+    task.interrupt();
+    interrupt_pending_ = true;
+    ws = task.wait();
+  }
+  task.set_debug_register(7, 0);
+  if (ws->is_signal() && ws->signal == SIGTRAP && (task.debug_register(6) & kDr6Dr0)) {
+    task.set_debug_register(6, 0);
+    looped = true;
+  } else if (ws->kind == WaitStatus::Kind::EventStop && ws->event == PTRACE_EVENT_STOP && interrupt_pending_) {
+    interrupt_pending_ = false;
+    if (!good_position(task, task.regs().ip())) {
+      force_at_ns_ = 0;
+      task.resume(ResumeHow::Syscall);
+      return false;
+    }
+  } else {
+    // A system call or a signal came first: the held-back signal goes out
+    // there, the usual way.
+    return handle_stop(task, *ws);
+  }
+
+  Registers here = without_trap_flags(task.regs());
+  task.set_regs(here);
+  StateDigest after = state_digest(task, task.xstate());
+  bool fixpoint = looped && Registers::differences(without_trap_flags(start), here).empty() && before == after;
+  BS_LOG(Record, "forced position at 0x" << std::hex << here.ip() << std::dec << (fixpoint ? " (fixpoint)" : "")
+                                          << ", " << after.bytes << " bytes digested");
+  trace::Event event;
+  event.kind = trace::EventKind::Position;
+  event.tid = static_cast<uint32_t>(task.tid());
+  event.regs = here.to_block();
+  event.position = trace::ForcedPosition{after.combined(), fixpoint};
+  if (!fixpoint) {
+    // The state itself, for a replay that would need too many passes round
+    // the loop to find the moment (replay_position.cc).
+    MemoryImage image = writable_image(task);
+    if (image.bytes() <= kMaxImageBytes) {
+      for (MemoryImage::Range& r : image.ranges) event.writes.push_back({r.start, std::move(r.bytes)});
+      event.xstate = task.xstate();
+    }
+  }
+  write_event(event);
+  ++result_.forced_positions;
+  last_exit_regs_ = here;
+  at_syscall_boundary_ = true;
+  // The held-back signals are delivered right here, at an event boundary.
+  redeliver_deferred(task);
+  task.resume(ResumeHow::Syscall);
+  return false;
+}
+
+}  // namespace backstep

@@ -1,0 +1,159 @@
+// Replaying a Position event: the recorder stopped the program somewhere in
+// user code and named the place by its registers and a digest of its state
+// (engine/record/forced_position.cc). Replay runs to the first moment since
+// the previous event where both match: a breakpoint at the instruction,
+// registers compared at each hit, the digest computed only when they match.
+//
+// Running there costs one trap per pass through the loop since the previous
+// event. A loop that changes something on every pass (a counter) can take
+// hundreds of millions of passes before a timer's signal comes; after
+// kSearchHits passes (or kSearchDigests digests), replay puts the program
+// into the recorded state directly, from the memory image and registers the
+// event carries, and checks the digest. The program's future is the same;
+// only the passes skipped are not shown to a debugger (a breakpoint in the
+// loop is not hit for them).
+//
+// A replay that can never get there must not hang. If two successive hits
+// show exactly the same state (registers and digest), the program is in a
+// loop that never changes anything and will not leave it: that is reported
+// as a divergence. A system call or a signal before the position is one too.
+#include <set>
+#include <sstream>
+
+#include "engine/core/log.h"
+#include "engine/core/state_digest.h"
+#include "engine/replay/replay_session.h"
+
+namespace backstep {
+namespace {
+
+constexpr uint64_t kTrapFlag = 1u << 8;
+constexpr uint64_t kResumeFlag = 1u << 16;
+constexpr uint64_t kSearchHits = 20000;
+constexpr uint64_t kSearchDigests = 64;
+constexpr uint64_t kPage = 4096;
+
+Registers masked(Registers regs) {
+  regs.raw().eflags &= ~(kTrapFlag | kResumeFlag);
+  return regs;
+}
+
+std::string hex(uint64_t v) {
+  std::ostringstream os;
+  os << "0x" << std::hex << v;
+  return os.str();
+}
+
+}  // namespace
+
+bool ReplaySession::at_position(const trace::Event& position, const Registers& live) {
+  Registers want = Registers::from_block(*position.regs);
+  if (masked(live).to_block() != masked(want).to_block()) return false;
+  ++position_digests_;
+  StateDigest d = state_digest(*task_, task_->xstate(), inserted_);
+  return d.combined() == position.position->digest;
+}
+
+void ReplaySession::jump_to_position(const trace::Event& position) {
+  BS_LOG(Replay, "event " << event_number_ << ": position not reached after " << kSearchHits
+                          << " passes; taking the recorded state");
+  // Zero the pages the recorded state does not have, then write it.
+  std::set<uint64_t> recorded_pages;
+  for (const trace::MemoryWrite& w : position.writes) {
+    for (uint64_t a = w.addr; a < w.addr + w.data.size(); a += kPage) recorded_pages.insert(a);
+  }
+  static const std::vector<uint8_t> kZeroPage(kPage, 0);
+  for (const MemoryImage::Range& r : writable_image(*task_).ranges) {
+    for (uint64_t a = r.start; a < r.start + r.bytes.size(); a += kPage) {
+      if (!recorded_pages.count(a)) task_->write_bytes(remote_ptr<void>(a), kZeroPage.data(), kPage);
+    }
+  }
+  for (const trace::MemoryWrite& w : position.writes) {
+    task_->write_bytes(remote_ptr<void>(w.addr), w.data.data(), w.data.size());
+  }
+  task_->set_regs(masked(Registers::from_block(*position.regs)));
+  task_->set_xstate(position.xstate);
+  if (state_digest(*task_, task_->xstate()).combined() != position.position->digest) {
+    diverged("the state recorded with this position does not match its digest");
+  }
+}
+
+std::optional<ReplayStop> ReplaySession::run_to_position(const trace::Event& next, bool single_step) {
+  event_number_ = next_number_;
+  const uint64_t pc = Registers::from_block(*next.regs).ip();
+  std::optional<Registers> previous_regs;  // at the last hit that did not match
+  std::optional<uint64_t> previous_digest;
+  bool user_breakpoint_at_pc = breakpoints_.count(pc) != 0;
+  uint64_t hits = 0;
+  position_digests_ = 0;
+  for (bool first = true;; first = false) {
+    Registers live = task_->regs();
+    // Already there: a step, a breakpoint or a watchpoint stopped on it.
+    if (first && live.ip() == pc && at_position(next, live)) {
+      if (masked(live).to_block() != live.to_block()) task_->set_regs(masked(live));
+      breakpoint_reported_ = false;
+      return std::nullopt;
+    }
+    // Step off the instruction at pc before its breakpoint goes in, and off
+    // a user breakpoint whose hit was reported.
+    bool step_off = live.ip() == pc || (breakpoint_reported_ && breakpoints_.count(live.ip()));
+    breakpoint_reported_ = false;
+    if (!step_off) {
+      breakpoints_.insert(pc);
+      insert_breakpoints();
+      if (!user_breakpoint_at_pc) breakpoints_.erase(pc);
+    } else {
+      insert_breakpoints();
+      auto it = inserted_.find(live.ip());
+      if (it != inserted_.end()) {
+        task_->write_bytes(remote_ptr<void>(it->first), &it->second, 1);
+        inserted_.erase(it);
+      }
+    }
+    arm_watchpoints();
+    task_->resume(single_step || step_off ? ResumeHow::SysemuSingleStep : ResumeHow::Sysemu);
+    WaitStatus ws = task_->wait();
+    remove_breakpoints();
+    if (ws.is_gone()) diverged("the program ended early: " + ws.describe());
+    if (ws.is_syscall()) {
+      diverged("reached a system call before the position the recording chose at " + hex(pc));
+    }
+    if (ws.kind == WaitStatus::Kind::EventStop) diverged("unexpected ptrace event " + std::to_string(ws.event));
+    if (ws.signal != SIGTRAP) {
+      diverged(std::string("expected the position the recording chose at ") + hex(pc) + ", got " +
+               ws.describe() + " at rip " + hex(task_->regs().ip()));
+    }
+    Registers after = task_->regs();
+    if (!step_off && !user_breakpoint_at_pc && after.ip() == pc + 1 && !(task_->debug_register(6) & 0xf)) {
+      // Our own breakpoint at pc.
+      after.set_ip(pc);
+      task_->set_regs(after);
+      if (at_position(next, after)) return std::nullopt;
+      if ((++hits >= kSearchHits || position_digests_ >= kSearchDigests) && !next.writes.empty()) {
+        jump_to_position(next);
+        return std::nullopt;
+      }
+      Registers m = masked(after);
+      if (previous_regs && previous_regs->to_block() == m.to_block()) {
+        uint64_t d = state_digest(*task_, task_->xstate(), inserted_).combined();
+        if (previous_digest && *previous_digest == d) {
+          diverged("the program went round a loop at " + hex(pc) +
+                   " without changing anything, and never reached the state the recording chose there");
+        }
+        previous_digest = d;
+      } else {
+        previous_digest.reset();
+      }
+      previous_regs = m;
+      continue;
+    }
+    ReplayStop trap;
+    if (classify_trap(trap)) {
+      if (step_off && !single_step && trap.kind == ReplayStop::Kind::Step) continue;  // our step
+      return trap;
+    }
+    diverged("an unexpected trap before the position the recording chose at " + hex(pc));
+  }
+}
+
+}  // namespace backstep
