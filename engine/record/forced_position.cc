@@ -95,29 +95,30 @@ Registers without_trap_flags(Registers regs) {
 
 }  // namespace
 
-void RecordSession::want_forced_position() {
-  if (force_wanted_) return;
-  force_wanted_ = true;
-  force_at_ns_ = static_cast<uint64_t>(
+void RecordSession::want_forced_position(RecordTask& t) {
+  if (t.force_wanted) return;
+  t.force_wanted = true;
+  t.force_at_ns = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count() +
       kForceAfterMs * 1000000);
-  signals_->tick_every(kTickMs);
+  if (forcing_tasks_++ == 0) signals_->tick_every(kTickMs);
 }
 
-void RecordSession::cancel_forced_position() {
-  if (!force_wanted_) return;
-  force_wanted_ = false;
-  signals_->stop_ticking();
+void RecordSession::cancel_forced_position(RecordTask& t) {
+  if (!t.force_wanted) return;
+  t.force_wanted = false;
+  if (--forcing_tasks_ == 0) signals_->stop_ticking();
 }
 
-void RecordSession::maybe_interrupt(Task& task) {
-  if (!force_wanted_ || interrupt_pending_) return;
+void RecordSession::maybe_interrupt(RecordTask& t) {
+  Task& task = t.task;
+  if (!t.force_wanted || t.interrupt_pending) return;
   uint64_t now = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count());
-  if (now < force_at_ns_) return;
+  if (now < t.force_at_ns) return;
   BS_LOG(Record, "no system call for " << kForceAfterMs << " ms with a signal held back: interrupting");
   task.interrupt();
-  interrupt_pending_ = true;
+  t.interrupt_pending = true;
 }
 
 std::optional<WaitStatus> RecordSession::wait_with_deadline(Task& task, Clock::time_point deadline) {
@@ -132,16 +133,17 @@ std::optional<WaitStatus> RecordSession::wait_with_deadline(Task& task, Clock::t
   }
 }
 
-bool RecordSession::on_interrupted(Task& task) {
-  interrupt_pending_ = false;
-  if (!force_wanted_ || deferred_signals_.empty()) {
+bool RecordSession::on_interrupted(RecordTask& t) {
+  Task& task = t.task;
+  t.interrupt_pending = false;
+  if (!t.force_wanted || t.deferred_signals.empty()) {
     task.resume(ResumeHow::Syscall);  // an interrupt that came after the program reached an event
     return false;
   }
   Registers start = task.regs();
   if (!good_position(task, start.ip())) {
     // Let it run a little further and look again.
-    force_at_ns_ = 0;
+    t.force_at_ns = 0;
     task.resume(ResumeHow::Syscall);
     return false;
   }
@@ -160,24 +162,24 @@ bool RecordSession::on_interrupted(Task& task) {
   if (!ws) {
     // Not back within the limit: not a short loop. Take wherever it is now.
     task.interrupt();
-    interrupt_pending_ = true;
+    t.interrupt_pending = true;
     ws = task.wait();
   }
   task.set_debug_register(7, 0);
   if (ws->is_signal() && ws->signal == SIGTRAP && (task.debug_register(6) & kDr6Dr0)) {
     task.set_debug_register(6, 0);
     looped = true;
-  } else if (ws->kind == WaitStatus::Kind::EventStop && ws->event == PTRACE_EVENT_STOP && interrupt_pending_) {
-    interrupt_pending_ = false;
+  } else if (ws->kind == WaitStatus::Kind::EventStop && ws->event == PTRACE_EVENT_STOP && t.interrupt_pending) {
+    t.interrupt_pending = false;
     if (!good_position(task, task.regs().ip())) {
-      force_at_ns_ = 0;
+      t.force_at_ns = 0;
       task.resume(ResumeHow::Syscall);
       return false;
     }
   } else {
     // A system call or a signal came first: the held-back signal goes out
     // there, the usual way.
-    return handle_stop(task, *ws);
+    return handle_stop(t, *ws);
   }
 
   Registers here = without_trap_flags(task.regs());
@@ -202,10 +204,10 @@ bool RecordSession::on_interrupted(Task& task) {
   }
   write_event(event);
   ++result_.forced_positions;
-  last_exit_regs_ = here;
-  at_syscall_boundary_ = true;
+  t.last_exit_regs = here;
+  t.at_syscall_boundary = true;
   // The held-back signals are delivered right here, at an event boundary.
-  redeliver_deferred(task);
+  redeliver_deferred(t);
   task.resume(ResumeHow::Syscall);
   return false;
 }

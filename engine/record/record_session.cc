@@ -136,6 +136,7 @@ RecordResult RecordSession::run() {
   } put_back{signals_};
   pid_t pid = spawn();
   Task& task = *find_task(pid);
+  RecordTask& t = *record_tasks_.emplace(pid, std::make_unique<RecordTask>(task)).first->second;
 
   trace::Header header;
   header.backstep_version = BACKSTEP_VERSION;
@@ -168,10 +169,10 @@ RecordResult RecordSession::run() {
       if (!stop) {
         // A signal came (see check_stop_signals), or a tick while a signal
         // is held back (forced_position.cc).
-        maybe_interrupt(task);
+        maybe_interrupt(t);
         continue;
       }
-      if (handle_stop(task, *stop)) return result_;
+      if (handle_stop(t, *stop)) return result_;
     }
   } catch (const RecorderStopped& e) {
     stop_recording(task, e.what());
@@ -188,17 +189,18 @@ RecordResult RecordSession::run() {
   return result_;
 }
 
-bool RecordSession::handle_stop(Task& task, const WaitStatus& ws) {
+bool RecordSession::handle_stop(RecordTask& t, const WaitStatus& ws) {
+  Task& task = t.task;
   switch (ws.kind) {
     case WaitStatus::Kind::SyscallStop:
-      if (in_syscall_) on_syscall_exit(task); else on_syscall_entry(task);
+      if (t.in_syscall) on_syscall_exit(t); else on_syscall_entry(t);
       return false;
     case WaitStatus::Kind::SignalStop:
       note_program_signal(task, ws.signal);
-      on_signal(task, ws.signal);
+      on_signal(t, ws.signal);
       return false;
     case WaitStatus::Kind::EventStop:
-      if (ws.event == PTRACE_EVENT_STOP && interrupt_pending_) return on_interrupted(task);
+      if (ws.event == PTRACE_EVENT_STOP && t.interrupt_pending) return on_interrupted(t);
       throw RecordingRefused("unexpected ptrace event " + std::to_string(ws.event));
     case WaitStatus::Kind::Exited:
     case WaitStatus::Kind::Killed: {
@@ -280,17 +282,19 @@ void RecordSession::watch_only_mapped_files() {
   mapped_file_sizes_.keep_only(mapped);
 }
 
-void RecordSession::on_syscall_entry(Task& task) {
+void RecordSession::on_syscall_entry(RecordTask& t) {
+  Task& task = t.task;
   Registers regs = task.regs();
   try {
-    enter_syscall(task, regs);
+    enter_syscall(t, regs);
   } catch (RecordingRefused& e) {
     e.at_entry = regs.to_block();
     throw;
   }
 }
 
-void RecordSession::enter_syscall(Task& task, const Registers& regs) {
+void RecordSession::enter_syscall(RecordTask& t, const Registers& regs) {
+  Task& task = t.task;
   long nr = static_cast<long>(regs.syscallno());
   const sys::SyscallInfo* info = sys::lookup(nr);
   if (!info) {
@@ -303,26 +307,26 @@ void RecordSession::enter_syscall(Task& task, const Registers& regs) {
   // interrupted call would have written: record it as that call.
   bool restart = nr == SYS_restart_syscall;
   if (restart) {
-    if (!interrupted_entry_) {
+    if (!t.interrupted_entry) {
       throw RecordingRefused("restart_syscall without an interrupted call at event " +
                              std::to_string(next_event()));
     }
-    info = sys::lookup(static_cast<long>(interrupted_entry_->syscallno()));
+    info = sys::lookup(static_cast<long>(t.interrupted_entry->syscallno()));
   }
-  in_syscall_.emplace(SyscallContext{*this, task, *info, restart ? *interrupted_entry_ : regs,
+  t.in_syscall.emplace(SyscallContext{*this, task, *info, restart ? *t.interrupted_entry : regs,
                                      Registers(), trace::Event()});
-  SyscallContext& ctx = *in_syscall_;
+  SyscallContext& ctx = *t.in_syscall;
   if (!info->supported) ctx.refuse("unsupported system call");
   ctx.event.kind = trace::EventKind::Syscall;
   ctx.event.tid = static_cast<uint32_t>(task.tid());
   ctx.event.regs = regs.to_block();
-  redeliver_deferred(task);
+  redeliver_deferred(t);
   const SyscallRecorder* recorder = syscall_recorder(info->nr);
   if (recorder && recorder->enter && !restart) recorder->enter(ctx);
   if (nr == SYS_exit || nr == SYS_exit_group) {
     // No exit stop follows: the process is gone when the call "returns".
     write_event(ctx.event);
-    in_syscall_.reset();
+    t.in_syscall.reset();
   }
   task.resume(ResumeHow::Syscall);
 }
@@ -352,8 +356,9 @@ uint64_t output_size(const SyscallContext& ctx, const sys::OutParam& out) {
 
 }  // namespace
 
-void RecordSession::on_syscall_exit(Task& task) {
-  SyscallContext& ctx = *in_syscall_;
+void RecordSession::on_syscall_exit(RecordTask& t) {
+  Task& task = t.task;
+  SyscallContext& ctx = *t.in_syscall;
   ctx.exit = task.regs();
   if (!ctx.info.custom) {
     for (uint8_t i = 0; i < ctx.info.out_count; ++i) {
@@ -374,13 +379,13 @@ void RecordSession::on_syscall_exit(Task& task) {
   ctx.event.reg_changes = ctx.exit.changes_since(recorded_entry);
   write_event(ctx.event);
   if (ctx.result() == -kErestartRestartblock) {
-    interrupted_entry_ = ctx.entry;
+    t.interrupted_entry = ctx.entry;
   } else {
-    interrupted_entry_.reset();
+    t.interrupted_entry.reset();
   }
-  last_exit_regs_ = ctx.exit;
-  at_syscall_boundary_ = true;
-  in_syscall_.reset();
+  t.last_exit_regs = ctx.exit;
+  t.at_syscall_boundary = true;
+  t.in_syscall.reset();
   task.resume(ResumeHow::Syscall);
 }
 

@@ -13,6 +13,7 @@
 
 #include "engine/core/session.h"
 #include "engine/record/mapped_file_sizes.h"
+#include "engine/record/record_task.h"
 #include "engine/record/recorder_signals.h"
 #include "engine/record/syscall_context.h"
 #include "engine/trace/writer.h"
@@ -85,19 +86,19 @@ class RecordSession : public Session {
  private:
   pid_t spawn();
   void record_exec(Task& task);
-  void on_syscall_entry(Task& task);
-  void enter_syscall(Task& task, const Registers& regs);
-  void on_syscall_exit(Task& task);
-  void on_signal(Task& task, int sig);
-  void deliver_to_handler(Task& task, const siginfo_t& info, const Registers& before);
-  void redeliver_deferred(Task& task);
+  void on_syscall_entry(RecordTask& t);
+  void enter_syscall(RecordTask& t, const Registers& regs);
+  void on_syscall_exit(RecordTask& t);
+  void on_signal(RecordTask& t, int sig);
+  void deliver_to_handler(RecordTask& t, const siginfo_t& info, const Registers& before);
+  void redeliver_deferred(RecordTask& t);
   // One stop of the program; returns true when the program has ended.
-  bool handle_stop(Task& task, const WaitStatus& ws);
+  bool handle_stop(RecordTask& t, const WaitStatus& ws);
   // Forced positions (forced_position.cc).
-  void want_forced_position();
-  void cancel_forced_position();
-  void maybe_interrupt(Task& task);
-  bool on_interrupted(Task& task);
+  void want_forced_position(RecordTask& t);
+  void cancel_forced_position(RecordTask& t);
+  void maybe_interrupt(RecordTask& t);
+  bool on_interrupted(RecordTask& t);
   std::optional<WaitStatus> wait_with_deadline(Task& task, std::chrono::steady_clock::time_point deadline);
   void write_event(const trace::Event& event);
   void watch_only_mapped_files();
@@ -111,19 +112,11 @@ class RecordSession : public Session {
 
   RecordOptions options_;
   std::unique_ptr<trace::TraceWriter> writer_;
-  std::optional<SyscallContext> in_syscall_;
-  Registers last_exit_regs_;
-  // Entry registers of a sleep interrupted with ERESTART_RESTARTBLOCK.
-  std::optional<Registers> interrupted_entry_;
-  bool at_syscall_boundary_ = false;
-  std::vector<siginfo_t> deferred_signals_;
-  std::vector<siginfo_t> redelivering_;
-  // A signal is held back while the program runs user code: from
-  // force_at_ns_ (steady clock) on, the recorder interrupts it.
-  bool force_wanted_ = false;
-  uint64_t force_at_ns_ = 0;
-  // PTRACE_INTERRUPT sent, its PTRACE_EVENT_STOP not seen yet.
-  bool interrupt_pending_ = false;
+  // Per thread (record_task.h), by tid.
+  std::map<pid_t, std::unique_ptr<RecordTask>> record_tasks_;
+  // Threads that want a forced position: the recorder's clock ticks while
+  // there is one.
+  int forcing_tasks_ = 0;
   struct stat stdout_stat_ {};
   struct stat stderr_stat_ {};
   bool have_stdout_ = false, have_stderr_ = false;

@@ -1,0 +1,48 @@
+// One recorded thread: its ptrace handle and what the recorder keeps per
+// thread. A recording has one today; with threads (issue 8) each thread gets
+// its own, and RecordSession hands every stop to the RecordTask of the thread
+// that stopped.
+#pragma once
+
+#include <signal.h>
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "engine/core/registers.h"
+#include "engine/core/task.h"
+#include "engine/record/syscall_context.h"
+
+namespace backstep {
+
+struct RecordTask {
+  explicit RecordTask(Task& t) : task(t) {}
+  RecordTask(const RecordTask&) = delete;
+  RecordTask& operator=(const RecordTask&) = delete;
+
+  Task& task;
+  pid_t tid() const { return task.tid(); }
+
+  // The system call between its entry and exit stops.
+  std::optional<SyscallContext> in_syscall;
+  // Registers after the last event, and whether the thread still stands
+  // right there (no user instruction since): a signal can be delivered at
+  // such a boundary without a counter.
+  Registers last_exit_regs;
+  bool at_syscall_boundary = false;
+  // Entry registers of a sleep interrupted with ERESTART_RESTARTBLOCK.
+  std::optional<Registers> interrupted_entry;
+  // Signals that came while user code ran, held back until the next
+  // boundary; and those re-raised at one, not yet seen again.
+  std::vector<siginfo_t> deferred_signals;
+  std::vector<siginfo_t> redelivering;
+  // A signal is held back: from force_at_ns (steady clock) on, the recorder
+  // interrupts the thread to force a position (forced_position.cc).
+  bool force_wanted = false;
+  uint64_t force_at_ns = 0;
+  // PTRACE_INTERRUPT sent, its PTRACE_EVENT_STOP not seen yet.
+  bool interrupt_pending = false;
+};
+
+}  // namespace backstep
