@@ -1,0 +1,23 @@
+#include "engine/record/compat_entry.h"
+
+#include <string>
+
+#include "engine/core/compat_syscalls.h"
+#include "engine/record/syscall_context.h"
+
+namespace backstep {
+
+std::optional<Registers> compat_entry(Task& task, const Registers& regs, uint64_t event) {
+  // The registers alone do not say which table the kernel uses (int 0x80
+  // leaves cs as it is); the kernel does.
+  if (task.syscall_info().arch != kAuditArchI386) return std::nullopt;
+  uint64_t nr = regs.syscallno();
+  if (native_twin(nr)) return as_native_call(regs);
+  const char* name = compat_syscall_name(nr);
+  throw RecordingRefused("32-bit system call " + std::to_string(nr) + (name ? std::string(" (") + name + ")" : "") +
+                         ", made with int 0x80, is not supported: of the 32-bit calls backstep records only "
+                         "exit, exit_group, read, write, close, sched_yield and the get*id calls (event " +
+                         std::to_string(event) + ")");
+}
+
+}  // namespace backstep
