@@ -49,12 +49,14 @@ const Twin* find(const Twin* begin, const Twin* end, uint64_t nr32) {
 }  // namespace
 
 std::optional<long> native_twin(uint64_t nr32) {
+  nr32 = static_cast<uint32_t>(nr32);  // the kernel reads eax only
   const Twin* t = find(std::begin(kTwins), std::end(kTwins), nr32);
   if (!t) return std::nullopt;
   return t->nr64;
 }
 
 const char* compat_syscall_name(uint64_t nr32) {
+  nr32 = static_cast<uint32_t>(nr32);
   const Twin* t = find(std::begin(kTwins), std::end(kTwins), nr32);
   if (!t) t = find(std::begin(kNamedOnly), std::end(kNamedOnly), nr32);
   return t ? t->name : nullptr;

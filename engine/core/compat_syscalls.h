@@ -22,7 +22,8 @@ constexpr uint32_t kAuditArchX86_64 = 0xc000003e;  // AUDIT_ARCH_X86_64
 constexpr uint32_t kAuditArchI386 = 0x40000003;    // AUDIT_ARCH_I386
 
 // The x86-64 number of the call that does what 32-bit call `nr32` does, or
-// nullopt when backstep does not record that 32-bit call.
+// nullopt when backstep does not record that 32-bit call. Only the low 32
+// bits count (the kernel reads eax; orig_rax may carry more).
 std::optional<long> native_twin(uint64_t nr32);
 
 // The i386 name of 32-bit call `nr32` for messages, or nullptr when this

@@ -30,6 +30,8 @@ int main(void) {
   printf("write returned %ld\n", r);
   fflush(stdout);
   say(2, "stderr through int 0x80 write\n");
+  strcpy(low, "eax 4 with upper bits set: still write\n");
+  int80(0x100000004, 1, (long)low, (long)strlen(low));  // the kernel reads eax only
   int copy = SYS(dup(1));
   say(copy, "stdout copy through int 0x80 write\n");
   printf("getpid: %s\n", int80(20, 0, 0, 0) == getpid() ? "same" : "differs");
