@@ -62,6 +62,12 @@ const char* compat_syscall_name(uint64_t nr32) {
   return t ? t->name : nullptr;
 }
 
+std::string compat_calls_with_twins() {
+  std::string out;
+  for (const Twin& t : kTwins) out += (out.empty() ? "" : ", ") + std::string(t.name);
+  return out;
+}
+
 Registers as_native_call(const Registers& regs) {
   const user_regs_struct& r = regs.raw();
   std::optional<long> twin = native_twin(r.orig_rax);

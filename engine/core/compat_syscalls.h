@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 
 #include "engine/core/registers.h"
 
@@ -18,8 +19,7 @@ namespace backstep {
 // The ABI of a syscall stop, as PTRACE_GET_SYSCALL_INFO reports it
 // (<linux/audit.h>), and as a Syscall event's `status` records it: 0 stands
 // for x86-64 there, so that events of 64-bit calls stay as they were.
-constexpr uint32_t kAuditArchX86_64 = 0xc000003e;  // AUDIT_ARCH_X86_64
-constexpr uint32_t kAuditArchI386 = 0x40000003;    // AUDIT_ARCH_I386
+constexpr uint32_t kAuditArchI386 = 0x40000003;  // AUDIT_ARCH_I386
 
 // The x86-64 number of the call that does what 32-bit call `nr32` does, or
 // nullopt when backstep does not record that 32-bit call. Only the low 32
@@ -29,6 +29,9 @@ std::optional<long> native_twin(uint64_t nr32);
 // The i386 name of 32-bit call `nr32` for messages, or nullptr when this
 // file does not know it.
 const char* compat_syscall_name(uint64_t nr32);
+
+// The names of the 32-bit calls that have a twin ("exit, read, ..."), for messages.
+std::string compat_calls_with_twins();
 
 // `regs` of a 32-bit call that has a twin, as that 64-bit call would have
 // them: its number in orig_rax, the arguments (zero-extended from 32 bits,

@@ -15,8 +15,8 @@ std::optional<Registers> compat_entry(Task& task, const Registers& regs, uint64_
   if (native_twin(nr)) return as_native_call(regs);
   const char* name = compat_syscall_name(nr);
   throw RecordingRefused("32-bit system call " + std::to_string(nr) + (name ? std::string(" (") + name + ")" : "") +
-                         ", made with int 0x80, is not supported: of the 32-bit calls backstep records only "
-                         "exit, exit_group, read, write, close, sched_yield and the get*id calls (event " +
+                         ", made with int 0x80 or from 32-bit code, is not supported: the 32-bit calls "
+                         "backstep records are " + compat_calls_with_twins() + " (event " +
                          std::to_string(event) + ")");
 }
 
