@@ -31,7 +31,10 @@ Header syntax: comment lines at the very top of NAME.c, `// KEY: VALUE`:
   input-random: NAME SIZE   an input file of SIZE deterministic pseudo-random bytes
   input-lines: NAME COUNT   an input file of COUNT deterministic text lines
   expect-exit: N            the exit status (128+signal for a fatal signal); default 0
-  output: separate|merged   merged: stderr goes into the stdout pipe (order checked)
+  output: separate|merged|sockets
+                            merged: stderr goes into the stdout pipe (order
+                            checked); sockets: stdout and stderr are each a
+                            unix stream socket instead of a pipe
   stdout: compare|any       any: no native-vs-record comparison of stdout
   stderr: compare|any       any: no native-vs-record comparison of stderr
   timeout: SECONDS          limit for each process (default 120)
@@ -107,6 +110,7 @@ class Scenario:
         self.inputs = []  # list of (name, bytes)
         self.expect_exit = 0
         self.merged = False
+        self.sockets = False  # stdout and stderr are sockets, not pipes
         self.compare_stdout = True
         self.compare_stderr = True
         self.timeout = DEFAULT_TIMEOUT
@@ -164,9 +168,10 @@ def parse_header(path):
             elif key == "expect-exit":
                 sc.expect_exit = int(value)
             elif key == "output":
-                if value not in ("separate", "merged"):
-                    raise ScenarioError("output: separate|merged, not %r" % value)
+                if value not in ("separate", "merged", "sockets"):
+                    raise ScenarioError("output: separate|merged|sockets, not %r" % value)
                 sc.merged = value == "merged"
+                sc.sockets = value == "sockets"
             elif key in ("stdout", "stderr"):
                 if value not in ("compare", "any"):
                     raise ScenarioError("%s: compare|any, not %r" % (key, value))
@@ -216,8 +221,10 @@ def no_core_dumps():
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
-def run(argv, cwd, env, stdin_data=b"", timeout=DEFAULT_TIMEOUT, merged=False):
+def run(argv, cwd, env, stdin_data=b"", timeout=DEFAULT_TIMEOUT, merged=False, sockets=False):
     """Runs argv in its own session; kills the whole group on timeout."""
+    if sockets:
+        return run_on_sockets(argv, cwd, env, stdin_data, timeout)
     start = time.monotonic()
     proc = subprocess.Popen(
         argv, cwd=cwd, env=env,
@@ -239,6 +246,47 @@ def run(argv, cwd, env, stdin_data=b"", timeout=DEFAULT_TIMEOUT, merged=False):
     kill_group(proc.pid)
     return Result(argv, proc.returncode if proc.returncode is not None else -9,
                   out or b"", err or b"", time.monotonic() - start, timed_out)
+
+
+def run_on_sockets(argv, cwd, env, stdin_data, timeout):
+    """As run(), with stdout and stderr each one end of a socketpair."""
+    import socket
+    import threading
+    start = time.monotonic()
+    pairs = [socket.socketpair(), socket.socketpair()]
+    got = [[], []]
+
+    def drain(sock, into):
+        while True:
+            data = sock.recv(65536)
+            if not data:
+                return
+            into.append(data)
+
+    proc = subprocess.Popen(
+        argv, cwd=cwd, env=env,
+        stdin=subprocess.PIPE if stdin_data is not None else subprocess.DEVNULL,
+        stdout=pairs[0][1].fileno(), stderr=pairs[1][1].fileno(),
+        start_new_session=True, preexec_fn=no_core_dumps)
+    for ours, theirs in pairs:
+        theirs.close()
+    readers = [threading.Thread(target=drain, args=(pairs[i][0], got[i]), daemon=True) for i in (0, 1)]
+    for t in readers:
+        t.start()
+    timed_out = False
+    try:
+        proc.communicate(input=stdin_data, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        kill_group(proc.pid)
+        proc.wait()
+    kill_group(proc.pid)  # what it left running holds the sockets
+    for t in readers:
+        t.join(timeout=10)
+    for ours, _ in pairs:
+        ours.close()
+    return Result(argv, proc.returncode if proc.returncode is not None else -9,
+                  b"".join(got[0]), b"".join(got[1]), time.monotonic() - start, timed_out)
 
 
 def kill_group(pgid):
@@ -356,7 +404,7 @@ def native_run(sc, binary, root, check, subdir="native"):
     env = base_env(sc, os.path.join(root, "backstep-dir"))
     d = os.path.join(root, subdir)
     exe = prepare_dir(d, binary, sc)
-    res = run(["./" + os.path.basename(exe)] + sc.args, d, env, sc.stdin, sc.timeout, sc.merged)
+    res = run(["./" + os.path.basename(exe)] + sc.args, d, env, sc.stdin, sc.timeout, sc.merged, sc.sockets)
     report_run(subdir, res)
     if not check.expect(not res.timed_out, "native run timed out"):
         return res
@@ -419,7 +467,7 @@ def record_and_replay(sc, binary, root, native, check, opts):
     exe = prepare_dir(run_dir, binary, sc)
     trace = os.path.join(root, "trace")
     argv = [backstep, "record", "-o", trace, "--", "./" + os.path.basename(exe)] + sc.args
-    rec = run(argv, run_dir, env, sc.stdin, sc.timeout, sc.merged)
+    rec = run(argv, run_dir, env, sc.stdin, sc.timeout, sc.merged, sc.sockets)
     report_run("record", rec)
     if not check.expect(not rec.timed_out, "record timed out (%.0f s); stderr:\n%s" %
                         (sc.timeout, tail(rec.stderr))):
@@ -455,7 +503,7 @@ def record_and_replay(sc, binary, root, native, check, opts):
                      "LC_ALL": "C"})
         cwd = "/" if i == 0 else tempfile.gettempdir()
         rep = run([backstep, "replay", "--autopilot", trace], cwd, renv, None, sc.timeout,
-                  sc.merged)
+                  sc.merged, sc.sockets)
         label = "replay" if opts.replays == 1 else "replay %d" % (i + 1)
         report_run(label, rep)
         if not check.expect(not rep.timed_out, "%s timed out (%.0f s); stderr:\n%s" %

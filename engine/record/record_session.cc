@@ -18,17 +18,16 @@
 #include "engine/core/cpu_features.h"
 #include "engine/core/log.h"
 #include "engine/core/progress_counter.h"
+#include "engine/core/compat_syscalls.h"
 #include "engine/core/written_bytes.h"
+#include "engine/record/compat_entry.h"
 #include "engine/record/unknown_syscall.h"
 #include "engine/trace/written_data.h"
 #include "engine/trace/trace_error.h"
 
 namespace backstep {
 
-RecordSession::RecordSession(RecordOptions options) : options_(std::move(options)) {
-  have_stdout_ = fstat(STDOUT_FILENO, &stdout_stat_) == 0;
-  have_stderr_ = fstat(STDERR_FILENO, &stderr_stat_) == 0;
-}
+RecordSession::RecordSession(RecordOptions options) : options_(std::move(options)) {}
 
 RecordSession::~RecordSession() = default;
 
@@ -248,16 +247,6 @@ void RecordSession::write_event(const trace::Event& event) {
   writer_->write(event);
 }
 
-bool RecordSession::is_original_stdio(Task& task, int fd) const {
-  const struct stat* ours = fd == 1 ? (have_stdout_ ? &stdout_stat_ : nullptr)
-                                    : (have_stderr_ ? &stderr_stat_ : nullptr);
-  if (!ours) return false;
-  struct stat theirs {};
-  std::string path = "/proc/" + std::to_string(task.tid()) + "/fd/" + std::to_string(fd);
-  if (stat(path.c_str(), &theirs) != 0) return false;
-  return theirs.st_dev == ours->st_dev && theirs.st_ino == ours->st_ino;
-}
-
 uint64_t RecordSession::shared_object_id(dev_t dev, ino_t ino) {
   auto [it, added] = shared_objects_.emplace(std::make_pair(dev, ino), shared_objects_.size() + 1);
   return it->second;
@@ -295,12 +284,15 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
 
 void RecordSession::enter_syscall(RecordTask& t, const Registers& regs) {
   Task& task = t.task;
-  long nr = static_cast<long>(regs.syscallno());
+  // A 32-bit call (int 0x80) is recorded as its 64-bit twin, or refused.
+  std::optional<Registers> compat = compat_entry(task, regs, next_event());
+  const Registers& call = compat ? *compat : regs;
+  long nr = static_cast<long>(call.syscallno());
   const sys::SyscallInfo* info = sys::lookup(nr);
   if (!info) {
     // A number the kernel does not know either: it returns -ENOSYS and
     // writes nothing; recorded as such (unknown_syscall.h).
-    check_unknown_syscall_entry(regs.syscallno(), next_event());
+    check_unknown_syscall_entry(call.syscallno(), next_event());
     info = &unknown_syscall_info();
   }
   // restart_syscall continues a sleep a signal interrupted, writing what the
@@ -313,13 +305,14 @@ void RecordSession::enter_syscall(RecordTask& t, const Registers& regs) {
     }
     info = sys::lookup(static_cast<long>(t.interrupted_entry->syscallno()));
   }
-  t.in_syscall.emplace(SyscallContext{*this, task, *info, restart ? *t.interrupted_entry : regs,
+  t.in_syscall.emplace(SyscallContext{*this, task, *info, restart ? *t.interrupted_entry : call,
                                      Registers(), trace::Event()});
   SyscallContext& ctx = *t.in_syscall;
   if (!info->supported) ctx.refuse("unsupported system call");
   ctx.event.kind = trace::EventKind::Syscall;
   ctx.event.tid = static_cast<uint32_t>(task.tid());
   ctx.event.regs = regs.to_block();
+  if (compat) ctx.event.status = kAuditArchI386;
   redeliver_deferred(t);
   const SyscallRecorder* recorder = syscall_recorder(info->nr);
   if (recorder && recorder->enter && !restart) recorder->enter(ctx);

@@ -14,6 +14,7 @@
 #include "engine/core/session.h"
 #include "engine/record/mapped_file_sizes.h"
 #include "engine/record/record_task.h"
+#include "engine/record/original_stdio.h"
 #include "engine/record/recorder_signals.h"
 #include "engine/record/syscall_context.h"
 #include "engine/trace/writer.h"
@@ -57,9 +58,9 @@ class RecordSession : public Session {
   RecordResult run();
 
   trace::TraceWriter& writer() { return *writer_; }
-  // Whether `fd` in the tracee is the same file as backstep's own stdout or
-  // stderr (then its output is re-emitted by replay).
-  bool is_original_stdio(Task& task, int fd) const;
+  // 1 or 2 when `fd` in the tracee is the same file as backstep's own stdout
+  // or stderr (then its output is re-emitted by replay there).
+  std::optional<int> stdio_stream(Task& task, int fd) const { return stdio_.stream_of(task.tid(), fd); }
   // MAP_SHARED mappings of files: the kernel changes their memory when the
   // program writes the file with write(2) and friends, so such writes are
   // recorded as memory writes too (see fs_syscalls.cc).
@@ -117,9 +118,7 @@ class RecordSession : public Session {
   // Threads that want a forced position: the recorder's clock ticks while
   // there is one.
   int forcing_tasks_ = 0;
-  struct stat stdout_stat_ {};
-  struct stat stderr_stat_ {};
-  bool have_stdout_ = false, have_stderr_ = false;
+  OriginalStdio stdio_;
   int cpu_ = -1;
   RecordResult result_;
   std::vector<SharedFileMapping> shared_maps_;

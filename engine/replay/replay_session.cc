@@ -15,6 +15,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "engine/core/compat_syscalls.h"
 #include "engine/core/cpu_features.h"
 #include "engine/core/log.h"
 #include "engine/core/signals.h"
@@ -231,8 +232,9 @@ std::optional<trace::Event> ReplaySession::take_event() {
   next_number_ = reader().next_event_number();
   if (e) {
     last_kind_ = e->kind;
-    if (e->kind == trace::EventKind::Syscall && e->regs) {
-      last_syscall_ = static_cast<long>(Registers::from_block(*e->regs).syscallno());
+    if (e->kind == trace::EventKind::Syscall) {
+      std::optional<Registers> call = native_call_of(*e);
+      if (call) last_syscall_ = static_cast<long>(call->syscallno());
     }
     if (e->kind == trace::EventKind::Signal || e->kind == trace::EventKind::FatalSignal) {
       last_signal_ = static_cast<int>(e->status);
@@ -407,17 +409,20 @@ void ReplaySession::apply_effects(const trace::Event& event) {
 
 void ReplaySession::replay_syscall(const trace::Event& event, ReplayStop& stop) {
   Registers entry = Registers::from_block(*event.regs);
-  long nr = static_cast<long>(entry.syscallno());
+  // A 32-bit call (int 0x80) is replayed as the 64-bit call it was recorded as.
+  std::optional<Registers> native = native_call_of(event);
+  if (!native) diverged("the event's system call ABI " + std::to_string(event.status) + " is not one backstep records");
+  long nr = static_cast<long>(native->syscallno());
   if (nr == SYS_exit || nr == SYS_exit_group) return;  // the Exit event follows
   Registers exit = entry;
   exit.apply(event.reg_changes);
   std::vector<std::vector<uint8_t>> watched;
   if (!watchpoints_.empty()) watched = watched_values();
-  ReplayMmCall call{*task_, reader(), event, entry, exit.syscall_result(), brk_, shared_};
+  ReplayMmCall call{*task_, reader(), event, *native, exit.syscall_result(), brk_, shared_};
   std::string problem = replay_address_space_call(call);
   if (!problem.empty()) diverged(problem);
   apply_effects(event);
-  if (event.written) check_written(event, entry, exit.syscall_result());
+  if (event.written) check_written(event, *native, exit.syscall_result());
   echo(event);
   restart_if_interrupted(exit);
   uint64_t addr = 0;
