@@ -199,7 +199,14 @@ bool RecordSession::handle_stop(RecordTask& t, const WaitStatus& ws) {
       on_signal(t, ws.signal);
       return false;
     case WaitStatus::Kind::EventStop:
-      if (ws.event == PTRACE_EVENT_STOP && t.interrupt_pending) return on_interrupted(t);
+      if (ws.event == PTRACE_EVENT_STOP) {
+        if (t.interrupt_pending) return on_interrupted(t);
+        // A seized tracee also stops like this whenever its process gets
+        // SIGCONT (the kernel's notice to a tracer that may be listening):
+        // nothing to record.
+        t.task.resume(ResumeHow::Syscall);
+        return false;
+      }
       throw RecordingRefused("unexpected ptrace event " + std::to_string(ws.event));
     case WaitStatus::Kind::Exited:
     case WaitStatus::Kind::Killed: {

@@ -110,9 +110,10 @@ void RecordSession::deliver_to_handler(RecordTask& t, const siginfo_t& info, con
   // instruction, with the frame written: exactly what replay must recreate.
   task.resume(ResumeHow::SingleStep, info.si_signo);
   WaitStatus ws = task.wait();
-  if (ws.kind == WaitStatus::Kind::EventStop && ws.event == PTRACE_EVENT_STOP && t.interrupt_pending) {
-    // Our interrupt, sent just as the program stopped for this signal,
-    // comes once the frame is written and before the step's trap: step on.
+  while (ws.kind == WaitStatus::Kind::EventStop && ws.event == PTRACE_EVENT_STOP) {
+    // Our interrupt, sent just as the program stopped for this signal, or
+    // the kernel's SIGCONT notice to a seizing tracer, comes once the frame
+    // is written and before the step's trap: step on.
     t.interrupt_pending = false;
     task.resume(ResumeHow::SingleStep);
     ws = task.wait();
