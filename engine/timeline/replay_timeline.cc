@@ -63,7 +63,7 @@ std::string ReplayTimeline::exe_path() const {
   return current_->header().exe;
 }
 
-const std::vector<trace::CpuidLeaf>& ReplayTimeline::cpu_features() const { return current_->header().cpuid; }
+const std::vector<CpuidLeaf>& ReplayTimeline::cpu_features() const { return current_->header().cpuid; }
 
 Registers ReplayTimeline::registers(pid_t) { return current_->registers(); }
 
