@@ -31,7 +31,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 
 #include "engine/core/log.h"
 #include "engine/core/state_digest.h"
@@ -48,7 +50,6 @@ constexpr uint64_t kResumeFlag = 1u << 16;
 // recorder steps in, how often it looks, and how long one pass round a loop
 // may take.
 constexpr long kForceAfterMs = 20;
-constexpr long kTickMs = 5;
 constexpr auto kPassLimit = std::chrono::milliseconds(10);
 // DR7: local enable of DR0, as an instruction breakpoint (R/W0 = LEN0 = 0).
 constexpr uint64_t kDr7ExecDr0 = 1;
@@ -112,11 +113,18 @@ void RecordSession::cancel_forced_position(RecordTask& t) {
 
 void RecordSession::maybe_interrupt(RecordTask& t) {
   Task& task = t.task;
-  if (!t.force_wanted || t.interrupt_pending) return;
+  if (t.interrupt_pending || t.run != RunState::Running) return;
+  bool signal = t.force_wanted;
+  bool handover = others_waiting(t);
+  if (!signal && !handover) return;
   uint64_t now = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count());
-  if (now < t.force_at_ns) return;
-  BS_LOG(Record, "no system call for " << kForceAfterMs << " ms with a signal held back: interrupting");
+  uint64_t due = UINT64_MAX;
+  if (signal) due = t.force_at_ns;
+  if (handover) due = std::min<uint64_t>(due, t.since_ns + kForceAfterMs * 1000000);
+  if (now < due) return;
+  BS_LOG(Record, "thread " << t.tid() << " ran " << kForceAfterMs << " ms without a system call"
+                           << (signal ? " with a signal held back" : " while another waits") << ": interrupting");
   task.interrupt();
   t.interrupt_pending = true;
 }
@@ -136,7 +144,8 @@ std::optional<WaitStatus> RecordSession::wait_with_deadline(Task& task, Clock::t
 bool RecordSession::on_interrupted(RecordTask& t) {
   Task& task = t.task;
   t.interrupt_pending = false;
-  if (!t.force_wanted || t.deferred_signals.empty()) {
+  bool signal = t.force_wanted && !t.deferred_signals.empty();
+  if (!signal && !others_waiting(t)) {
     task.resume(ResumeHow::Syscall);  // an interrupt that came after the program reached an event
     return false;
   }
@@ -144,6 +153,7 @@ bool RecordSession::on_interrupted(RecordTask& t) {
   if (!good_position(task, start.ip())) {
     // Let it run a little further and look again.
     t.force_at_ns = 0;
+    t.since_ns = 0;
     task.resume(ResumeHow::Syscall);
     return false;
   }
@@ -173,6 +183,7 @@ bool RecordSession::on_interrupted(RecordTask& t) {
     t.interrupt_pending = false;
     if (!good_position(task, task.regs().ip())) {
       t.force_at_ns = 0;
+      t.since_ns = 0;
       task.resume(ResumeHow::Syscall);
       return false;
     }
@@ -206,9 +217,15 @@ bool RecordSession::on_interrupted(RecordTask& t) {
   ++result_.forced_positions;
   t.last_exit_regs = here;
   t.at_syscall_boundary = true;
-  // The held-back signals are delivered right here, at an event boundary.
-  redeliver_deferred(t);
-  task.resume(ResumeHow::Syscall);
+  if (signal) {
+    // The held-back signals are delivered right here, at an event boundary.
+    redeliver_deferred(t);
+    task.resume(ResumeHow::Syscall);
+  } else {
+    // Another thread's turn.
+    t.run = RunState::Stopped;
+    if (current_ == &t) current_ = nullptr;
+  }
   return false;
 }
 

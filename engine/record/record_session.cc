@@ -21,6 +21,7 @@
 #include "engine/core/compat_syscalls.h"
 #include "engine/core/written_bytes.h"
 #include "engine/record/compat_entry.h"
+#include "engine/record/blocking_calls.h"
 #include "engine/record/unknown_syscall.h"
 #include "engine/trace/written_data.h"
 #include "engine/trace/trace_error.h"
@@ -100,7 +101,7 @@ pid_t RecordSession::spawn() {
   close(go_pipe[0]);
   Task& task = add_task(pid);
   try {
-    task.seize(PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXEC);
+    task.seize(PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXEC | PTRACE_O_TRACECLONE);
   } catch (...) {
     close(go_pipe[1]);  // the child reads end-of-file and exits
     close(err_pipe[0]);
@@ -134,8 +135,8 @@ RecordResult RecordSession::run() {
     ~PutBackSignals() { s.reset(); }
   } put_back{signals_};
   pid_t pid = spawn();
-  Task& task = *find_task(pid);
-  RecordTask& t = *record_tasks_.emplace(pid, std::make_unique<RecordTask>(task)).first->second;
+  RecordTask& t = add_record_task(pid);
+  Task& task = t.task;
 
   trace::Header header;
   header.backstep_version = BACKSTEP_VERSION;
@@ -156,22 +157,41 @@ RecordResult RecordSession::run() {
 
   try {
     record_exec(task);
+    current_ = leader_ = &t;
+    last_scheduled_ = t.tid();
+    t.run = RunState::Running;
     task.resume(ResumeHow::Syscall);
     for (;;) {
       check_stop_signals(task);
-      std::optional<WaitStatus> stop;
+      if (!current_) {
+        if (schedule()) return result_;
+        if (current_) continue;
+      } else if (current_->task.has_kept_status()) {
+        if (handle_stop(*current_, current_->task.wait())) return result_;
+        continue;
+      }
+      if (live_threads() > 1) signals_->tick_every(kTickMs);
+      else if (forcing_tasks_ == 0) signals_->stop_ticking();
+      std::optional<TaskStatus> stop;
       {
         // While the program runs, the writer may send our events to disk.
         trace::TraceWriter::Idle idle(*writer_);
-        stop = task.wait_interruptible();
+        stop = wait_any_interruptible();
       }
       if (!stop) {
-        // A signal came (see check_stop_signals), or a tick while a signal
-        // is held back (forced_position.cc).
-        maybe_interrupt(t);
+        // A signal came (see check_stop_signals), or a tick: a signal held
+        // back, or another thread waiting (forced_position.cc).
+        if (current_) maybe_interrupt(*current_);
         continue;
       }
-      if (handle_stop(t, *stop)) return result_;
+      RecordTask* stopped = record_task(stop->tid);
+      if (!stopped) {
+        early_statuses_[stop->tid].push_back(stop->status);
+        continue;
+      }
+      bool ended = stopped == current_ ? handle_stop(*stopped, stop->status)
+                                       : on_other_status(*stopped, stop->status);
+      if (ended) return result_;
     }
   } catch (const RecorderStopped& e) {
     stop_recording(task, e.what());
@@ -199,6 +219,11 @@ bool RecordSession::handle_stop(RecordTask& t, const WaitStatus& ws) {
       on_signal(t, ws.signal);
       return false;
     case WaitStatus::Kind::EventStop:
+      if (ws.event == PTRACE_EVENT_CLONE) {
+        // The new thread's id comes with the clone's exit.
+        task.resume(ResumeHow::Syscall);
+        return false;
+      }
       if (ws.event == PTRACE_EVENT_STOP) {
         if (t.interrupt_pending) return on_interrupted(t);
         // A seized tracee also stops like this whenever its process gets
@@ -210,6 +235,13 @@ bool RecordSession::handle_stop(RecordTask& t, const WaitStatus& ws) {
       throw RecordingRefused("unexpected ptrace event " + std::to_string(ws.event));
     case WaitStatus::Kind::Exited:
     case WaitStatus::Kind::Killed: {
+      if (&t != leader_) {
+        // A thread that died with the program (exit_group, a fatal signal)
+        // or was killed: the first thread's status ends the recording.
+        t.run = RunState::Gone;
+        if (current_ == &t) current_ = nullptr;
+        return false;
+      }
       trace::Event exit_event;
       exit_event.kind = trace::EventKind::Exit;
       exit_event.tid = static_cast<uint32_t>(task.tid());
@@ -324,9 +356,33 @@ void RecordSession::enter_syscall(RecordTask& t, const Registers& regs) {
   const SyscallRecorder* recorder = syscall_recorder(info->nr);
   if (recorder && recorder->enter && !restart) recorder->enter(ctx);
   if (nr == SYS_exit || nr == SYS_exit_group) {
-    // No exit stop follows: the process is gone when the call "returns".
+    // No exit stop follows: the thread (or the process) is gone when the
+    // call "returns".
     write_event(ctx.event);
     t.in_syscall.reset();
+    if (nr == SYS_exit && live_threads() > 1 && &t != leader_) {
+      end_thread(t);
+      return;
+    }
+    if (nr == SYS_exit_group) exiting_ = true;
+    if (nr == SYS_exit && live_threads() > 1) {
+      // The first thread ends while others run: it stays a zombie until the
+      // last one ends, and its status is the program's then.
+      t.run = RunState::Gone;
+      current_ = nullptr;
+    }
+    task.resume(ResumeHow::Syscall);
+    return;
+  }
+  if (live_threads() > 1 && !exiting_ && may_block(call)) {
+    // Other threads run while this one waits in the kernel.
+    trace::Event entered;
+    entered.kind = trace::EventKind::SyscallEntered;
+    entered.tid = ctx.event.tid;
+    entered.regs = ctx.event.regs;
+    write_event(entered);
+    t.run = RunState::InKernel;
+    if (current_ == &t) current_ = nullptr;
   }
   task.resume(ResumeHow::Syscall);
 }
@@ -386,7 +442,8 @@ void RecordSession::on_syscall_exit(RecordTask& t) {
   t.last_exit_regs = ctx.exit;
   t.at_syscall_boundary = true;
   t.in_syscall.reset();
-  task.resume(ResumeHow::Syscall);
+  if (created_) start_created_thread();
+  resume_or_switch(t);
 }
 
 }  // namespace backstep

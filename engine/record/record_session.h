@@ -81,6 +81,15 @@ class RecordSession : public Session {
   // The recorder's signal handling, while run() runs.
   RecorderSignals& recorder_signals() { return *signals_; }
 
+  // The recorder's state for thread `tid`, or nullptr.
+  RecordTask* record_task(pid_t tid) {
+    auto it = record_tasks_.find(tid);
+    return it == record_tasks_.end() ? nullptr : it->second.get();
+  }
+  // At the exit of a clone that made thread `child` (thread_syscalls.cc):
+  // its ThreadStart event follows the clone's event.
+  void thread_created(SyscallContext& ctx, pid_t child, uint64_t clear_child_tid);
+
   // Where the next recorded event will be numbered (for messages).
   uint64_t next_event() const { return writer_ ? writer_->events_written() : 0; }
 
@@ -103,6 +112,25 @@ class RecordSession : public Session {
   std::optional<WaitStatus> wait_with_deadline(Task& task, std::chrono::steady_clock::time_point deadline);
   void write_event(const trace::Event& event);
   void watch_only_mapped_files();
+  // How often the recorder looks at a thread that runs user code while a
+  // signal is held back or another thread waits.
+  static constexpr long kTickMs = 5;
+  // Threads (record_threads.cc).
+  RecordTask& add_record_task(pid_t tid);
+  void start_created_thread();
+  // Lets the next thread run; returns true when the recording has ended.
+  bool schedule();
+  RecordTask* pick_next();
+  // Whether another thread waits for its turn while `t` runs.
+  bool others_waiting(const RecordTask& t) const;
+  std::size_t live_threads() const;
+  // After `t`'s event: hands the CPU to another thread if `t` had it long
+  // enough; else resumes `t`.
+  void resume_or_switch(RecordTask& t);
+  // `t` entered exit(2): waits for it to die and writes its ThreadExit.
+  void end_thread(RecordTask& t);
+  // The status of a thread that is not the running one.
+  bool on_other_status(RecordTask& t, const WaitStatus& ws);
   void stop_recording(Task& task, const std::string& why, std::optional<trace::RegBlock> regs = std::nullopt);
   // Stop signals (recorder_stop.cc): those sent to the whole process group
   // are the program's; one sent to the recorder alone stops the recording
@@ -118,6 +146,22 @@ class RecordSession : public Session {
   // Threads that want a forced position: the recorder's clock ticks while
   // there is one.
   int forcing_tasks_ = 0;
+  // The thread that runs user code, if any; the first thread (its exit
+  // status is the program's).
+  RecordTask* current_ = nullptr;
+  RecordTask* leader_ = nullptr;
+  pid_t last_scheduled_ = 0;
+  // A clone just made this thread; its ThreadStart follows the clone event.
+  struct CreatedThread {
+    pid_t tid = 0, parent = 0;
+    uint64_t clear_child_tid = 0;
+  };
+  std::optional<CreatedThread> created_;
+  // Statuses of threads the recorder does not know yet (a new thread's first
+  // stop can come before its creator's clone returns).
+  std::map<pid_t, std::vector<WaitStatus>> early_statuses_;
+  // exit_group or a fatal signal: every thread is on its way out.
+  bool exiting_ = false;
   OriginalStdio stdio_;
   int cpu_ = -1;
   RecordResult result_;

@@ -98,6 +98,7 @@ void RecordSession::on_signal(RecordTask& t, int sig) {
       event.siginfo = siginfo_bytes(info);
       event.status = sig;
       write_event(event);
+      exiting_ = true;
       task.resume(ResumeHow::Continue, sig);  // the next wait sees it die
       return;
     }

@@ -16,6 +16,12 @@
 
 namespace backstep {
 
+// Where a thread is, for the recorder's scheduler (record_threads.cc): one
+// thread at a time runs user code (Running); the others sit at a ptrace stop
+// (Stopped, possibly with a status the kernel reported while another thread
+// ran: Task::keep_status), or in a system call that may block (InKernel).
+enum class RunState { Stopped, Running, InKernel, Gone };
+
 struct RecordTask {
   explicit RecordTask(Task& t) : task(t) {}
   RecordTask(const RecordTask&) = delete;
@@ -43,6 +49,13 @@ struct RecordTask {
   uint64_t force_at_ns = 0;
   // PTRACE_INTERRUPT sent, its PTRACE_EVENT_STOP not seen yet.
   bool interrupt_pending = false;
+
+  RunState run = RunState::Stopped;
+  // When the scheduler last let it run (steady clock, ns).
+  uint64_t since_ns = 0;
+  // The word the kernel zeroes when the thread ends (CLONE_CHILD_CLEARTID,
+  // set_tid_address), 0 for none.
+  uint64_t clear_child_tid = 0;
 };
 
 }  // namespace backstep

@@ -49,6 +49,18 @@ enum class EventKind : uint8_t {
   // without system calls). `regs` and `position` identify it; it changes
   // nothing. See ForcedPosition.
   Position = 8,
+  // Threads. The thread entered a system call that may block, and the
+  // recorder let other threads run meanwhile: `regs` are its entry
+  // registers. Its Syscall event (same entry registers, with the results)
+  // comes later, when the recorder let it continue.
+  SyscallEntered = 9,
+  // A thread was created (clone): `tid` is the new thread, `regs` and
+  // `xstate` its state at its first instruction, `status` the recorded tid of
+  // the thread that created it. Follows the creator's clone Syscall event.
+  ThreadStart = 10,
+  // A thread (not the last one) ended: `writes` holds what the kernel wrote
+  // as it died (the CLONE_CHILD_CLEARTID / set_tid_address word zeroed).
+  ThreadExit = 11,
 };
 
 const char* to_string(EventKind kind);
