@@ -54,6 +54,11 @@ constexpr auto kPassLimit = std::chrono::milliseconds(10);
 // DR7: local enable of DR0, as an instruction breakpoint (R/W0 = LEN0 = 0).
 constexpr uint64_t kDr7ExecDr0 = 1;
 constexpr uint64_t kDr6Dr0 = 1;
+// With other threads waiting: after kProbeNs the recorder looks whether the
+// running thread spins in a loop that changes nothing (then it hands over at
+// once); otherwise it hands over after kSliceNs.
+constexpr uint64_t kProbeNs = 2'000'000;
+constexpr uint64_t kSliceNs = 100'000'000;
 // Larger writable memory is not stored with a position: replay then finds
 // it by running, however long that takes.
 constexpr std::size_t kMaxImageBytes = std::size_t{256} << 20;
@@ -121,9 +126,9 @@ void RecordSession::maybe_interrupt(RecordTask& t) {
       std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count());
   uint64_t due = UINT64_MAX;
   if (signal) due = t.force_at_ns;
-  if (handover) due = std::min<uint64_t>(due, t.since_ns + kForceAfterMs * 1000000);
+  if (handover) due = std::min<uint64_t>(due, t.since_ns + (t.probed ? kSliceNs : kProbeNs));
   if (now < due) return;
-  BS_LOG(Record, "thread " << t.tid() << " ran " << kForceAfterMs << " ms without a system call"
+  BS_LOG(Record, "thread " << t.tid() << " ran " << (now - t.since_ns) / 1000000 << " ms without a system call"
                            << (signal ? " with a signal held back" : " while another waits") << ": interrupting");
   task.interrupt();
   t.interrupt_pending = true;
@@ -197,6 +202,14 @@ bool RecordSession::on_interrupted(RecordTask& t) {
   task.set_regs(here);
   StateDigest after = state_digest(task, task.xstate());
   bool fixpoint = looped && Registers::differences(without_trap_flags(start), here).empty() && before == after;
+  uint64_t now = static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count());
+  if (!signal && !fixpoint && now < t.since_ns + kSliceNs) {
+    // It computes rather than waits: let it have the rest of its slice.
+    t.probed = true;
+    task.resume(ResumeHow::Syscall);
+    return false;
+  }
   BS_LOG(Record, "forced position at 0x" << std::hex << here.ip() << std::dec << (fixpoint ? " (fixpoint)" : "")
                                           << ", " << after.bytes << " bytes digested");
   trace::Event event;
@@ -223,6 +236,7 @@ bool RecordSession::on_interrupted(RecordTask& t) {
     task.resume(ResumeHow::Syscall);
   } else {
     // Another thread's turn.
+    if (fixpoint) t.spin_digest = after.combined();
     t.run = RunState::Stopped;
     if (current_ == &t) current_ = nullptr;
   }

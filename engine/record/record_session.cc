@@ -181,7 +181,11 @@ RecordResult RecordSession::run() {
       if (!stop) {
         // A signal came (see check_stop_signals), or a tick: a signal held
         // back, or another thread waiting (forced_position.cc).
-        if (current_) maybe_interrupt(*current_);
+        if (current_) {
+          maybe_interrupt(*current_);
+        } else if (idle_too_long() && schedule(true)) {
+          return result_;
+        }
         continue;
       }
       RecordTask* stopped = record_task(stop->tid);

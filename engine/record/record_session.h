@@ -114,13 +114,15 @@ class RecordSession : public Session {
   void watch_only_mapped_files();
   // How often the recorder looks at a thread that runs user code while a
   // signal is held back or another thread waits.
-  static constexpr long kTickMs = 5;
+  static constexpr long kTickMs = 2;
   // Threads (record_threads.cc).
   RecordTask& add_record_task(pid_t tid);
   void start_created_thread();
   // Lets the next thread run; returns true when the recording has ended.
-  bool schedule();
-  RecordTask* pick_next();
+  // `any`: a spinner whose state nothing changed may run too.
+  bool schedule(bool any = false);
+  RecordTask* pick_next(bool any);
+  bool idle_too_long() const;
   // Whether another thread waits for its turn while `t` runs.
   bool others_waiting(const RecordTask& t) const;
   std::size_t live_threads() const;
@@ -151,6 +153,7 @@ class RecordSession : public Session {
   RecordTask* current_ = nullptr;
   RecordTask* leader_ = nullptr;
   pid_t last_scheduled_ = 0;
+  uint64_t idle_since_ns_ = 0;  // no thread could be scheduled since (0: one could)
   // A clone just made this thread; its ThreadStart follows the clone event.
   struct CreatedThread {
     pid_t tid = 0, parent = 0;

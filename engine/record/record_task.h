@@ -51,8 +51,14 @@ struct RecordTask {
   bool interrupt_pending = false;
 
   RunState run = RunState::Stopped;
-  // When the scheduler last let it run (steady clock, ns).
+  // When the scheduler last let it run (steady clock, ns), and whether the
+  // recorder has looked since then for a spin (forced_position.cc).
   uint64_t since_ns = 0;
+  bool probed = false;
+  // Handed over while spinning in a loop that changes nothing (a fixpoint):
+  // the state digest then. Until the program's state differs from it, the
+  // thread would only spin again, so the scheduler passes it over.
+  std::optional<uint64_t> spin_digest;
   // The word the kernel zeroes when the thread ends (CLONE_CHILD_CLEARTID,
   // set_tid_address), 0 for none.
   uint64_t clear_child_tid = 0;

@@ -21,12 +21,17 @@
 #include <chrono>
 
 #include "engine/core/log.h"
+#include "engine/core/state_digest.h"
 #include "engine/record/record_session.h"
 
 namespace backstep {
 namespace {
 
 constexpr uint64_t kSliceNs = 20'000'000;
+// How long the scheduler waits for a thread in the kernel while the others
+// only spin, before it lets a spinner run anyway (a signal may be pending
+// for it, which only shows once it runs).
+constexpr uint64_t kIdleNs = 50'000'000;
 
 uint64_t now_ns() {
   return static_cast<uint64_t>(
@@ -89,30 +94,54 @@ bool RecordSession::others_waiting(const RecordTask& t) const {
   return false;
 }
 
-RecordTask* RecordSession::pick_next() {
+RecordTask* RecordSession::pick_next(bool any) {
   if (record_tasks_.empty()) return nullptr;
   auto start = record_tasks_.upper_bound(last_scheduled_);
+  RecordTask* spinner = nullptr;
+  std::optional<uint64_t> digest;  // the program's state now, computed once
+  bool in_kernel = false;
   for (int pass = 0; pass < 2; ++pass) {
     auto begin = pass == 0 ? start : record_tasks_.begin();
     auto end = pass == 0 ? record_tasks_.end() : start;
     for (auto it = begin; it != end; ++it) {
-      if (it->second->run == RunState::Stopped) return it->second.get();
+      RecordTask& t = *it->second;
+      in_kernel |= t.run == RunState::InKernel;
+      if (t.run != RunState::Stopped) continue;
+      if (any || !t.spin_digest || t.task.has_kept_status()) return &t;
+      // A spinner whose state has not changed would only spin again.
+      if (!digest) digest = state_digest(t.task, t.task.xstate()).combined();
+      if (*digest != *t.spin_digest) return &t;
+      if (!spinner) spinner = &t;
     }
   }
-  return nullptr;
+  // Only unchanged spinners: wait for a thread in the kernel, if there is
+  // one (the main loop comes back with `any` if that takes long).
+  return in_kernel ? nullptr : spinner;
 }
 
-bool RecordSession::schedule() {
-  RecordTask* next = pick_next();
-  if (!next) return false;  // every thread is in the kernel: wait for one
+bool RecordSession::schedule(bool any) {
+  RecordTask* next = pick_next(any);
+  if (!next) {
+    // Every thread is in the kernel, or spins on a state nothing changed:
+    // wait for one in the kernel.
+    if (idle_since_ns_ == 0) idle_since_ns_ = now_ns();
+    return false;
+  }
+  idle_since_ns_ = 0;
   current_ = next;
   last_scheduled_ = next->tid();
   next->since_ns = now_ns();
+  next->probed = false;
+  next->spin_digest.reset();
   next->run = RunState::Running;
   BS_LOG(Record, "thread " << next->tid() << " runs");
   if (next->task.has_kept_status()) return handle_stop(*next, next->task.wait());
   next->task.resume(ResumeHow::Syscall);
   return false;
+}
+
+bool RecordSession::idle_too_long() const {
+  return idle_since_ns_ != 0 && now_ns() - idle_since_ns_ >= kIdleNs;
 }
 
 void RecordSession::resume_or_switch(RecordTask& t) {
