@@ -131,6 +131,7 @@ class RecordSession : public Session {
   void resume_or_switch(RecordTask& t);
   // `t` entered exit(2): waits for it to die and writes its ThreadExit.
   void end_thread(RecordTask& t);
+  void record_robust_futexes(RecordTask& t, trace::Event& event);
   // The status of a thread that is not the running one.
   bool on_other_status(RecordTask& t, const WaitStatus& ws);
   void stop_recording(Task& task, const std::string& why, std::optional<trace::RegBlock> regs = std::nullopt);

@@ -62,6 +62,9 @@ struct RecordTask {
   // The word the kernel zeroes when the thread ends (CLONE_CHILD_CLEARTID,
   // set_tid_address), 0 for none.
   uint64_t clear_child_tid = 0;
+  // Its robust futex list head (set_robust_list), 0 for none: the kernel
+  // marks the mutexes on it that the thread still holds as it dies.
+  uint64_t robust_list = 0;
 };
 
 }  // namespace backstep

@@ -166,9 +166,41 @@ void RecordSession::end_thread(RecordTask& t) {
   event.kind = trace::EventKind::ThreadExit;
   event.tid = static_cast<uint32_t>(t.tid());
   if (t.clear_child_tid) event.writes.push_back({t.clear_child_tid, std::vector<uint8_t>(4, 0)});
+  if (t.robust_list) record_robust_futexes(t, event);
   write_event(event);
   t.run = RunState::Gone;
   if (current_ == &t) current_ = nullptr;
+}
+
+void RecordSession::record_robust_futexes(RecordTask& t, trace::Event& event) {
+  // The kernel has walked the dead thread's robust list and set
+  // FUTEX_OWNER_DIED in each futex word it still owned. The list lives in
+  // memory the other threads share: walk it too and record every word on
+  // it as it is now.
+  Task* reader = nullptr;
+  for (auto& [tid, other] : record_tasks_) {
+    if (other.get() != &t && other->run != RunState::Gone) reader = &other->task;
+  }
+  if (!reader) return;
+  struct RobustHead {
+    uint64_t next;
+    int64_t futex_offset;
+    uint64_t pending;
+  } head{};
+  if (reader->read_some(remote_ptr<void>(t.robust_list), &head, sizeof(head)) != sizeof(head)) return;
+  // Bit 0 of a list pointer marks a PI futex; the entry is the rest.
+  auto record_word = [&](uint64_t entry) {
+    uint64_t word = (entry & ~uint64_t{1}) + static_cast<uint64_t>(head.futex_offset);
+    std::vector<uint8_t> value(4);
+    if (reader->read_some(remote_ptr<void>(word), value.data(), 4) == 4) event.writes.push_back({word, value});
+  };
+  constexpr int kMaxEntries = 2048;  // the kernel's own limit (ROBUST_LIST_LIMIT)
+  uint64_t entry = head.next;
+  for (int i = 0; i < kMaxEntries && (entry & ~uint64_t{1}) != t.robust_list && entry != 0; ++i) {
+    record_word(entry);
+    if (reader->read_some(remote_ptr<void>(entry & ~uint64_t{1}), &entry, 8) != 8) break;
+  }
+  if (head.pending) record_word(head.pending);
 }
 
 bool RecordSession::on_other_status(RecordTask& t, const WaitStatus& ws) {

@@ -50,6 +50,11 @@ void enter_clone3(SyscallContext& ctx) {
   ctx.entry_rewritten = true;
 }
 
+void exit_set_robust_list(SyscallContext& ctx) {
+  if (ctx.failed()) return;
+  if (RecordTask* t = ctx.session.record_task(ctx.task.tid())) t->robust_list = ctx.arg(0);
+}
+
 void exit_set_tid_address(SyscallContext& ctx) {
   if (RecordTask* t = ctx.session.record_task(ctx.task.tid())) t->clear_child_tid = ctx.arg(0);
 }
@@ -85,6 +90,7 @@ namespace recorders {
 extern const SyscallRecorder clone{enter_clone, exit_clone};
 extern const SyscallRecorder clone3{enter_clone3, nullptr};
 extern const SyscallRecorder set_tid_address{nullptr, exit_set_tid_address};
+extern const SyscallRecorder set_robust_list{nullptr, exit_set_robust_list};
 extern const SyscallRecorder futex{nullptr, exit_futex};
 }  // namespace recorders
 
