@@ -1,11 +1,11 @@
 // scenario: a priority-inheritance mutex (PTHREAD_PRIO_INHERIT, futex
-// LOCK_PI/UNLOCK_PI when contended) shared by 4 threads, 2,000 locked
+// LOCK_PI/UNLOCK_PI when contended) shared by 4 threads, 1,000 locked
 // increments each, plus an error-checking mutex's EDEADLK and EPERM.
 // requires: threads
 #include "thread_util.h"
 
 #define N 4
-#define OPS 2000
+#define OPS 1000
 
 static pthread_mutex_t pi;
 static long counter;
