@@ -20,7 +20,7 @@ std::string describe_syscall(const trace::Event& e) {
   Registers exit = Registers::from_block(*e.regs);
   exit.apply(e.reg_changes);
   // A 32-bit call (int 0x80) is shown as the 64-bit call it was recorded as.
-  std::optional<Registers> call = native_call_of(e);
+  std::optional<Registers> call = native_call_of(e.regs, e.status);
   if (!call) return "system call of unknown ABI " + std::to_string(e.status);
   const Registers& entry = *call;
   long nr = static_cast<long>(entry.syscallno());

@@ -6,6 +6,7 @@
 #include <sys/syscall.h>
 
 #include "engine/core/compat_syscalls.h"
+#include "engine/trace/event.h"
 
 using namespace backstep;
 
@@ -65,15 +66,15 @@ BOOST_AUTO_TEST_CASE(arguments_move_to_the_64_bit_registers_zero_extended) {
 BOOST_AUTO_TEST_CASE(an_event_status_names_the_abi) {
   trace::Event e;
   e.kind = trace::EventKind::Syscall;
-  BOOST_TEST(!native_call_of(e));  // no registers
+  BOOST_TEST(!native_call_of(e.regs, e.status));  // no registers
   e.regs = int80(4, 2, 0x1000, 3).to_block();
-  BOOST_TEST(native_call_of(e)->syscallno() == 4u);  // status 0: a 64-bit stat
+  BOOST_TEST(native_call_of(e.regs, e.status)->syscallno() == 4u);  // status 0: a 64-bit stat
   e.status = kAuditArchI386;
-  BOOST_TEST(native_call_of(e)->syscallno() == static_cast<uint64_t>(SYS_write));
-  BOOST_TEST(native_call_of(e)->arg(0) == 2u);
+  BOOST_TEST(native_call_of(e.regs, e.status)->syscallno() == static_cast<uint64_t>(SYS_write));
+  BOOST_TEST(native_call_of(e.regs, e.status)->arg(0) == 2u);
   e.status = 12345;  // damaged or newer trace
-  BOOST_TEST(!native_call_of(e));
+  BOOST_TEST(!native_call_of(e.regs, e.status));
   e.status = kAuditArchI386;
   e.regs = int80(106, 0, 0, 0).to_block();  // a 32-bit call backstep never records
-  BOOST_TEST(!native_call_of(e));
+  BOOST_TEST(!native_call_of(e.regs, e.status));
 }

@@ -79,11 +79,11 @@ Registers as_native_call(const Registers& regs) {
   return out;
 }
 
-std::optional<Registers> native_call_of(const trace::Event& event) {
-  if (!event.regs) return std::nullopt;
-  Registers entry = Registers::from_block(*event.regs);
-  if (event.status == 0) return entry;
-  if (event.status != kAuditArchI386 || !native_twin(entry.syscallno())) return std::nullopt;
+std::optional<Registers> native_call_of(const std::optional<RegBlock>& regs, int64_t status) {
+  if (!regs) return std::nullopt;
+  Registers entry = Registers::from_block(*regs);
+  if (status == 0) return entry;
+  if (status != kAuditArchI386 || !native_twin(entry.syscallno())) return std::nullopt;
   return as_native_call(entry);
 }
 

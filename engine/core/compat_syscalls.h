@@ -39,11 +39,11 @@ std::string compat_calls_with_twins();
 // rest are unchanged.
 Registers as_native_call(const Registers& regs);
 
-// The entry registers of a recorded Syscall event as its 64-bit call has
-// them: the event's own for a 64-bit call (status 0), as_native_call() of
-// them for a 32-bit one (status kAuditArchI386). nullopt when the event has
-// no registers, another status, or a 32-bit call without a twin (a damaged
-// or newer trace).
-std::optional<Registers> native_call_of(const trace::Event& event);
+// The entry registers of a recorded Syscall event (its `regs` and `status`)
+// as its 64-bit call has them: the event's own for a 64-bit call (status 0),
+// as_native_call() of them for a 32-bit one (status kAuditArchI386). nullopt
+// when the event has no registers, another status, or a 32-bit call without
+// a twin (a damaged or newer trace).
+std::optional<Registers> native_call_of(const std::optional<RegBlock>& regs, int64_t status);
 
 }  // namespace backstep

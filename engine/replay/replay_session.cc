@@ -233,7 +233,7 @@ std::optional<trace::Event> ReplaySession::take_event() {
   if (e) {
     last_kind_ = e->kind;
     if (e->kind == trace::EventKind::Syscall) {
-      std::optional<Registers> call = native_call_of(*e);
+      std::optional<Registers> call = native_call_of(e->regs, e->status);
       if (call) last_syscall_ = static_cast<long>(call->syscallno());
     }
     if (e->kind == trace::EventKind::Signal || e->kind == trace::EventKind::FatalSignal) {
@@ -410,7 +410,7 @@ void ReplaySession::apply_effects(const trace::Event& event) {
 void ReplaySession::replay_syscall(const trace::Event& event, ReplayStop& stop) {
   Registers entry = Registers::from_block(*event.regs);
   // A 32-bit call (int 0x80) is replayed as the 64-bit call it was recorded as.
-  std::optional<Registers> native = native_call_of(event);
+  std::optional<Registers> native = native_call_of(event.regs, event.status);
   if (!native) diverged("the event's system call ABI " + std::to_string(event.status) + " is not one backstep records");
   long nr = static_cast<long>(native->syscallno());
   if (nr == SYS_exit || nr == SYS_exit_group) return;  // the Exit event follows

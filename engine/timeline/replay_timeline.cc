@@ -283,7 +283,7 @@ bool ReplayTimeline::catches(int syscall) const {
 bool ReplayTimeline::stops_before(const trace::Event& e) const {
   if (e.kind == trace::EventKind::Signal) return !pass_signals_.count(static_cast<int>(e.status));
   if (e.kind == trace::EventKind::Syscall) {
-    std::optional<Registers> call = native_call_of(e);  // a 32-bit call as its 64-bit twin
+    std::optional<Registers> call = native_call_of(e.regs, e.status);  // a 32-bit call as its 64-bit twin
     return call && catches(static_cast<int>(call->syscallno()));
   }
   return false;
@@ -294,7 +294,7 @@ TargetStop ReplayTimeline::pending_stop(const trace::Event& e) {
   TargetStop stop = make_stop(TargetStop::Kind::Signal);
   if (e.kind == trace::EventKind::Syscall) {
     stop.kind = TargetStop::Kind::Syscall;
-    std::optional<Registers> call = native_call_of(e);
+    std::optional<Registers> call = native_call_of(e.regs, e.status);
     stop.syscall = call ? static_cast<int>(call->syscallno()) : -1;
   } else {
     stop.signal = static_cast<int>(e.status);
