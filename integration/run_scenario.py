@@ -487,7 +487,7 @@ def missing_requirement(sc, rec):
     """Why the recording of sc could not be made, or None."""
     if "threads" not in sc.requires or rec.timed_out or rec.returncode != BACKSTEP_FAILURE:
         return None
-    m = CLONE_REFUSAL.search(rec.stderr)
+    m = CLONE_REFUSAL.search(rec.stdout if sc.merged else rec.stderr)
     if not m:
         return None
     return "backstep cannot record threads yet (%s)" % m.group(0).decode("utf-8", "replace")
