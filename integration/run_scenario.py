@@ -38,10 +38,14 @@ Header syntax: comment lines at the very top of NAME.c, `// KEY: VALUE`:
   stdout: compare|any       any: no native-vs-record comparison of stdout
   stderr: compare|any       any: no native-vs-record comparison of stderr
   timeout: SECONDS          limit for each process (default 120)
+  requires: threads         the program starts threads: while backstep refuses
+                            clone/clone3, the recorded run reports SKIPPED
+                            (exit status 77) instead of failing
 Any other comment line at the top is description. Input names are relative
 to the program's working directory and may not contain "/" or "..".
 
-Exit status: 0 if every check passed, 1 otherwise (2 for a usage error).
+Exit status: 0 if every check passed, 1 otherwise (2 for a usage error, 77
+for a scenario skipped because backstep cannot record what it requires).
 """
 
 import argparse
@@ -114,11 +118,14 @@ class Scenario:
         self.compare_stdout = True
         self.compare_stderr = True
         self.timeout = DEFAULT_TIMEOUT
+        self.requires = set()  # "threads"
 
 
 DIRECTIVE = re.compile(r"^//\s?([a-z][a-z0-9-]*):(?: (.*)|)$")
 KNOWN = {"scenario", "args", "env", "stdin", "stdin-random", "input", "input-random",
-         "input-lines", "expect-exit", "output", "stdout", "stderr", "timeout"}
+         "input-lines", "expect-exit", "output", "stdout", "stderr", "timeout", "requires"}
+REQUIREMENTS = {"threads"}
+SKIPPED = 77  # CTest's SKIP_RETURN_CODE for the scenario tests
 
 
 def check_input_name(name):
@@ -178,6 +185,12 @@ def parse_header(path):
                 setattr(sc, "compare_" + key, value == "compare")
             elif key == "timeout":
                 sc.timeout = float(value)
+            elif key == "requires":
+                for req in value.split():
+                    if req not in REQUIREMENTS:
+                        raise ScenarioError("requires: %s, not %r" %
+                                            ("|".join(sorted(REQUIREMENTS)), req))
+                    sc.requires.add(req)
     sc.stdin = b"".join(stdin_parts)
     names = [n for n, _ in sc.inputs]
     if len(set(names)) != len(names):
@@ -447,7 +460,11 @@ def scenario_main(opts):
                 sys.stdout.write(tail(native.stdout, 1 << 20))
                 sys.stderr.write(tail(native.stderr, 1 << 20))
             return finish(check, root, opts, sc)
-        record_and_replay(sc, binary, root, native, check, opts)
+        skip = record_and_replay(sc, binary, root, native, check, opts)
+        if skip and not check.failures:
+            shutil.rmtree(root, ignore_errors=True)
+            print("SKIPPED %s: %s" % (sc.name, skip))
+            return SKIPPED
         return finish(check, root, opts, sc)
     except Exception:
         import traceback
@@ -456,7 +473,28 @@ def scenario_main(opts):
         return 1
 
 
+# While backstep cannot record threads, its recorder stops at the first
+# clone or clone3 with its usual failure status and a message that names the
+# call ("backstep: recording stopped: unsupported system call (system call
+# clone3, event 47)"). A scenario that declares `requires: threads` is then
+# reported as skipped; any other failure is still a failure. Remove this once
+# threads are recorded: the scenarios must then pass.
+BACKSTEP_FAILURE = 125
+CLONE_REFUSAL = re.compile(rb"^backstep: .*\bclone3?\b.*$", re.M)
+
+
+def missing_requirement(sc, rec):
+    """Why the recording of sc could not be made, or None."""
+    if "threads" not in sc.requires or rec.timed_out or rec.returncode != BACKSTEP_FAILURE:
+        return None
+    m = CLONE_REFUSAL.search(rec.stdout if sc.merged else rec.stderr)
+    if not m:
+        return None
+    return "backstep cannot record threads yet (%s)" % m.group(0).decode("utf-8", "replace")
+
+
 def record_and_replay(sc, binary, root, native, check, opts):
+    """Records and replays; returns why it was skipped, or None."""
     backstep = os.path.abspath(opts.backstep)
     if not os.access(backstep, os.X_OK):
         check.fail("backstep binary %s is missing or not executable" % backstep)
@@ -472,6 +510,9 @@ def record_and_replay(sc, binary, root, native, check, opts):
     if not check.expect(not rec.timed_out, "record timed out (%.0f s); stderr:\n%s" %
                         (sc.timeout, tail(rec.stderr))):
         return
+    skip = missing_requirement(sc, rec)
+    if skip:
+        return skip
     check.expect(rec.returncode >= 0, "backstep record was %s; stderr:\n%s" %
                  (rec.describe(), tail(rec.stderr)))
     check.expect(rec.returncode == sc.expect_exit,
