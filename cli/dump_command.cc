@@ -31,6 +31,7 @@ std::string describe_syscall(const trace::Event& e) {
                 info ? info->name : ("syscall_" + std::to_string(nr)).c_str(), entry.arg(0),
                 entry.arg(1), entry.arg(2));
   std::string out = buf;
+  if (e.kind == trace::EventKind::SyscallEntered) return out;  // the results come with its Syscall event
   if (e.reg_changes.empty() && (nr == 60 || nr == 231)) return out;
   out += " = " + std::to_string(exit.syscall_result());
   return out;
@@ -44,6 +45,7 @@ std::string describe(const trace::Event& e) {
       text += " mappings=" + std::to_string(e.mappings.size());
       break;
     case trace::EventKind::Syscall:
+    case trace::EventKind::SyscallEntered:
       text += " " + describe_syscall(e);
       break;
     case trace::EventKind::Signal:

@@ -118,6 +118,30 @@ std::optional<TaskStatus> wait_any_interruptible() {
   return ts;
 }
 
+std::optional<TaskStatus> poll_any() {
+  int status = 0;
+  pid_t r;
+  do {
+    r = waitpid(-1, &status, __WALL | WNOHANG);
+  } while (r < 0 && errno == EINTR);
+  if (r <= 0) return std::nullopt;
+  TaskStatus ts{r, parse_wait_status(status)};
+  BS_LOG(Core, "task " << r << ": " << ts.status.describe());
+  return ts;
+}
+
+std::optional<WaitStatus> Task::poll_status() {
+  int status = 0;
+  pid_t r;
+  do {
+    r = waitpid(tid_, &status, __WALL | WNOHANG);
+  } while (r < 0 && errno == EINTR);
+  if (r <= 0) return std::nullopt;
+  WaitStatus ws = parse_wait_status(status);
+  if (ws.is_gone()) alive_ = false;
+  return ws;
+}
+
 void Task::keep_status(const WaitStatus& ws) { kept_.push_back(ws); }
 
 std::optional<WaitStatus> Task::wait_interruptible() {

@@ -51,6 +51,8 @@ struct TaskStatus {
 // waitpid(-1, __WALL): the next status of any traced task (threads and
 // processes), or nothing if a signal handler interrupted the wait.
 std::optional<TaskStatus> wait_any_interruptible();
+// The same without waiting: a status already reported, if any.
+std::optional<TaskStatus> poll_any();
 
 class Task {
  public:
@@ -75,10 +77,15 @@ class Task {
   // As wait(), but returns nothing when a signal handler interrupted the
   // wait (EINTR), so that the caller can act on what the handler saw.
   std::optional<WaitStatus> wait_interruptible();
+  // This task's next status if it has one already (never waits).
+  std::optional<WaitStatus> poll_status();
   // A status a wait for any task took for this one, before this task's turn:
   // wait() returns it (oldest first) before asking the kernel again.
   void keep_status(const WaitStatus& ws);
   bool has_kept_status() const { return !kept_.empty(); }
+  std::optional<WaitStatus> peek_kept_status() const {
+    return kept_.empty() ? std::nullopt : std::optional<WaitStatus>(kept_.front());
+  }
 
   Registers regs();
   void set_regs(const Registers& regs);

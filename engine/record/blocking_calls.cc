@@ -42,4 +42,10 @@ bool may_block(const Registers& entry) {
   }
 }
 
+bool blocks_on_pi_futex(const Registers& entry) {
+  if (static_cast<long>(entry.syscallno()) != SYS_futex) return false;
+  int op = static_cast<int>(entry.arg(1)) & FUTEX_CMD_MASK;
+  return op == FUTEX_LOCK_PI || op == FUTEX_LOCK_PI2;
+}
+
 }  // namespace backstep

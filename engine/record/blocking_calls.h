@@ -10,5 +10,7 @@
 namespace backstep {
 
 bool may_block(const Registers& entry);
+// futex LOCK_PI/LOCK_PI2: a wait that writes the futex word as it starts.
+bool blocks_on_pi_futex(const Registers& entry);
 
 }  // namespace backstep

@@ -188,14 +188,7 @@ RecordResult RecordSession::run() {
         }
         continue;
       }
-      RecordTask* stopped = record_task(stop->tid);
-      if (!stopped) {
-        early_statuses_[stop->tid].push_back(stop->status);
-        continue;
-      }
-      bool ended = stopped == current_ ? handle_stop(*stopped, stop->status)
-                                       : on_other_status(*stopped, stop->status);
-      if (ended) return result_;
+      if (route_status(*stop)) return result_;
     }
   } catch (const RecorderStopped& e) {
     stop_recording(task, e.what());
@@ -214,6 +207,11 @@ RecordResult RecordSession::run() {
 
 bool RecordSession::handle_stop(RecordTask& t, const WaitStatus& ws) {
   Task& task = t.task;
+  // Calls other threads finished while this one ran user code come first;
+  // those that this thread's own call caused (an unlock that woke a
+  // waiter) come after its event (on_syscall_exit).
+  bool exit_stop = ws.is_syscall() && t.in_syscall;
+  if (live_threads() > 1 && !exiting_ && !exit_stop) flush_completed_calls(t);
   switch (ws.kind) {
     case WaitStatus::Kind::SyscallStop:
       if (t.in_syscall) on_syscall_exit(t); else on_syscall_entry(t);
@@ -384,9 +382,16 @@ void RecordSession::enter_syscall(RecordTask& t, const Registers& regs) {
     entered.kind = trace::EventKind::SyscallEntered;
     entered.tid = ctx.event.tid;
     entered.regs = ctx.event.regs;
+    if (blocks_on_pi_futex(call)) {
+      task.resume(ResumeHow::Syscall);
+      if (!pi_lock_waits(t, call.arg(0), entered)) return;  // it returned at once: handled as usual
+    } else {
+      task.resume(ResumeHow::Syscall);
+    }
     write_event(entered);
     t.run = RunState::InKernel;
     if (current_ == &t) current_ = nullptr;
+    return;
   }
   task.resume(ResumeHow::Syscall);
 }
@@ -416,7 +421,7 @@ uint64_t output_size(const SyscallContext& ctx, const sys::OutParam& out) {
 
 }  // namespace
 
-void RecordSession::on_syscall_exit(RecordTask& t) {
+void RecordSession::on_syscall_exit(RecordTask& t, bool resume) {
   Task& task = t.task;
   SyscallContext& ctx = *t.in_syscall;
   ctx.exit = task.regs();
@@ -447,6 +452,8 @@ void RecordSession::on_syscall_exit(RecordTask& t) {
   t.at_syscall_boundary = true;
   t.in_syscall.reset();
   if (created_) start_created_thread();
+  if (!resume) return;
+  if (live_threads() > 1 && !exiting_) flush_completed_calls(t);
   resume_or_switch(t);
 }
 

@@ -98,7 +98,9 @@ class RecordSession : public Session {
   void record_exec(Task& task);
   void on_syscall_entry(RecordTask& t);
   void enter_syscall(RecordTask& t, const Registers& regs);
-  void on_syscall_exit(RecordTask& t);
+  // `resume`: let the thread go on (or hand over); false leaves it stopped
+  // at the exit (flush_completed_calls).
+  void on_syscall_exit(RecordTask& t, bool resume = true);
   void on_signal(RecordTask& t, int sig);
   void deliver_to_handler(RecordTask& t, const siginfo_t& info, const Registers& before);
   void redeliver_deferred(RecordTask& t);
@@ -132,6 +134,16 @@ class RecordSession : public Session {
   // `t` entered exit(2): waits for it to die and writes its ThreadExit.
   void end_thread(RecordTask& t);
   void record_robust_futexes(RecordTask& t, trace::Event& event);
+  // Routes a status from a wait for any thread; returns true when the
+  // recording has ended.
+  bool route_status(const TaskStatus& ts);
+  // `t` went into a priority-inheritance lock: waits until the kernel has
+  // marked the futex word (recorded with `entered`) or the call returned
+  // (false: its status is kept, as for any call).
+  bool pi_lock_waits(RecordTask& t, uint64_t uaddr, trace::Event& entered);
+  // Writes the results of the blocking calls other threads have finished
+  // in the kernel, before the running thread's next event.
+  void flush_completed_calls(RecordTask& running);
   // The status of a thread that is not the running one.
   bool on_other_status(RecordTask& t, const WaitStatus& ws);
   void stop_recording(Task& task, const std::string& why, std::optional<trace::RegBlock> regs = std::nullopt);

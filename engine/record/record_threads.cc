@@ -16,12 +16,18 @@
 // Threads take turns in order of their ids after the last one that ran.
 // Replay follows the trace, so whatever order the recorder chose is the
 // order replayed.
+#include <linux/futex.h>
+#include <sched.h>
 #include <sys/syscall.h>
+
+#include <cstring>
+#include <ctime>
 
 #include <chrono>
 
 #include "engine/core/log.h"
 #include "engine/core/state_digest.h"
+#include "engine/record/blocking_calls.h"
 #include "engine/record/record_session.h"
 
 namespace backstep {
@@ -32,6 +38,15 @@ constexpr uint64_t kSliceNs = 20'000'000;
 // only spin, before it lets a spinner run anyway (a signal may be pending
 // for it, which only shows once it runs).
 constexpr uint64_t kIdleNs = 50'000'000;
+
+// Gives the CPU (which the recorder shares with the program) to a thread
+// that is in the middle of a futex operation, while the recorder watches
+// for its outcome with a deadline. sched_yield would not: the scheduler
+// may pick the recorder again at once.
+void pause_briefly() {
+  timespec ts{0, 20'000};
+  nanosleep(&ts, nullptr);
+}
 
 uint64_t now_ns() {
   return static_cast<uint64_t>(
@@ -120,6 +135,8 @@ RecordTask* RecordSession::pick_next(bool any) {
 }
 
 bool RecordSession::schedule(bool any) {
+  // The program is ending: only the first thread's status matters now.
+  if (exiting_) return false;
   RecordTask* next = pick_next(any);
   if (!next) {
     // Every thread is in the kernel, or spins on a state nothing changed:
@@ -201,6 +218,67 @@ void RecordSession::record_robust_futexes(RecordTask& t, trace::Event& event) {
     if (reader->read_some(remote_ptr<void>(entry & ~uint64_t{1}), &entry, 8) != 8) break;
   }
   if (head.pending) record_word(head.pending);
+}
+
+bool RecordSession::pi_lock_waits(RecordTask& t, uint64_t uaddr, trace::Event& entered) {
+  // A priority-inheritance lock that is taken: the kernel sets
+  // FUTEX_WAITERS in the futex word before the thread sleeps, so that the
+  // owner's unlock goes through the kernel. Whoever runs next sees that bit:
+  // record the word as the kernel left it with the SyscallEntered event.
+  // Only this thread runs now, so nothing else changes the word meanwhile.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
+  uint32_t word = 0;
+  for (;;) {
+    std::optional<WaitStatus> done = t.task.poll_status();
+    if (done) {
+      // The call returned (the lock was free after all) or a signal came:
+      // the thread goes on as after any call.
+      t.task.keep_status(*done);
+      return false;
+    }
+    if (t.task.read_some(remote_ptr<void>(uaddr), &word, 4) != 4) break;
+    if ((word & FUTEX_WAITERS) || std::chrono::steady_clock::now() > deadline) break;
+    pause_briefly();  // the thread is on its way into the kernel's wait
+  }
+  std::vector<uint8_t> bytes(4);
+  std::memcpy(bytes.data(), &word, 4);
+  entered.writes.push_back({uaddr, bytes});
+  return true;
+}
+
+bool RecordSession::route_status(const TaskStatus& ts) {
+  RecordTask* stopped = record_task(ts.tid);
+  if (!stopped) {
+    early_statuses_[ts.tid].push_back(ts.status);
+    return false;
+  }
+  return stopped == current_ ? handle_stop(*stopped, ts.status) : on_other_status(*stopped, ts.status);
+}
+
+void RecordSession::flush_completed_calls(RecordTask& running) {
+  // The kernel writes a blocking call's results while other threads run
+  // user code. The running thread (or a position's digest) may already see
+  // them: so a call the kernel has finished gets its event now, ahead of the
+  // running thread's next one, and replay writes the results no later. The
+  // thread itself stays stopped at the call's exit until its turn.
+  while (std::optional<TaskStatus> ts = poll_any()) {
+    RecordTask* t = record_task(ts->tid);
+    if (!t || t == &running) {
+      // A new thread's first stop, or (cannot happen) our own: keep it.
+      if (!t) early_statuses_[ts->tid].push_back(ts->status);
+      else t->task.keep_status(ts->status);
+      continue;
+    }
+    on_other_status(*t, ts->status);
+  }
+  for (auto& [tid, t] : record_tasks_) {
+    if (t.get() == &running || t->run != RunState::Stopped || !t->in_syscall) continue;
+    std::optional<WaitStatus> kept = t->task.peek_kept_status();
+    if (!kept || !kept->is_syscall()) continue;
+    t->task.wait();  // takes the kept status
+    BS_LOG(Record, "thread " << tid << ": its call returned while another ran");
+    on_syscall_exit(*t, /*resume=*/false);
+  }
 }
 
 bool RecordSession::on_other_status(RecordTask& t, const WaitStatus& ws) {

@@ -286,7 +286,10 @@ ReplayStop ReplaySession::resume(Resume how) {
       return stop;
     }
     // The event runs on its own thread; a new thread does not exist yet.
-    if (next->kind != trace::EventKind::ThreadStart) switch_to(next->tid);
+    if (next->kind != trace::EventKind::ThreadStart) {
+      switch_to(next->tid);
+      apply_pending_restart(*next);
+    }
     // A thread that entered a blocking call is already at its entry.
     bool parked = next->kind == trace::EventKind::Syscall && threads_[current_tid_].at_entry;
     if (!at_pending_event_ && !at_boundary(*next) && !parked) {
@@ -395,7 +398,11 @@ void ReplaySession::apply_event(const trace::Event& event, ReplayStop& stop) {
     case trace::EventKind::Signal: apply_effects(event); break;
     case trace::EventKind::FatalSignal: break;  // the Exit event follows
     case trace::EventKind::Position: break;     // reached: nothing changes
-    case trace::EventKind::SyscallEntered: threads_[current_tid_].at_entry = true; break;
+    case trace::EventKind::SyscallEntered:
+      // What the kernel wrote as the call began (a PI futex word).
+      for (const trace::MemoryWrite& w : event.writes) task_->write_bytes(remote_ptr<void>(w.addr), w.data.data(), w.data.size());
+      threads_[current_tid_].at_entry = true;
+      break;
     case trace::EventKind::ThreadStart: start_thread(event); break;
     case trace::EventKind::ThreadExit: end_thread(event); break;
     default: diverged(std::string("unexpected ") + trace::to_string(event.kind) + " event");
@@ -465,22 +472,29 @@ void ReplaySession::check_written(const trace::Event& event, const Registers& en
 
 void ReplaySession::restart_if_interrupted(const Registers& exit) {
   // A call interrupted by a signal returns a restart code to the kernel's
-  // exit path. With a handler to run, the next event is that signal's
-  // delivery. Without one (the recorder held back or ignored the signal),
-  // the kernel backs up to re-execute the call, or restart_syscall: do what
-  // it did, since no signal makes it do so here.
+  // exit path. With a handler to run, the thread's next event is that
+  // signal's delivery. Without one (the recorder held back or ignored the
+  // signal), the kernel backs up to re-execute the call, or restart_syscall.
+  // Which of the two is known only at the thread's next event, which other
+  // threads' events may precede: note the backed-up registers, and
+  // apply_pending_restart() uses them unless that event is a signal.
   int64_t r = exit.syscall_result();
   if (r != -kErestartSys && r != -kErestartNoIntr && r != -kErestartNoHand &&
       r != -kErestartRestartblock) {
     return;
   }
-  const trace::Event* next = peek_next();
-  if (next && (next->kind == trace::EventKind::Signal || next->kind == trace::EventKind::FatalSignal)) {
-    return;
-  }
   Registers regs = exit;
   regs.set_ip(regs.ip() - 2);
   regs.raw().rax = r == -kErestartRestartblock ? SYS_restart_syscall : regs.syscallno();
+  threads_[current_tid_].restart = regs;
+}
+
+void ReplaySession::apply_pending_restart(const trace::Event& next) {
+  auto it = threads_.find(current_tid_);
+  if (it == threads_.end() || !it->second.restart) return;
+  Registers regs = *it->second.restart;
+  it->second.restart.reset();
+  if (next.kind == trace::EventKind::Signal || next.kind == trace::EventKind::FatalSignal) return;
   task_->set_regs(regs);
 }
 

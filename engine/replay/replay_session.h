@@ -176,6 +176,7 @@ class ReplaySession : public Session {
   void apply_effects(const trace::Event& event);
   void echo(const trace::Event& event);
   void restart_if_interrupted(const Registers& exit);
+  void apply_pending_restart(const trace::Event& next);
   void check_written(const trace::Event& event, const Registers& entry, int64_t result);
   std::optional<trace::Event> take_event();
   void insert_breakpoints();
@@ -226,6 +227,9 @@ class ReplaySession : public Session {
     bool at_entry = false;             // stopped at a syscall entry (SyscallEntered replayed)
     bool breakpoint_reported = false;  // its breakpoint_reported_, while another thread runs
     bool debug_registers_set = false;  // armed for watchpoints at some point
+    // Its last call returned a restart code: the registers as the kernel
+    // backs them up, unless its next event delivers a signal.
+    std::optional<Registers> restart;
   };
   std::map<uint32_t, ReplayThread> threads_;
   uint32_t current_tid_ = 0;

@@ -70,7 +70,8 @@ void ReplaySession::end_thread(const trace::Event& event) {
 
 void ReplaySession::copy_threads_into(ReplaySession& copy) {
   // fork() copied the current thread; make the others again in the copy.
-  copy.threads_[current_tid_] = ReplayThread{copy.task_, threads_[current_tid_].at_entry, breakpoint_reported_, false};
+  const ReplayThread& running = threads_[current_tid_];
+  copy.threads_[current_tid_] = ReplayThread{copy.task_, running.at_entry, breakpoint_reported_, false, running.restart};
   copy.current_tid_ = current_tid_;
   for (auto& [tid, thread] : threads_) {
     if (tid == current_tid_) continue;
@@ -78,7 +79,7 @@ void ReplaySession::copy_threads_into(ReplaySession& copy) {
     Task& t = copy.add_task(live);
     t.set_regs(thread.task->regs());
     t.set_xstate(thread.task->xstate());
-    copy.threads_[tid] = ReplayThread{&t, thread.at_entry, thread.breakpoint_reported, false};
+    copy.threads_[tid] = ReplayThread{&t, thread.at_entry, thread.breakpoint_reported, false, thread.restart};
   }
 }
 
