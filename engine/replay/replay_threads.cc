@@ -49,7 +49,9 @@ void ReplaySession::start_thread(const trace::Event& event) {
   Task& t = add_task(live);
   t.set_regs(Registers::from_block(*event.regs));
   if (!event.xstate.empty()) t.set_xstate(event.xstate);
-  threads_[event.tid] = ReplayThread{&t};
+  ReplayThread& thread = threads_[event.tid] = ReplayThread{&t};
+  thread.started = event_number_;
+  thread.name = parent->second.name;  // the kernel copies comm at clone
 }
 
 void ReplaySession::end_thread(const trace::Event& event) {
@@ -70,7 +72,9 @@ void ReplaySession::end_thread(const trace::Event& event) {
 
 void ReplaySession::copy_threads_into(ReplaySession& copy) {
   // fork() copied the current thread; make the others again in the copy.
-  copy.threads_[current_tid_] = ReplayThread{copy.task_, threads_[current_tid_].at_entry, breakpoint_reported_, false};
+  const ReplayThread& current = threads_[current_tid_];
+  copy.threads_[current_tid_] =
+      ReplayThread{copy.task_, current.at_entry, breakpoint_reported_, false, current.started, current.name};
   copy.current_tid_ = current_tid_;
   for (auto& [tid, thread] : threads_) {
     if (tid == current_tid_) continue;
@@ -78,7 +82,7 @@ void ReplaySession::copy_threads_into(ReplaySession& copy) {
     Task& t = copy.add_task(live);
     t.set_regs(thread.task->regs());
     t.set_xstate(thread.task->xstate());
-    copy.threads_[tid] = ReplayThread{&t, thread.at_entry, thread.breakpoint_reported, false};
+    copy.threads_[tid] = ReplayThread{&t, thread.at_entry, thread.breakpoint_reported, false, thread.started, thread.name};
   }
 }
 

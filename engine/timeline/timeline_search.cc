@@ -130,7 +130,9 @@ std::optional<ReplayTimeline::Candidate> ReplayTimeline::last_hit_between(
         } else if (final_leg && n == leg.n) {
           break;
         } else if (uint64_t pc = s->registers().ip(); breakpoints_.count(pc)) {
-          last = Candidate{cur, make_stop(TargetStop::Kind::Breakpoint, pc)};
+          TargetStop hit = make_stop(TargetStop::Kind::Breakpoint, pc);
+          hit.tid = static_cast<pid_t>(s->stopped_thread());
+          last = Candidate{cur, hit};
         }
       }
       prefix.steps += leg.n;
@@ -221,7 +223,10 @@ TargetStop ReplayTimeline::step_backward() {
       if (std::optional<TargetStop> stop = user_trap(r, *probe)) return *stop;
     }
   }
-  return make_stop(TargetStop::Kind::Step);
+  // The thread whose instruction that was: the one that runs from here.
+  TargetStop stop = make_stop(TargetStop::Kind::Step);
+  stop.tid = static_cast<pid_t>(current_->next_thread());
+  return stop;
 }
 
 uint64_t ReplayTimeline::count_steps(const Mark& p, const std::function<bool(const ReplayStop&)>& reached,
@@ -290,7 +295,9 @@ std::optional<Mark> ReplayTimeline::mark_before(const Mark& at) {
     current_->set_breakpoints({});
     current_->set_watchpoints({});
     bool same_trap_before = p.steps == 0 && !p.anchors.empty() && p.anchors.back().same_trap(a);
-    if (a.kind == Anchor::Kind::Breakpoint && !same_trap_before && current_->registers().ip() == a.addr()) {
+    // Traps belong to the thread that runs in this interval.
+    uint32_t runs = current_->next_thread();
+    if (a.kind == Anchor::Kind::Breakpoint && !same_trap_before && current_->thread_registers(runs).ip() == a.addr()) {
       // The breakpoint was hit at once from `p` (reached by an event, a
       // step or a watchpoint, with the pc on it): no instruction ran.
       return mark_before(p);
@@ -299,7 +306,7 @@ std::optional<Mark> ReplayTimeline::mark_before(const Mark& at) {
     uint64_t n = count_steps(
         p,
         [&](const ReplayStop& r) {
-          return a.kind == Anchor::Kind::Breakpoint ? current_->registers().ip() == a.addr()
+          return a.kind == Anchor::Kind::Breakpoint ? current_->thread_registers(runs).ip() == a.addr()
                                                     : r.kind == ReplayStop::Kind::Watchpoint;
         },
         {.single_step = true, .stop_after_event = false, .stop_before = {}});
@@ -333,7 +340,8 @@ std::optional<Mark> ReplayTimeline::mark_before(const Mark& at) {
   // of its address after the previous boundary (or the boundary itself).
   Mark boundary{e, {}, 0};
   seek(boundary);
-  if (current_->registers().ip() == insn) return boundary;
+  // The instruction is the event's thread's (another may have run last).
+  if (current_->thread_registers(prev.tid).ip() == insn) return boundary;
   Anchor a;
   a.watch.addr = insn;
   return boundary.after_trap(a);
