@@ -78,6 +78,8 @@ def record(backstep, binary, source, root, timeout=TIMEOUT):
 ADDRESS = re.compile(r"(?<![0-9A-Za-z_])0x[0-9a-f]{8,16}(?![0-9a-f])")
 PROCESS = re.compile(r"\b(process|Process|LWP) \d+\b")
 THREAD = re.compile(r"\bThread (\d+)\.(\d+)\b")
+THREADS_HEADER = re.compile(r"^(  Id +Target Id) +Frame", re.M)
+THREADS_ROW = re.compile(r'^([* ] +\d+ +Thread PID\.\w+(?: "[^"\n]*")?) +', re.M)
 PROC_PATH = re.compile(r"/proc/\d+/task/\d+/")
 PROC_PATH1 = re.compile(r"/proc/\d+/")
 
@@ -91,7 +93,9 @@ def normalise_threads(text):
     "Thread PID.PID"; every other thread "Thread PID.TIDn", numbered by its
     first appearance in the output, so that a scenario still tells its
     threads apart while the recorded ids change from one recording to the
-    next."""
+    next. The `info threads` table pads its "Target Id" column to the
+    longest id, whose length changes with the number of digits of the
+    recorded ids: the padding becomes one space."""
     names = {}
 
     def rename(m):
@@ -102,7 +106,9 @@ def normalise_threads(text):
             names[tid] = "TID%d" % (len(names) + 1)
         return "Thread PID." + names[tid]
 
-    return THREAD.sub(rename, text)
+    text = THREAD.sub(rename, text)
+    text = THREADS_HEADER.sub(r"\1 Frame", text)
+    return THREADS_ROW.sub(r"\1 ", text)
 
 
 def normalise(text, root):
