@@ -70,6 +70,15 @@ void GdbSession::handle(const rsp::ReverseStep&) {
   ResumeRequest req;
   req.direction = RunDirection::Backward;
   req.how = ResumeRequest::How::Step;
+  // bs names no thread: Hc's, else the one gdb last read registers of
+  // (its selected thread), else the one that stopped.
+  if (continue_thread_ != 0 && thread_alive(continue_thread_)) {
+    req.thread = continue_thread_;
+  } else if (general_thread_ != 0 && thread_alive(general_thread_)) {
+    req.thread = general_thread_;
+  } else {
+    req.thread = stopped_thread();
+  }
   exited_ = false;
   resume(req);
 }

@@ -172,6 +172,9 @@ class ReplaySession : public Session {
   uint32_t stopped_thread();
   // The thread that runs from here on: the next event's.
   uint32_t next_thread();
+  // The thread entered a blocking call that has not returned yet (its
+  // Syscall event, when it comes, runs no instruction).
+  bool thread_in_call(uint32_t tid) const;
 
  private:
   ReplaySession(const ReplaySession& parent, pid_t child);

@@ -38,6 +38,11 @@ std::string ReplaySession::thread_name(uint32_t tid) const {
   return it == threads_.end() ? std::string() : it->second.name;
 }
 
+bool ReplaySession::thread_in_call(uint32_t tid) const {
+  auto it = threads_.find(tid);
+  return it != threads_.end() && it->second.at_entry;
+}
+
 uint32_t ReplaySession::stopped_thread() {
   if (threads_.count(current_tid_)) return current_tid_;
   return next_thread();

@@ -67,8 +67,10 @@ struct ResumeRequest {
   RunDirection direction = RunDirection::Forward;
   enum class How { Continue, Step, RangeStep } how = How::Continue;
   uint64_t range_start = 0, range_end = 0;  // RangeStep: step while pc is in [start, end)
-  // Step, RangeStep forward: the thread to step (recorded tid; 0: the one
-  // due to run). The others run as recorded until its turn comes.
+  // Step, RangeStep: the thread to step (recorded tid; 0: the one due to
+  // run, or backward the one that ran last). Forward, the others run as
+  // recorded until its turn comes; backward, they go back with it to its
+  // previous instruction.
   pid_t thread = 0;
 };
 

@@ -177,7 +177,8 @@ TargetStop ReplayTimeline::resume(const ResumeRequest& request, const std::funct
 TargetStop ReplayTimeline::run(const ResumeRequest& request, const std::function<bool()>& interrupted) {
   if (request.direction == RunDirection::Backward) {
     end_reported_ = false;
-    return request.how == ResumeRequest::How::Continue ? continue_backward(interrupted) : step_backward();
+    return request.how == ResumeRequest::How::Continue ? continue_backward(interrupted)
+                                                       : step_backward(request.thread);
   }
   switch (request.how) {
     case ResumeRequest::How::Continue: return continue_forward(interrupted);

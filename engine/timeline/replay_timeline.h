@@ -86,7 +86,14 @@ class ReplayTimeline : public DebugTarget {
   TargetStop step_once();
   TargetStop range_step_forward(pid_t thread, uint64_t start, uint64_t end, const std::function<bool()>& interrupted);
   TargetStop continue_backward(const std::function<bool()>& interrupted);
-  TargetStop step_backward();
+  // Back to the instruction `thread` (0: whichever ran last) ran before
+  // now; the other threads go back with it.
+  TargetStop step_backward(pid_t thread);
+  // The position before the last instruction `tid` ran before event
+  // `limit`: the one that caused its last event (a blocking call's return
+  // runs none: its entry did). nullopt when it ran none since it started,
+  // or stopped at a forced position.
+  std::optional<Mark> thread_instruction_before(uint32_t tid, uint64_t limit);
   TargetStop stop_at_program_end();
   Mark end_mark() const;
   bool catches(int syscall) const;  // `catch syscall` set for it
