@@ -91,9 +91,9 @@ class ReplayTimeline : public DebugTarget {
   TargetStop step_backward(pid_t thread);
   // The position before the last instruction `tid` ran before event
   // `limit`: the one that caused its last event (a blocking call's return
-  // runs none: its entry did). nullopt when it ran none since it started,
-  // or stopped at a forced position.
-  std::optional<Mark> thread_instruction_before(uint32_t tid, uint64_t limit);
+  // runs none: its entry did). nullopt when it ran none since it started;
+  // `otherwise` when its last event is a forced position (not searched).
+  std::optional<Mark> thread_instruction_before(uint32_t tid, uint64_t limit, const Mark& otherwise);
   TargetStop stop_at_program_end();
   Mark end_mark() const;
   bool catches(int syscall) const;  // `catch syscall` set for it

@@ -215,7 +215,8 @@ TargetStop ReplayTimeline::step_backward(pid_t thread) {
   if (tid != 0 && current_->next_thread() != tid) {
     // The instruction before now is another thread's: `thread` ran none
     // since its last event, so its own previous instruction is there.
-    std::optional<Mark> own = thread_instruction_before(tid, before->event);
+    // (At a forced position, the whole program's previous instruction.)
+    std::optional<Mark> own = thread_instruction_before(tid, before->event, *before);
     if (!own) {
       seek(from);
       TargetStop stop = make_stop(TargetStop::Kind::HistoryStart);
@@ -243,7 +244,7 @@ TargetStop ReplayTimeline::step_backward(pid_t thread) {
   return stop;
 }
 
-std::optional<Mark> ReplayTimeline::thread_instruction_before(uint32_t tid, uint64_t limit) {
+std::optional<Mark> ReplayTimeline::thread_instruction_before(uint32_t tid, uint64_t limit, const Mark& otherwise) {
   uint64_t first = checkpoints_.front().mark.event;
   std::optional<uint64_t> returned;  // a Syscall of the thread's, seen later in the trace
   for (uint64_t n = limit; n-- > first;) {
@@ -267,7 +268,7 @@ std::optional<Mark> ReplayTimeline::thread_instruction_before(uint32_t tid, uint
       case trace::EventKind::ThreadStart:
         return std::nullopt;
       default:
-        return std::nullopt;  // a forced position: not searched for
+        return otherwise;  // a forced position: not searched for
     }
   }
   if (returned) return mark_before(Mark{*returned + 1, {}, 0});
