@@ -44,11 +44,6 @@ void GdbSession::dispatch(const std::string& payload) {
   }
 }
 
-rsp::ThreadId GdbSession::thread_id() const {
-  pid_t pid = target_.process_id();
-  return multiprocess_ ? rsp::ThreadId::in_process(pid, pid) : rsp::ThreadId::specific(pid);
-}
-
 ResumeRequest GdbSession::forward(ResumeRequest::How how) {
   ResumeRequest r;
   r.how = how;
@@ -67,13 +62,16 @@ void GdbSession::resume(const ResumeRequest& request) {
     held_stop_message_.clear();
     rsp::StopReply r;
     r.signal = 0;
-    r.thread = thread_id();
+    r.thread = thread_id(stopped_thread());
     reply(rsp::stop_reply(r));
     return;
   }
   TargetStop stop = target_.resume(request, [this] { return connection_.poll_interrupt(); });
   last_stop_ = stop;
   exited_ = stop.kind == TargetStop::Kind::Exited || stop.kind == TargetStop::Kind::Killed;
+  // gdb makes the stopping thread its current one; Hg and Hc follow it.
+  general_thread_ = 0;
+  continue_thread_ = 0;
   reply(stop_reply(stop));
 }
 
@@ -88,7 +86,8 @@ std::string GdbSession::stop_reply(const TargetStop& stop) {
   }
   rsp::StopReply r;
   r.signal = kGdbSigTrap;
-  r.thread = thread_id();
+  pid_t tid = thread_alive(stop.tid) ? stop.tid : stopped_thread();
+  r.thread = thread_id(tid);
   switch (stop.kind) {
     case TargetStop::Kind::Breakpoint:
       if (stop.hardware && hwbreak_) {
@@ -128,7 +127,7 @@ std::string GdbSession::stop_reply(const TargetStop& stop) {
     default:
       break;
   }
-  Registers regs = target_.registers(pid);
+  Registers regs = target_.registers(tid);
   for (std::size_t n : {kRegRbp, kRegRsp, kRegRip}) {
     rsp::ExpeditedRegister e;
     e.regnum = static_cast<std::uint32_t>(n);
@@ -136,8 +135,10 @@ std::string GdbSession::stop_reply(const TargetStop& stop) {
     r.registers.push_back(e);
   }
   if (list_threads_in_stop_) {
-    r.threads.push_back(thread_id());
-    r.thread_pcs.push_back(regs.ip());
+    for (pid_t t : target_.thread_ids()) {
+      r.threads.push_back(thread_id(t));
+      r.thread_pcs.push_back(t == tid ? regs.ip() : target_.registers(t).ip());
+    }
   }
   return rsp::stop_reply(r);
 }

@@ -65,8 +65,8 @@ class GdbSession {
   void handle(const rsp::VCont& r);
   void handle(const rsp::Continue&) { resume(forward(ResumeRequest::How::Continue)); }
   void handle(const rsp::ContinueWithSignal&) { resume(forward(ResumeRequest::How::Continue)); }
-  void handle(const rsp::Step&) { resume(forward(ResumeRequest::How::Step)); }
-  void handle(const rsp::StepWithSignal&) { resume(forward(ResumeRequest::How::Step)); }
+  void handle(const rsp::Step&) { resume(legacy_step()); }
+  void handle(const rsp::StepWithSignal&) { resume(legacy_step()); }
   void handle(const rsp::ReverseContinue&);
   void handle(const rsp::ReverseStep&);
   void handle(const rsp::Kill&);
@@ -99,9 +99,21 @@ class GdbSession {
   void reply(const std::string& payload) { connection_.send_packet(payload); }
   void dispatch(const std::string& payload);
   static ResumeRequest forward(ResumeRequest::How how);
+  // `s`: steps the Hc thread (or the one due to run).
+  ResumeRequest legacy_step() const;
   void resume(const ResumeRequest& request);
   std::string stop_reply(const TargetStop& stop);
-  rsp::ThreadId thread_id() const;
+  // Threads (handlers_threads.cc).
+  rsp::ThreadId thread_id(pid_t tid) const;
+  bool thread_alive(pid_t tid) const;
+  // A specific thread of the recorded process (or of any process): its
+  // tid; nullopt for "any"/"all"; 0 for one that does not exist here.
+  std::optional<pid_t> named_thread(const rsp::ThreadId& id) const;
+  // The thread that register requests read: a suffix's, else Hg's, else the
+  // thread of the last stop. 0: none that exists (an error reply).
+  pid_t register_thread(const std::optional<rsp::ThreadId>& suffix) const;
+  pid_t stopped_thread() const;
+  std::string threads_xml() const;
   std::string register_hex(std::size_t regnum, const Registers& regs, const std::vector<uint8_t>& xsave);
   // The text of monitor `command`'s answer; sets limit_reached when it was
   // refused for a per-client limit.
@@ -119,6 +131,10 @@ class GdbSession {
   bool done_ = false;
   TargetStop last_stop_;
   bool exited_ = false;
+  // Hg and Hc: a recorded tid, or 0 for "the thread of the last stop"
+  // (every stop resets both to that, as gdb assumes).
+  pid_t general_thread_ = 0;
+  pid_t continue_thread_ = 0;
   // After `run cN` / `run N`, gdb continues at once; that first resume must
   // stay at the restart point (answered "Program stopped.").
   bool hold_next_resume_ = false;

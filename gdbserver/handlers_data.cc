@@ -10,8 +10,12 @@ std::string GdbSession::register_hex(std::size_t regnum, const Registers& regs, 
   return rsp::register_bytes(*value);
 }
 
-void GdbSession::handle(const rsp::ReadRegisters&) {
-  pid_t tid = target_.process_id();
+void GdbSession::handle(const rsp::ReadRegisters& r) {
+  pid_t tid = register_thread(r.thread);
+  if (tid == 0) {
+    reply(rsp::error(rsp::ErrorCode::NoSuchThread));
+    return;
+  }
   Registers regs = target_.registers(tid);
   std::vector<uint8_t> xsave = target_.xstate(tid);
   std::string out;
@@ -24,7 +28,11 @@ void GdbSession::handle(const rsp::ReadRegister& r) {
     reply(rsp::error(rsp::ErrorCode::InvalidArgument));
     return;
   }
-  pid_t tid = target_.process_id();
+  pid_t tid = register_thread(r.thread);
+  if (tid == 0) {
+    reply(rsp::error(rsp::ErrorCode::NoSuchThread));
+    return;
+  }
   reply(register_hex(r.regnum, target_.registers(tid), target_.xstate(tid)));
 }
 
@@ -45,7 +53,11 @@ bool GdbSession::write_changes_nothing(std::size_t regnum, const std::vector<uin
 }
 
 void GdbSession::handle(const rsp::WriteRegisters& r) {
-  pid_t tid = target_.process_id();
+  pid_t tid = register_thread(r.thread);
+  if (tid == 0) {
+    reply(rsp::error(rsp::ErrorCode::NoSuchThread));
+    return;
+  }
   Registers regs = target_.registers(tid);
   std::vector<uint8_t> xsave = target_.xstate(tid);
   std::size_t offset = 0;
@@ -71,7 +83,11 @@ void GdbSession::handle(const rsp::WriteRegister& r) {
     reply(rsp::error(rsp::ErrorCode::InvalidArgument));
     return;
   }
-  pid_t tid = target_.process_id();
+  pid_t tid = register_thread(r.thread);
+  if (tid == 0) {
+    reply(rsp::error(rsp::ErrorCode::NoSuchThread));
+    return;
+  }
   bool ok = write_changes_nothing(r.regnum, r.value, target_.registers(tid), target_.xstate(tid));
   reply(ok ? rsp::ok() : rsp::error(rsp::ErrorCode::NotWritable));
 }

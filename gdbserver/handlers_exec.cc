@@ -9,20 +9,35 @@
 namespace backstep::gdb {
 
 void GdbSession::handle(const rsp::VCont& r) {
-  // One thread: the action for it, or the default action.
-  const rsp::VContAction* chosen = nullptr;
+  // Replay cannot run a thread out of its recorded turn, so the actions
+  // only say what to do: a step (of the thread it names, or of whichever
+  // runs next) or a continue. A stepped thread's turn is awaited by
+  // running the others as recorded; their breakpoints and watchpoints stop
+  // that run. Every thread runs as recorded however the actions are set
+  // (scheduler-locking included): docs/user-guide.md, "Threads".
+  const rsp::VContAction* step = nullptr;
+  const rsp::VContAction* other = nullptr;
   for (const rsp::VContAction& a : r.actions) {
-    bool ours = !a.thread || !a.thread->is_specific() || a.thread->tid == target_.process_id();
-    if (ours) {
-      chosen = &a;
-      break;
+    std::optional<pid_t> named = a.thread ? named_thread(*a.thread) : std::nullopt;
+    if (named && *named == 0) {
+      reply(rsp::error(rsp::ErrorCode::NoSuchThread));
+      return;
     }
+    bool stepping = a.kind == rsp::VContAction::Kind::Step || a.kind == rsp::VContAction::Kind::StepSignal ||
+                    a.kind == rsp::VContAction::Kind::RangeStep;
+    if (stepping && !step) step = &a;
+    if (!stepping && !other) other = &a;
   }
+  const rsp::VContAction* chosen = step ? step : other;
   if (!chosen) {
     reply(rsp::error(rsp::ErrorCode::NoSuchThread));
     return;
   }
   ResumeRequest req;
+  if (chosen->thread) {
+    std::optional<pid_t> named = named_thread(*chosen->thread);
+    req.thread = named ? *named : 0;
+  }
   switch (chosen->kind) {
     case rsp::VContAction::Kind::Continue:
     case rsp::VContAction::Kind::ContinueSignal:
@@ -55,6 +70,15 @@ void GdbSession::handle(const rsp::ReverseStep&) {
   ResumeRequest req;
   req.direction = RunDirection::Backward;
   req.how = ResumeRequest::How::Step;
+  // bs names no thread: Hc's, else the one gdb last read registers of
+  // (its selected thread), else the one that stopped.
+  if (continue_thread_ != 0 && thread_alive(continue_thread_)) {
+    req.thread = continue_thread_;
+  } else if (general_thread_ != 0 && thread_alive(general_thread_)) {
+    req.thread = general_thread_;
+  } else {
+    req.thread = stopped_thread();
+  }
   exited_ = false;
   resume(req);
 }
@@ -109,7 +133,9 @@ void GdbSession::handle(const rsp::VRun& r) {
   hold_next_resume_ = !arg.empty();
   last_stop_ = TargetStop{};
   last_stop_.kind = TargetStop::Kind::Step;
-  last_stop_.tid = target_.process_id();
+  last_stop_.tid = stopped_thread();
+  general_thread_ = 0;
+  continue_thread_ = 0;
   reply(stop_reply(last_stop_));
 }
 

@@ -1,6 +1,4 @@
-// Connection set-up, threads and object transfers.
-#include <sstream>
-
+// Connection set-up and object transfers.
 #include "gdbserver/gdb_session.h"
 #include "gdbserver/gdb_signals.h"
 #include "gdbserver/rsp/hex.h"
@@ -35,31 +33,6 @@ void GdbSession::handle(const rsp::QueryHostInfo&) {
   reply("triple:" + rsp::hex_encode("x86_64-pc-linux-gnu") + ";ptrsize:8;endian:little;");
 }
 
-void GdbSession::handle(const rsp::QueryCurrentThread&) { reply(rsp::current_thread(thread_id())); }
-
-void GdbSession::handle(const rsp::ThreadInfoFirst&) {
-  std::vector<rsp::ThreadId> threads{thread_id()};
-  reply(rsp::thread_list(threads));
-}
-
-void GdbSession::handle(const rsp::ThreadAlive& r) {
-  bool alive = !exited_ && (!r.thread.is_specific() || r.thread.tid == target_.process_id());
-  reply(alive ? rsp::ok() : rsp::error(rsp::ErrorCode::NoSuchThread));
-}
-
-void GdbSession::handle(const rsp::ThreadExtraInfo& r) {
-  if (r.thread.is_specific() && r.thread.tid != target_.process_id()) {
-    reply(rsp::error(rsp::ErrorCode::NoSuchThread));
-    return;
-  }
-  reply(rsp::hex_encode(target_.thread_name(target_.process_id())));
-}
-
-void GdbSession::handle(const rsp::SetThread& r) {
-  bool ok = !r.thread.is_specific() || r.thread.tid == target_.process_id();
-  reply(ok ? rsp::ok() : rsp::error(rsp::ErrorCode::NoSuchThread));
-}
-
 void GdbSession::handle(const rsp::XferRead& r) {
   std::string object;
   switch (r.object) {
@@ -89,18 +62,9 @@ void GdbSession::handle(const rsp::XferRead& r) {
       object.assign(info.begin(), info.end());
       break;
     }
-    case rsp::XferObject::Threads: {
-      pid_t pid = target_.process_id();
-      std::ostringstream os;
-      os << "<?xml version=\"1.0\"?>\n<threads>\n";
-      if (!exited_) {
-        os << "<thread id=\"" << (multiprocess_ ? "p" + rsp::hex_number(pid) + "." : std::string())
-           << rsp::hex_number(pid) << "\" name=\"" << target_.thread_name(pid) << "\"/>\n";
-      }
-      os << "</threads>\n";
-      object = os.str();
+    case rsp::XferObject::Threads:
+      object = threads_xml();
       break;
-    }
     case rsp::XferObject::LibrariesSvr4:
       object = target_.libraries_svr4_xml();
       break;

@@ -448,6 +448,7 @@ void ReplaySession::replay_syscall(const trace::Event& event, ReplayStop& stop) 
   std::string problem = replay_address_space_call(call);
   if (!problem.empty()) diverged(problem);
   apply_effects(event);
+  note_thread_name(*native, exit.syscall_result());
   if (event.written) check_written(event, *native, exit.syscall_result());
   echo(event);
   restart_if_interrupted(exit);

@@ -157,6 +157,25 @@ class ReplaySession : public Session {
   const std::string& trace_dir() const { return trace_dir_; }
   const trace::Event& exec_event() const { return *exec_; }
 
+  // Threads as a debugger sees them (replay_thread_view.cc). Recorded tids
+  // throughout; a thread parked at a system call's entry shows its
+  // registers there.
+  std::vector<uint32_t> thread_ids() const;  // live threads, in creation order
+  bool has_thread(uint32_t tid) const { return threads_.count(tid) > 0; }
+  Registers thread_registers(uint32_t tid);  // throws std::out_of_range for no such thread
+  std::vector<uint8_t> thread_xstate(uint32_t tid);
+  // The name set with PR_SET_NAME (or inherited from the creating thread);
+  // empty for the program's own name (its comm at exec).
+  std::string thread_name(uint32_t tid) const;
+  // The thread that ran last (the one a stop here belongs to), or, when it
+  // has ended, the one whose event is next.
+  uint32_t stopped_thread();
+  // The thread that runs from here on: the next event's.
+  uint32_t next_thread();
+  // The thread entered a blocking call that has not returned yet (its
+  // Syscall event, when it comes, runs no instruction).
+  bool thread_in_call(uint32_t tid) const;
+
  private:
   ReplaySession(const ReplaySession& parent, pid_t child);
   void start();
@@ -169,6 +188,7 @@ class ReplaySession : public Session {
   void start_thread(const trace::Event& event);
   void end_thread(const trace::Event& event);
   void copy_threads_into(ReplaySession& copy);
+  void note_thread_name(const Registers& call, int64_t result);  // replay_thread_view.cc
   void jump_to_position(const trace::Event& position);
   void apply_event(const trace::Event& event, ReplayStop& stop);
   void replay_syscall(const trace::Event& event, ReplayStop& stop);
@@ -230,6 +250,8 @@ class ReplaySession : public Session {
     // Its last call returned a restart code: the registers as the kernel
     // backs them up, unless its next event delivers a signal.
     std::optional<Registers> restart;
+    uint64_t started = 0;              // its ThreadStart event (0: the exec's thread)
+    std::string name;                  // PR_SET_NAME; empty: the program's name
   };
   std::map<uint32_t, ReplayThread> threads_;
   uint32_t current_tid_ = 0;

@@ -49,7 +49,9 @@ void ReplaySession::start_thread(const trace::Event& event) {
   Task& t = add_task(live);
   t.set_regs(Registers::from_block(*event.regs));
   if (!event.xstate.empty()) t.set_xstate(event.xstate);
-  threads_[event.tid] = ReplayThread{&t};
+  ReplayThread& thread = threads_[event.tid] = ReplayThread{&t};
+  thread.started = event_number_;
+  thread.name = parent->second.name;  // the kernel copies comm at clone
 }
 
 void ReplaySession::end_thread(const trace::Event& event) {
@@ -71,7 +73,8 @@ void ReplaySession::end_thread(const trace::Event& event) {
 void ReplaySession::copy_threads_into(ReplaySession& copy) {
   // fork() copied the current thread; make the others again in the copy.
   const ReplayThread& running = threads_[current_tid_];
-  copy.threads_[current_tid_] = ReplayThread{copy.task_, running.at_entry, breakpoint_reported_, false, running.restart};
+  copy.threads_[current_tid_] = ReplayThread{copy.task_,       running.at_entry, breakpoint_reported_, false,
+                                             running.restart, running.started,  running.name};
   copy.current_tid_ = current_tid_;
   for (auto& [tid, thread] : threads_) {
     if (tid == current_tid_) continue;
@@ -79,7 +82,8 @@ void ReplaySession::copy_threads_into(ReplaySession& copy) {
     Task& t = copy.add_task(live);
     t.set_regs(thread.task->regs());
     t.set_xstate(thread.task->xstate());
-    copy.threads_[tid] = ReplayThread{&t, thread.at_entry, thread.breakpoint_reported, false, thread.restart};
+    copy.threads_[tid] =
+        ReplayThread{&t, thread.at_entry, thread.breakpoint_reported, false, thread.restart, thread.started, thread.name};
   }
 }
 

@@ -67,6 +67,11 @@ struct ResumeRequest {
   RunDirection direction = RunDirection::Forward;
   enum class How { Continue, Step, RangeStep } how = How::Continue;
   uint64_t range_start = 0, range_end = 0;  // RangeStep: step while pc is in [start, end)
+  // Step, RangeStep: the thread to step (recorded tid; 0: the one due to
+  // run, or backward the one that ran last). Forward, the others run as
+  // recorded until its turn comes; backward, they go back with it to its
+  // previous instruction.
+  pid_t thread = 0;
 };
 
 struct CheckpointInfo {
@@ -81,12 +86,14 @@ class DebugTarget {
 
   // Identity of the recorded process.
   virtual pid_t process_id() const = 0;
+  // The live threads (recorded tids, in creation order) and their names.
   virtual std::vector<pid_t> thread_ids() const = 0;
   virtual std::string thread_name(pid_t tid) const = 0;
   virtual std::string exe_path() const = 0;
   virtual const std::vector<CpuidLeaf>& cpu_features() const = 0;
 
-  // The current state.
+  // The current state, of thread `tid` (0: the thread of the last stop).
+  // Registers of a thread that does not exist throw.
   virtual Registers registers(pid_t tid) = 0;
   virtual std::vector<uint8_t> xstate(pid_t tid) = 0;  // XSAVE area (may be empty)
   // Memory as the program sees it (breakpoints hidden). Shorter than `len`

@@ -50,9 +50,18 @@ ReplayTimeline::ReplayTimeline(const std::string& trace_dir) : trace_dir_(trace_
 
 ReplayTimeline::~ReplayTimeline() = default;
 
-std::string ReplayTimeline::thread_name(pid_t) const {
-  std::string name = std::filesystem::path(exe_path()).filename().string();
-  return name.substr(0, 15);  // as the kernel's comm
+std::vector<pid_t> ReplayTimeline::thread_ids() const {
+  std::vector<pid_t> tids;
+  for (uint32_t tid : current_->thread_ids()) tids.push_back(static_cast<pid_t>(tid));
+  return tids;
+}
+
+std::string ReplayTimeline::thread_name(pid_t tid) const {
+  // A name the program set (PR_SET_NAME) or its thread inherited; else the
+  // program's file name, as the kernel's comm after exec.
+  std::string name = current_->thread_name(static_cast<uint32_t>(tid));
+  if (name.empty()) name = std::filesystem::path(exe_path()).filename().string();
+  return name.substr(0, 15);
 }
 
 std::string ReplayTimeline::exe_path() const {
@@ -65,9 +74,13 @@ std::string ReplayTimeline::exe_path() const {
 
 const std::vector<CpuidLeaf>& ReplayTimeline::cpu_features() const { return current_->header().cpuid; }
 
-Registers ReplayTimeline::registers(pid_t) { return current_->registers(); }
+Registers ReplayTimeline::registers(pid_t tid) {
+  return current_->thread_registers(tid == 0 ? current_->stopped_thread() : static_cast<uint32_t>(tid));
+}
 
-std::vector<uint8_t> ReplayTimeline::xstate(pid_t) { return current_->xstate(); }
+std::vector<uint8_t> ReplayTimeline::xstate(pid_t tid) {
+  return current_->thread_xstate(tid == 0 ? current_->stopped_thread() : static_cast<uint32_t>(tid));
+}
 
 std::vector<uint8_t> ReplayTimeline::read_memory(uint64_t addr, std::size_t len) {
   return current_->read_memory(addr, len);
@@ -149,7 +162,7 @@ void ReplayTimeline::set_catch_syscalls(std::optional<std::vector<int>> syscalls
 TargetStop ReplayTimeline::make_stop(TargetStop::Kind kind, uint64_t address) {
   TargetStop stop;
   stop.kind = kind;
-  stop.tid = pid_;
+  stop.tid = static_cast<pid_t>(current_->stopped_thread());
   stop.address = address;
   return stop;
 }
@@ -164,15 +177,16 @@ TargetStop ReplayTimeline::resume(const ResumeRequest& request, const std::funct
 TargetStop ReplayTimeline::run(const ResumeRequest& request, const std::function<bool()>& interrupted) {
   if (request.direction == RunDirection::Backward) {
     end_reported_ = false;
-    return request.how == ResumeRequest::How::Continue ? continue_backward(interrupted) : step_backward();
+    return request.how == ResumeRequest::How::Continue ? continue_backward(interrupted)
+                                                       : step_backward(request.thread);
   }
   switch (request.how) {
     case ResumeRequest::How::Continue: return continue_forward(interrupted);
-    case ResumeRequest::How::Step: return step_forward();
+    case ResumeRequest::How::Step: return step_forward(request.thread, interrupted);
     case ResumeRequest::How::RangeStep:
-      return range_step_forward(request.range_start, request.range_end, interrupted);
+      return range_step_forward(request.thread, request.range_start, request.range_end, interrupted);
   }
-  return step_forward();
+  return step_forward(request.thread, interrupted);
 }
 
 std::vector<uint8_t> ReplayTimeline::trap_siginfo(const TargetStop& stop) {
@@ -200,7 +214,7 @@ std::vector<uint8_t> ReplayTimeline::trap_siginfo(const TargetStop& stop) {
       return {};
   }
   if (info.si_code == TRAP_HWBKPT || info.si_code == TRAP_TRACE) {
-    info.si_addr = reinterpret_cast<void*>(current_->registers().ip());
+    info.si_addr = reinterpret_cast<void*>(registers(stop.tid).ip());
   }
   const auto* bytes = reinterpret_cast<const uint8_t*>(&info);
   return std::vector<uint8_t>(bytes, bytes + sizeof(info));
@@ -214,7 +228,7 @@ void ReplayTimeline::arm_user_traps(ReplaySession& session) const {
 // The stop to report for a trap the session hit, if it is one of the user's.
 std::optional<TargetStop> ReplayTimeline::user_trap(const ReplayStop& s, ReplaySession& session) const {
   TargetStop stop;
-  stop.tid = pid_;
+  stop.tid = static_cast<pid_t>(session.stopped_thread());  // the thread that ran into it
   if (s.kind == ReplayStop::Kind::Breakpoint && breakpoints_.count(s.address)) {
     stop.kind = TargetStop::Kind::Breakpoint;
     stop.address = s.address;
@@ -292,6 +306,7 @@ bool ReplayTimeline::stops_before(const trace::Event& e) const {
 // The stop for an event the program reached and is about to replay.
 TargetStop ReplayTimeline::pending_stop(const trace::Event& e) {
   TargetStop stop = make_stop(TargetStop::Kind::Signal);
+  stop.tid = static_cast<pid_t>(e.tid);
   if (e.kind == trace::EventKind::Syscall) {
     stop.kind = TargetStop::Kind::Syscall;
     std::optional<Registers> call = native_call_of(e.regs, e.status);
@@ -303,7 +318,7 @@ TargetStop ReplayTimeline::pending_stop(const trace::Event& e) {
   return stop;
 }
 
-TargetStop ReplayTimeline::continue_forward(const std::function<bool()>& interrupted) {
+TargetStop ReplayTimeline::continue_forward(const std::function<bool()>& interrupted, pid_t until_turn_of) {
   arm_user_traps(*current_);
   current_->set_echo(true);
   auto stop_before = [this](const trace::Event& e) { return stops_before(e); };
@@ -326,6 +341,10 @@ TargetStop ReplayTimeline::continue_forward(const std::function<bool()>& interru
           return *stop;
         }
         maybe_auto_checkpoint();
+        if (until_turn_of != 0 && current_->next_thread() == static_cast<uint32_t>(until_turn_of)) {
+          current_->set_echo(false);
+          return make_stop(TargetStop::Kind::Step);
+        }
         continue;
       case ReplayStop::Kind::Breakpoint: {
         Anchor a;
@@ -359,11 +378,48 @@ TargetStop ReplayTimeline::continue_forward(const std::function<bool()>& interru
   }
 }
 
-TargetStop ReplayTimeline::step_forward() {
+TargetStop ReplayTimeline::step_forward(pid_t thread, const std::function<bool()>& interrupted) {
+  // Replay cannot run a thread out of its recorded turn: the threads before
+  // it run on (stopping at the user's traps) until its turn comes.
+  auto due = [&] { return thread == 0 || current_->next_thread() == static_cast<uint32_t>(thread); };
+  for (;;) {
+    if (!due()) {
+      TargetStop stop = continue_forward(interrupted, thread);
+      if (stop.kind != TargetStop::Kind::Step) return stop;
+      if (!due()) return stop;  // cannot happen: continue_forward stopped at its turn
+    }
+    TargetStop stop = step_once();
+    // A blocking call's entry: the thread's instruction completes when the
+    // call returns, after other threads' events.
+    bool in_call = stop.kind == TargetStop::Kind::Step && thread != 0 &&
+                   current_->last_event_kind() == trace::EventKind::SyscallEntered && mark_.at_boundary();
+    // A thread's start or end is reached without running an instruction.
+    bool no_insn = stop.kind == TargetStop::Kind::Step && mark_.at_boundary() &&
+                   (current_->last_event_kind() == trace::EventKind::ThreadStart ||
+                    current_->last_event_kind() == trace::EventKind::ThreadExit);
+    if (!in_call && !no_insn) {
+      if (thread != 0 && stop.kind == TargetStop::Kind::Step && current_->has_thread(static_cast<uint32_t>(thread)))
+        stop.tid = thread;
+      return stop;
+    }
+    if (thread != 0 && !current_->has_thread(static_cast<uint32_t>(thread))) return stop;
+    if (interrupted && interrupted()) return make_stop(TargetStop::Kind::Interrupted);
+  }
+}
+
+TargetStop ReplayTimeline::step_once() {
   current_->set_breakpoints({});
   current_->set_watchpoints(watchpoints_);
   current_->set_echo(true);
-  ReplayStop s = current_->resume({.single_step = true, .stop_after_event = false, .stop_before = {}});
+  // With threads, a step that reaches an event which runs nothing (a
+  // blocking call's entry, a thread's start or end) stops right after it,
+  // not one instruction into the thread that runs next.
+  bool threads = current_->thread_count() > 1;
+  ReplayStop s = current_->resume({.single_step = true, .stop_after_event = threads, .stop_before = {}});
+  if (s.kind == ReplayStop::Kind::EventReplayed) {
+    // A fatal signal was delivered: on to the end, as without threads.
+    s = current_->resume({.single_step = true, .stop_after_event = false, .stop_before = {}});
+  }
   current_->set_echo(false);
   if (s.kind == ReplayStop::Kind::ProgramEnd || s.kind == ReplayStop::Kind::TraceEnd) {
     mark_ = end_mark();
@@ -386,12 +442,12 @@ TargetStop ReplayTimeline::step_forward() {
   return make_stop(TargetStop::Kind::Step);
 }
 
-TargetStop ReplayTimeline::range_step_forward(uint64_t start, uint64_t end,
+TargetStop ReplayTimeline::range_step_forward(pid_t thread, uint64_t start, uint64_t end,
                                               const std::function<bool()>& interrupted) {
   for (;;) {
-    TargetStop stop = step_forward();
+    TargetStop stop = step_forward(thread, interrupted);
     if (stop.kind != TargetStop::Kind::Step) return stop;
-    uint64_t pc = current_->registers().ip();
+    uint64_t pc = registers(stop.tid).ip();
     if (pc < start || pc >= end || breakpoints_.count(pc)) return stop;
     if (interrupted && interrupted()) return make_stop(TargetStop::Kind::Interrupted);
   }

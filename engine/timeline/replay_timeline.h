@@ -28,7 +28,7 @@ class ReplayTimeline : public DebugTarget {
   ~ReplayTimeline() override;
 
   pid_t process_id() const override { return pid_; }
-  std::vector<pid_t> thread_ids() const override { return {pid_}; }
+  std::vector<pid_t> thread_ids() const override;
   std::string thread_name(pid_t tid) const override;
   std::string exe_path() const override;
   const std::vector<CpuidLeaf>& cpu_features() const override;
@@ -77,11 +77,23 @@ class ReplayTimeline : public DebugTarget {
   TargetStop run(const ResumeRequest& request, const std::function<bool()>& interrupted);
   // The siginfo of a stop that is not a signal's.
   std::vector<uint8_t> trap_siginfo(const TargetStop& stop);
-  TargetStop continue_forward(const std::function<bool()>& interrupted);
-  TargetStop step_forward();
-  TargetStop range_step_forward(uint64_t start, uint64_t end, const std::function<bool()>& interrupted);
+  // Runs until a user stop, or (with `until_turn_of`) until that thread is
+  // the one due to run: then the result is a Step stop.
+  TargetStop continue_forward(const std::function<bool()>& interrupted, pid_t until_turn_of = 0);
+  // Steps `thread` (0: the thread due to run); the others run as recorded
+  // until its turn, and stop there at a breakpoint or watchpoint.
+  TargetStop step_forward(pid_t thread, const std::function<bool()>& interrupted);
+  TargetStop step_once();
+  TargetStop range_step_forward(pid_t thread, uint64_t start, uint64_t end, const std::function<bool()>& interrupted);
   TargetStop continue_backward(const std::function<bool()>& interrupted);
-  TargetStop step_backward();
+  // Back to the instruction `thread` (0: whichever ran last) ran before
+  // now; the other threads go back with it.
+  TargetStop step_backward(pid_t thread);
+  // The position before the last instruction `tid` ran before event
+  // `limit`: the one that caused its last event (a blocking call's return
+  // runs none: its entry did). nullopt when it ran none since it started;
+  // `otherwise` when its last event is a forced position (not searched).
+  std::optional<Mark> thread_instruction_before(uint32_t tid, uint64_t limit, const Mark& otherwise);
   TargetStop stop_at_program_end();
   Mark end_mark() const;
   bool catches(int syscall) const;  // `catch syscall` set for it

@@ -130,7 +130,9 @@ std::optional<ReplayTimeline::Candidate> ReplayTimeline::last_hit_between(
         } else if (final_leg && n == leg.n) {
           break;
         } else if (uint64_t pc = s->registers().ip(); breakpoints_.count(pc)) {
-          last = Candidate{cur, make_stop(TargetStop::Kind::Breakpoint, pc)};
+          TargetStop hit = make_stop(TargetStop::Kind::Breakpoint, pc);
+          hit.tid = static_cast<pid_t>(s->stopped_thread());
+          last = Candidate{cur, hit};
         }
       }
       prefix.steps += leg.n;
@@ -204,10 +206,25 @@ TargetStop ReplayTimeline::continue_backward(const std::function<bool()>& interr
   }
 }
 
-TargetStop ReplayTimeline::step_backward() {
+TargetStop ReplayTimeline::step_backward(pid_t thread) {
+  Mark from = mark_;
   std::optional<Mark> before = mark_before(mark_);
   if (!before) return make_stop(TargetStop::Kind::HistoryStart);
   seek(*before);
+  uint32_t tid = static_cast<uint32_t>(thread);
+  if (tid != 0 && current_->next_thread() != tid) {
+    // The instruction before now is another thread's: `thread` ran none
+    // since its last event, so its own previous instruction is there.
+    // (At a forced position, the whole program's previous instruction.)
+    std::optional<Mark> own = thread_instruction_before(tid, before->event, *before);
+    if (!own) {
+      seek(from);
+      TargetStop stop = make_stop(TargetStop::Kind::HistoryStart);
+      stop.tid = thread;
+      return stop;
+    }
+    seek(*own);
+  }
   if (!watchpoints_.empty()) {
     // Stepping back over a write to a watched range reports the watchpoint,
     // as stepping forward over it does: run that one instruction (or call)
@@ -221,7 +238,41 @@ TargetStop ReplayTimeline::step_backward() {
       if (std::optional<TargetStop> stop = user_trap(r, *probe)) return *stop;
     }
   }
-  return make_stop(TargetStop::Kind::Step);
+  // The thread whose instruction that was: the one that runs from here.
+  TargetStop stop = make_stop(TargetStop::Kind::Step);
+  stop.tid = static_cast<pid_t>(current_->next_thread());
+  return stop;
+}
+
+std::optional<Mark> ReplayTimeline::thread_instruction_before(uint32_t tid, uint64_t limit, const Mark& otherwise) {
+  uint64_t first = checkpoints_.front().mark.event;
+  std::optional<uint64_t> returned;  // a Syscall of the thread's, seen later in the trace
+  for (uint64_t n = limit; n-- > first;) {
+    const trace::Event& e = event_at(n);
+    if (e.tid != tid) continue;
+    trace::EventKind kind = e.kind;
+    bool fault = kind == trace::EventKind::Signal && is_synchronous_fault(siginfo_from_bytes(e.siginfo));
+    if (returned) {
+      // The thread's event before that return: its entry if the call blocked.
+      return mark_before(Mark{kind == trace::EventKind::SyscallEntered ? n + 1 : *returned + 1, {}, 0});
+    }
+    switch (kind) {
+      case trace::EventKind::Syscall: returned = n; continue;
+      case trace::EventKind::SyscallEntered:
+      case trace::EventKind::Rdtsc:
+      case trace::EventKind::FatalSignal:
+        return mark_before(Mark{n + 1, {}, 0});
+      case trace::EventKind::Signal:
+        if (fault) return mark_before(Mark{n + 1, {}, 0});
+        continue;  // a delivery runs no instruction
+      case trace::EventKind::ThreadStart:
+        return std::nullopt;
+      default:
+        return otherwise;  // a forced position: not searched for
+    }
+  }
+  if (returned) return mark_before(Mark{*returned + 1, {}, 0});
+  return std::nullopt;
 }
 
 uint64_t ReplayTimeline::count_steps(const Mark& p, const std::function<bool(const ReplayStop&)>& reached,
@@ -290,7 +341,9 @@ std::optional<Mark> ReplayTimeline::mark_before(const Mark& at) {
     current_->set_breakpoints({});
     current_->set_watchpoints({});
     bool same_trap_before = p.steps == 0 && !p.anchors.empty() && p.anchors.back().same_trap(a);
-    if (a.kind == Anchor::Kind::Breakpoint && !same_trap_before && current_->registers().ip() == a.addr()) {
+    // Traps belong to the thread that runs in this interval.
+    uint32_t runs = current_->next_thread();
+    if (a.kind == Anchor::Kind::Breakpoint && !same_trap_before && current_->thread_registers(runs).ip() == a.addr()) {
       // The breakpoint was hit at once from `p` (reached by an event, a
       // step or a watchpoint, with the pc on it): no instruction ran.
       return mark_before(p);
@@ -299,7 +352,7 @@ std::optional<Mark> ReplayTimeline::mark_before(const Mark& at) {
     uint64_t n = count_steps(
         p,
         [&](const ReplayStop& r) {
-          return a.kind == Anchor::Kind::Breakpoint ? current_->registers().ip() == a.addr()
+          return a.kind == Anchor::Kind::Breakpoint ? current_->thread_registers(runs).ip() == a.addr()
                                                     : r.kind == ReplayStop::Kind::Watchpoint;
         },
         {.single_step = true, .stop_after_event = false, .stop_before = {}});
@@ -313,11 +366,23 @@ std::optional<Mark> ReplayTimeline::mark_before(const Mark& at) {
   if (at.event <= checkpoints_.front().mark.event) return std::nullopt;
   uint64_t e = at.event - 1;
   const trace::Event& prev = event_at(e);
-  Registers regs = Registers::from_block(*prev.regs);
+  uint32_t tid = prev.tid;
+  Mark boundary{e, {}, 0};
   uint64_t insn = 0;
   switch (prev.kind) {
-    case trace::EventKind::Syscall: insn = regs.ip() - 2; break;
-    case trace::EventKind::Rdtsc: insn = regs.ip(); break;
+    case trace::EventKind::Syscall: {
+      insn = Registers::from_block(*prev.regs).ip() - 2;
+      // A blocking call's return, after other threads ran: its instruction
+      // ran at its SyscallEntered event, and none runs here.
+      seek(boundary);
+      if (current_->thread_in_call(tid)) return mark_before(boundary);
+      break;
+    }
+    case trace::EventKind::SyscallEntered: insn = Registers::from_block(*prev.regs).ip() - 2; break;
+    case trace::EventKind::ThreadStart:
+    case trace::EventKind::ThreadExit:
+      return mark_before(boundary);  // no instruction of the program's
+    case trace::EventKind::Rdtsc: insn = Registers::from_block(*prev.regs).ip(); break;
     case trace::EventKind::Signal:
       if (!is_synchronous_fault(siginfo_from_bytes(prev.siginfo))) {
         return mark_before(Mark{e, {}, 0});  // a delivery is not an instruction
@@ -331,9 +396,9 @@ std::optional<Mark> ReplayTimeline::mark_before(const Mark& at) {
   }
   // A syscall or rdtsc instruction runs once per event: it is the first hit
   // of its address after the previous boundary (or the boundary itself).
-  Mark boundary{e, {}, 0};
   seek(boundary);
-  if (current_->registers().ip() == insn) return boundary;
+  // The instruction is the event's thread's (another may have run last).
+  if (current_->thread_registers(tid).ip() == insn) return boundary;
   Anchor a;
   a.watch.addr = insn;
   return boundary.after_trap(a);

@@ -77,6 +77,9 @@ def record(backstep, binary, source, root, timeout=TIMEOUT):
 
 ADDRESS = re.compile(r"(?<![0-9A-Za-z_])0x[0-9a-f]{8,16}(?![0-9a-f])")
 PROCESS = re.compile(r"\b(process|Process|LWP) \d+\b")
+THREAD = re.compile(r"\bThread (\d+)\.(\d+)\b")
+THREADS_HEADER = re.compile(r"^(  Id +Target Id) +Frame", re.M)
+THREADS_ROW = re.compile(r'^([* ] +\d+ +Thread PID\.\w+(?: "[^"\n]*")?) +', re.M)
 PROC_PATH = re.compile(r"/proc/\d+/task/\d+/")
 PROC_PATH1 = re.compile(r"/proc/\d+/")
 
@@ -84,12 +87,38 @@ PROC_PATH1 = re.compile(r"/proc/\d+/")
 DEBUG_FILE_PROBE = re.compile(r"^Reading \S+\.debug from remote target\.\.\.\n", re.M)
 
 
+def normalise_threads(text):
+    """gdb names a remote thread "Thread PID.TID" (the recorded process and
+    thread ids, in decimal). The main thread (TID == PID) becomes
+    "Thread PID.PID"; every other thread "Thread PID.TIDn", numbered by its
+    first appearance in the output, so that a scenario still tells its
+    threads apart while the recorded ids change from one recording to the
+    next. The `info threads` table pads its "Target Id" column to the
+    longest id, whose length changes with the number of digits of the
+    recorded ids: the padding becomes one space."""
+    names = {}
+
+    def rename(m):
+        pid, tid = m.group(1), m.group(2)
+        if tid == pid:
+            return "Thread PID.PID"
+        if tid not in names:
+            names[tid] = "TID%d" % (len(names) + 1)
+        return "Thread PID." + names[tid]
+
+    text = THREAD.sub(rename, text)
+    text = THREADS_HEADER.sub(r"\1 Frame", text)
+    return THREADS_ROW.sub(r"\1 ", text)
+
+
 def normalise(text, root):
     """Work directory -> WORK, long hex numbers (addresses) -> 0xADDR,
-    process ids -> PID, and no lines for gdb's probes for separate debug
-    files (their names hold the build ids of the host's libc and kernel
-    vDSO, and the list depends on gdb's configuration)."""
+    thread ids (normalise_threads), process ids -> PID, and no lines for
+    gdb's probes for separate debug files (their names hold the build ids
+    of the host's libc and kernel vDSO, and the list depends on gdb's
+    configuration)."""
     text = DEBUG_FILE_PROBE.sub("", text)
+    text = normalise_threads(text)
     text = text.replace(os.path.realpath(root), "WORK").replace(root, "WORK")
     text = ADDRESS.sub("0xADDR", text)
     text = PROCESS.sub(lambda m: m.group(1) + " PID", text)

@@ -18,7 +18,10 @@ What happens, in a fresh work directory (kept on failure):
      with stdin /dev/null and stdout and stderr in one pipe (so their order is
      checked too);
   4. the output is normalised (the work directory -> WORK, hex numbers of 8 to
-     16 digits -> 0xADDR, process ids -> PID), a last line
+     16 digits -> 0xADDR, process ids -> PID, gdb's "Thread PID.TID" ->
+     "Thread PID.PID" for the main thread and "Thread PID.TIDn" for the
+     others, n counting threads in order of first appearance: see
+     gdbtest.normalise_threads), a last line
      "[backstep replay exit status N]" is added, and the result must equal
      NAME.out exactly. A mismatch prints a unified diff.
 
