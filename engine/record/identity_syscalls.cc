@@ -1,6 +1,10 @@
 // Identity: capget writes the header's version back and one or two
-// capability structs, by the version the program asked for.
+// capability structs, by the version the program asked for; personality
+// answers as it would without the recorder.
 #include <linux/capability.h>
+#include <sys/personality.h>
+
+#include "engine/record/record_session.h"
 
 #include "engine/record/syscall_context.h"
 
@@ -21,10 +25,28 @@ void exit_capget(SyscallContext& ctx) {
   ctx.record_memory(ctx.arg(1), structs * kCapDataSize);
 }
 
+// The recorder starts the program with ADDR_NO_RANDOMIZE added to the
+// persona it inherits (so that addresses repeat in replay). Natively the
+// program would not have that bit: until the program sets a persona of its
+// own, the old persona personality(2) returns is shown without it. The
+// recorder's own persona is what the program inherited.
+constexpr uint64_t kQueryPersona = 0xffffffff;
+
+void exit_personality(SyscallContext& ctx) {
+  bool query = (ctx.arg(0) & 0xffffffff) == kQueryPersona;
+  if (!ctx.failed() && !ctx.session.program_set_personality() &&
+      !(::personality(kQueryPersona) & ADDR_NO_RANDOMIZE)) {
+    ctx.exit.set_syscall_result(static_cast<uint64_t>(ctx.result()) & ~static_cast<uint64_t>(ADDR_NO_RANDOMIZE));
+    ctx.task.set_regs(ctx.exit);
+  }
+  if (!query) ctx.session.note_program_set_personality();
+}
+
 }  // namespace
 
 namespace recorders {
 extern const SyscallRecorder capget{nullptr, exit_capget};
+extern const SyscallRecorder personality{nullptr, exit_personality};
 }  // namespace recorders
 
 }  // namespace backstep

@@ -149,6 +149,22 @@ void exit_mremap(SyscallContext& ctx) {
   for (const auto& m : moved) ctx.session.track_shared_mapping(m);
 }
 
+// Protection keys: pkey_mprotect with key -1 is mprotect, and replay redoes
+// it as such. A key the program allocated lives in the PKRU register and in
+// page-table bits that replay does not rebuild: a successful pkey_alloc (on
+// CPUs with protection keys) stops the recording after the call.
+void enter_pkey_mprotect(SyscallContext& ctx) { enter_range_change(ctx); }
+
+void exit_pkey_mprotect(SyscallContext& ctx) {
+  if (!ctx.failed() && static_cast<int>(ctx.arg(3)) != -1) {
+    ctx.refuse_after_call("pkey_mprotect with a protection key: replay does not rebuild protection keys");
+  }
+}
+
+void exit_pkey_alloc(SyscallContext& ctx) {
+  if (!ctx.failed()) ctx.refuse_after_call("pkey_alloc succeeded: replay does not rebuild protection keys");
+}
+
 }  // namespace
 
 // Replay redoes these calls (engine/replay/address_space.cc); their results
@@ -158,6 +174,8 @@ extern const SyscallRecorder mmap{enter_mmap, exit_mmap};
 extern const SyscallRecorder munmap{enter_range_change, exit_unmap};
 extern const SyscallRecorder mremap{enter_range_change, exit_mremap};
 extern const SyscallRecorder mprotect{enter_range_change, nullptr};
+extern const SyscallRecorder pkey_mprotect{enter_pkey_mprotect, exit_pkey_mprotect};
+extern const SyscallRecorder pkey_alloc{nullptr, exit_pkey_alloc};
 extern const SyscallRecorder madvise{enter_madvise, nullptr};
 extern const SyscallRecorder mincore{nullptr, exit_mincore};
 extern const SyscallRecorder brk{};

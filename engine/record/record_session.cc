@@ -90,7 +90,7 @@ pid_t RecordSession::spawn() {
     }
     if (go != 1) _exit(127);  // the recorder could not seize us
     prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0);  // rdtsc traps; see on_signal
-    personality(ADDR_NO_RANDOMIZE);
+    personality(static_cast<unsigned long>(personality(0xffffffff)) | ADDR_NO_RANDOMIZE);  // keep setarch's bits
     execve(options_.exe.c_str(), c_argv.data(), c_envp.data());
     int e = errno;
     ssize_t ignored = write(err_pipe[1], &e, sizeof(e));

@@ -132,7 +132,16 @@ std::string replay_address_space_call(ReplayMmCall& call) {
       return expect(map_recorded(task, call.event.mappings[0], call.reader, call.shared), 0, "mmap");
     case SYS_munmap:
       return expect(tool_syscall(task, SYS_munmap, e.arg(0), e.arg(1)), 0, "munmap");
+    case SYS_shmat:  // a segment, as a shared object (engine/record/shm_syscalls.cc)
+      if (call.event.mappings.empty()) return "recorded shmat has no mapping";
+      return expect(map_recorded(task, call.event.mappings[0], call.reader, call.shared), 0, "shmat");
+    case SYS_shmdt: {  // the recorder noted the extent of the attachment
+      if (call.event.mappings.empty()) return "recorded shmdt has no mapping";
+      const trace::Mapping& m = call.event.mappings[0];
+      return expect(tool_syscall(task, SYS_munmap, m.start, m.end - m.start), 0, "shmdt");
+    }
     case SYS_mprotect:
+    case SYS_pkey_mprotect:  // recorded only with key -1, which is mprotect
       return expect(tool_syscall(task, SYS_mprotect, e.arg(0), e.arg(1), e.arg(2)), 0, "mprotect");
     case SYS_madvise: {
       uint64_t advice = e.arg(2);
