@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "engine/core/proc_maps.h"
+#include "engine/core/cpuid_trap.h"
 #include "engine/core/tool_page.h"
 #include "engine/core/vdso.h"
 #include "engine/record/record_session.h"
@@ -58,6 +59,9 @@ void RecordSession::record_exec(Task& task) {
   task.open_memory();  // the exec replaced the address space
   install_tool_page(task);
   patch_vdso(task);
+  // cpuid traps from here on where the CPU can make it (replay turns it on
+  // the same way: replay/address_space.cc); exec turns it off again.
+  enable_cpuid_faulting(task);
 
   trace::Event event;
   event.kind = trace::EventKind::Exec;

@@ -26,6 +26,13 @@ void enter_arch_prctl(SyscallContext& ctx) {
 
 void exit_arch_prctl(SyscallContext& ctx) {
   if (ctx.arg(0) == ARCH_GET_FS || ctx.arg(0) == ARCH_GET_GS) ctx.record_memory(ctx.arg(1), 8);
+  if (ctx.arg(0) == ARCH_GET_CPUID && ctx.result() == 0) {
+    // The recorder made cpuid fault (core/cpuid_trap.h); the program, which
+    // cannot change that itself (ARCH_SET_CPUID is refused), would find the
+    // instruction enabled.
+    ctx.exit.set_syscall_result(1);
+    ctx.task.set_regs(ctx.exit);
+  }
 }
 
 void exit_get_robust_list(SyscallContext& ctx) {

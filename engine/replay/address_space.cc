@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "engine/core/cpuid_trap.h"
 #include "engine/core/proc_maps.h"
 #include "engine/core/tool_page.h"
 #include "engine/trace/trace_error.h"
@@ -105,6 +106,9 @@ void rebuild_address_space(Task& task, const trace::Event& exec, const trace::Tr
   for (const trace::MemoryWrite& w : exec.writes) {
     task.write_bytes(remote_ptr<void>(w.addr), w.data.data(), w.data.size());
   }
+  // As the recorder did after the exec (record/exec_snapshot.cc): the
+  // recorded cpuid answers are applied where the instruction traps.
+  enable_cpuid_faulting(task);
   Registers regs = Registers::from_block(*exec.regs);
   task.set_regs(regs);
   if (!exec.xstate.empty()) task.set_xstate(exec.xstate);
