@@ -114,11 +114,16 @@ void exit_mmap(SyscallContext& ctx) {
   // the mapping shows, so it records the truth either way).
   bool past_end = m.offset + (m.end - m.start) > page_up(stored.size);
   ctx.session.forget_mappings(m.start, m.end - m.start);
+  uint64_t object = ctx.session.shared_object_id(st.st_dev, st.st_ino);
   if ((m.flags & MAP_SHARED) || past_end) {
-    m.shared_object = ctx.session.shared_object_id(st.st_dev, st.st_ino);
+    m.shared_object = object;
     ctx.session.mapped_file_sizes().watch(fd_link, m.shared_object, stored.size);
-    ctx.session.track_shared_mapping({m.start, m.end, m.offset, st.st_dev, st.st_ino});
   }
+  // Every file mapping is tracked, private ones too: a private mapping shows
+  // the file's new bytes in the pages it has not copied, and replay maps it
+  // from the trace's copy, so a write to the file is recorded as memory
+  // written at each mapping of it (fs_syscalls.cc).
+  ctx.session.track_shared_mapping({m.start, m.end, m.offset, st.st_dev, st.st_ino});
   ctx.event.mappings.push_back(std::move(m));
 }
 
