@@ -1,8 +1,11 @@
 // Identity: capget writes the header's version back and one or two
 // capability structs, by the version the program asked for; personality
-// answers as it would without the recorder.
+// and sched_getaffinity answer as they would without the recorder
+// (disguise.h).
 #include <linux/capability.h>
 #include <sys/personality.h>
+
+#include <algorithm>
 
 #include "engine/record/record_session.h"
 
@@ -34,12 +37,37 @@ constexpr uint64_t kQueryPersona = 0xffffffff;
 
 void exit_personality(SyscallContext& ctx) {
   bool query = (ctx.arg(0) & 0xffffffff) == kQueryPersona;
-  if (!ctx.failed() && !ctx.session.program_set_personality() &&
+  if (!ctx.failed() && !ctx.session.disguise().program_set_personality &&
       !(::personality(kQueryPersona) & ADDR_NO_RANDOMIZE)) {
     ctx.exit.set_syscall_result(static_cast<uint64_t>(ctx.result()) & ~static_cast<uint64_t>(ADDR_NO_RANDOMIZE));
     ctx.task.set_regs(ctx.exit);
   }
-  if (!query) ctx.session.note_program_set_personality();
+  if (!query) ctx.session.disguise().program_set_personality = true;
+}
+
+// sched_getaffinity of the program itself: until it sets an affinity of
+// its own, it is shown the mask it inherited rather than the recorder's one
+// CPU (nproc, Rust's available_parallelism and the like count it).
+bool is_self(SyscallContext& ctx) {
+  auto pid = static_cast<pid_t>(ctx.arg(0));
+  return pid == 0 || pid == ctx.task.tid();
+}
+
+void exit_sched_getaffinity(SyscallContext& ctx) {
+  if (ctx.failed()) return;
+  auto copied = static_cast<uint64_t>(ctx.result());
+  const RecorderDisguise& d = ctx.session.disguise();
+  if (is_self(ctx) && d.have_inherited_affinity && !d.program_set_affinity) {
+    // The kernel copied `copied` bytes (its mask size); the inherited mask
+    // has the same layout, and the recorder's cpu_set_t is at least as big.
+    uint64_t n = std::min<uint64_t>(copied, sizeof(d.inherited_affinity));
+    ctx.task.write_bytes(remote_ptr<void>(ctx.arg(2)), &d.inherited_affinity, n);
+  }
+  ctx.record_memory(ctx.arg(2), copied);
+}
+
+void exit_sched_setaffinity(SyscallContext& ctx) {
+  if (!ctx.failed() && is_self(ctx)) ctx.session.disguise().program_set_affinity = true;
 }
 
 }  // namespace
@@ -47,6 +75,8 @@ void exit_personality(SyscallContext& ctx) {
 namespace recorders {
 extern const SyscallRecorder capget{nullptr, exit_capget};
 extern const SyscallRecorder personality{nullptr, exit_personality};
+extern const SyscallRecorder sched_getaffinity{nullptr, exit_sched_getaffinity};
+extern const SyscallRecorder sched_setaffinity{nullptr, exit_sched_setaffinity};
 }  // namespace recorders
 
 }  // namespace backstep

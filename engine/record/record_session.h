@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/core/session.h"
+#include "engine/record/disguise.h"
 #include "engine/record/mapped_file_sizes.h"
 #include "engine/record/recorder_signals.h"
 #include "engine/record/syscall_context.h"
@@ -76,10 +77,9 @@ class RecordSession : public Session {
   // Their sizes, noted on every event that changes one (mm_syscalls.cc).
   MappedFileSizes& mapped_file_sizes() { return mapped_file_sizes_; }
 
-  // Whether the program has set its own persona (personality(2)): until it
-  // does, the ADDR_NO_RANDOMIZE the recorder added is hidden from it.
-  bool program_set_personality() const { return program_set_personality_; }
-  void note_program_set_personality() { program_set_personality_ = true; }
+  // What the recorder changed about the process (persona, CPU affinity)
+  // and what the program inherited (disguise.h).
+  RecorderDisguise& disguise() { return disguise_; }
 
   // The recorder's signal handling, while run() runs.
   RecorderSignals& recorder_signals() { return *signals_; }
@@ -138,7 +138,7 @@ class RecordSession : public Session {
   MappedFileSizes mapped_file_sizes_;
   std::map<std::pair<dev_t, ino_t>, uint64_t> shared_objects_;
   bool shared_maps_forgotten_ = false;  // since watch_only_mapped_files()
-  bool program_set_personality_ = false;
+  RecorderDisguise disguise_;
   std::unique_ptr<RecorderSignals> signals_;
   // Stop signals seen on one side only so far: by the program (at its
   // signal stops) and by the recorder (while the program's copy was still

@@ -1,6 +1,9 @@
-// scenario: the persona as the program sees it: personality(0xffffffff)
-// answers what it inherited (the recorder's own ADDR_NO_RANDOMIZE hidden),
-// then the program sets one and reads it back; protection keys (pkey_alloc
+// scenario: the persona and CPU affinity as the program sees them:
+// personality(0xffffffff) answers what it inherited (the recorder's own
+// ADDR_NO_RANDOMIZE hidden), then the program sets one and reads it back;
+// sched_getaffinity shows the inherited CPUs (not the one CPU the recorder
+// runs the program on) until the program sets its own mask, which it then
+// reads back; protection keys (pkey_alloc
 // fails on CPUs without them; pkey_mprotect with key -1 is mprotect);
 // scheduling parameters and priority ranges.
 #include "scenario.h"
@@ -19,6 +22,24 @@ int main(void) {
   printf("now: %#x\n", personality(0xffffffff));
   SYS(personality((unsigned long)inherited));
   printf("restored: %#x\n", personality(0xffffffff));
+
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  long copied = SYS(syscall(SYS_sched_getaffinity, 0, sizeof mask, &mask));
+  printf("inherited CPUs: %d (mask of %ld bytes)\n", CPU_COUNT(&mask), copied);
+  printf("sched_getaffinity by pid agrees: %d\n", sched_getaffinity(getpid(), sizeof mask, &mask) == 0);
+  int first = -1;
+  for (int i = 0; i < CPU_SETSIZE && first < 0; i++) {
+    if (CPU_ISSET(i, &mask)) first = i;
+  }
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(first, &one);
+  SYS(sched_setaffinity(0, sizeof one, &one));
+  CPU_ZERO(&mask);
+  SYS(sched_getaffinity(0, sizeof mask, &mask));
+  printf("after setting one CPU: %d, the one set %d\n", CPU_COUNT(&mask), CPU_ISSET(first, &mask));
+  nd("running on CPU %d (first allowed %d)\n", sched_getcpu(), first);
 
   errno = 0;
   long key = syscall(SYS_pkey_alloc, 0, 0);

@@ -1,0 +1,24 @@
+// What the recorder changes about the program's process that the program
+// can ask about, and what it would have found without the recorder:
+//   - its persona: ADDR_NO_RANDOMIZE added, so that addresses repeat in
+//     replay (identity_syscalls.cc, personality);
+//   - its CPU affinity: pinned to the recorder's CPU, since a ptrace stop
+//     that crosses CPUs costs several times more (identity_syscalls.cc,
+//     sched_getaffinity).
+// Until the program sets one of them itself, the calls that report it
+// answer what the program inherited.
+#pragma once
+
+#include <sched.h>
+
+namespace backstep {
+
+struct RecorderDisguise {
+  // The affinity the recorder was started with (the program's, natively).
+  cpu_set_t inherited_affinity{};
+  bool have_inherited_affinity = false;
+  bool program_set_affinity = false;
+  bool program_set_personality = false;
+};
+
+}  // namespace backstep
