@@ -209,7 +209,7 @@ BOOST_AUTO_TEST_CASE(statuses) {
   }
   const Named unsupported[] = {{"fork", SYS_fork},       {"vfork", SYS_vfork},
                                {"clone", SYS_clone},     {"clone3", SYS_clone3},
-                               {"ioperm", SYS_ioperm},   {"iopl", SYS_iopl}};
+                               {"clone", SYS_clone},   {"clone3", SYS_clone3}};
   for (const auto& [name, nr] : unsupported) {
     BOOST_TEST(!must_lookup(name, nr).supported, name << " should be unsupported");
   }
@@ -238,8 +238,6 @@ struct UnsupportedGroup {
 
 const UnsupportedGroup kUnsupported[] = {
     {"threads and process trees are a later milestone (new processes)", {"clone", "fork", "vfork", "clone3"}},
-    {"nonlinear file mappings that replay does not rebuild", {"remap_file_pages"}},
-    {"port I/O, which bypasses system calls", {"iopl", "ioperm"}},
 };
 
 }  // namespace
@@ -364,7 +362,7 @@ BOOST_AUTO_TEST_CASE(administrative_and_newer_calls) {
     BOOST_TEST((found->supported && !found->custom && found->out_count == 0), name);
   }
   for (const char* name : {"lsm_get_self_attr", "lsm_list_modules", "getxattrat", "modify_ldt", "process_madvise",
-                           "map_shadow_stack", "ptrace"}) {
+                           "map_shadow_stack", "ptrace", "iopl", "ioperm", "remap_file_pages"}) {
     for (const auto& info : sys::all_syscalls()) {
       if (std::string_view(info.name) == name) BOOST_TEST((info.supported && info.custom), name);
     }

@@ -3,7 +3,7 @@
 // small), getxattrat (a buffer named inside its argument struct), reading
 // the LDT (writing it is refused), and two calls that stop the recording
 // only when they did what replay could not rebuild (process_madvise with
-// an advice that changes memory, map_shadow_stack).
+// an advice that changes memory, map_shadow_stack, iopl and ioperm).
 #include <errno.h>
 #include <sys/mman.h>
 
@@ -77,6 +77,17 @@ void exit_map_shadow_stack(SyscallContext& ctx) {
   if (!ctx.failed()) ctx.refuse_after_call("map_shadow_stack made a shadow stack, which replay does not rebuild");
 }
 
+// iopl and ioperm: giving the program port I/O lets it read ports with
+// in/out instructions, outside any system call: refused once it worked.
+// Taking it away (level 0, turn_on 0), or a failure, is recorded.
+void exit_iopl(SyscallContext& ctx) {
+  if (!ctx.failed() && ctx.arg(0) != 0) ctx.refuse_after_call("iopl gave the program port I/O, which bypasses system calls");
+}
+
+void exit_ioperm(SyscallContext& ctx) {
+  if (!ctx.failed() && ctx.arg(2) != 0) ctx.refuse_after_call("ioperm gave the program port I/O, which bypasses system calls");
+}
+
 }  // namespace
 
 namespace recorders {
@@ -86,6 +97,8 @@ extern const SyscallRecorder getxattrat{nullptr, exit_getxattrat};
 extern const SyscallRecorder modify_ldt{enter_modify_ldt, exit_modify_ldt};
 extern const SyscallRecorder process_madvise{nullptr, exit_process_madvise};
 extern const SyscallRecorder map_shadow_stack{nullptr, exit_map_shadow_stack};
+extern const SyscallRecorder iopl{nullptr, exit_iopl};
+extern const SyscallRecorder ioperm{nullptr, exit_ioperm};
 }  // namespace recorders
 
 }  // namespace backstep

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <optional>
 #include <sstream>
 #include <vector>
 
@@ -154,6 +155,21 @@ void exit_mremap(SyscallContext& ctx) {
   for (const auto& m : moved) ctx.session.track_shared_mapping(m);
 }
 
+// remap_file_pages: the kernel emulates it with a MAP_FIXED mapping of the
+// same file at another offset; replay redoes it on its own shared mapping
+// of the file (an object with the same offsets). A write to the file must
+// then be recorded at the page's new offset.
+void exit_remap_file_pages(SyscallContext& ctx) {
+  if (ctx.failed()) return;
+  uint64_t start = ctx.arg(0), len = page_up(ctx.arg(1)), offset = ctx.arg(3) * kPage;
+  std::optional<RecordSession::SharedFileMapping> file;
+  for (const RecordSession::SharedFileMapping& m : ctx.session.shared_mappings()) {
+    if (start >= m.start && start < m.end) file = m;
+  }
+  ctx.session.forget_mappings(start, len);
+  if (file) ctx.session.track_shared_mapping({start, start + len, offset, file->dev, file->ino});
+}
+
 // Protection keys: pkey_mprotect with key -1 is mprotect, and replay redoes
 // it as such. A key the program allocated lives in the PKRU register and in
 // page-table bits that replay does not rebuild: a successful pkey_alloc (on
@@ -181,6 +197,7 @@ extern const SyscallRecorder mremap{enter_range_change, exit_mremap};
 extern const SyscallRecorder mprotect{enter_range_change, nullptr};
 extern const SyscallRecorder pkey_mprotect{enter_pkey_mprotect, exit_pkey_mprotect};
 extern const SyscallRecorder pkey_alloc{nullptr, exit_pkey_alloc};
+extern const SyscallRecorder remap_file_pages{enter_range_change, exit_remap_file_pages};
 extern const SyscallRecorder madvise{enter_madvise, nullptr};
 extern const SyscallRecorder mincore{nullptr, exit_mincore};
 extern const SyscallRecorder brk{};

@@ -144,6 +144,9 @@ std::string replay_address_space_call(ReplayMmCall& call) {
       const trace::Mapping& m = call.event.mappings[0];
       return expect(tool_syscall(task, SYS_munmap, m.start, m.end - m.start), 0, "shmdt");
     }
+    case SYS_remap_file_pages:  // on replay's shared mapping of the same file
+      return expect(tool_syscall(task, SYS_remap_file_pages, e.arg(0), e.arg(1), e.arg(2), e.arg(3), e.arg(4)), 0,
+                    "remap_file_pages");
     case SYS_mprotect:
     case SYS_pkey_mprotect:  // recorded only with key -1, which is mprotect
       return expect(tool_syscall(task, SYS_mprotect, e.arg(0), e.arg(1), e.arg(2)), 0, "mprotect");
