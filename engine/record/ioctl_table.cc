@@ -26,6 +26,7 @@
 #include <linux/fiemap.h>
 #include <linux/fs.h>
 #include <linux/hdreg.h>
+#include <linux/if_tun.h>
 #include <linux/input.h>
 #include <linux/kd.h>
 #include <linux/loop.h>
@@ -130,6 +131,9 @@ const std::unordered_map<uint32_t, Rule>& table() {
       {LOOP_CTL_GET_FREE, none()},
       // Encoded, but writing more than or elsewhere than _IOC_SIZE says.
       {EVIOCSFF, bytes(sizeof(struct ff_effect))},  // _IOW, but writes back the effect id
+      // TUN/TAP ('T', but encoded): TUNSETIFF is _IOW and TUNGETIFF _IOR of an
+      // int, yet both write a whole struct ifreq (the interface's name).
+      {TUNSETIFF, bytes(sizeof(struct ifreq))}, {TUNGETIFF, bytes(sizeof(struct ifreq))},
       {USBDEVFS_CONTROL, refused(kNested)}, {USBDEVFS_BULK, refused(kNested)},
       {USBDEVFS_REAPURB, refused(kNested)}, {USBDEVFS_REAPURBNDELAY, refused(kNested)},
       {USBDEVFS_IOCTL, refused(kNested)}, {SNDRV_PCM_IOCTL_READI_FRAMES, refused(kNested)},
