@@ -30,6 +30,7 @@
 #include <linux/input.h>
 #include <linux/kd.h>
 #include <linux/loop.h>
+#include <linux/nsfs.h>
 #include <linux/serial.h>
 #include <linux/sockios.h>
 #include <linux/usbdevice_fs.h>
@@ -134,6 +135,8 @@ const std::unordered_map<uint32_t, Rule>& table() {
       // TUN/TAP ('T', but encoded): TUNSETIFF is _IOW and TUNGETIFF _IOR of an
       // int, yet both write a whole struct ifreq (the interface's name).
       {TUNSETIFF, bytes(sizeof(struct ifreq))}, {TUNGETIFF, bytes(sizeof(struct ifreq))},
+      // Namespaces (<linux/nsfs.h>): _IO, but copies the owner's uid out.
+      {NS_GET_OWNER_UID, bytes(sizeof(uid_t))},
       {USBDEVFS_CONTROL, refused(kNested)}, {USBDEVFS_BULK, refused(kNested)},
       {USBDEVFS_REAPURB, refused(kNested)}, {USBDEVFS_REAPURBNDELAY, refused(kNested)},
       {USBDEVFS_IOCTL, refused(kNested)}, {SNDRV_PCM_IOCTL_READI_FRAMES, refused(kNested)},

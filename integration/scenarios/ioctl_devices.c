@@ -1,13 +1,15 @@
 // scenario: ioctls on devices a root program may open: a TAP interface
 // (TUNSETIFF writes the name it chose back, though _IOW; TUNGETIFF writes a
 // whole struct ifreq, though _IOR of an int), loop-control's free device,
-// a pty peer opened with TIOCGPTPEER, and the older SIOCGIF* queries on lo.
+// a pty peer opened with TIOCGPTPEER, the older SIOCGIF* queries on lo, and
+// the namespace files' ioctls (NS_GET_OWNER_UID is _IO but writes a uid).
 // Without the devices or the privilege, the errors are printed instead.
 #include "scenario.h"
 
 #include <fcntl.h>
 #include <linux/if_tun.h>
 #include <linux/loop.h>
+#include <linux/nsfs.h>
 #include <net/if.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
@@ -70,5 +72,13 @@ int main(void) {
   show("SIOCGIFMAP", ioctl(s, SIOCGIFMAP, &lo));
   show("SIOCGIFTXQLEN", ioctl(s, SIOCGIFTXQLEN, &lo));
   nd("txqueuelen %d\n", lo.ifr_qlen);
+  int userns = SYS(open("/proc/self/ns/user", O_RDONLY | O_CLOEXEC));
+  uid_t owner = 12345;
+  show("NS_GET_OWNER_UID", ioctl(userns, NS_GET_OWNER_UID, &owner));
+  printf("owner is our uid: %d\n", owner == getuid());
+  int netns = SYS(open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC));
+  printf("NS_GET_NSTYPE: %#x\n", ioctl(netns, NS_GET_NSTYPE));
+  int owning = ioctl(netns, NS_GET_USERNS);
+  printf("NS_GET_USERNS: %s\n", owning < 0 ? errname(errno) : "a descriptor");
   return 0;
 }
