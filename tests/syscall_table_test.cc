@@ -340,7 +340,8 @@ BOOST_AUTO_TEST_CASE(ipc_pidfd_and_absent_calls) {
   BOOST_TEST(receive.outs[1].size == 4u);  // unsigned priority
   BOOST_TEST(must_lookup("mq_getsetattr", SYS_mq_getsetattr).outs[0].size == 64u);  // struct mq_attr
   BOOST_TEST(must_lookup("ustat", SYS_ustat).outs[0].size == 32u);                  // struct ustat
-  for (long nr : {long{SYS_userfaultfd}, long{SYS_io_uring_setup}, long{SYS_io_setup}, long{SYS_io_submit}}) {
+  for (long nr : {long{SYS_userfaultfd}, long{SYS_io_uring_setup}, long{SYS_memfd_secret}, long{SYS_io_setup},
+                  long{SYS_io_submit}, long{SYS_io_getevents}, long{SYS_io_pgetevents}}) {
     const sys::SyscallInfo* info = sys::lookup(nr);
     BOOST_TEST_REQUIRE(info != nullptr);
     BOOST_TEST((info->supported && info->custom), info->name);

@@ -8,8 +8,6 @@
 //   userfaultfd            page faults served by the program's own reads
 //                          and ioctls, outside any system call's results
 //   io_uring_*             rings the kernel fills between system calls
-//   io_setup, io_submit... Linux AIO: a completion ring in the program's
-//                          memory, written when the I/O finishes
 //   memfd_secret           memory that neither ptrace nor /proc/PID/mem can
 //                          read, so the recorder could not see what it holds
 #include "engine/record/syscall_context.h"

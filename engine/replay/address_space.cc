@@ -136,13 +136,15 @@ std::string replay_address_space_call(ReplayMmCall& call) {
       return expect(map_recorded(task, call.event.mappings[0], call.reader, call.shared), 0, "mmap");
     case SYS_munmap:
       return expect(tool_syscall(task, SYS_munmap, e.arg(0), e.arg(1)), 0, "munmap");
-    case SYS_shmat:  // a segment, as a shared object (engine/record/shm_syscalls.cc)
-      if (call.event.mappings.empty()) return "recorded shmat has no mapping";
-      return expect(map_recorded(task, call.event.mappings[0], call.reader, call.shared), 0, "shmat");
-    case SYS_shmdt: {  // the recorder noted the extent of the attachment
-      if (call.event.mappings.empty()) return "recorded shmdt has no mapping";
+    case SYS_shmat:     // a segment, as a shared object (engine/record/shm_syscalls.cc)
+    case SYS_io_setup:  // the AIO ring, as shared memory (engine/record/aio_syscalls.cc)
+      if (call.event.mappings.empty()) return "recorded call has no mapping";
+      return expect(map_recorded(task, call.event.mappings[0], call.reader, call.shared), 0, "shmat/io_setup");
+    case SYS_shmdt:  // the recorder noted the extent of the attachment, or of the ring
+    case SYS_io_destroy: {
+      if (call.event.mappings.empty()) return "recorded call has no mapping";
       const trace::Mapping& m = call.event.mappings[0];
-      return expect(tool_syscall(task, SYS_munmap, m.start, m.end - m.start), 0, "shmdt");
+      return expect(tool_syscall(task, SYS_munmap, m.start, m.end - m.start), 0, "shmdt/io_destroy");
     }
     case SYS_remap_file_pages:  // on replay's shared mapping of the same file
       return expect(tool_syscall(task, SYS_remap_file_pages, e.arg(0), e.arg(1), e.arg(2), e.arg(3), e.arg(4)), 0,

@@ -1,8 +1,8 @@
 // scenario: calls whose effects replay could not reproduce (userfaultfd,
-// io_uring, Linux AIO, memfd_secret) answer ENOSYS while recording, as on a
-// kernel without them; the program falls back to plain reads. Natively they
-// may work, so what they answered is a "~" line; the fallback's result is
-// the same either way.
+// io_uring, memfd_secret) answer ENOSYS while recording, as on a kernel
+// without them; the program falls back to plain reads. Natively they may
+// work, so what they answered is a "~" line; the result is the same either
+// way. (Linux AIO is recorded: its read goes through the ring.)
 #include "scenario.h"
 
 #include <fcntl.h>
