@@ -35,6 +35,8 @@ Header syntax: comment lines at the very top of NAME.c, `// KEY: VALUE`:
   stdout: compare|any       any: no native-vs-record comparison of stdout
   stderr: compare|any       any: no native-vs-record comparison of stderr
   timeout: SECONDS          limit for each process (default 120)
+  stack-limit: BYTES        RLIMIT_STACK (soft) of the native and recorded runs;
+                            replay runs with the driver's own
 Any other comment line at the top is description. Input names are relative
 to the program's working directory and may not contain "/" or "..".
 
@@ -110,11 +112,12 @@ class Scenario:
         self.compare_stdout = True
         self.compare_stderr = True
         self.timeout = DEFAULT_TIMEOUT
+        self.stack_limit = None
 
 
 DIRECTIVE = re.compile(r"^//\s?([a-z][a-z0-9-]*):(?: (.*)|)$")
 KNOWN = {"scenario", "args", "env", "stdin", "stdin-random", "input", "input-random",
-         "input-lines", "expect-exit", "output", "stdout", "stderr", "timeout"}
+         "input-lines", "expect-exit", "output", "stdout", "stderr", "timeout", "stack-limit"}
 
 
 def check_input_name(name):
@@ -173,6 +176,8 @@ def parse_header(path):
                 setattr(sc, "compare_" + key, value == "compare")
             elif key == "timeout":
                 sc.timeout = float(value)
+            elif key == "stack-limit":
+                sc.stack_limit = int(value)
     sc.stdin = b"".join(stdin_parts)
     names = [n for n, _ in sc.inputs]
     if len(set(names)) != len(names):
@@ -211,12 +216,22 @@ class Result:
         return "exit status %d" % self.returncode
 
 
-def no_core_dumps():
-    import resource
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+def limits(stack_limit):
+    """What the child sets before exec: no core dumps, and the stack limit."""
+    def apply():
+        import resource
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if stack_limit is not None:
+            hard = resource.getrlimit(resource.RLIMIT_STACK)[1]
+            if hard != resource.RLIM_INFINITY:
+                stack = min(stack_limit, hard)
+            else:
+                stack = stack_limit
+            resource.setrlimit(resource.RLIMIT_STACK, (stack, hard))
+    return apply
 
 
-def run(argv, cwd, env, stdin_data=b"", timeout=DEFAULT_TIMEOUT, merged=False):
+def run(argv, cwd, env, stdin_data=b"", timeout=DEFAULT_TIMEOUT, merged=False, stack_limit=None):
     """Runs argv in its own session; kills the whole group on timeout."""
     start = time.monotonic()
     proc = subprocess.Popen(
@@ -224,7 +239,7 @@ def run(argv, cwd, env, stdin_data=b"", timeout=DEFAULT_TIMEOUT, merged=False):
         stdin=subprocess.PIPE if stdin_data is not None else subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT if merged else subprocess.PIPE,
-        start_new_session=True, preexec_fn=no_core_dumps)
+        start_new_session=True, preexec_fn=limits(stack_limit))
     timed_out = False
     try:
         out, err = proc.communicate(input=stdin_data, timeout=timeout)
@@ -356,7 +371,7 @@ def native_run(sc, binary, root, check, subdir="native"):
     env = base_env(sc, os.path.join(root, "backstep-dir"))
     d = os.path.join(root, subdir)
     exe = prepare_dir(d, binary, sc)
-    res = run(["./" + os.path.basename(exe)] + sc.args, d, env, sc.stdin, sc.timeout, sc.merged)
+    res = run(["./" + os.path.basename(exe)] + sc.args, d, env, sc.stdin, sc.timeout, sc.merged, sc.stack_limit)
     report_run(subdir, res)
     if not check.expect(not res.timed_out, "native run timed out"):
         return res
@@ -419,7 +434,7 @@ def record_and_replay(sc, binary, root, native, check, opts):
     exe = prepare_dir(run_dir, binary, sc)
     trace = os.path.join(root, "trace")
     argv = [backstep, "record", "-o", trace, "--", "./" + os.path.basename(exe)] + sc.args
-    rec = run(argv, run_dir, env, sc.stdin, sc.timeout, sc.merged)
+    rec = run(argv, run_dir, env, sc.stdin, sc.timeout, sc.merged, sc.stack_limit)
     report_run("record", rec)
     if not check.expect(not rec.timed_out, "record timed out (%.0f s); stderr:\n%s" %
                         (sc.timeout, tail(rec.stderr))):
