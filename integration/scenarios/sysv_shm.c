@@ -1,8 +1,9 @@
 // scenario: System V shared memory: two attachments of one segment alias
 // (one read-only), a store seen through the other, IPC_STAT's attach count
 // before and after shmdt, IPC_RMID while attached, a segment attached again
-// after detaching keeps its bytes, SHM_INFO/IPC_INFO, and a fault on the
-// read-only attachment.
+// after detaching keeps its bytes, SHM_INFO/IPC_INFO, a fault on the
+// read-only attachment, SHM_REMAP over part of an anonymous mapping, and an
+// attachment moved by mremap, then detached at its new address.
 #include "scenario.h"
 
 #include <setjmp.h>
@@ -59,6 +60,23 @@ int main(void) {
   struct shm_info usage;
   SYS(shmctl(0, SHM_INFO, (struct shmid_ds*)&usage));
   nd("segments in use %d\n", usage.used_ids);
+  int id2 = SYS(shmget(IPC_PRIVATE, 3 * 4096, IPC_CREAT | 0600));
+  char* area = mmap(NULL, 8 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  CHECK(area != MAP_FAILED);
+  area[0] = 'p';
+  char* over = shmat(id2, area + 4096, SHM_REMAP);
+  CHECK(over == area + 4096);
+  strcpy(over, "remapped");
+  char* alias = shmat(id2, NULL, 0);
+  CHECK(alias != (void*)-1);
+  printf("SHM_REMAP: '%c' kept, alias reads '%s'\n", area[0], alias);
+  char* moved = mremap(alias, 3 * 4096, 3 * 4096, MREMAP_MAYMOVE | MREMAP_FIXED, area + 5 * 4096);
+  CHECK(moved == area + 5 * 4096);
+  moved[1] = 'E';
+  printf("through the moved attachment: '%s'\n", over);
+  SYS(shmdt(moved));
+  SYS(shmdt(over));
+  SYS(shmctl(id2, IPC_RMID, NULL));
   char* after = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   CHECK(after != MAP_FAILED);
   after[0] = 7;
