@@ -4,7 +4,11 @@
 //     replay (identity_syscalls.cc, personality);
 //   - its CPU affinity: pinned to the recorder's CPU, since a ptrace stop
 //     that crosses CPUs costs several times more (identity_syscalls.cc,
-//     sched_getaffinity).
+//     sched_getaffinity);
+//   - CPUID faulting, on so that the recorder answers cpuid (core/
+//     cpuid_trap.h); the program may ask for it too (arch_prctl
+//     ARCH_SET_CPUID): then its cpuid instructions raise SIGSEGV for it
+//     (process_syscalls.cc, record_signals.cc).
 // Until the program sets one of them itself, the calls that report it
 // answer what the program inherited.
 #pragma once
@@ -19,6 +23,9 @@ struct RecorderDisguise {
   bool have_inherited_affinity = false;
   bool program_set_affinity = false;
   bool program_set_personality = false;
+  // The recorder made cpuid fault; the program asked for that itself.
+  bool cpuid_faulting = false;
+  bool program_cpuid_faulting = false;
 };
 
 }  // namespace backstep

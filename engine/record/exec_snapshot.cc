@@ -82,7 +82,8 @@ void RecordSession::record_exec(Task& task) {
   patch_vdso(task);
   // cpuid traps from here on where the CPU can make it (replay turns it on
   // the same way: replay/address_space.cc); exec turns it off again.
-  enable_cpuid_faulting(task);
+  disguise_.cpuid_faulting = enable_cpuid_faulting(task);
+  disguise_.program_cpuid_faulting = false;  // exec turns it off
 
   trace::Event event;
   event.kind = trace::EventKind::Exec;

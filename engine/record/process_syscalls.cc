@@ -3,6 +3,7 @@
 #include <asm/prctl.h>
 #include <sys/syscall.h>
 
+#include "engine/record/record_session.h"
 #include "engine/record/syscall_context.h"
 
 namespace backstep {
@@ -20,17 +21,29 @@ void disable_rseq(SyscallContext& ctx) {
   ctx.entry_rewritten = true;
 }
 
+// CPUID faulting is the recorder's (core/cpuid_trap.h, disguise.h): the
+// program's ARCH_SET_CPUID only changes what its cpuid instructions do for
+// it (answered by the recorder, or a SIGSEGV of its own), so the call does
+// not reach the kernel, and ARCH_GET_CPUID answers the program's setting.
+// Without faulting, the kernel answers both as it would natively.
 void enter_arch_prctl(SyscallContext& ctx) {
-  if (ctx.arg(0) == ARCH_SET_CPUID) ctx.refuse("the program changes CPUID faulting");
+  if (ctx.arg(0) == ARCH_SET_CPUID && ctx.session.disguise().cpuid_faulting) {
+    ctx.entry.set_syscallno(static_cast<uint64_t>(-1));
+    ctx.task.set_regs(ctx.entry);
+    ctx.entry_rewritten = true;
+  }
 }
 
 void exit_arch_prctl(SyscallContext& ctx) {
   if (ctx.arg(0) == ARCH_GET_FS || ctx.arg(0) == ARCH_GET_GS) ctx.record_memory(ctx.arg(1), 8);
-  if (ctx.arg(0) == ARCH_GET_CPUID && ctx.result() == 0) {
-    // The recorder made cpuid fault (core/cpuid_trap.h); the program, which
-    // cannot change that itself (ARCH_SET_CPUID is refused), would find the
-    // instruction enabled.
-    ctx.exit.set_syscall_result(1);
+  RecorderDisguise& d = ctx.session.disguise();
+  if (!d.cpuid_faulting) return;
+  if (ctx.arg(0) == ARCH_SET_CPUID) {
+    d.program_cpuid_faulting = ctx.arg(1) == 0;
+    ctx.exit.set_syscall_result(0);
+    ctx.task.set_regs(ctx.exit);
+  } else if (ctx.arg(0) == ARCH_GET_CPUID) {
+    ctx.exit.set_syscall_result(d.program_cpuid_faulting ? 0 : 1);
     ctx.task.set_regs(ctx.exit);
   }
 }

@@ -50,7 +50,9 @@ void RecordSession::on_signal(Task& task, int sig) {
 
   if (sig == SIGSEGV && info.si_code == SI_KERNEL) {
     int len = rdtsc_length(task, regs.ip());
-    bool cpuid = !len && is_cpuid_at(task, regs.ip());  // CPUID faulting (cpuid_trap.h)
+    // CPUID faulting (cpuid_trap.h): answered, unless the program asked for
+    // the fault itself (then it is the program's SIGSEGV, below).
+    bool cpuid = !len && !disguise_.program_cpuid_faulting && is_cpuid_at(task, regs.ip());
     if (len || cpuid) {
       Registers after = regs;
       if (cpuid) {
