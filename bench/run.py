@@ -75,6 +75,17 @@ WORKLOADS = [
         "about": "rdtsc N times (each one a trap under record, an event in replay)",
         "per_op": "rdtsc",
     },
+    {
+        "name": "threads_hash",
+        "source": "threads_hash.c",
+        "param": "chunks",
+        "default": 1000,
+        "about": "4 threads hash, adding each 20,000-hash chunk to a mutex-guarded sum",
+        # Reported from `backstep dump` of each trace: how often the recorder
+        # switched threads at a forced position (the watchdog) and at a
+        # blocking call.
+        "count_events": ["position", "syscall-entered"],
+    },
 ]
 SLOW_RUN_WARNING_S = 60.0
 
@@ -233,6 +244,17 @@ def fail(mode, w, cmd, rc, native_rc, stderr, what):
         + "\n".join("    " + l for l in tail.splitlines()))
 
 
+def count_events(backstep, trace, kinds, env):
+    """How many events of each kind `backstep dump` lists in a trace."""
+    out = subprocess.run([backstep, "dump", trace], capture_output=True, text=True, env=env, check=True).stdout
+    counts = {k: 0 for k in kinds}
+    for line in out.splitlines():
+        fields = line.split()
+        if len(fields) >= 4 and fields[1] == "tid" and fields[3] in counts:
+            counts[fields[3]] += 1
+    return counts
+
+
 def run_workload(w, backstep, args, tmp, env):
     res = {"name": w["name"], "about": w["about"], "param": w["param"], "value": w["value"],
            "per_op": w.get("per_op"),
@@ -274,6 +296,8 @@ def run_workload(w, backstep, args, tmp, env):
         res["record_s"].append(t)
         res["record_cpu_s"].append(cpu)
         res["trace"].append(trace_sizes(trace))
+        if w.get("count_events"):
+            res.setdefault("event_counts", []).append(count_events(backstep, trace, w["count_events"], env))
         if t > SLOW_RUN_WARNING_S:
             log(f"  warning: one record run of {w['name']} took {t:.1f} s (> {SLOW_RUN_WARNING_S:.0f} s); "
                 f"consider --param {w['name']}=SMALLER")
@@ -344,6 +368,8 @@ def print_table(res):
     print(f"trace {s['trace_mb']:.2f} MB (events {s['events_mb']:.2f} MB; "
           f"+{s['hardlinked_mb']:.2f} MB hard-linked, not counted), "
           f"record throughput {s['record_throughput_mb_s']:.2f} MB/s")
+    for counts in res.get("event_counts", [])[-1:]:
+        print("events per record: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
     op = res.get("per_op")
     if op:
         print(f"per {op}: record {s[f'record_us_per_{op}']:.1f} us ({s[f'record_{op}_per_s']:,.0f}/s), "

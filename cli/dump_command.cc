@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/trace_dir.h"
+#include "engine/core/compat_syscalls.h"
 #include "engine/core/registers.h"
 #include "engine/core/syscalls/syscall_table.h"
 #include "engine/trace/reader.h"
@@ -16,13 +17,17 @@ namespace backstep::cli {
 namespace {
 
 std::string describe_syscall(const trace::Event& e) {
-  Registers entry = Registers::from_block(*e.regs);
-  Registers exit = entry;
+  Registers exit = Registers::from_block(*e.regs);
   exit.apply(e.reg_changes);
+  // A 32-bit call (int 0x80) is shown as the 64-bit call it was recorded as.
+  std::optional<Registers> call = native_call_of(e.regs, e.status);
+  if (!call) return "system call of unknown ABI " + std::to_string(e.status);
+  const Registers& entry = *call;
   long nr = static_cast<long>(entry.syscallno());
   const sys::SyscallInfo* info = sys::lookup(nr);
   char buf[256];
-  std::snprintf(buf, sizeof(buf), "%s(0x%" PRIx64 ", 0x%" PRIx64 ", 0x%" PRIx64 ")",
+  std::snprintf(buf, sizeof(buf), "%s%s(0x%" PRIx64 ", 0x%" PRIx64 ", 0x%" PRIx64 ")",
+                e.status == kAuditArchI386 ? "int 0x80 " : "",
                 info ? info->name : ("syscall_" + std::to_string(nr)).c_str(), entry.arg(0),
                 entry.arg(1), entry.arg(2));
   std::string out = buf;

@@ -66,7 +66,7 @@ uint64_t full_tag_word(uint8_t abridged) {
 
 }  // namespace
 
-RegisterSet register_set_for(const std::vector<trace::CpuidLeaf>& cpuid) {
+RegisterSet register_set_for(const std::vector<CpuidLeaf>& cpuid) {
   RegisterSet set;
   for (const auto& l : cpuid) {
     if (l.leaf == 1 && l.subleaf == 0) {

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/core/cpu_state.h"
 #include "engine/core/registers.h"
-#include "engine/trace/event.h"
 
 namespace backstep::gdb {
 
@@ -21,7 +21,7 @@ struct RegisterSet {
 
 // Which registers the recording CPU had (AVX from CPUID leaf 1 ECX.AVX with
 // OSXSAVE). The description must match the recording, not this host.
-RegisterSet register_set_for(const std::vector<trace::CpuidLeaf>& cpuid);
+RegisterSet register_set_for(const std::vector<CpuidLeaf>& cpuid);
 
 // Size in bytes of gdb register `regnum`, or 0 if there is no such register.
 std::size_t register_size(const RegisterSet& set, std::size_t regnum);

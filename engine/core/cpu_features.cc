@@ -8,8 +8,8 @@
 namespace backstep {
 namespace {
 
-trace::CpuidLeaf query(uint32_t leaf, uint32_t subleaf) {
-  trace::CpuidLeaf l;
+CpuidLeaf query(uint32_t leaf, uint32_t subleaf) {
+  CpuidLeaf l;
   l.leaf = leaf;
   l.subleaf = subleaf;
   __cpuid_count(leaf, subleaf, l.eax, l.ebx, l.ecx, l.edx);
@@ -18,12 +18,12 @@ trace::CpuidLeaf query(uint32_t leaf, uint32_t subleaf) {
 
 }  // namespace
 
-std::vector<trace::CpuidLeaf> current_cpu_features() {
-  std::vector<trace::CpuidLeaf> leaves;
-  trace::CpuidLeaf l0 = query(0, 0);
+std::vector<CpuidLeaf> current_cpu_features() {
+  std::vector<CpuidLeaf> leaves;
+  CpuidLeaf l0 = query(0, 0);
   leaves.push_back(l0);  // max leaf + vendor
   if (l0.eax >= 1) {
-    trace::CpuidLeaf l1 = query(1, 0);
+    CpuidLeaf l1 = query(1, 0);
     l1.ebx &= 0x0000ffffu;  // APIC id and logical count differ per core
     leaves.push_back(l1);
   }
@@ -33,18 +33,18 @@ std::vector<trace::CpuidLeaf> current_cpu_features() {
   }
   if (l0.eax >= 0xd) {
     // XSAVE components and sizes: they decide signal frame layout.
-    trace::CpuidLeaf d0 = query(0xd, 0);
+    CpuidLeaf d0 = query(0xd, 0);
     d0.ebx = 0;  // size for the currently enabled XCR0 of this thread; varies
     leaves.push_back(d0);
     leaves.push_back(query(0xd, 1));
   }
-  trace::CpuidLeaf e0 = query(0x80000000u, 0);
+  CpuidLeaf e0 = query(0x80000000u, 0);
   if (e0.eax >= 0x80000001u) leaves.push_back(query(0x80000001u, 0));
   return leaves;
 }
 
-std::string cpu_feature_mismatch(const std::vector<trace::CpuidLeaf>& recorded,
-                                 const std::vector<trace::CpuidLeaf>& current) {
+std::string cpu_feature_mismatch(const std::vector<CpuidLeaf>& recorded,
+                                 const std::vector<CpuidLeaf>& current) {
   std::ostringstream os;
   auto hex = [](uint32_t v) {
     std::ostringstream h;
@@ -52,7 +52,7 @@ std::string cpu_feature_mismatch(const std::vector<trace::CpuidLeaf>& recorded,
     return h.str();
   };
   for (const auto& r : recorded) {
-    const trace::CpuidLeaf* c = nullptr;
+    const CpuidLeaf* c = nullptr;
     for (const auto& x : current) {
       if (x.leaf == r.leaf && x.subleaf == r.subleaf) c = &x;
     }

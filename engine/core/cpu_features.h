@@ -6,17 +6,17 @@
 #include <string>
 #include <vector>
 
-#include "engine/trace/event.h"
+#include "engine/core/cpu_state.h"
 
 namespace backstep {
 
 // The feature leaves of the CPU backstep runs on, with the fields that vary
 // between cores of one machine (APIC ids, core counts) masked out.
-std::vector<trace::CpuidLeaf> current_cpu_features();
+std::vector<CpuidLeaf> current_cpu_features();
 
 // Empty if `recorded` and `current` agree; otherwise a description of the
 // first differences.
-std::string cpu_feature_mismatch(const std::vector<trace::CpuidLeaf>& recorded,
-                                 const std::vector<trace::CpuidLeaf>& current);
+std::string cpu_feature_mismatch(const std::vector<CpuidLeaf>& recorded,
+                                 const std::vector<CpuidLeaf>& current);
 
 }  // namespace backstep

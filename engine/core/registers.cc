@@ -6,12 +6,12 @@
 
 namespace backstep {
 
-static_assert(sizeof(user_regs_struct) == trace::kRegWords * sizeof(uint64_t),
+static_assert(sizeof(user_regs_struct) == kRegWords * sizeof(uint64_t),
               "the trace stores user_regs_struct word for word");
 
 namespace {
 
-constexpr const char* kWordNames[trace::kRegWords] = {
+constexpr const char* kWordNames[kRegWords] = {
     "r15", "r14", "r13", "r12", "rbp", "rbx", "r11", "r10", "r9",
     "r8",  "rax", "rcx", "rdx", "rsi", "rdi", "orig_rax", "rip", "cs",
     "eflags", "rsp", "ss", "fs_base", "gs_base", "ds", "es", "fs", "gs"};
@@ -24,14 +24,14 @@ constexpr uint64_t kResumeFlag = 1u << 16;
 
 }  // namespace
 
-Registers Registers::from_block(const trace::RegBlock& block) {
+Registers Registers::from_block(const RegBlock& block) {
   Registers r;
   std::memcpy(&r.regs_, block.data(), sizeof(r.regs_));
   return r;
 }
 
-trace::RegBlock Registers::to_block() const {
-  trace::RegBlock block;
+RegBlock Registers::to_block() const {
+  RegBlock block;
   std::memcpy(block.data(), &regs_, sizeof(regs_));
   return block;
 }
@@ -59,33 +59,33 @@ void Registers::set_arg(int i, uint64_t v) {
 }
 
 const char* Registers::word_name(std::size_t index) {
-  return index < trace::kRegWords ? kWordNames[index] : "?";
+  return index < kRegWords ? kWordNames[index] : "?";
 }
 
-std::vector<trace::RegChange> Registers::changes_since(const Registers& before) const {
-  trace::RegBlock now = to_block(), then = before.to_block();
-  std::vector<trace::RegChange> changes;
-  for (std::size_t i = 0; i < trace::kRegWords; ++i) {
+std::vector<RegChange> Registers::changes_since(const Registers& before) const {
+  RegBlock now = to_block(), then = before.to_block();
+  std::vector<RegChange> changes;
+  for (std::size_t i = 0; i < kRegWords; ++i) {
     if (now[i] != then[i]) changes.push_back({static_cast<uint8_t>(i), now[i]});
   }
   return changes;
 }
 
-void Registers::apply(const std::vector<trace::RegChange>& changes) {
-  trace::RegBlock block = to_block();
+void Registers::apply(const std::vector<RegChange>& changes) {
+  RegBlock block = to_block();
   for (const auto& c : changes) {
-    if (c.index < trace::kRegWords) block[c.index] = c.value;
+    if (c.index < kRegWords) block[c.index] = c.value;
   }
   *this = from_block(block);
 }
 
 std::string Registers::differences(const Registers& recorded, const Registers& live) {
-  trace::RegBlock a = recorded.to_block(), b = live.to_block();
+  RegBlock a = recorded.to_block(), b = live.to_block();
   a[kEflagsWord] &= ~(kTrapFlag | kResumeFlag);
   b[kEflagsWord] &= ~(kTrapFlag | kResumeFlag);
   if ((a[kR11Word] ^ b[kR11Word]) == kTrapFlag) b[kR11Word] = a[kR11Word];
   std::ostringstream os;
-  for (std::size_t i = 0; i < trace::kRegWords; ++i) {
+  for (std::size_t i = 0; i < kRegWords; ++i) {
     if (a[i] == b[i]) continue;
     if (os.tellp() > 0) os << ", ";
     os << kWordNames[i] << " recorded 0x" << std::hex << a[i] << " live 0x" << b[i]

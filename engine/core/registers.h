@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/trace/event.h"
+#include "engine/core/cpu_state.h"
 
 namespace backstep {
 
@@ -16,8 +16,8 @@ class Registers {
  public:
   Registers() = default;
   explicit Registers(const user_regs_struct& regs) : regs_(regs) {}
-  static Registers from_block(const trace::RegBlock& block);
-  trace::RegBlock to_block() const;
+  static Registers from_block(const RegBlock& block);
+  RegBlock to_block() const;
 
   const user_regs_struct& raw() const { return regs_; }
   user_regs_struct& raw() { return regs_; }
@@ -37,8 +37,8 @@ class Registers {
   static const char* word_name(std::size_t index);
 
   // The words that differ from `before` (for trace::Event::reg_changes).
-  std::vector<trace::RegChange> changes_since(const Registers& before) const;
-  void apply(const std::vector<trace::RegChange>& changes);
+  std::vector<RegChange> changes_since(const Registers& before) const;
+  void apply(const std::vector<RegChange>& changes);
 
   // Registers compared for divergence: every word, with the trap flags masked
   // out of eflags (RF and TF are set by debug traps, not by the program).

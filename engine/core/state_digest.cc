@@ -1,12 +1,15 @@
 #include "engine/core/state_digest.h"
 
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #include <xxhash.h>
 
 #include <algorithm>
 #include <cstring>
 #include <memory>
 #include <stdexcept>
+#include <string>
 
 #include "engine/core/proc_maps.h"
 #include "engine/core/task.h"
@@ -45,16 +48,65 @@ struct StateDeleter {
   void operator()(XXH3_state_t* s) const { XXH3_freeState(s); }
 };
 
+// Pages of an anonymous private mapping that the program never touched are
+// neither present nor swapped out: they read as zero, which the digest skips
+// anyway, so they need not be read (a thread's 8 MiB stack is mostly such
+// pages). /proc/PID/pagemap says so for 8 bytes a page.
+class Pagemap {
+ public:
+  explicit Pagemap(pid_t pid) {
+    std::string path = "/proc/" + std::to_string(pid) + "/pagemap";
+    fd_ = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  }
+  ~Pagemap() {
+    if (fd_ >= 0) close(fd_);
+  }
+  // For the pages of [start, start + len): whether each may hold data.
+  // Everything may, when pagemap cannot be read.
+  std::vector<bool> touched(uint64_t start, std::size_t len) {
+    std::size_t pages = (len + kPage - 1) / kPage;
+    std::vector<bool> out(pages, true);
+    if (fd_ < 0) return out;
+    std::vector<uint64_t> entries(pages);
+    ssize_t n = pread(fd_, entries.data(), pages * 8, static_cast<off_t>(start / kPage * 8));
+    if (n != static_cast<ssize_t>(pages * 8)) return out;
+    constexpr uint64_t kPresent = 1ull << 63, kSwapped = 1ull << 62;
+    for (std::size_t i = 0; i < pages; ++i) out[i] = (entries[i] & (kPresent | kSwapped)) != 0;
+    return out;
+  }
+
+ private:
+  int fd_ = -1;
+};
+
 // Calls fn(address, bytes, length) for each readable chunk of program state,
-// with the hidden bytes put back.
+// with the hidden bytes put back. Untouched anonymous pages come as zeros
+// without being read.
 template <typename Fn>
 void for_each_chunk(Task& task, const std::map<uint64_t, uint8_t>& hidden, Fn fn) {
   std::vector<uint8_t> buf(kChunk);
+  Pagemap pagemap(task.tid());
   for (const MapsEntry& m : read_proc_maps(task.tid())) {
     if (!is_program_state(m)) continue;
+    bool anonymous = m.inode == 0 && !m.shared;
     for (uint64_t at = m.start; at < m.end; at += kChunk) {
       std::size_t want = static_cast<std::size_t>(std::min<uint64_t>(kChunk, m.end - at));
-      std::size_t got = task.read_some(remote_ptr<void>(at), buf.data(), want);
+      std::size_t got = 0;
+      if (anonymous) {
+        std::vector<bool> touched = pagemap.touched(at, want);
+        got = want;
+        for (std::size_t i = 0; i < touched.size(); ++i) {
+          std::size_t off = i * kPage, n = std::min<std::size_t>(kPage, want - off);
+          if (!touched[i]) {
+            std::memset(buf.data() + off, 0, n);
+          } else if (task.read_some(remote_ptr<void>(at + off), buf.data() + off, n) != n) {
+            got = off;
+            break;
+          }
+        }
+      } else {
+        got = task.read_some(remote_ptr<void>(at), buf.data(), want);
+      }
       for (auto it = hidden.lower_bound(at); it != hidden.end() && it->first < at + got; ++it) {
         buf[it->first - at] = it->second;
       }

@@ -89,24 +89,15 @@ WaitStatus Task::wait() {
   }
 }
 
-std::optional<WaitStatus> Task::wait_interruptible() {
-  int status = 0;
-  pid_t r = waitpid(tid_, &status, __WALL);
-  if (r < 0 && errno == EINTR) return std::nullopt;
-  if (r < 0) {
-    alive_ = false;
-    throw TaskGone("waitpid on task " + std::to_string(tid_) + " failed: " + strerror(errno));
-  }
+WaitStatus parse_wait_status(int status) {
   WaitStatus ws;
   ws.raw = status;
   if (WIFEXITED(status)) {
     ws.kind = WaitStatus::Kind::Exited;
     ws.exit_code = WEXITSTATUS(status);
-    alive_ = false;
   } else if (WIFSIGNALED(status)) {
     ws.kind = WaitStatus::Kind::Killed;
     ws.signal = WTERMSIG(status);
-    alive_ = false;
   } else if (WIFSTOPPED(status)) {
     int sig = WSTOPSIG(status);
     if (sig == (SIGTRAP | 0x80)) {
@@ -119,7 +110,38 @@ std::optional<WaitStatus> Task::wait_interruptible() {
       ws.signal = sig;
     }
   }
-  BS_LOG(Core, "task " << tid_ << ": " << ws.describe());
+  return ws;
+}
+
+std::optional<TaskStatus> wait_any_interruptible() {
+  int status = 0;
+  pid_t r = waitpid(-1, &status, __WALL);
+  if (r < 0 && errno == EINTR) return std::nullopt;
+  if (r < 0) throw TaskGone(std::string("waiting for the program's threads failed: ") + strerror(errno));
+  TaskStatus ts{r, parse_wait_status(status)};
+  BS_LOG(Core, "task " << r << ": " << ts.status.describe());
+  return ts;
+}
+
+void Task::keep_status(const WaitStatus& ws) { kept_.push_back(ws); }
+
+std::optional<WaitStatus> Task::wait_interruptible() {
+  WaitStatus ws;
+  if (!kept_.empty()) {
+    ws = kept_.front();
+    kept_.erase(kept_.begin());
+  } else {
+    int status = 0;
+    pid_t r = waitpid(tid_, &status, __WALL);
+    if (r < 0 && errno == EINTR) return std::nullopt;
+    if (r < 0) {
+      alive_ = false;
+      throw TaskGone("waitpid on task " + std::to_string(tid_) + " failed: " + strerror(errno));
+    }
+    ws = parse_wait_status(status);
+    BS_LOG(Core, "task " << tid_ << ": " << ws.describe());
+  }
+  if (ws.is_gone()) alive_ = false;
   return ws;
 }
 
@@ -327,10 +349,13 @@ void Task::set_debug_register(int index, uint64_t value) {
                   reinterpret_cast<void*>(value), "POKEUSER debug register");
 }
 
-pid_t Task::remote_fork(remote_ptr<void> insn) {
+pid_t Task::remote_fork(remote_ptr<void> insn) { return remote_clone(insn, CLONE_PARENT); }
+
+pid_t Task::remote_clone(remote_ptr<void> insn, uint64_t flags) {
   Registers saved = regs();
-  // clone(CLONE_PARENT, no new stack, ...): exit signal 0, so no SIGCHLD anywhere.
-  enter_remote_syscall(insn, SYS_clone, {CLONE_PARENT, 0, 0, 0, 0, 0});
+  // No new stack: the child never runs before its registers are set. Exit
+  // signal 0, so no SIGCHLD anywhere.
+  enter_remote_syscall(insn, SYS_clone, {flags, 0, 0, 0, 0, 0});
   resume(ResumeHow::Syscall);
   WaitStatus ws = wait();
   if (ws.kind != WaitStatus::Kind::EventStop || ws.event != PTRACE_EVENT_CLONE) {
@@ -347,10 +372,10 @@ pid_t Task::remote_fork(remote_ptr<void> insn) {
   int status = 0;
   while (waitpid(child_tid, &status, __WALL) < 0 && errno == EINTR) {
   }
-  if (!WIFSTOPPED(status)) throw std::runtime_error("checkpoint process did not stop");
+  if (!WIFSTOPPED(status)) throw std::runtime_error("the cloned task did not stop");
   user_regs_struct r = saved.raw();
   if (ptrace(PTRACE_SETREGS, child_tid, nullptr, &r) != 0) {
-    throw std::runtime_error("cannot set the checkpoint's registers: " + std::string(strerror(errno)));
+    throw std::runtime_error("cannot set the cloned task's registers: " + std::string(strerror(errno)));
   }
   return child_tid;
 }

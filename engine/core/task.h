@@ -41,6 +41,17 @@ struct WaitStatus {
   std::string describe() const;
 };
 
+WaitStatus parse_wait_status(int status);
+
+// A status of some task, from a wait for any of them.
+struct TaskStatus {
+  pid_t tid = 0;
+  WaitStatus status;
+};
+// waitpid(-1, __WALL): the next status of any traced task (threads and
+// processes), or nothing if a signal handler interrupted the wait.
+std::optional<TaskStatus> wait_any_interruptible();
+
 class Task {
  public:
   explicit Task(pid_t tid);
@@ -64,6 +75,10 @@ class Task {
   // As wait(), but returns nothing when a signal handler interrupted the
   // wait (EINTR), so that the caller can act on what the handler saw.
   std::optional<WaitStatus> wait_interruptible();
+  // A status a wait for any task took for this one, before this task's turn:
+  // wait() returns it (oldest first) before asking the kernel again.
+  void keep_status(const WaitStatus& ws);
+  bool has_kept_status() const { return !kept_.empty(); }
 
   Registers regs();
   void set_regs(const Registers& regs);
@@ -111,6 +126,9 @@ class Task {
   // sibling (CLONE_PARENT: backstep reaps it) with no exit signal. The child
   // is traced, stopped, and given the task's registers. Returns its tid.
   pid_t remote_fork(remote_ptr<void> insn);
+  // The same with other clone flags (CLONE_VM: a thread of the same address
+  // space, for replay's threads and for checkpoints of them).
+  pid_t remote_clone(remote_ptr<void> insn, uint64_t flags);
 
   // SIGKILL and reap. Safe to call twice.
   void kill();
@@ -127,6 +145,7 @@ class Task {
   pid_t tid_;
   int mem_fd_ = -1;
   bool alive_ = true;
+  std::vector<WaitStatus> kept_;
 };
 
 }  // namespace backstep

@@ -14,6 +14,9 @@
 #pragma once
 
 #include <sched.h>
+#include <sys/types.h>
+
+#include <set>
 
 namespace backstep {
 
@@ -21,7 +24,9 @@ struct RecorderDisguise {
   // The affinity the recorder was started with (the program's, natively).
   cpu_set_t inherited_affinity{};
   bool have_inherited_affinity = false;
-  bool program_set_affinity = false;
+  // Threads whose mask is the program's own: set by sched_setaffinity, or
+  // inherited from a thread that had one (thread_syscalls.cc, clone).
+  std::set<pid_t> own_affinity;
   bool program_set_personality = false;
   // The recorder made cpuid fault; the program asked for that itself.
   bool cpuid_faulting = false;

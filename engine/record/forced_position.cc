@@ -31,7 +31,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 
 #include "engine/core/log.h"
 #include "engine/core/state_digest.h"
@@ -48,11 +50,15 @@ constexpr uint64_t kResumeFlag = 1u << 16;
 // recorder steps in, how often it looks, and how long one pass round a loop
 // may take.
 constexpr long kForceAfterMs = 20;
-constexpr long kTickMs = 5;
 constexpr auto kPassLimit = std::chrono::milliseconds(10);
 // DR7: local enable of DR0, as an instruction breakpoint (R/W0 = LEN0 = 0).
 constexpr uint64_t kDr7ExecDr0 = 1;
 constexpr uint64_t kDr6Dr0 = 1;
+// With other threads waiting: after kProbeNs the recorder looks whether the
+// running thread spins in a loop that changes nothing (then it hands over at
+// once); otherwise it hands over after kSliceNs.
+constexpr uint64_t kProbeNs = 2'000'000;
+constexpr uint64_t kSliceNs = 100'000'000;
 // Larger writable memory is not stored with a position: replay then finds
 // it by running, however long that takes.
 constexpr std::size_t kMaxImageBytes = std::size_t{256} << 20;
@@ -95,29 +101,37 @@ Registers without_trap_flags(Registers regs) {
 
 }  // namespace
 
-void RecordSession::want_forced_position() {
-  if (force_wanted_) return;
-  force_wanted_ = true;
-  force_at_ns_ = static_cast<uint64_t>(
+void RecordSession::want_forced_position(RecordTask& t) {
+  if (t.force_wanted) return;
+  t.force_wanted = true;
+  t.force_at_ns = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count() +
       kForceAfterMs * 1000000);
-  signals_->tick_every(kTickMs);
+  if (forcing_tasks_++ == 0) signals_->tick_every(kTickMs);
 }
 
-void RecordSession::cancel_forced_position() {
-  if (!force_wanted_) return;
-  force_wanted_ = false;
-  signals_->stop_ticking();
+void RecordSession::cancel_forced_position(RecordTask& t) {
+  if (!t.force_wanted) return;
+  t.force_wanted = false;
+  if (--forcing_tasks_ == 0) signals_->stop_ticking();
 }
 
-void RecordSession::maybe_interrupt(Task& task) {
-  if (!force_wanted_ || interrupt_pending_) return;
+void RecordSession::maybe_interrupt(RecordTask& t) {
+  Task& task = t.task;
+  if (t.interrupt_pending || t.run != RunState::Running) return;
+  bool signal = t.force_wanted;
+  bool handover = others_waiting(t);
+  if (!signal && !handover) return;
   uint64_t now = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count());
-  if (now < force_at_ns_) return;
-  BS_LOG(Record, "no system call for " << kForceAfterMs << " ms with a signal held back: interrupting");
+  uint64_t due = UINT64_MAX;
+  if (signal) due = t.force_at_ns;
+  if (handover) due = std::min<uint64_t>(due, t.since_ns + (t.probed ? kSliceNs : kProbeNs));
+  if (now < due) return;
+  BS_LOG(Record, "thread " << t.tid() << " ran " << (now - t.since_ns) / 1000000 << " ms without a system call"
+                           << (signal ? " with a signal held back" : " while another waits") << ": interrupting");
   task.interrupt();
-  interrupt_pending_ = true;
+  t.interrupt_pending = true;
 }
 
 std::optional<WaitStatus> RecordSession::wait_with_deadline(Task& task, Clock::time_point deadline) {
@@ -132,16 +146,19 @@ std::optional<WaitStatus> RecordSession::wait_with_deadline(Task& task, Clock::t
   }
 }
 
-bool RecordSession::on_interrupted(Task& task) {
-  interrupt_pending_ = false;
-  if (!force_wanted_ || deferred_signals_.empty()) {
+bool RecordSession::on_interrupted(RecordTask& t) {
+  Task& task = t.task;
+  t.interrupt_pending = false;
+  bool signal = t.force_wanted && !t.deferred_signals.empty();
+  if (!signal && !others_waiting(t)) {
     task.resume(ResumeHow::Syscall);  // an interrupt that came after the program reached an event
     return false;
   }
   Registers start = task.regs();
   if (!good_position(task, start.ip())) {
     // Let it run a little further and look again.
-    force_at_ns_ = 0;
+    t.force_at_ns = 0;
+    t.since_ns = 0;
     task.resume(ResumeHow::Syscall);
     return false;
   }
@@ -160,30 +177,39 @@ bool RecordSession::on_interrupted(Task& task) {
   if (!ws) {
     // Not back within the limit: not a short loop. Take wherever it is now.
     task.interrupt();
-    interrupt_pending_ = true;
+    t.interrupt_pending = true;
     ws = task.wait();
   }
   task.set_debug_register(7, 0);
   if (ws->is_signal() && ws->signal == SIGTRAP && (task.debug_register(6) & kDr6Dr0)) {
     task.set_debug_register(6, 0);
     looped = true;
-  } else if (ws->kind == WaitStatus::Kind::EventStop && ws->event == PTRACE_EVENT_STOP && interrupt_pending_) {
-    interrupt_pending_ = false;
+  } else if (ws->kind == WaitStatus::Kind::EventStop && ws->event == PTRACE_EVENT_STOP && t.interrupt_pending) {
+    t.interrupt_pending = false;
     if (!good_position(task, task.regs().ip())) {
-      force_at_ns_ = 0;
+      t.force_at_ns = 0;
+      t.since_ns = 0;
       task.resume(ResumeHow::Syscall);
       return false;
     }
   } else {
     // A system call or a signal came first: the held-back signal goes out
     // there, the usual way.
-    return handle_stop(task, *ws);
+    return handle_stop(t, *ws);
   }
 
   Registers here = without_trap_flags(task.regs());
   task.set_regs(here);
   StateDigest after = state_digest(task, task.xstate());
   bool fixpoint = looped && Registers::differences(without_trap_flags(start), here).empty() && before == after;
+  uint64_t now = static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count());
+  if (!signal && !fixpoint && now < t.since_ns + kSliceNs) {
+    // It computes rather than waits: let it have the rest of its slice.
+    t.probed = true;
+    task.resume(ResumeHow::Syscall);
+    return false;
+  }
   BS_LOG(Record, "forced position at 0x" << std::hex << here.ip() << std::dec << (fixpoint ? " (fixpoint)" : "")
                                           << ", " << after.bytes << " bytes digested");
   trace::Event event;
@@ -202,11 +228,18 @@ bool RecordSession::on_interrupted(Task& task) {
   }
   write_event(event);
   ++result_.forced_positions;
-  last_exit_regs_ = here;
-  at_syscall_boundary_ = true;
-  // The held-back signals are delivered right here, at an event boundary.
-  redeliver_deferred(task);
-  task.resume(ResumeHow::Syscall);
+  t.last_exit_regs = here;
+  t.at_syscall_boundary = true;
+  if (signal) {
+    // The held-back signals are delivered right here, at an event boundary.
+    redeliver_deferred(t);
+    task.resume(ResumeHow::Syscall);
+  } else {
+    // Another thread's turn.
+    if (fixpoint) t.spin_digest = after.combined();
+    t.run = RunState::Stopped;
+    if (current_ == &t) current_ = nullptr;
+  }
   return false;
 }
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/core/written_bytes.h"
 #include "engine/record/record_session.h"
 #include "engine/record/syscall_context.h"
 
@@ -18,8 +19,6 @@ namespace backstep {
 namespace {
 
 constexpr uint64_t kFlockSize = 32;  // struct flock on x86-64
-
-bool is_stdio_fd(uint64_t fd) { return fd == 1 || fd == 2; }
 
 // The file position of the tracee's `fd` (from /proc/PID/fdinfo).
 std::optional<uint64_t> file_position(pid_t pid, int fd) {
@@ -32,12 +31,13 @@ std::optional<uint64_t> file_position(pid_t pid, int fd) {
   return std::nullopt;
 }
 
-// copy_file_range and sendfile move data inside the kernel. When they write
-// to stdout/stderr, read back what they copied from the input file (which
-// ends at the input's offset now) so that replay can re-emit it.
+// copy_file_range, sendfile and splice move data inside the kernel. When
+// they write to stdout/stderr, read back what they copied from the input file
+// (which ends at the input's offset now) so that replay can re-emit it. A
+// pipe cannot be read back: what splice or tee take from one is not echoed.
 void echo_kernel_copy(SyscallContext& ctx, int out_fd, int in_fd, uint64_t in_offset_ptr) {
   int64_t ret = ctx.result();
-  if (ret <= 0 || (out_fd != 1 && out_fd != 2)) return;
+  if (ret <= 0 || !ctx.session.stdio_stream(ctx.task, out_fd)) return;
   std::optional<uint64_t> end;
   if (in_offset_ptr) {
     uint64_t off = 0;
@@ -110,10 +110,21 @@ void record_proc_mem_write(SyscallContext& ctx, int fd, std::optional<uint64_t> 
   ctx.record_memory(*offset, len);
 }
 
+// vmsplice reads from a pipe into memory (as readv), or writes memory into
+// one: into our stdout or stderr, that is output to re-emit.
+void exit_vmsplice(SyscallContext& ctx) {
+  exit_scatter_read(ctx);
+  int64_t ret = ctx.result();
+  if (ret > 0 && ctx.session.stdio_stream(ctx.task, static_cast<int>(ctx.arg(0)))) {
+    ctx.echo_if_stdio(static_cast<int>(ctx.arg(0)),
+                      gather_iovecs(ctx.task, ctx.arg(1), ctx.arg(2), static_cast<uint64_t>(ret)));
+  }
+}
+
 void exit_write(SyscallContext& ctx) {
   int64_t ret = ctx.result();
   if (ret <= 0) return;
-  if (is_stdio_fd(ctx.arg(0)) && ctx.written) ctx.echo_if_stdio(static_cast<int>(ctx.arg(0)), *ctx.written);
+  if (ctx.written) ctx.echo_if_stdio(static_cast<int>(ctx.arg(0)), *ctx.written);
   std::optional<uint64_t> offset =
       ctx.info.nr == SYS_pwrite64 ? std::optional<uint64_t>(ctx.arg(3)) : std::nullopt;
   record_shared_mapping_changes(ctx, static_cast<int>(ctx.arg(0)), offset, static_cast<uint64_t>(ret));
@@ -124,7 +135,7 @@ void exit_write(SyscallContext& ctx) {
 void exit_gather_write(SyscallContext& ctx) {
   int64_t ret = ctx.result();
   if (ret <= 0) return;
-  if (is_stdio_fd(ctx.arg(0)) && ctx.written) ctx.echo_if_stdio(static_cast<int>(ctx.arg(0)), *ctx.written);
+  if (ctx.written) ctx.echo_if_stdio(static_cast<int>(ctx.arg(0)), *ctx.written);
   bool positioned = ctx.info.nr != SYS_writev && static_cast<int64_t>(ctx.arg(3)) != -1;
   std::optional<uint64_t> offset = positioned ? std::optional<uint64_t>(ctx.arg(3)) : std::nullopt;
   record_shared_mapping_changes(ctx, static_cast<int>(ctx.arg(0)), offset, static_cast<uint64_t>(ret));
@@ -177,6 +188,10 @@ void exit_sendfile(SyscallContext& ctx) {
   echo_kernel_copy(ctx, static_cast<int>(ctx.arg(0)), static_cast<int>(ctx.arg(1)), ctx.arg(2));
 }
 
+void exit_splice(SyscallContext& ctx) {
+  echo_kernel_copy(ctx, static_cast<int>(ctx.arg(2)), static_cast<int>(ctx.arg(0)), ctx.arg(1));
+}
+
 }  // namespace
 
 namespace recorders {
@@ -187,6 +202,8 @@ extern const SyscallRecorder gather_write{nullptr, exit_gather_write};
 extern const SyscallRecorder fcntl{nullptr, exit_fcntl};
 extern const SyscallRecorder copy_file_range{nullptr, exit_copy_file_range};
 extern const SyscallRecorder sendfile{nullptr, exit_sendfile};
+extern const SyscallRecorder splice{nullptr, exit_splice};
+extern const SyscallRecorder vmsplice{nullptr, exit_vmsplice};
 }  // namespace recorders
 
 }  // namespace backstep

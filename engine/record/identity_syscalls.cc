@@ -45,19 +45,22 @@ void exit_personality(SyscallContext& ctx) {
   if (!query) ctx.session.disguise().program_set_personality = true;
 }
 
-// sched_getaffinity of the program itself: until it sets an affinity of
-// its own, it is shown the mask it inherited rather than the recorder's one
-// CPU (nproc, Rust's available_parallelism and the like count it).
-bool is_self(SyscallContext& ctx) {
+// sched_getaffinity of one of the program's threads: until that thread has
+// a mask of its own, it is shown the mask the program inherited rather than
+// the recorder's one CPU (nproc, Rust's available_parallelism and the like
+// count it).
+pid_t target_thread(SyscallContext& ctx) {
   auto pid = static_cast<pid_t>(ctx.arg(0));
-  return pid == 0 || pid == ctx.task.tid();
+  return pid == 0 ? ctx.task.tid() : pid;
 }
 
 void exit_sched_getaffinity(SyscallContext& ctx) {
   if (ctx.failed()) return;
   auto copied = static_cast<uint64_t>(ctx.result());
   const RecorderDisguise& d = ctx.session.disguise();
-  if (is_self(ctx) && d.have_inherited_affinity && !d.program_set_affinity) {
+  pid_t target = target_thread(ctx);
+  bool ours = target == ctx.task.tid() || ctx.session.record_task(target) != nullptr;
+  if (ours && d.have_inherited_affinity && !d.own_affinity.count(target)) {
     // The kernel copied `copied` bytes (its mask size); the inherited mask
     // has the same layout, and the recorder's cpu_set_t is at least as big.
     uint64_t n = std::min<uint64_t>(copied, sizeof(d.inherited_affinity));
@@ -67,7 +70,7 @@ void exit_sched_getaffinity(SyscallContext& ctx) {
 }
 
 void exit_sched_setaffinity(SyscallContext& ctx) {
-  if (!ctx.failed() && is_self(ctx)) ctx.session.disguise().program_set_affinity = true;
+  if (!ctx.failed()) ctx.session.disguise().own_affinity.insert(target_thread(ctx));
 }
 
 }  // namespace

@@ -40,9 +40,16 @@ void exit_recvmmsg(SyscallContext& ctx) {
   ctx.record_memory(ctx.arg(4), 16);  // timeout, updated in place
 }
 
+// What sendto, sendmsg and sendmmsg sent through a socket that is our
+// stdout or stderr is output to re-emit.
+void echo_sent(SyscallContext& ctx) {
+  if (!ctx.failed() && ctx.written) ctx.echo_if_stdio(static_cast<int>(ctx.arg(0)), *ctx.written);
+}
+
 // The kernel stores each message's sent length in msg_len.
 void exit_sendmmsg(SyscallContext& ctx) {
   if (ctx.failed()) return;
+  echo_sent(ctx);
   uint64_t sent = static_cast<uint64_t>(ctx.result());
   for (uint64_t i = 0; i < sent; ++i) {
     ctx.record_memory(ctx.arg(1) + i * sizeof(mmsghdr) + offsetof(mmsghdr, msg_len), sizeof(unsigned));
@@ -55,6 +62,7 @@ namespace recorders {
 extern const SyscallRecorder recvmsg{nullptr, exit_recvmsg};
 extern const SyscallRecorder recvmmsg{nullptr, exit_recvmmsg};
 extern const SyscallRecorder sendmmsg{nullptr, exit_sendmmsg};
+extern const SyscallRecorder send{nullptr, echo_sent};
 }  // namespace recorders
 
 }  // namespace backstep

@@ -57,8 +57,11 @@ const std::map<int, Option>& options() {
       {PR_GET_TIMING, {Effect::Result}}, {PR_SET_TIMING, {Effect::Result}},
       {PR_SET_NAME, {Effect::Result}}, {PR_GET_NAME, {Effect::NameAtArg2}},
       {PR_GET_ENDIAN, {Effect::IntAtArg2}}, {PR_SET_ENDIAN, {Effect::Result}},
-      {PR_GET_SECCOMP, {Effect::Result}},
-      {PR_SET_SECCOMP, {Effect::Refused, "it installs a seccomp filter over the recorded program"}},
+      // As seccomp(2) (process_vm_syscalls.cc): strict mode or a filter of the
+      // program's own is real while recording and acts on its later calls
+      // before their exit stops; replay performs no calls and needs neither.
+      // Any other mode is EINVAL.
+      {PR_GET_SECCOMP, {Effect::Result}}, {PR_SET_SECCOMP, {Effect::Result}},
       {PR_CAPBSET_READ, {Effect::Result}}, {PR_CAPBSET_DROP, {Effect::Result}},
       {PR_GET_TSC, {Effect::IntAtArg2}}, {PR_SET_TSC, {Effect::Tsc}},
       {PR_GET_SECUREBITS, {Effect::Result}}, {PR_SET_SECUREBITS, {Effect::Result}},

@@ -18,17 +18,17 @@
 #include "engine/core/cpu_features.h"
 #include "engine/core/log.h"
 #include "engine/core/progress_counter.h"
+#include "engine/core/compat_syscalls.h"
 #include "engine/core/written_bytes.h"
+#include "engine/record/compat_entry.h"
+#include "engine/record/blocking_calls.h"
 #include "engine/record/unknown_syscall.h"
 #include "engine/trace/written_data.h"
 #include "engine/trace/trace_error.h"
 
 namespace backstep {
 
-RecordSession::RecordSession(RecordOptions options) : options_(std::move(options)) {
-  have_stdout_ = fstat(STDOUT_FILENO, &stdout_stat_) == 0;
-  have_stderr_ = fstat(STDERR_FILENO, &stderr_stat_) == 0;
-}
+RecordSession::RecordSession(RecordOptions options) : options_(std::move(options)) {}
 
 RecordSession::~RecordSession() = default;
 
@@ -104,7 +104,7 @@ pid_t RecordSession::spawn() {
   close(go_pipe[0]);
   Task& task = add_task(pid);
   try {
-    task.seize(PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXEC);
+    task.seize(PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXEC | PTRACE_O_TRACECLONE);
   } catch (...) {
     close(go_pipe[1]);  // the child reads end-of-file and exits
     close(err_pipe[0]);
@@ -138,7 +138,8 @@ RecordResult RecordSession::run() {
     ~PutBackSignals() { s.reset(); }
   } put_back{signals_};
   pid_t pid = spawn();
-  Task& task = *find_task(pid);
+  RecordTask& t = add_record_task(pid);
+  Task& task = t.task;
 
   trace::Header header;
   header.backstep_version = BACKSTEP_VERSION;
@@ -159,22 +160,45 @@ RecordResult RecordSession::run() {
 
   try {
     record_exec(task);
+    current_ = leader_ = &t;
+    last_scheduled_ = t.tid();
+    t.run = RunState::Running;
     task.resume(ResumeHow::Syscall);
     for (;;) {
       check_stop_signals(task);
-      std::optional<WaitStatus> stop;
+      if (!current_) {
+        if (schedule()) return result_;
+        if (current_) continue;
+      } else if (current_->task.has_kept_status()) {
+        if (handle_stop(*current_, current_->task.wait())) return result_;
+        continue;
+      }
+      if (live_threads() > 1) signals_->tick_every(kTickMs);
+      else if (forcing_tasks_ == 0) signals_->stop_ticking();
+      std::optional<TaskStatus> stop;
       {
         // While the program runs, the writer may send our events to disk.
         trace::TraceWriter::Idle idle(*writer_);
-        stop = task.wait_interruptible();
+        stop = wait_any_interruptible();
       }
       if (!stop) {
-        // A signal came (see check_stop_signals), or a tick while a signal
-        // is held back (forced_position.cc).
-        maybe_interrupt(task);
+        // A signal came (see check_stop_signals), or a tick: a signal held
+        // back, or another thread waiting (forced_position.cc).
+        if (current_) {
+          maybe_interrupt(*current_);
+        } else if (idle_too_long() && schedule(true)) {
+          return result_;
+        }
         continue;
       }
-      if (handle_stop(task, *stop)) return result_;
+      RecordTask* stopped = record_task(stop->tid);
+      if (!stopped) {
+        early_statuses_[stop->tid].push_back(stop->status);
+        continue;
+      }
+      bool ended = stopped == current_ ? handle_stop(*stopped, stop->status)
+                                       : on_other_status(*stopped, stop->status);
+      if (ended) return result_;
     }
   } catch (const RecorderStopped& e) {
     stop_recording(task, e.what());
@@ -191,20 +215,40 @@ RecordResult RecordSession::run() {
   return result_;
 }
 
-bool RecordSession::handle_stop(Task& task, const WaitStatus& ws) {
+bool RecordSession::handle_stop(RecordTask& t, const WaitStatus& ws) {
+  Task& task = t.task;
   switch (ws.kind) {
     case WaitStatus::Kind::SyscallStop:
-      if (in_syscall_) on_syscall_exit(task); else on_syscall_entry(task);
+      if (t.in_syscall) on_syscall_exit(t); else on_syscall_entry(t);
       return false;
     case WaitStatus::Kind::SignalStop:
       note_program_signal(task, ws.signal);
-      on_signal(task, ws.signal);
+      on_signal(t, ws.signal);
       return false;
     case WaitStatus::Kind::EventStop:
-      if (ws.event == PTRACE_EVENT_STOP && interrupt_pending_) return on_interrupted(task);
+      if (ws.event == PTRACE_EVENT_CLONE) {
+        // The new thread's id comes with the clone's exit.
+        task.resume(ResumeHow::Syscall);
+        return false;
+      }
+      if (ws.event == PTRACE_EVENT_STOP) {
+        if (t.interrupt_pending) return on_interrupted(t);
+        // A seized tracee also stops like this whenever its process gets
+        // SIGCONT (the kernel's notice to a tracer that may be listening):
+        // nothing to record.
+        t.task.resume(ResumeHow::Syscall);
+        return false;
+      }
       throw RecordingRefused("unexpected ptrace event " + std::to_string(ws.event));
     case WaitStatus::Kind::Exited:
     case WaitStatus::Kind::Killed: {
+      if (&t != leader_) {
+        // A thread that died with the program (exit_group, a fatal signal)
+        // or was killed: the first thread's status ends the recording.
+        t.run = RunState::Gone;
+        if (current_ == &t) current_ = nullptr;
+        return false;
+      }
       trace::Event exit_event;
       exit_event.kind = trace::EventKind::Exit;
       exit_event.tid = static_cast<uint32_t>(task.tid());
@@ -249,16 +293,6 @@ void RecordSession::write_event(const trace::Event& event) {
   writer_->write(event);
 }
 
-bool RecordSession::is_original_stdio(Task& task, int fd) const {
-  const struct stat* ours = fd == 1 ? (have_stdout_ ? &stdout_stat_ : nullptr)
-                                    : (have_stderr_ ? &stderr_stat_ : nullptr);
-  if (!ours) return false;
-  struct stat theirs {};
-  std::string path = "/proc/" + std::to_string(task.tid()) + "/fd/" + std::to_string(fd);
-  if (stat(path.c_str(), &theirs) != 0) return false;
-  return theirs.st_dev == ours->st_dev && theirs.st_ino == ours->st_ino;
-}
-
 uint64_t RecordSession::shared_object_id(dev_t dev, ino_t ino) {
   auto [it, added] = shared_objects_.emplace(std::make_pair(dev, ino), shared_objects_.size() + 1);
   return it->second;
@@ -283,49 +317,79 @@ void RecordSession::watch_only_mapped_files() {
   mapped_file_sizes_.keep_only(mapped);
 }
 
-void RecordSession::on_syscall_entry(Task& task) {
+void RecordSession::on_syscall_entry(RecordTask& t) {
+  Task& task = t.task;
   Registers regs = task.regs();
   try {
-    enter_syscall(task, regs);
+    enter_syscall(t, regs);
   } catch (RecordingRefused& e) {
     e.at_entry = regs.to_block();
     throw;
   }
 }
 
-void RecordSession::enter_syscall(Task& task, const Registers& regs) {
-  long nr = static_cast<long>(regs.syscallno());
+void RecordSession::enter_syscall(RecordTask& t, const Registers& regs) {
+  Task& task = t.task;
+  // A 32-bit call (int 0x80) is recorded as its 64-bit twin, or refused.
+  std::optional<Registers> compat = compat_entry(task, regs, next_event());
+  const Registers& call = compat ? *compat : regs;
+  long nr = static_cast<long>(call.syscallno());
   const sys::SyscallInfo* info = sys::lookup(nr);
   if (!info) {
     // A number the kernel does not know either: it returns -ENOSYS and
     // writes nothing; recorded as such (unknown_syscall.h).
-    check_unknown_syscall_entry(regs.syscallno(), next_event());
+    check_unknown_syscall_entry(call.syscallno(), next_event());
     info = &unknown_syscall_info();
   }
   // restart_syscall continues a sleep a signal interrupted, writing what the
   // interrupted call would have written: record it as that call.
   bool restart = nr == SYS_restart_syscall;
   if (restart) {
-    if (!interrupted_entry_) {
+    if (!t.interrupted_entry) {
       throw RecordingRefused("restart_syscall without an interrupted call at event " +
                              std::to_string(next_event()));
     }
-    info = sys::lookup(static_cast<long>(interrupted_entry_->syscallno()));
+    info = sys::lookup(static_cast<long>(t.interrupted_entry->syscallno()));
   }
-  in_syscall_.emplace(SyscallContext{*this, task, *info, restart ? *interrupted_entry_ : regs,
+  t.in_syscall.emplace(SyscallContext{*this, task, *info, restart ? *t.interrupted_entry : call,
                                      Registers(), trace::Event()});
-  SyscallContext& ctx = *in_syscall_;
+  SyscallContext& ctx = *t.in_syscall;
   if (!info->supported) ctx.refuse("unsupported system call");
   ctx.event.kind = trace::EventKind::Syscall;
   ctx.event.tid = static_cast<uint32_t>(task.tid());
   ctx.event.regs = regs.to_block();
-  redeliver_deferred(task);
+  if (compat) ctx.event.status = kAuditArchI386;
+  redeliver_deferred(t);
   const SyscallRecorder* recorder = syscall_recorder(info->nr);
   if (recorder && recorder->enter && !restart) recorder->enter(ctx);
   if (nr == SYS_exit || nr == SYS_exit_group) {
-    // No exit stop follows: the process is gone when the call "returns".
+    // No exit stop follows: the thread (or the process) is gone when the
+    // call "returns".
     write_event(ctx.event);
-    in_syscall_.reset();
+    t.in_syscall.reset();
+    if (nr == SYS_exit && live_threads() > 1 && &t != leader_) {
+      end_thread(t);
+      return;
+    }
+    if (nr == SYS_exit_group) exiting_ = true;
+    if (nr == SYS_exit && live_threads() > 1) {
+      // The first thread ends while others run: it stays a zombie until the
+      // last one ends, and its status is the program's then.
+      t.run = RunState::Gone;
+      current_ = nullptr;
+    }
+    task.resume(ResumeHow::Syscall);
+    return;
+  }
+  if (live_threads() > 1 && !exiting_ && may_block(call)) {
+    // Other threads run while this one waits in the kernel.
+    trace::Event entered;
+    entered.kind = trace::EventKind::SyscallEntered;
+    entered.tid = ctx.event.tid;
+    entered.regs = ctx.event.regs;
+    write_event(entered);
+    t.run = RunState::InKernel;
+    if (current_ == &t) current_ = nullptr;
   }
   task.resume(ResumeHow::Syscall);
 }
@@ -355,8 +419,9 @@ uint64_t output_size(const SyscallContext& ctx, const sys::OutParam& out) {
 
 }  // namespace
 
-void RecordSession::on_syscall_exit(Task& task) {
-  SyscallContext& ctx = *in_syscall_;
+void RecordSession::on_syscall_exit(RecordTask& t) {
+  Task& task = t.task;
+  SyscallContext& ctx = *t.in_syscall;
   ctx.exit = task.regs();
   if (!ctx.info.custom) {
     for (uint8_t i = 0; i < ctx.info.out_count; ++i) {
@@ -377,14 +442,15 @@ void RecordSession::on_syscall_exit(Task& task) {
   ctx.event.reg_changes = ctx.exit.changes_since(recorded_entry);
   write_event(ctx.event);
   if (ctx.result() == -kErestartRestartblock) {
-    interrupted_entry_ = ctx.entry;
+    t.interrupted_entry = ctx.entry;
   } else {
-    interrupted_entry_.reset();
+    t.interrupted_entry.reset();
   }
-  last_exit_regs_ = ctx.exit;
-  at_syscall_boundary_ = true;
-  in_syscall_.reset();
-  task.resume(ResumeHow::Syscall);
+  t.last_exit_regs = ctx.exit;
+  t.at_syscall_boundary = true;
+  t.in_syscall.reset();
+  if (created_) start_created_thread();
+  resume_or_switch(t);
 }
 
 }  // namespace backstep

@@ -14,6 +14,8 @@
 #include "engine/core/session.h"
 #include "engine/record/disguise.h"
 #include "engine/record/mapped_file_sizes.h"
+#include "engine/record/record_task.h"
+#include "engine/record/original_stdio.h"
 #include "engine/record/recorder_signals.h"
 #include "engine/record/syscall_context.h"
 #include "engine/trace/writer.h"
@@ -57,9 +59,9 @@ class RecordSession : public Session {
   RecordResult run();
 
   trace::TraceWriter& writer() { return *writer_; }
-  // Whether `fd` in the tracee is the same file as backstep's own stdout or
-  // stderr (then its output is re-emitted by replay).
-  bool is_original_stdio(Task& task, int fd) const;
+  // 1 or 2 when `fd` in the tracee is the same file as backstep's own stdout
+  // or stderr (then its output is re-emitted by replay there).
+  std::optional<int> stdio_stream(Task& task, int fd) const { return stdio_.stream_of(task.tid(), fd); }
   // MAP_SHARED mappings of files: the kernel changes their memory when the
   // program writes the file with write(2) and friends, so such writes are
   // recorded as memory writes too (see fs_syscalls.cc).
@@ -84,28 +86,59 @@ class RecordSession : public Session {
   // The recorder's signal handling, while run() runs.
   RecorderSignals& recorder_signals() { return *signals_; }
 
+  // The recorder's state for thread `tid`, or nullptr.
+  RecordTask* record_task(pid_t tid) {
+    auto it = record_tasks_.find(tid);
+    return it == record_tasks_.end() ? nullptr : it->second.get();
+  }
+  // At the exit of a clone that made thread `child` (thread_syscalls.cc):
+  // its ThreadStart event follows the clone's event.
+  void thread_created(SyscallContext& ctx, pid_t child, uint64_t clear_child_tid);
+
   // Where the next recorded event will be numbered (for messages).
   uint64_t next_event() const { return writer_ ? writer_->events_written() : 0; }
 
  private:
   pid_t spawn();
   void record_exec(Task& task);
-  void on_syscall_entry(Task& task);
-  void enter_syscall(Task& task, const Registers& regs);
-  void on_syscall_exit(Task& task);
-  void on_signal(Task& task, int sig);
-  void deliver_to_handler(Task& task, const siginfo_t& info, const Registers& before);
-  void redeliver_deferred(Task& task);
+  void on_syscall_entry(RecordTask& t);
+  void enter_syscall(RecordTask& t, const Registers& regs);
+  void on_syscall_exit(RecordTask& t);
+  void on_signal(RecordTask& t, int sig);
+  void deliver_to_handler(RecordTask& t, const siginfo_t& info, const Registers& before);
+  void redeliver_deferred(RecordTask& t);
   // One stop of the program; returns true when the program has ended.
-  bool handle_stop(Task& task, const WaitStatus& ws);
+  bool handle_stop(RecordTask& t, const WaitStatus& ws);
   // Forced positions (forced_position.cc).
-  void want_forced_position();
-  void cancel_forced_position();
-  void maybe_interrupt(Task& task);
-  bool on_interrupted(Task& task);
+  void want_forced_position(RecordTask& t);
+  void cancel_forced_position(RecordTask& t);
+  void maybe_interrupt(RecordTask& t);
+  bool on_interrupted(RecordTask& t);
   std::optional<WaitStatus> wait_with_deadline(Task& task, std::chrono::steady_clock::time_point deadline);
   void write_event(const trace::Event& event);
   void watch_only_mapped_files();
+  // How often the recorder looks at a thread that runs user code while a
+  // signal is held back or another thread waits.
+  static constexpr long kTickMs = 2;
+  // Threads (record_threads.cc).
+  RecordTask& add_record_task(pid_t tid);
+  void start_created_thread();
+  // Lets the next thread run; returns true when the recording has ended.
+  // `any`: a spinner whose state nothing changed may run too.
+  bool schedule(bool any = false);
+  RecordTask* pick_next(bool any);
+  bool idle_too_long() const;
+  // Whether another thread waits for its turn while `t` runs.
+  bool others_waiting(const RecordTask& t) const;
+  std::size_t live_threads() const;
+  // After `t`'s event: hands the CPU to another thread if `t` had it long
+  // enough; else resumes `t`.
+  void resume_or_switch(RecordTask& t);
+  // `t` entered exit(2): waits for it to die and writes its ThreadExit.
+  void end_thread(RecordTask& t);
+  void record_robust_futexes(RecordTask& t, trace::Event& event);
+  // The status of a thread that is not the running one.
+  bool on_other_status(RecordTask& t, const WaitStatus& ws);
   void stop_recording(Task& task, const std::string& why, std::optional<trace::RegBlock> regs = std::nullopt);
   // Stop signals (recorder_stop.cc): those sent to the whole process group
   // are the program's; one sent to the recorder alone stops the recording
@@ -116,22 +149,29 @@ class RecordSession : public Session {
 
   RecordOptions options_;
   std::unique_ptr<trace::TraceWriter> writer_;
-  std::optional<SyscallContext> in_syscall_;
-  Registers last_exit_regs_;
-  // Entry registers of a sleep interrupted with ERESTART_RESTARTBLOCK.
-  std::optional<Registers> interrupted_entry_;
-  bool at_syscall_boundary_ = false;
-  std::vector<siginfo_t> deferred_signals_;
-  std::vector<siginfo_t> redelivering_;
-  // A signal is held back while the program runs user code: from
-  // force_at_ns_ (steady clock) on, the recorder interrupts it.
-  bool force_wanted_ = false;
-  uint64_t force_at_ns_ = 0;
-  // PTRACE_INTERRUPT sent, its PTRACE_EVENT_STOP not seen yet.
-  bool interrupt_pending_ = false;
-  struct stat stdout_stat_ {};
-  struct stat stderr_stat_ {};
-  bool have_stdout_ = false, have_stderr_ = false;
+  // Per thread (record_task.h), by tid.
+  std::map<pid_t, std::unique_ptr<RecordTask>> record_tasks_;
+  // Threads that want a forced position: the recorder's clock ticks while
+  // there is one.
+  int forcing_tasks_ = 0;
+  // The thread that runs user code, if any; the first thread (its exit
+  // status is the program's).
+  RecordTask* current_ = nullptr;
+  RecordTask* leader_ = nullptr;
+  pid_t last_scheduled_ = 0;
+  uint64_t idle_since_ns_ = 0;  // no thread could be scheduled since (0: one could)
+  // A clone just made this thread; its ThreadStart follows the clone event.
+  struct CreatedThread {
+    pid_t tid = 0, parent = 0;
+    uint64_t clear_child_tid = 0;
+  };
+  std::optional<CreatedThread> created_;
+  // Statuses of threads the recorder does not know yet (a new thread's first
+  // stop can come before its creator's clone returns).
+  std::map<pid_t, std::vector<WaitStatus>> early_statuses_;
+  // exit_group or a fatal signal: every thread is on its way out.
+  bool exiting_ = false;
+  OriginalStdio stdio_;
   int cpu_ = -1;
   RecordResult result_;
   std::vector<SharedFileMapping> shared_maps_;

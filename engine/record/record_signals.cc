@@ -35,14 +35,15 @@ int rdtsc_length(Task& task, uint64_t ip) {
 
 }  // namespace
 
-void RecordSession::on_signal(Task& task, int sig) {
+void RecordSession::on_signal(RecordTask& t, int sig) {
+  Task& task = t.task;
   siginfo_t info = task.siginfo();
-  for (auto it = redelivering_.begin(); it != redelivering_.end(); ++it) {
+  for (auto it = t.redelivering.begin(); it != t.redelivering.end(); ++it) {
     if (it->si_signo == sig) {
       // Our own re-raise: give the program the siginfo it was sent.
       info = *it;
       task.set_siginfo(info);
-      redelivering_.erase(it);
+      t.redelivering.erase(it);
       break;
     }
   }
@@ -72,20 +73,20 @@ void RecordSession::on_signal(Task& task, int sig) {
       event.regs = regs.to_block();
       event.reg_changes = after.changes_since(regs);
       write_event(event);
-      last_exit_regs_ = after;
-      at_syscall_boundary_ = true;
+      t.last_exit_regs = after;
+      t.at_syscall_boundary = true;
       // An event boundary: a signal held back can be delivered right here.
-      redeliver_deferred(task);
+      redeliver_deferred(t);
       task.resume(ResumeHow::Syscall);
       return;
     }
   }
 
-  bool at_boundary = at_syscall_boundary_ && Registers::differences(last_exit_regs_, regs).empty();
+  bool at_boundary = t.at_syscall_boundary && Registers::differences(t.last_exit_regs, regs).empty();
   if (!is_synchronous_fault(info) && !at_boundary) {
     BS_LOG(Record, "deferring signal " << sig << " to the next syscall");
-    deferred_signals_.push_back(info);
-    want_forced_position();
+    t.deferred_signals.push_back(info);
+    want_forced_position(t);
     task.resume(ResumeHow::Syscall);
     return;
   }
@@ -96,7 +97,7 @@ void RecordSession::on_signal(Task& task, int sig) {
       task.resume(ResumeHow::Syscall);
       return;
     case SignalAction::Handler:
-      deliver_to_handler(task, info, regs);
+      deliver_to_handler(t, info, regs);
       return;
     case SignalAction::Terminate: {
       trace::Event event;
@@ -106,21 +107,24 @@ void RecordSession::on_signal(Task& task, int sig) {
       event.siginfo = siginfo_bytes(info);
       event.status = sig;
       write_event(event);
+      exiting_ = true;
       task.resume(ResumeHow::Continue, sig);  // the next wait sees it die
       return;
     }
   }
 }
 
-void RecordSession::deliver_to_handler(Task& task, const siginfo_t& info, const Registers& before) {
+void RecordSession::deliver_to_handler(RecordTask& t, const siginfo_t& info, const Registers& before) {
+  Task& task = t.task;
   // Single-stepping into the delivery stops at the handler's first
   // instruction, with the frame written: exactly what replay must recreate.
   task.resume(ResumeHow::SingleStep, info.si_signo);
   WaitStatus ws = task.wait();
-  if (ws.kind == WaitStatus::Kind::EventStop && ws.event == PTRACE_EVENT_STOP && interrupt_pending_) {
-    // Our interrupt, sent just as the program stopped for this signal,
-    // comes once the frame is written and before the step's trap: step on.
-    interrupt_pending_ = false;
+  while (ws.kind == WaitStatus::Kind::EventStop && ws.event == PTRACE_EVENT_STOP) {
+    // Our interrupt, sent just as the program stopped for this signal, or
+    // the kernel's SIGCONT notice to a seizing tracer, comes once the frame
+    // is written and before the step's trap: step on.
+    t.interrupt_pending = false;
     task.resume(ResumeHow::SingleStep);
     ws = task.wait();
   }
@@ -153,20 +157,21 @@ void RecordSession::deliver_to_handler(Task& task, const siginfo_t& info, const 
   event.writes.push_back(std::move(frame));
   event.xstate = task.xstate();
   write_event(event);
-  last_exit_regs_ = after;
-  at_syscall_boundary_ = true;
+  t.last_exit_regs = after;
+  t.at_syscall_boundary = true;
   task.resume(ResumeHow::Syscall);
 }
 
-void RecordSession::redeliver_deferred(Task& task) {
-  cancel_forced_position();
-  for (const siginfo_t& info : deferred_signals_) {
+void RecordSession::redeliver_deferred(RecordTask& t) {
+  Task& task = t.task;
+  cancel_forced_position(t);
+  for (const siginfo_t& info : t.deferred_signals) {
     // Pending again before the syscall runs, so it is delivered when the call
     // returns (or interrupts it): an event boundary.
     syscall(SYS_tgkill, task.tid(), task.tid(), info.si_signo);
-    redelivering_.push_back(info);
+    t.redelivering.push_back(info);
   }
-  deferred_signals_.clear();
+  t.deferred_signals.clear();
 }
 
 }  // namespace backstep

@@ -30,9 +30,8 @@ void SyscallContext::record_iovecs(uint64_t iov_addr, uint64_t iovcnt, uint64_t 
 }
 
 void SyscallContext::echo_if_stdio(int fd, std::vector<uint8_t> data) {
-  if ((fd != 1 && fd != 2) || data.empty()) return;
-  if (!session.is_original_stdio(task, fd)) return;
-  event.echoes.push_back({fd, std::move(data)});
+  if (data.empty()) return;
+  if (std::optional<int> stream = session.stdio_stream(task, fd)) event.echoes.push_back({*stream, std::move(data)});
 }
 
 void SyscallContext::refuse(const std::string& why) const {

@@ -50,8 +50,8 @@ struct SyscallContext {
   void record_memory(uint64_t addr, uint64_t len);
   // Records the first `total` bytes of the buffers of an iovec array.
   void record_iovecs(uint64_t iov_addr, uint64_t iovcnt, uint64_t total);
-  // If `fd` is the tracee's original stdout/stderr, remembers `data` so that
-  // replay re-emits it.
+  // If the tracee's `fd` (any number) is the same file as backstep's stdout
+  // or stderr, remembers `data` so that replay re-emits it there.
   void echo_if_stdio(int fd, std::vector<uint8_t> data);
 
   [[noreturn]] void refuse(const std::string& why) const;

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "engine/core/compat_syscalls.h"
 #include "engine/core/cpu_features.h"
 #include "engine/core/log.h"
 #include "engine/core/signals.h"
@@ -141,6 +142,7 @@ std::unique_ptr<ReplaySession> ReplaySession::clone() {
   pid_t child = task_->remote_fork(kToolSyscallInsn);
   std::unique_ptr<ReplaySession> copy(new ReplaySession(*this, child));
   copy->shared_ = shared_.copy_into(*copy->task_);
+  copy_threads_into(*copy);
   return copy;
 }
 
@@ -177,6 +179,8 @@ void ReplaySession::start() {
   install_tool_page(task);
   rebuild_address_space(task, *exec_, reader(), shared_);
   brk_ = static_cast<uint64_t>(exec_->status);
+  current_tid_ = exec_->tid;
+  threads_[current_tid_] = ReplayThread{&task};
 }
 
 ReplayResult ReplaySession::run_to_end() {
@@ -231,8 +235,9 @@ std::optional<trace::Event> ReplaySession::take_event() {
   next_number_ = reader().next_event_number();
   if (e) {
     last_kind_ = e->kind;
-    if (e->kind == trace::EventKind::Syscall && e->regs) {
-      last_syscall_ = static_cast<long>(Registers::from_block(*e->regs).syscallno());
+    if (e->kind == trace::EventKind::Syscall) {
+      std::optional<Registers> call = native_call_of(e->regs, e->status);
+      if (call) last_syscall_ = static_cast<long>(call->syscallno());
     }
     if (e->kind == trace::EventKind::Signal || e->kind == trace::EventKind::FatalSignal) {
       last_signal_ = static_cast<int>(e->status);
@@ -246,8 +251,9 @@ namespace {
 
 
 // An event replay reaches without running: a signal delivered right after
-// the previous event.
+// the previous event, a thread that starts or ends.
 bool at_boundary(const trace::Event& e) {
+  if (e.kind == trace::EventKind::ThreadStart || e.kind == trace::EventKind::ThreadExit) return true;
   if (e.kind != trace::EventKind::Signal && e.kind != trace::EventKind::FatalSignal) return false;
   return !is_synchronous_fault(siginfo_from_bytes(e.siginfo));
 }
@@ -279,7 +285,11 @@ ReplayStop ReplaySession::resume(Resume how) {
       stop.kind = ReplayStop::Kind::ProgramEnd;
       return stop;
     }
-    if (!at_pending_event_ && !at_boundary(*next)) {
+    // The event runs on its own thread; a new thread does not exist yet.
+    if (next->kind != trace::EventKind::ThreadStart) switch_to(next->tid);
+    // A thread that entered a blocking call is already at its entry.
+    bool parked = next->kind == trace::EventKind::Syscall && threads_[current_tid_].at_entry;
+    if (!at_pending_event_ && !at_boundary(*next) && !parked) {
       bool stepping_over = false;
       std::optional<ReplayStop> trap = run_to_event(*next, how.single_step, stepping_over);
       if (trap) {
@@ -310,8 +320,12 @@ ReplayStop ReplaySession::resume(Resume how) {
     stop.kind = ReplayStop::Kind::EventReplayed;
     apply_event(event, stop);
     if (stop.kind == ReplayStop::Kind::Watchpoint) return stop;
-    // A position runs no instruction: a step goes on to what follows it.
-    if (event.kind == trace::EventKind::Position && !how.stop_after_event) continue;
+    // A position, a thread's start or end, or a blocking call that other
+    // threads' events follow, runs no instruction of this thread's: a step
+    // goes on to what follows.
+    bool silent = event.kind == trace::EventKind::Position || event.kind == trace::EventKind::ThreadStart ||
+                  event.kind == trace::EventKind::ThreadExit || event.kind == trace::EventKind::SyscallEntered;
+    if (silent && !how.stop_after_event) continue;
     if (how.single_step && event.kind != trace::EventKind::FatalSignal) {
       // The instruction (syscall, rdtsc, fault) ran; a delivered signal
       // stops at its handler's first instruction, as under the kernel.
@@ -347,7 +361,8 @@ std::optional<ReplayStop> ReplaySession::run_to_event(const trace::Event& next, 
   if (ws.is_gone()) diverged("the program ended early: " + ws.describe());
   if (ws.kind == WaitStatus::Kind::EventStop) diverged("unexpected ptrace event " + std::to_string(ws.event));
   if (ws.is_syscall()) {
-    if (next.kind != trace::EventKind::Syscall && next.kind != trace::EventKind::Abort) {
+    if (next.kind != trace::EventKind::Syscall && next.kind != trace::EventKind::Abort &&
+        next.kind != trace::EventKind::SyscallEntered) {
       diverged(std::string("reached a system call, expected ") + trace::to_string(next.kind));
     }
     return std::nullopt;
@@ -369,7 +384,10 @@ std::optional<ReplayStop> ReplaySession::run_to_event(const trace::Event& next, 
 }
 
 void ReplaySession::apply_event(const trace::Event& event, ReplayStop& stop) {
-  check_registers(event);
+  if (event.kind == trace::EventKind::Syscall) threads_[current_tid_].at_entry = false;
+  // A new thread's registers are where it starts, not where it is; an
+  // ending thread's are not recorded.
+  if (event.kind != trace::EventKind::ThreadStart && event.kind != trace::EventKind::ThreadExit) check_registers(event);
   stop.event = event_number_;
   switch (event.kind) {
     case trace::EventKind::Syscall: replay_syscall(event, stop); break;
@@ -377,6 +395,9 @@ void ReplaySession::apply_event(const trace::Event& event, ReplayStop& stop) {
     case trace::EventKind::Signal: apply_effects(event); break;
     case trace::EventKind::FatalSignal: break;  // the Exit event follows
     case trace::EventKind::Position: break;     // reached: nothing changes
+    case trace::EventKind::SyscallEntered: threads_[current_tid_].at_entry = true; break;
+    case trace::EventKind::ThreadStart: start_thread(event); break;
+    case trace::EventKind::ThreadExit: end_thread(event); break;
     default: diverged(std::string("unexpected ") + trace::to_string(event.kind) + " event");
   }
 }
@@ -407,17 +428,20 @@ void ReplaySession::apply_effects(const trace::Event& event) {
 
 void ReplaySession::replay_syscall(const trace::Event& event, ReplayStop& stop) {
   Registers entry = Registers::from_block(*event.regs);
-  long nr = static_cast<long>(entry.syscallno());
+  // A 32-bit call (int 0x80) is replayed as the 64-bit call it was recorded as.
+  std::optional<Registers> native = native_call_of(event.regs, event.status);
+  if (!native) diverged("the event's system call ABI " + std::to_string(event.status) + " is not one backstep records");
+  long nr = static_cast<long>(native->syscallno());
   if (nr == SYS_exit || nr == SYS_exit_group) return;  // the Exit event follows
   Registers exit = entry;
   exit.apply(event.reg_changes);
   std::vector<std::vector<uint8_t>> watched;
   if (!watchpoints_.empty()) watched = watched_values();
-  ReplayMmCall call{*task_, reader(), event, entry, exit.syscall_result(), brk_, shared_};
+  ReplayMmCall call{*task_, reader(), event, *native, exit.syscall_result(), brk_, shared_};
   std::string problem = replay_address_space_call(call);
   if (!problem.empty()) diverged(problem);
   apply_effects(event);
-  if (event.written) check_written(event, entry, exit.syscall_result());
+  if (event.written) check_written(event, *native, exit.syscall_result());
   echo(event);
   restart_if_interrupted(exit);
   uint64_t addr = 0;

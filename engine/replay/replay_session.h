@@ -145,7 +145,10 @@ class ReplaySession : public Session {
   // How the program ends (valid at ProgramEnd / TraceEnd).
   ReplayResult end_result();
 
+  // The thread whose event is next (or was last replayed): the one that runs.
   Task& task() { return *task_; }
+  uint32_t current_thread() const { return current_tid_; }
+  std::size_t thread_count() const { return threads_.size(); }
   Registers registers() { return task_->regs(); }
   std::vector<uint8_t> xstate() { return task_->xstate(); }
   // Memory as the program sees it: breakpoint bytes hidden.
@@ -161,6 +164,11 @@ class ReplaySession : public Session {
   // Position events (replay_position.cc).
   std::optional<ReplayStop> run_to_position(const trace::Event& next, bool single_step);
   bool at_position(const trace::Event& position, const Registers& live);
+  // Threads (replay_threads.cc).
+  void switch_to(uint32_t tid);
+  void start_thread(const trace::Event& event);
+  void end_thread(const trace::Event& event);
+  void copy_threads_into(ReplaySession& copy);
   void jump_to_position(const trace::Event& position);
   void apply_event(const trace::Event& event, ReplayStop& stop);
   void replay_syscall(const trace::Event& event, ReplayStop& stop);
@@ -210,6 +218,17 @@ class ReplaySession : public Session {
   std::vector<std::size_t> slot_owner_;  // debug register -> index in armed_
   SharedObjects shared_;           // memfds behind MAP_SHARED mappings
   uint64_t position_digests_ = 0;  // digests computed looking for a Position
+  // The program's threads, by recorded tid. Each is a process of its own
+  // here that shares the address space (CLONE_VM without CLONE_THREAD), so
+  // the kernel never does thread-exit work replay has not asked for.
+  struct ReplayThread {
+    Task* task = nullptr;
+    bool at_entry = false;             // stopped at a syscall entry (SyscallEntered replayed)
+    bool breakpoint_reported = false;  // its breakpoint_reported_, while another thread runs
+    bool debug_registers_set = false;  // armed for watchpoints at some point
+  };
+  std::map<uint32_t, ReplayThread> threads_;
+  uint32_t current_tid_ = 0;
 };
 
 }  // namespace backstep

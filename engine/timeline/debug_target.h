@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/core/cpu_state.h"
 #include "engine/core/registers.h"
-#include "engine/trace/event.h"
 
 namespace backstep {
 
@@ -84,7 +84,7 @@ class DebugTarget {
   virtual std::vector<pid_t> thread_ids() const = 0;
   virtual std::string thread_name(pid_t tid) const = 0;
   virtual std::string exe_path() const = 0;
-  virtual const std::vector<trace::CpuidLeaf>& cpu_features() const = 0;
+  virtual const std::vector<CpuidLeaf>& cpu_features() const = 0;
 
   // The current state.
   virtual Registers registers(pid_t tid) = 0;

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "engine/core/compat_syscalls.h"
 #include "engine/core/log.h"
 #include "engine/timeline/checkpoint_policy.h"
 #include "engine/trace/trace_error.h"
@@ -62,7 +63,7 @@ std::string ReplayTimeline::exe_path() const {
   return current_->header().exe;
 }
 
-const std::vector<trace::CpuidLeaf>& ReplayTimeline::cpu_features() const { return current_->header().cpuid; }
+const std::vector<CpuidLeaf>& ReplayTimeline::cpu_features() const { return current_->header().cpuid; }
 
 Registers ReplayTimeline::registers(pid_t) { return current_->registers(); }
 
@@ -281,8 +282,9 @@ bool ReplayTimeline::catches(int syscall) const {
 
 bool ReplayTimeline::stops_before(const trace::Event& e) const {
   if (e.kind == trace::EventKind::Signal) return !pass_signals_.count(static_cast<int>(e.status));
-  if (e.kind == trace::EventKind::Syscall && e.regs) {
-    return catches(static_cast<int>(Registers::from_block(*e.regs).syscallno()));
+  if (e.kind == trace::EventKind::Syscall) {
+    std::optional<Registers> call = native_call_of(e.regs, e.status);  // a 32-bit call as its 64-bit twin
+    return call && catches(static_cast<int>(call->syscallno()));
   }
   return false;
 }
@@ -292,7 +294,8 @@ TargetStop ReplayTimeline::pending_stop(const trace::Event& e) {
   TargetStop stop = make_stop(TargetStop::Kind::Signal);
   if (e.kind == trace::EventKind::Syscall) {
     stop.kind = TargetStop::Kind::Syscall;
-    stop.syscall = static_cast<int>(Registers::from_block(*e.regs).syscallno());
+    std::optional<Registers> call = native_call_of(e.regs, e.status);
+    stop.syscall = call ? static_cast<int>(call->syscallno()) : -1;
   } else {
     stop.signal = static_cast<int>(e.status);
     last_siginfo_ = e.siginfo;

@@ -31,7 +31,7 @@ class ReplayTimeline : public DebugTarget {
   std::vector<pid_t> thread_ids() const override { return {pid_}; }
   std::string thread_name(pid_t tid) const override;
   std::string exe_path() const override;
-  const std::vector<trace::CpuidLeaf>& cpu_features() const override;
+  const std::vector<CpuidLeaf>& cpu_features() const override;
 
   Registers registers(pid_t tid) override;
   std::vector<uint8_t> xstate(pid_t tid) override;

@@ -99,7 +99,7 @@ constexpr std::size_t kMinEchoSize = 4 + 4;
 constexpr std::size_t kSiginfoSize = 128;
 
 bool valid_kind(uint8_t k) {
-  return k >= static_cast<uint8_t>(EventKind::Exec) && k <= static_cast<uint8_t>(EventKind::Position);
+  return k >= static_cast<uint8_t>(EventKind::Exec) && k <= static_cast<uint8_t>(EventKind::ThreadExit);
 }
 
 bool valid_mapping_kind(uint8_t k) {
@@ -362,6 +362,8 @@ void validate_event(const Event& e) {
     throw FormatError(e.position ? "a position field on an event that is not a position"
                                  : "a position event without its position field");
   if (e.kind == EventKind::Position && !e.regs) throw FormatError("a position event without registers");
+  if ((e.kind == EventKind::SyscallEntered || e.kind == EventKind::ThreadStart) && !e.regs)
+    throw FormatError(std::string("a ") + to_string(e.kind) + " event without registers");
 }
 
 }  // namespace backstep::trace

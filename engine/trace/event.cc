@@ -13,6 +13,9 @@ const char* to_string(EventKind kind) {
     case EventKind::Exit: return "exit";
     case EventKind::Abort: return "abort";
     case EventKind::Position: return "position";
+    case EventKind::SyscallEntered: return "syscall-entered";
+    case EventKind::ThreadStart: return "thread-start";
+    case EventKind::ThreadExit: return "thread-exit";
   }
   return "unknown";
 }

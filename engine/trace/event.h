@@ -10,15 +10,20 @@
 #include <string>
 #include <vector>
 
+#include "engine/core/cpu_state.h"
+
 namespace backstep::trace {
 
 // Bumped whenever the encoding or the meaning of a field changes.
 // The reader refuses any other version.
 inline constexpr uint32_t kFormatVersion = 3;
 
-// x86-64 `struct user_regs_struct`, word for word (27 words, kernel order).
-inline constexpr std::size_t kRegWords = 27;
-using RegBlock = std::array<uint64_t, kRegWords>;
+// Registers as `user_regs_struct` words and CPUID leaves: plain values the
+// engine shares, defined in engine/core/cpu_state.h.
+using backstep::CpuidLeaf;
+using backstep::kRegWords;
+using backstep::RegBlock;
+using backstep::RegChange;
 
 enum class EventKind : uint8_t {
   // The initial execve completed: the whole address space and registers.
@@ -44,16 +49,21 @@ enum class EventKind : uint8_t {
   // without system calls). `regs` and `position` identify it; it changes
   // nothing. See ForcedPosition.
   Position = 8,
+  // Threads. The thread entered a system call that may block, and the
+  // recorder let other threads run meanwhile: `regs` are its entry
+  // registers. Its Syscall event (same entry registers, with the results)
+  // comes later, when the recorder let it continue.
+  SyscallEntered = 9,
+  // A thread was created (clone): `tid` is the new thread, `regs` and
+  // `xstate` its state at its first instruction, `status` the recorded tid of
+  // the thread that created it. Follows the creator's clone Syscall event.
+  ThreadStart = 10,
+  // A thread (not the last one) ended: `writes` holds what the kernel wrote
+  // as it died (the CLONE_CHILD_CLEARTID / set_tid_address word zeroed).
+  ThreadExit = 11,
 };
 
 const char* to_string(EventKind kind);
-
-// One register changed by an event: index into RegBlock, new value.
-struct RegChange {
-  uint8_t index = 0;
-  uint64_t value = 0;
-  bool operator==(const RegChange&) const = default;
-};
 
 // Bytes the kernel (or the recorder) wrote into tracee memory.
 struct MemoryWrite {
@@ -161,13 +171,6 @@ struct Event {
                                              // Exec: the initial program break (start_brk)
   std::string message;                       // Abort: why the recording stopped
   bool operator==(const Event&) const = default;
-};
-
-// One CPUID leaf as seen by the recording machine.
-struct CpuidLeaf {
-  uint32_t leaf = 0, subleaf = 0;
-  uint32_t eax = 0, ebx = 0, ecx = 0, edx = 0;
-  bool operator==(const CpuidLeaf&) const = default;
 };
 
 enum class Codec : uint8_t { Zstd = 1, Zlib = 2 };

@@ -116,6 +116,11 @@ static inline const char* errname(int e) {
     case EPERM: return "EPERM";
     case ENOPROTOOPT: return "ENOPROTOOPT";
     case ECONNRESET: return "ECONNRESET";
+    case ESRCH: return "ESRCH";
+    case EDEADLK: return "EDEADLK";
+    case EBUSY: return "EBUSY";
+    case EOWNERDEAD: return "EOWNERDEAD";
+    case ENOTRECOVERABLE: return "ENOTRECOVERABLE";
     default: return "E?";
   }
 }

@@ -13,6 +13,9 @@ tool and catch a broken one. FAKE_BACKSTEP_BUG=<name> injects one bug:
   diverge         replay reports a divergence
   hang            replay never finishes
   crash           replay dies of SIGSEGV on a damaged trace
+and FAKE_BACKSTEP_REFUSE=<call> makes record stop at once the way backstep
+does at a system call it cannot record ("unsupported system call (system
+call clone3, event 1)", exit status 125).
 """
 
 import json
@@ -115,6 +118,11 @@ def cmd_record(args):
         os.symlink(os.path.basename(out), link)
     ev = EventWriter(os.path.join(out, "events"))
     ev.write({"kind": "exec", "argv": args})
+    refuse = os.environ.get("FAKE_BACKSTEP_REFUSE")
+    if refuse:
+        sys.stderr.write("backstep: recording stopped: unsupported system call "
+                         "(system call %s, event 1)\n" % refuse)
+        die("the trace in %s replays up to that point" % out, 125)
 
     st1, st2 = os.fstat(1), os.fstat(2)
     merged = (st1.st_dev, st1.st_ino) == (st2.st_dev, st2.st_ino)

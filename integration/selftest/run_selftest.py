@@ -22,11 +22,14 @@ sys.path.insert(0, INTEGRATION)
 import run_scenario  # noqa: E402
 
 
-def driver(script, args, bug=None, timeout=300):
+def driver(script, args, bug=None, timeout=300, refuse=None):
     env = dict(os.environ)
     env.pop("FAKE_BACKSTEP_BUG", None)
+    env.pop("FAKE_BACKSTEP_REFUSE", None)
     if bug:
         env["FAKE_BACKSTEP_BUG"] = bug
+    if refuse:
+        env["FAKE_BACKSTEP_REFUSE"] = refuse
     start = time.monotonic()
     p = subprocess.run([sys.executable, os.path.join(INTEGRATION, script)] + args, env=env,
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout)
@@ -49,11 +52,11 @@ def main():
     work = tempfile.mkdtemp(prefix="selftest-", dir=opts.tmp_root)
     tmp = ["--tmp-root", work]
 
-    def scenario(name, bug=None, extra=()):
+    def scenario(name, bug=None, extra=(), refuse=None):
         return driver("run_scenario.py",
                       ["--backstep", FAKE, "--binary", os.path.join(opts.scenario_bin, name),
                        "--source", os.path.join(opts.scenario_src, name + ".c")] + tmp +
-                      list(extra), bug)
+                      list(extra), bug, refuse=refuse)
 
     def bad(subtest, bug=None):
         return driver("run_bad_input.py",
@@ -78,6 +81,8 @@ def main():
     assert sc.stdin.count(b"\n") == 4 and b"\n\n" in sc.stdin, sc.stdin
     sc = run_scenario.parse_header(os.path.join(opts.scenario_src, "crash_segv.c"))
     assert sc.expect_exit == 139
+    sc = run_scenario.parse_header(os.path.join(opts.scenario_src, "thread_tls.c"))
+    assert sc.requires == {"threads"}
     print("ok   header parsing")
 
     # A correct tool passes.
@@ -101,6 +106,19 @@ def main():
            1, "timed out", max_seconds=60)
     expect("bug crash is caught", bad("corrupt_events_middle", "crash"), 1, "SIGSEGV")
     expect("bug record-stderr is caught by bad-input", bad("compress_zlib", "record-stderr"), 1)
+
+    # `requires: threads`: skipped (77) only while the recorder refuses clone
+    # or clone3, and only for a scenario that declares it.
+    expect("correct fake: thread scenario", scenario("thread_tls"), 0)
+    expect("clone3 refused: thread scenario skipped",
+           scenario("thread_tls", refuse="clone3"), 77, "SKIPPED thread_tls")
+    expect("clone refused: thread scenario skipped",
+           scenario("thread_pool", refuse="clone"), 77, "cannot record threads")
+    expect("clone3 refused: other scenario fails", scenario("file_rw", refuse="clone3"), 1)
+    expect("another call refused: thread scenario fails",
+           scenario("thread_tls", refuse="fork"), 1, "record exited with")
+    expect("bug record-stderr is caught in a thread scenario",
+           scenario("thread_pool", "record-stderr"), 1, "recorded stderr differs")
 
     print("%d failure(s)" % len(failures))
     if failures:

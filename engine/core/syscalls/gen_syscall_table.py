@@ -28,6 +28,7 @@ FAMILIES = {
     "poll": "Poll",
     "signal": "Signal",
     "process": "Process",
+    "thread": "Thread",
     "ioctl": "Ioctl",
     "misc": "Misc",
 }

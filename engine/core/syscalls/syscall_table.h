@@ -18,6 +18,7 @@ enum class Family : uint8_t {
   Poll,      // poll/select/epoll/eventfd
   Signal,    // signal dispositions, masks, sending
   Process,   // process and thread lifecycle, arch_prctl, prctl, rseq, futex, ...
+  Thread,    // clone of threads, futex, thread ids and exit words
   Ioctl,     // ioctl: per-request handling
   Misc,      // getrandom and the rest
 };

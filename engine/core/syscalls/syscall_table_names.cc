@@ -15,6 +15,7 @@ const char* to_string(Family family) {
     case Family::Poll: return "poll";
     case Family::Signal: return "signal";
     case Family::Process: return "process";
+    case Family::Thread: return "thread";
     case Family::Ioctl: return "ioctl";
     case Family::Misc: return "misc";
   }

@@ -1,0 +1,14 @@
+// Which system calls may wait for another thread (or for the outside world)
+// before they return. With more than one thread, the recorder lets other
+// threads run while a thread sits in such a call (record_threads.cc); any
+// other call is run to its end while the rest of the program stays stopped,
+// so it must never wait for one of them.
+#pragma once
+
+#include "engine/core/registers.h"
+
+namespace backstep {
+
+bool may_block(const Registers& entry);
+
+}  // namespace backstep

@@ -1,0 +1,70 @@
+// One recorded thread: its ptrace handle and what the recorder keeps per
+// thread. A recording has one today; with threads (issue 8) each thread gets
+// its own, and RecordSession hands every stop to the RecordTask of the thread
+// that stopped.
+#pragma once
+
+#include <signal.h>
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "engine/core/registers.h"
+#include "engine/core/task.h"
+#include "engine/record/syscall_context.h"
+
+namespace backstep {
+
+// Where a thread is, for the recorder's scheduler (record_threads.cc): one
+// thread at a time runs user code (Running); the others sit at a ptrace stop
+// (Stopped, possibly with a status the kernel reported while another thread
+// ran: Task::keep_status), or in a system call that may block (InKernel).
+enum class RunState { Stopped, Running, InKernel, Gone };
+
+struct RecordTask {
+  explicit RecordTask(Task& t) : task(t) {}
+  RecordTask(const RecordTask&) = delete;
+  RecordTask& operator=(const RecordTask&) = delete;
+
+  Task& task;
+  pid_t tid() const { return task.tid(); }
+
+  // The system call between its entry and exit stops.
+  std::optional<SyscallContext> in_syscall;
+  // Registers after the last event, and whether the thread still stands
+  // right there (no user instruction since): a signal can be delivered at
+  // such a boundary without a counter.
+  Registers last_exit_regs;
+  bool at_syscall_boundary = false;
+  // Entry registers of a sleep interrupted with ERESTART_RESTARTBLOCK.
+  std::optional<Registers> interrupted_entry;
+  // Signals that came while user code ran, held back until the next
+  // boundary; and those re-raised at one, not yet seen again.
+  std::vector<siginfo_t> deferred_signals;
+  std::vector<siginfo_t> redelivering;
+  // A signal is held back: from force_at_ns (steady clock) on, the recorder
+  // interrupts the thread to force a position (forced_position.cc).
+  bool force_wanted = false;
+  uint64_t force_at_ns = 0;
+  // PTRACE_INTERRUPT sent, its PTRACE_EVENT_STOP not seen yet.
+  bool interrupt_pending = false;
+
+  RunState run = RunState::Stopped;
+  // When the scheduler last let it run (steady clock, ns), and whether the
+  // recorder has looked since then for a spin (forced_position.cc).
+  uint64_t since_ns = 0;
+  bool probed = false;
+  // Handed over while spinning in a loop that changes nothing (a fixpoint):
+  // the state digest then. Until the program's state differs from it, the
+  // thread would only spin again, so the scheduler passes it over.
+  std::optional<uint64_t> spin_digest;
+  // The word the kernel zeroes when the thread ends (CLONE_CHILD_CLEARTID,
+  // set_tid_address), 0 for none.
+  uint64_t clear_child_tid = 0;
+  // Its robust futex list head (set_robust_list), 0 for none: the kernel
+  // marks the mutexes on it that the thread still holds as it dies.
+  uint64_t robust_list = 0;
+};
+
+}  // namespace backstep

@@ -1,0 +1,85 @@
+// Threads in replay. Each event runs on the thread it names; the others stay
+// at their ptrace stops. A thread is created at its ThreadStart event by a
+// clone that replay makes itself, from the tool page of the thread that
+// created it (its registers and XSAVE area then come from the trace), and
+// ends at its ThreadExit event, after the kernel's writes recorded there.
+// Threads are separate processes here that share the address space, so
+// memory and breakpoints are common to all, and debug registers and
+// registers belong to each.
+#include <sched.h>
+
+#include "engine/core/tool_page.h"
+#include "engine/replay/replay_session.h"
+
+namespace backstep {
+namespace {
+
+constexpr uint64_t kThreadCloneFlags = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_SYSVSEM | CLONE_PARENT;
+
+}  // namespace
+
+void ReplaySession::switch_to(uint32_t tid) {
+  if (tid == current_tid_) return;
+  auto it = threads_.find(tid);
+  if (it == threads_.end()) {
+    diverged("the trace names thread " + std::to_string(tid) + ", which does not exist at this point");
+  }
+  auto cur = threads_.find(current_tid_);
+  if (cur != threads_.end()) {
+    cur->second.breakpoint_reported = breakpoint_reported_;
+    if (!armed_.empty()) cur->second.debug_registers_set = true;
+  }
+  current_tid_ = tid;
+  task_ = it->second.task;
+  breakpoint_reported_ = it->second.breakpoint_reported;
+  // The debug registers belong to the thread: arm them again in this one.
+  if (it->second.debug_registers_set) task_->set_debug_register(7, 0);
+  armed_.clear();
+  slot_owner_.clear();
+}
+
+void ReplaySession::start_thread(const trace::Event& event) {
+  auto parent = threads_.find(static_cast<uint32_t>(event.status));
+  if (parent == threads_.end()) {
+    diverged("thread " + std::to_string(event.tid) + " is created by thread " + std::to_string(event.status) +
+             ", which does not exist");
+  }
+  if (threads_.count(event.tid)) diverged("thread " + std::to_string(event.tid) + " is created twice");
+  pid_t live = parent->second.task->remote_clone(kToolSyscallInsn, kThreadCloneFlags);
+  Task& t = add_task(live);
+  t.set_regs(Registers::from_block(*event.regs));
+  if (!event.xstate.empty()) t.set_xstate(event.xstate);
+  threads_[event.tid] = ReplayThread{&t};
+}
+
+void ReplaySession::end_thread(const trace::Event& event) {
+  auto it = threads_.find(event.tid);
+  if (it == threads_.end()) diverged("thread " + std::to_string(event.tid) + " ends but does not exist");
+  Task& t = *it->second.task;
+  for (const trace::MemoryWrite& w : event.writes) t.write_bytes(remote_ptr<void>(w.addr), w.data.data(), w.data.size());
+  t.kill();
+  threads_.erase(it);
+  if (current_tid_ == event.tid) {
+    // The next event names the thread that goes on.
+    current_tid_ = 0;
+    breakpoint_reported_ = false;
+    armed_.clear();
+    slot_owner_.clear();
+  }
+}
+
+void ReplaySession::copy_threads_into(ReplaySession& copy) {
+  // fork() copied the current thread; make the others again in the copy.
+  copy.threads_[current_tid_] = ReplayThread{copy.task_, threads_[current_tid_].at_entry, breakpoint_reported_, false};
+  copy.current_tid_ = current_tid_;
+  for (auto& [tid, thread] : threads_) {
+    if (tid == current_tid_) continue;
+    pid_t live = copy.task_->remote_clone(kToolSyscallInsn, kThreadCloneFlags);
+    Task& t = copy.add_task(live);
+    t.set_regs(thread.task->regs());
+    t.set_xstate(thread.task->xstate());
+    copy.threads_[tid] = ReplayThread{&t, thread.at_entry, thread.breakpoint_reported, false};
+  }
+}
+
+}  // namespace backstep
