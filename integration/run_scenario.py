@@ -41,6 +41,8 @@ Header syntax: comment lines at the very top of NAME.c, `// KEY: VALUE`:
   requires: threads         the program starts threads: while backstep refuses
                             clone/clone3, the recorded run reports SKIPPED
                             (exit status 77) instead of failing
+  stack-limit: BYTES        RLIMIT_STACK (soft) of the native and recorded runs;
+                            replay runs with the driver's own
 Any other comment line at the top is description. Input names are relative
 to the program's working directory and may not contain "/" or "..".
 
@@ -119,11 +121,13 @@ class Scenario:
         self.compare_stderr = True
         self.timeout = DEFAULT_TIMEOUT
         self.requires = set()  # "threads"
+        self.stack_limit = None
 
 
 DIRECTIVE = re.compile(r"^//\s?([a-z][a-z0-9-]*):(?: (.*)|)$")
 KNOWN = {"scenario", "args", "env", "stdin", "stdin-random", "input", "input-random",
-         "input-lines", "expect-exit", "output", "stdout", "stderr", "timeout", "requires"}
+         "input-lines", "expect-exit", "output", "stdout", "stderr", "timeout", "requires",
+         "stack-limit"}
 REQUIREMENTS = {"threads"}
 SKIPPED = 77  # CTest's SKIP_RETURN_CODE for the scenario tests
 
@@ -191,6 +195,8 @@ def parse_header(path):
                         raise ScenarioError("requires: %s, not %r" %
                                             ("|".join(sorted(REQUIREMENTS)), req))
                     sc.requires.add(req)
+            elif key == "stack-limit":
+                sc.stack_limit = int(value)
     sc.stdin = b"".join(stdin_parts)
     names = [n for n, _ in sc.inputs]
     if len(set(names)) != len(names):
@@ -229,22 +235,33 @@ class Result:
         return "exit status %d" % self.returncode
 
 
-def no_core_dumps():
-    import resource
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+def limits(stack_limit):
+    """What the child sets before exec: no core dumps, and the stack limit."""
+    def apply():
+        import resource
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if stack_limit is not None:
+            hard = resource.getrlimit(resource.RLIMIT_STACK)[1]
+            if hard != resource.RLIM_INFINITY:
+                stack = min(stack_limit, hard)
+            else:
+                stack = stack_limit
+            resource.setrlimit(resource.RLIMIT_STACK, (stack, hard))
+    return apply
 
 
-def run(argv, cwd, env, stdin_data=b"", timeout=DEFAULT_TIMEOUT, merged=False, sockets=False):
+def run(argv, cwd, env, stdin_data=b"", timeout=DEFAULT_TIMEOUT, merged=False, sockets=False,
+        stack_limit=None):
     """Runs argv in its own session; kills the whole group on timeout."""
     if sockets:
-        return run_on_sockets(argv, cwd, env, stdin_data, timeout)
+        return run_on_sockets(argv, cwd, env, stdin_data, timeout, stack_limit)
     start = time.monotonic()
     proc = subprocess.Popen(
         argv, cwd=cwd, env=env,
         stdin=subprocess.PIPE if stdin_data is not None else subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT if merged else subprocess.PIPE,
-        start_new_session=True, preexec_fn=no_core_dumps)
+        start_new_session=True, preexec_fn=limits(stack_limit))
     timed_out = False
     try:
         out, err = proc.communicate(input=stdin_data, timeout=timeout)
@@ -261,7 +278,7 @@ def run(argv, cwd, env, stdin_data=b"", timeout=DEFAULT_TIMEOUT, merged=False, s
                   out or b"", err or b"", time.monotonic() - start, timed_out)
 
 
-def run_on_sockets(argv, cwd, env, stdin_data, timeout):
+def run_on_sockets(argv, cwd, env, stdin_data, timeout, stack_limit=None):
     """As run(), with stdout and stderr each one end of a socketpair."""
     import socket
     import threading
@@ -280,7 +297,7 @@ def run_on_sockets(argv, cwd, env, stdin_data, timeout):
         argv, cwd=cwd, env=env,
         stdin=subprocess.PIPE if stdin_data is not None else subprocess.DEVNULL,
         stdout=pairs[0][1].fileno(), stderr=pairs[1][1].fileno(),
-        start_new_session=True, preexec_fn=no_core_dumps)
+        start_new_session=True, preexec_fn=limits(stack_limit))
     for ours, theirs in pairs:
         theirs.close()
     readers = [threading.Thread(target=drain, args=(pairs[i][0], got[i]), daemon=True) for i in (0, 1)]
@@ -417,7 +434,8 @@ def native_run(sc, binary, root, check, subdir="native"):
     env = base_env(sc, os.path.join(root, "backstep-dir"))
     d = os.path.join(root, subdir)
     exe = prepare_dir(d, binary, sc)
-    res = run(["./" + os.path.basename(exe)] + sc.args, d, env, sc.stdin, sc.timeout, sc.merged, sc.sockets)
+    res = run(["./" + os.path.basename(exe)] + sc.args, d, env, sc.stdin, sc.timeout, sc.merged, sc.sockets,
+              sc.stack_limit)
     report_run(subdir, res)
     if not check.expect(not res.timed_out, "native run timed out"):
         return res
@@ -505,7 +523,7 @@ def record_and_replay(sc, binary, root, native, check, opts):
     exe = prepare_dir(run_dir, binary, sc)
     trace = os.path.join(root, "trace")
     argv = [backstep, "record", "-o", trace, "--", "./" + os.path.basename(exe)] + sc.args
-    rec = run(argv, run_dir, env, sc.stdin, sc.timeout, sc.merged, sc.sockets)
+    rec = run(argv, run_dir, env, sc.stdin, sc.timeout, sc.merged, sc.sockets, sc.stack_limit)
     report_run("record", rec)
     if not check.expect(not rec.timed_out, "record timed out (%.0f s); stderr:\n%s" %
                         (sc.timeout, tail(rec.stderr))):

@@ -6,6 +6,8 @@
 #include <asm/termbits.h>
 #include <linux/fiemap.h>
 #include <linux/fs.h>
+#include <linux/if_tun.h>
+#include <linux/nsfs.h>
 #include <linux/sockios.h>
 #include <sys/ioctl.h>
 
@@ -65,6 +67,10 @@ BOOST_AUTO_TEST_CASE(old_style_requests_come_from_the_table) {
   check_kind(SIOCGIFCONF, Output::Ifconf);
   check_kind(FS_IOC_FIEMAP, Output::Fiemap);
   check_kind(FIDEDUPERANGE, Output::DedupeRange);
+  check_fixed(TUNSETIFF, 40);  // _IOW, but writes the interface name back
+  check_fixed(TUNGETIFF, 40);  // _IOR of an int, but writes a struct ifreq
+  check_fixed(NS_GET_OWNER_UID, 4);  // _IO, but writes a uid_t
+  check_kind(NS_GET_USERNS, Output::None);  // returns a descriptor
 }
 
 BOOST_AUTO_TEST_CASE(unknown_old_style_requests_are_unknown) {

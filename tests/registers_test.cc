@@ -4,6 +4,7 @@
 #include <cstddef>
 
 #include "engine/core/proc_maps.h"
+#include "engine/core/cpuid_trap.h"
 #include "engine/core/registers.h"
 
 using backstep::Registers;
@@ -87,4 +88,21 @@ BOOST_AUTO_TEST_CASE(proc_maps_lines_parse) {
   BOOST_TEST(maps[2].name == "/path with spaces/x");
   BOOST_TEST(maps[3].name.empty());
   BOOST_TEST(maps[3].end - maps[3].start == 0x22000u);
+}
+
+// CPUID faulting's answers hide RDRAND (leaf 1 ecx bit 30), RDSEED, HLE and
+// RTM (leaf 7.0 ebx bits 18, 4, 11), and nothing else.
+BOOST_AUTO_TEST_CASE(cpuid_answers_hide_unreplayable_features) {
+  uint32_t eax = 0xffffffff, ebx = 0xffffffff, ecx = 0xffffffff, edx = 0xffffffff;
+  backstep::mask_cpuid_leaf(1, 0, eax, ebx, ecx, edx);
+  BOOST_TEST(ecx == (0xffffffffu & ~(1u << 30)));
+  BOOST_TEST((eax == 0xffffffffu && ebx == 0xffffffffu && edx == 0xffffffffu));
+  eax = ebx = ecx = edx = 0xffffffff;
+  backstep::mask_cpuid_leaf(7, 0, eax, ebx, ecx, edx);
+  BOOST_TEST(ebx == (0xffffffffu & ~((1u << 18) | (1u << 4) | (1u << 11))));
+  BOOST_TEST((eax == 0xffffffffu && ecx == 0xffffffffu && edx == 0xffffffffu));
+  eax = ebx = ecx = edx = 0xffffffff;
+  backstep::mask_cpuid_leaf(7, 1, eax, ebx, ecx, edx);  // another subleaf: untouched
+  backstep::mask_cpuid_leaf(0, 0, eax, ebx, ecx, edx);
+  BOOST_TEST((eax == 0xffffffffu && ebx == 0xffffffffu && ecx == 0xffffffffu && edx == 0xffffffffu));
 }

@@ -2,6 +2,7 @@
 
 #include <elf.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sched.h>
 #include <sys/syscall.h>
@@ -10,12 +11,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstddef>
 #include <cstring>
+#include <optional>
 #include <sstream>
 
 #include "engine/core/log.h"
+#include "engine/core/proc_maps.h"
+#include "engine/core/tool_page.h"
 
 namespace backstep {
 
@@ -252,6 +257,28 @@ std::vector<uint8_t> Task::read_bytes(remote_ptr<void> addr, std::size_t len) {
   return out;
 }
 
+// /proc/PID/mem cannot write a shared mapping without PROT_WRITE (the
+// kernel only forces writes into private, copy-on-write ones). Such a
+// mapping still changes when its file is written, which replay reproduces
+// by writing the mapping: make the pages writable for the write, through
+// the tool page, then give them their protection back. Returns the bytes
+// written, or -1.
+ssize_t Task::write_read_only_shared(uint64_t addr, const uint8_t* in, std::size_t len) {
+  std::optional<MapsEntry> found;
+  for (const MapsEntry& e : read_proc_maps(tid_)) {
+    if (addr >= e.start && addr < e.end) found = e;
+  }
+  if (!found || !found->shared || (found->prot & PROT_WRITE)) return -1;
+  uint64_t end = std::min<uint64_t>(addr + len, found->end);
+  uint64_t first = addr & ~uint64_t{4095}, last = (end + 4095) & ~uint64_t{4095};
+  if (tool_syscall(*this, SYS_mprotect, first, last - first, found->prot | PROT_WRITE) != 0) return -1;
+  ssize_t n = pwrite(mem_fd_, in, end - addr, static_cast<off_t>(addr));
+  int saved = errno;
+  tool_syscall(*this, SYS_mprotect, first, last - first, found->prot);
+  errno = saved;
+  return n;
+}
+
 void Task::write_bytes(remote_ptr<void> addr, const void* buf, std::size_t len) {
   if (mem_fd_ < 0) open_memory();
   std::size_t done = 0;
@@ -259,6 +286,11 @@ void Task::write_bytes(remote_ptr<void> addr, const void* buf, std::size_t len) 
   while (done < len) {
     ssize_t n = pwrite(mem_fd_, in + done, len - done, static_cast<off_t>(addr.as_int() + done));
     if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EIO || errno == EFAULT)) {
+      int saved = errno;
+      n = write_read_only_shared(addr.as_int() + done, in + done, len - done);
+      if (n <= 0) errno = saved;
+    }
     if (n <= 0) {
       std::ostringstream os;
       os << "task " << tid_ << ": cannot write " << len << " bytes at 0x" << std::hex

@@ -144,6 +144,8 @@ class Task {
 
  private:
   long ptrace_or_throw(int request, void* addr, void* data, const char* what);
+  // write_bytes into a shared mapping without PROT_WRITE (task.cc).
+  ssize_t write_read_only_shared(uint64_t addr, const uint8_t* in, std::size_t len);
   // Sets up syscall `nr` at `insn` and runs the task to its entry stop.
   void enter_remote_syscall(remote_ptr<void> insn, long nr, const std::array<uint64_t, 6>& args);
 

@@ -3,13 +3,17 @@
 // from their trace copies, memory contents from the writes), so it does not
 // depend on the host's copy of the program, its libraries or its layout.
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 #include <sstream>
+#include <vector>
 
 #include "engine/core/proc_maps.h"
+#include "engine/core/cpuid_trap.h"
 #include "engine/core/tool_page.h"
 #include "engine/core/vdso.h"
 #include "engine/record/record_session.h"
@@ -52,19 +56,42 @@ uint64_t program_break_start(pid_t pid) {
   throw std::runtime_error("no start_brk in /proc/PID/stat");
 }
 
+// The lowest address the stack may grow to: its RLIMIT_STACK below its
+// top (at most 1 GiB), and no closer than the kernel's guard gap to the
+// mapping below. The Stack mapping's start in the trace is that address, so
+// that replay reserves the room the recording had (a program run under
+// `ulimit -s unlimited` may recurse deeper than the usual 8 MiB).
+uint64_t stack_reserve(Task& task, const std::vector<MapsEntry>& maps, const MapsEntry& stack) {
+  constexpr uint64_t kGuardGap = 256 * 4096, kMaxRoom = uint64_t{1} << 30;
+  struct rlimit rl {};
+  if (prlimit(task.tid(), RLIMIT_STACK, nullptr, &rl) != 0) return stack.start;
+  uint64_t below = 0;
+  for (const MapsEntry& m : maps) {
+    if (m.end <= stack.start) below = std::max(below, m.end);
+  }
+  uint64_t room = std::min<uint64_t>(rl.rlim_cur, kMaxRoom);
+  uint64_t low = stack.end > room ? stack.end - room : 0;
+  return std::max(low, below + kGuardGap) & ~uint64_t{4095};
+}
+
 }  // namespace
 
 void RecordSession::record_exec(Task& task) {
   task.open_memory();  // the exec replaced the address space
   install_tool_page(task);
   patch_vdso(task);
+  // cpuid traps from here on where the CPU can make it (replay turns it on
+  // the same way: replay/address_space.cc); exec turns it off again.
+  disguise_.cpuid_faulting = enable_cpuid_faulting(task);
+  disguise_.program_cpuid_faulting = false;  // exec turns it off
 
   trace::Event event;
   event.kind = trace::EventKind::Exec;
   event.tid = static_cast<uint32_t>(task.tid());
   event.regs = task.regs().to_block();
   event.xstate = task.xstate();
-  for (const MapsEntry& m : read_proc_maps(task.tid())) {
+  std::vector<MapsEntry> maps = read_proc_maps(task.tid());
+  for (const MapsEntry& m : maps) {
     if (m.name == "[vsyscall]") continue;  // fixed by the kernel, same everywhere
     trace::Mapping rec;
     rec.start = m.start;
@@ -102,6 +129,7 @@ void RecordSession::record_exec(Task& task) {
       w.data.resize(task.read_some(remote_ptr<void>(m.start), w.data.data(), w.data.size()));
       event.writes.push_back(std::move(w));
     }
+    if (rec.kind == trace::MappingKind::Stack) rec.start = std::min(rec.start, stack_reserve(task, maps, m));
     event.mappings.push_back(std::move(rec));
   }
   event.status = static_cast<int64_t>(program_break_start(task.tid()));

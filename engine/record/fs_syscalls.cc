@@ -1,4 +1,5 @@
 // Files and descriptors: scatter reads, echoed writes, fcntl commands.
+#include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -75,10 +76,38 @@ void record_shared_mapping_changes(SyscallContext& ctx, int fd, std::optional<ui
   }
 }
 
+// A read that fails with EFAULT may have filled part of the buffer first (a
+// pipe read stops at the first page it cannot write, and returns EFAULT if
+// that was in its first chunk): record what the buffer holds, up to the
+// first unreadable byte.
+constexpr uint64_t kMaxFaultedRead = uint64_t{1} << 26;
+
+void exit_read(SyscallContext& ctx) {
+  if (ctx.result() == -EFAULT) ctx.record_memory(ctx.arg(1), std::min(ctx.arg(2), kMaxFaultedRead));
+}
+
 // readv, preadv, preadv2 and vmsplice scatter what they read over an iovec array.
 void exit_scatter_read(SyscallContext& ctx) {
   int64_t ret = ctx.result();
   if (ret > 0) ctx.record_iovecs(ctx.arg(1), ctx.arg(2), static_cast<uint64_t>(ret));
+  if (ret == -EFAULT) ctx.record_iovecs(ctx.arg(1), ctx.arg(2), kMaxFaultedRead);
+}
+
+// A write to /proc/PID/mem of the program itself is a store into its memory
+// (debuggers, JITs and self-patching code do it): record the bytes now there.
+void record_proc_mem_write(SyscallContext& ctx, int fd, std::optional<uint64_t> offset, uint64_t len) {
+  std::string link = "/proc/" + std::to_string(ctx.task.tid()) + "/fd/" + std::to_string(fd);
+  char target[64];
+  ssize_t n = readlink(link.c_str(), target, sizeof(target) - 1);
+  if (n <= 0) return;
+  std::string path(target, static_cast<size_t>(n));
+  if (path != "/proc/" + std::to_string(ctx.task.tid()) + "/mem") return;
+  if (!offset) {
+    std::optional<uint64_t> pos = file_position(ctx.task.tid(), fd);
+    if (!pos || *pos < len) return;
+    offset = *pos - len;  // the write ended at the new file position
+  }
+  ctx.record_memory(*offset, len);
 }
 
 // vmsplice reads from a pipe into memory (as readv), or writes memory into
@@ -96,9 +125,10 @@ void exit_write(SyscallContext& ctx) {
   int64_t ret = ctx.result();
   if (ret <= 0) return;
   if (ctx.written) ctx.echo_if_stdio(static_cast<int>(ctx.arg(0)), *ctx.written);
-  record_shared_mapping_changes(ctx, static_cast<int>(ctx.arg(0)),
-                                ctx.info.nr == SYS_pwrite64 ? std::optional<uint64_t>(ctx.arg(3)) : std::nullopt,
-                                static_cast<uint64_t>(ret));
+  std::optional<uint64_t> offset =
+      ctx.info.nr == SYS_pwrite64 ? std::optional<uint64_t>(ctx.arg(3)) : std::nullopt;
+  record_shared_mapping_changes(ctx, static_cast<int>(ctx.arg(0)), offset, static_cast<uint64_t>(ret));
+  record_proc_mem_write(ctx, static_cast<int>(ctx.arg(0)), offset, static_cast<uint64_t>(ret));
 }
 
 // writev, pwritev and pwritev2.
@@ -107,9 +137,9 @@ void exit_gather_write(SyscallContext& ctx) {
   if (ret <= 0) return;
   if (ctx.written) ctx.echo_if_stdio(static_cast<int>(ctx.arg(0)), *ctx.written);
   bool positioned = ctx.info.nr != SYS_writev && static_cast<int64_t>(ctx.arg(3)) != -1;
-  record_shared_mapping_changes(ctx, static_cast<int>(ctx.arg(0)),
-                                positioned ? std::optional<uint64_t>(ctx.arg(3)) : std::nullopt,
-                                static_cast<uint64_t>(ret));
+  std::optional<uint64_t> offset = positioned ? std::optional<uint64_t>(ctx.arg(3)) : std::nullopt;
+  record_shared_mapping_changes(ctx, static_cast<int>(ctx.arg(0)), offset, static_cast<uint64_t>(ret));
+  record_proc_mem_write(ctx, static_cast<int>(ctx.arg(0)), offset, static_cast<uint64_t>(ret));
 }
 
 // fcntl commands (<linux/fcntl.h>, Linux 6.18) by what they write through
@@ -165,6 +195,7 @@ void exit_splice(SyscallContext& ctx) {
 }  // namespace
 
 namespace recorders {
+extern const SyscallRecorder read{nullptr, exit_read};
 extern const SyscallRecorder scatter_read{nullptr, exit_scatter_read};
 extern const SyscallRecorder write{nullptr, exit_write};
 extern const SyscallRecorder gather_write{nullptr, exit_gather_write};

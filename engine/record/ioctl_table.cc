@@ -26,9 +26,11 @@
 #include <linux/fiemap.h>
 #include <linux/fs.h>
 #include <linux/hdreg.h>
+#include <linux/if_tun.h>
 #include <linux/input.h>
 #include <linux/kd.h>
 #include <linux/loop.h>
+#include <linux/nsfs.h>
 #include <linux/serial.h>
 #include <linux/sockios.h>
 #include <linux/usbdevice_fs.h>
@@ -130,6 +132,11 @@ const std::unordered_map<uint32_t, Rule>& table() {
       {LOOP_CTL_GET_FREE, none()},
       // Encoded, but writing more than or elsewhere than _IOC_SIZE says.
       {EVIOCSFF, bytes(sizeof(struct ff_effect))},  // _IOW, but writes back the effect id
+      // TUN/TAP ('T', but encoded): TUNSETIFF is _IOW and TUNGETIFF _IOR of an
+      // int, yet both write a whole struct ifreq (the interface's name).
+      {TUNSETIFF, bytes(sizeof(struct ifreq))}, {TUNGETIFF, bytes(sizeof(struct ifreq))},
+      // Namespaces (<linux/nsfs.h>): _IO, but copies the owner's uid out.
+      {NS_GET_OWNER_UID, bytes(sizeof(uid_t))},
       {USBDEVFS_CONTROL, refused(kNested)}, {USBDEVFS_BULK, refused(kNested)},
       {USBDEVFS_REAPURB, refused(kNested)}, {USBDEVFS_REAPURBNDELAY, refused(kNested)},
       {USBDEVFS_IOCTL, refused(kNested)}, {SNDRV_PCM_IOCTL_READI_FRAMES, refused(kNested)},

@@ -1,9 +1,9 @@
 // Administrative calls whose output depends on an operation argument: the
-// kernel log, filesystem-type names, the retired _sysctl, the key
-// management calls and bpf. Each writes only where its operation says.
+// kernel log, filesystem-type names, the retired _sysctl and the key
+// management calls (bpf: bpf_syscalls.cc). Each writes only where its
+// operation says.
 #include <cstddef>  // size_t, which <linux/sysctl.h> uses without including
 
-#include <linux/bpf.h>
 #include <linux/keyctl.h>
 #include <linux/sysctl.h>
 #include <sys/syscall.h>
@@ -107,43 +107,6 @@ void exit_keyctl(SyscallContext& ctx) {
   }
 }
 
-// bpf commands whose only write to the program's memory is the attr union
-// itself (ids, the true log size): recorded by copying attr back. Program
-// and BTF loads also fill a log buffer. Every other command (element
-// lookups, object info, test runs, queries...) writes through pointers of
-// its own and is refused until it is handled.
-const std::set<int> kBpfAttrOnly = {
-    BPF_MAP_CREATE,        BPF_MAP_UPDATE_ELEM, BPF_MAP_DELETE_ELEM, BPF_OBJ_PIN,
-    BPF_OBJ_GET,           BPF_PROG_ATTACH,     BPF_PROG_DETACH,     BPF_PROG_GET_NEXT_ID,
-    BPF_MAP_GET_NEXT_ID,   BPF_PROG_GET_FD_BY_ID, BPF_MAP_GET_FD_BY_ID, BPF_BTF_GET_FD_BY_ID,
-    BPF_MAP_FREEZE,        BPF_BTF_GET_NEXT_ID, BPF_LINK_GET_FD_BY_ID, BPF_LINK_GET_NEXT_ID,
-    BPF_LINK_DETACH,       BPF_PROG_BIND_MAP,   BPF_PROG_LOAD,       BPF_BTF_LOAD,
-};
-constexpr uint64_t kMaxBpfAttr = 4096;  // the kernel refuses larger (E2BIG)
-
-void enter_bpf(SyscallContext& ctx) {
-  int cmd = static_cast<int>(ctx.arg(0));
-  if (!kBpfAttrOnly.count(cmd)) ctx.refuse("unsupported bpf command " + std::to_string(cmd));
-}
-
-// The verifier writes its log even when the load fails.
-void record_bpf_log(SyscallContext& ctx, uint64_t buf, uint32_t size, uint32_t level) {
-  if (level != 0) ctx.record_memory(buf, size);
-}
-
-void exit_bpf(SyscallContext& ctx) {
-  uint64_t size = std::min<uint64_t>(ctx.arg(2), kMaxBpfAttr);
-  ctx.record_memory(ctx.arg(1), size);
-  bpf_attr attr{};
-  std::size_t got = ctx.task.read_some(remote_ptr<void>(ctx.arg(1)), &attr, std::min<uint64_t>(size, sizeof(attr)));
-  if (static_cast<int>(ctx.arg(0)) == BPF_PROG_LOAD && got >= offsetof(bpf_attr, log_buf) + sizeof(attr.log_buf)) {
-    record_bpf_log(ctx, attr.log_buf, attr.log_size, attr.log_level);
-  } else if (static_cast<int>(ctx.arg(0)) == BPF_BTF_LOAD &&
-             got >= offsetof(bpf_attr, btf_log_level) + sizeof(attr.btf_log_level)) {
-    record_bpf_log(ctx, attr.btf_log_buf, attr.btf_log_size, attr.btf_log_level);
-  }
-}
-
 }  // namespace
 
 namespace recorders {
@@ -151,7 +114,6 @@ extern const SyscallRecorder syslog{nullptr, exit_syslog};
 extern const SyscallRecorder sysfs{nullptr, exit_sysfs};
 extern const SyscallRecorder sysctl{nullptr, exit_sysctl};
 extern const SyscallRecorder keyctl{enter_keyctl, exit_keyctl};
-extern const SyscallRecorder bpf{enter_bpf, exit_bpf};
 }  // namespace recorders
 
 }  // namespace backstep

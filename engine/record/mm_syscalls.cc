@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <optional>
 #include <sstream>
 #include <vector>
 
@@ -114,11 +115,16 @@ void exit_mmap(SyscallContext& ctx) {
   // the mapping shows, so it records the truth either way).
   bool past_end = m.offset + (m.end - m.start) > page_up(stored.size);
   ctx.session.forget_mappings(m.start, m.end - m.start);
+  uint64_t object = ctx.session.shared_object_id(st.st_dev, st.st_ino);
   if ((m.flags & MAP_SHARED) || past_end) {
-    m.shared_object = ctx.session.shared_object_id(st.st_dev, st.st_ino);
+    m.shared_object = object;
     ctx.session.mapped_file_sizes().watch(fd_link, m.shared_object, stored.size);
-    ctx.session.track_shared_mapping({m.start, m.end, m.offset, st.st_dev, st.st_ino});
   }
+  // Every file mapping is tracked, private ones too: a private mapping shows
+  // the file's new bytes in the pages it has not copied, and replay maps it
+  // from the trace's copy, so a write to the file is recorded as memory
+  // written at each mapping of it (fs_syscalls.cc).
+  ctx.session.track_shared_mapping({m.start, m.end, m.offset, st.st_dev, st.st_ino});
   ctx.event.mappings.push_back(std::move(m));
 }
 
@@ -149,6 +155,37 @@ void exit_mremap(SyscallContext& ctx) {
   for (const auto& m : moved) ctx.session.track_shared_mapping(m);
 }
 
+// remap_file_pages: the kernel emulates it with a MAP_FIXED mapping of the
+// same file at another offset; replay redoes it on its own shared mapping
+// of the file (an object with the same offsets). A write to the file must
+// then be recorded at the page's new offset.
+void exit_remap_file_pages(SyscallContext& ctx) {
+  if (ctx.failed()) return;
+  uint64_t start = ctx.arg(0), len = page_up(ctx.arg(1)), offset = ctx.arg(3) * kPage;
+  std::optional<RecordSession::SharedFileMapping> file;
+  for (const RecordSession::SharedFileMapping& m : ctx.session.shared_mappings()) {
+    if (start >= m.start && start < m.end) file = m;
+  }
+  ctx.session.forget_mappings(start, len);
+  if (file) ctx.session.track_shared_mapping({start, start + len, offset, file->dev, file->ino});
+}
+
+// Protection keys: pkey_mprotect with key -1 is mprotect, and replay redoes
+// it as such. A key the program allocated lives in the PKRU register and in
+// page-table bits that replay does not rebuild: a successful pkey_alloc (on
+// CPUs with protection keys) stops the recording after the call.
+void enter_pkey_mprotect(SyscallContext& ctx) { enter_range_change(ctx); }
+
+void exit_pkey_mprotect(SyscallContext& ctx) {
+  if (!ctx.failed() && static_cast<int>(ctx.arg(3)) != -1) {
+    ctx.refuse_after_call("pkey_mprotect with a protection key: replay does not rebuild protection keys");
+  }
+}
+
+void exit_pkey_alloc(SyscallContext& ctx) {
+  if (!ctx.failed()) ctx.refuse_after_call("pkey_alloc succeeded: replay does not rebuild protection keys");
+}
+
 }  // namespace
 
 // Replay redoes these calls (engine/replay/address_space.cc); their results
@@ -158,6 +195,9 @@ extern const SyscallRecorder mmap{enter_mmap, exit_mmap};
 extern const SyscallRecorder munmap{enter_range_change, exit_unmap};
 extern const SyscallRecorder mremap{enter_range_change, exit_mremap};
 extern const SyscallRecorder mprotect{enter_range_change, nullptr};
+extern const SyscallRecorder pkey_mprotect{enter_pkey_mprotect, exit_pkey_mprotect};
+extern const SyscallRecorder pkey_alloc{nullptr, exit_pkey_alloc};
+extern const SyscallRecorder remap_file_pages{enter_range_change, exit_remap_file_pages};
 extern const SyscallRecorder madvise{enter_madvise, nullptr};
 extern const SyscallRecorder mincore{nullptr, exit_mincore};
 extern const SyscallRecorder brk{};

@@ -45,8 +45,11 @@ std::vector<char*> c_strings(std::vector<std::string>& v) {
 }
 
 // Tracer and tracee share one CPU: a ptrace stop that crosses CPUs costs
-// 3-5x more (shared/notes/perf-anchors.md).
-int pin_to_current_cpu() {
+// 3-5x more (shared/notes/perf-anchors.md). The affinity it had is kept in
+// `disguise` for the program's sched_getaffinity.
+int pin_to_current_cpu(RecorderDisguise& disguise) {
+  disguise.have_inherited_affinity =
+      sched_getaffinity(0, sizeof(disguise.inherited_affinity), &disguise.inherited_affinity) == 0;
   int cpu = sched_getcpu();
   if (cpu < 0) return -1;
   cpu_set_t set;
@@ -64,7 +67,7 @@ std::string current_dir() {
 }  // namespace
 
 pid_t RecordSession::spawn() {
-  cpu_ = pin_to_current_cpu();
+  cpu_ = pin_to_current_cpu(disguise_);
   std::vector<std::string> argv = options_.argv, envp = options_.envp;
   std::vector<char*> c_argv = c_strings(argv), c_envp = c_strings(envp);
   // err_pipe: execve's errno back to us. go_pipe: the child waits on it
@@ -90,7 +93,7 @@ pid_t RecordSession::spawn() {
     }
     if (go != 1) _exit(127);  // the recorder could not seize us
     prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0);  // rdtsc traps; see on_signal
-    personality(ADDR_NO_RANDOMIZE);
+    personality(static_cast<unsigned long>(personality(0xffffffff)) | ADDR_NO_RANDOMIZE);  // keep setarch's bits
     execve(options_.exe.c_str(), c_argv.data(), c_envp.data());
     int e = errno;
     ssize_t ignored = write(err_pipe[1], &e, sizeof(e));

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/core/session.h"
+#include "engine/record/disguise.h"
 #include "engine/record/mapped_file_sizes.h"
 #include "engine/record/record_task.h"
 #include "engine/record/original_stdio.h"
@@ -77,6 +78,10 @@ class RecordSession : public Session {
   uint64_t shared_object_id(dev_t dev, ino_t ino);
   // Their sizes, noted on every event that changes one (mm_syscalls.cc).
   MappedFileSizes& mapped_file_sizes() { return mapped_file_sizes_; }
+
+  // What the recorder changed about the process (persona, CPU affinity)
+  // and what the program inherited (disguise.h).
+  RecorderDisguise& disguise() { return disguise_; }
 
   // The recorder's signal handling, while run() runs.
   RecorderSignals& recorder_signals() { return *signals_; }
@@ -185,6 +190,7 @@ class RecordSession : public Session {
   MappedFileSizes mapped_file_sizes_;
   std::map<std::pair<dev_t, ino_t>, uint64_t> shared_objects_;
   bool shared_maps_forgotten_ = false;  // since watch_only_mapped_files()
+  RecorderDisguise disguise_;
   std::unique_ptr<RecorderSignals> signals_;
   // Stop signals seen on one side only so far: by the program (at its
   // signal stops) and by the recorder (while the program's copy was still

@@ -12,6 +12,7 @@
 
 #include "engine/core/log.h"
 #include "engine/core/signals.h"
+#include "engine/core/cpuid_trap.h"
 #include "engine/record/record_session.h"
 
 namespace backstep {
@@ -49,15 +50,23 @@ void RecordSession::on_signal(RecordTask& t, int sig) {
   Registers regs = task.regs();
 
   if (sig == SIGSEGV && info.si_code == SI_KERNEL) {
-    if (int len = rdtsc_length(task, regs.ip())) {
+    int len = rdtsc_length(task, regs.ip());
+    // CPUID faulting (cpuid_trap.h): answered, unless the program asked for
+    // the fault itself (then it is the program's SIGSEGV, below).
+    bool cpuid = !len && !disguise_.program_cpuid_faulting && is_cpuid_at(task, regs.ip());
+    if (len || cpuid) {
       Registers after = regs;
-      unsigned aux = 0;
-      uint64_t tsc = len == 3 ? __rdtscp(&aux) : __rdtsc();
-      after.raw().rax = tsc & 0xffffffffu;
-      after.raw().rdx = tsc >> 32;
-      if (len == 3) after.raw().rcx = aux;
-      after.set_ip(regs.ip() + static_cast<uint64_t>(len));
-      task.set_regs_up_to_ip(after);  // rax, rdx, rcx and rip are all it changes
+      if (cpuid) {
+        after = emulate_cpuid(task, regs);
+      } else {
+        unsigned aux = 0;
+        uint64_t tsc = len == 3 ? __rdtscp(&aux) : __rdtsc();
+        after.raw().rax = tsc & 0xffffffffu;
+        after.raw().rdx = tsc >> 32;
+        if (len == 3) after.raw().rcx = aux;
+        after.set_ip(regs.ip() + static_cast<uint64_t>(len));
+      }
+      task.set_regs_up_to_ip(after);  // rax, rbx, rcx, rdx and rip are all they change
       trace::Event event;
       event.kind = trace::EventKind::Rdtsc;
       event.tid = static_cast<uint32_t>(task.tid());

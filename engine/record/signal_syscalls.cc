@@ -3,6 +3,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
 #include "engine/record/record_session.h"
 
 #include "engine/record/syscall_context.h"
@@ -40,12 +44,33 @@ void enter_kill(SyscallContext& ctx) {
 
 void exit_kill(SyscallContext& ctx) { ctx.session.recorder_signals().unshield(ctx.task.tid()); }
 
+// The process a pidfd of the program's refers to ("Pid:" in its fdinfo), or
+// 0 if the descriptor is not a pidfd.
+pid_t pidfd_target(pid_t program, int fd) {
+  std::ifstream info("/proc/" + std::to_string(program) + "/fdinfo/" + std::to_string(fd));
+  std::string line;
+  while (std::getline(info, line)) {
+    if (line.rfind("Pid:", 0) == 0) return static_cast<pid_t>(std::strtol(line.c_str() + 4, nullptr, 10));
+  }
+  return 0;
+}
+
+// pidfd_send_signal to a pidfd of the recorder (its parent) is kill(2) to
+// the parent: shielded the same way.
+void enter_pidfd_send_signal(SyscallContext& ctx) {
+  int sig = static_cast<int>(ctx.arg(1));
+  if (sig != 0 && pidfd_target(ctx.task.tid(), static_cast<int>(ctx.arg(0))) == getpid()) {
+    ctx.session.recorder_signals().shield(sig);
+  }
+}
+
 void exit_rt_sigreturn(SyscallContext& ctx) { ctx.event.xstate = ctx.task.xstate(); }
 
 }  // namespace
 
 namespace recorders {
 extern const SyscallRecorder kill{enter_kill, exit_kill};
+extern const SyscallRecorder pidfd_send_signal{enter_pidfd_send_signal, exit_kill};
 extern const SyscallRecorder rt_sigaction{nullptr, exit_rt_sigaction};
 extern const SyscallRecorder rt_sigprocmask{nullptr, exit_rt_sigprocmask};
 extern const SyscallRecorder rt_sigreturn{nullptr, exit_rt_sigreturn};

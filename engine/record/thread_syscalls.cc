@@ -35,6 +35,9 @@ void exit_clone(SyscallContext& ctx) {
   uint64_t flags = ctx.arg(kFlags);
   if (flags & (CLONE_PARENT_SETTID | CLONE_PIDFD)) ctx.record_memory(ctx.arg(kParentTid), 4);
   if (flags & CLONE_CHILD_SETTID) ctx.record_memory(ctx.arg(kChildTid), 4);
+  // A new thread inherits its creator's CPU mask (disguise.h).
+  RecorderDisguise& disguise = ctx.session.disguise();
+  if (disguise.own_affinity.count(ctx.task.tid())) disguise.own_affinity.insert(static_cast<pid_t>(ctx.result()));
   ctx.session.thread_created(ctx, static_cast<pid_t>(ctx.result()),
                              (flags & CLONE_CHILD_CLEARTID) ? ctx.arg(kChildTid) : 0);
 }

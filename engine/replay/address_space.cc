@@ -2,13 +2,17 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 
 #include <algorithm>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <system_error>
+#include <vector>
 
+#include "engine/core/cpuid_trap.h"
 #include "engine/core/proc_maps.h"
 #include "engine/core/tool_page.h"
 #include "engine/trace/trace_error.h"
@@ -55,6 +59,50 @@ bool changes_memory(uint64_t advice) {
   constexpr uint64_t kDontneedLocked = 24, kGuardInstall = 102, kGuardRemove = 103;
   return advice == MADV_DONTNEED || advice == MADV_REMOVE || advice == kDontneedLocked ||
          advice == kGuardInstall || advice == kGuardRemove;
+}
+
+// The program raised RLIMIT_STACK: when recorded, its stack could then grow
+// on demand that far down (and no closer than the kernel's guard gap to the
+// mapping below). Replay's stack is plain memory reserved below the
+// recorded one (rebuild_address_space), so it reserves the new room too.
+constexpr uint64_t kStackGuardGap = 256 * 4096;
+constexpr uint64_t kMaxStackRoom = uint64_t{1} << 30;
+
+void reserve_stack_room(Task& task, uint64_t sp, uint64_t limit) {
+  std::vector<MapsEntry> maps = read_proc_maps(task.tid());
+  auto stack = std::find_if(maps.begin(), maps.end(), [&](const MapsEntry& m) { return sp >= m.start && sp < m.end; });
+  if (stack == maps.end()) return;
+  uint64_t below = 0;
+  for (const MapsEntry& m : maps) {
+    if (m.end <= stack->start) below = std::max(below, m.end);
+  }
+  uint64_t room = std::min(limit, kMaxStackRoom);
+  uint64_t low = stack->end > room ? stack->end - room : 0;
+  low = std::max(low, below + kStackGuardGap) & ~uint64_t{4095};
+  if (low >= stack->start) return;
+  // A failure leaves the reserve as it was: a fault there would then show
+  // as a divergence at the next event.
+  tool_syscall(task, SYS_mmap, low, stack->start - low, stack->prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+               static_cast<uint64_t>(-1), 0);
+}
+
+// setrlimit(RLIMIT_STACK, ...) or prlimit64 of the program itself with a
+// new RLIMIT_STACK: the new soft limit, read from the program's memory.
+std::optional<uint64_t> new_stack_limit(ReplayMmCall& call) {
+  const Registers& e = call.entry;
+  uint64_t resource = 0, new_limit = 0;
+  if (e.syscallno() == SYS_setrlimit) {
+    resource = e.arg(0);
+    new_limit = e.arg(1);
+  } else {
+    if (e.arg(0) != 0 && e.arg(0) != call.event.tid) return std::nullopt;
+    resource = e.arg(1);
+    new_limit = e.arg(2);
+  }
+  if (resource != RLIMIT_STACK || new_limit == 0) return std::nullopt;
+  struct rlimit rl {};
+  if (call.task.read_some(remote_ptr<void>(new_limit), &rl, sizeof(rl)) != sizeof(rl)) return std::nullopt;
+  return rl.rlim_cur;
 }
 
 }  // namespace
@@ -105,6 +153,9 @@ void rebuild_address_space(Task& task, const trace::Event& exec, const trace::Tr
   for (const trace::MemoryWrite& w : exec.writes) {
     task.write_bytes(remote_ptr<void>(w.addr), w.data.data(), w.data.size());
   }
+  // As the recorder did after the exec (record/exec_snapshot.cc): the
+  // recorded cpuid answers are applied where the instruction traps.
+  enable_cpuid_faulting(task);
   Registers regs = Registers::from_block(*exec.regs);
   task.set_regs(regs);
   if (!exec.xstate.empty()) task.set_xstate(exec.xstate);
@@ -132,7 +183,25 @@ std::string replay_address_space_call(ReplayMmCall& call) {
       return expect(map_recorded(task, call.event.mappings[0], call.reader, call.shared), 0, "mmap");
     case SYS_munmap:
       return expect(tool_syscall(task, SYS_munmap, e.arg(0), e.arg(1)), 0, "munmap");
+    case SYS_shmat:     // a segment, as a shared object (engine/record/shm_syscalls.cc)
+    case SYS_io_setup:  // the AIO ring, as shared memory (engine/record/aio_syscalls.cc)
+      if (call.event.mappings.empty()) return "recorded call has no mapping";
+      return expect(map_recorded(task, call.event.mappings[0], call.reader, call.shared), 0, "shmat/io_setup");
+    case SYS_shmdt:  // the recorder noted the extent of the attachment, or of the ring
+    case SYS_io_destroy: {
+      if (call.event.mappings.empty()) return "recorded call has no mapping";
+      const trace::Mapping& m = call.event.mappings[0];
+      return expect(tool_syscall(task, SYS_munmap, m.start, m.end - m.start), 0, "shmdt/io_destroy");
+    }
+    case SYS_setrlimit:
+    case SYS_prlimit64:
+      if (std::optional<uint64_t> limit = new_stack_limit(call)) reserve_stack_room(task, e.sp(), *limit);
+      return "";
+    case SYS_remap_file_pages:  // on replay's shared mapping of the same file
+      return expect(tool_syscall(task, SYS_remap_file_pages, e.arg(0), e.arg(1), e.arg(2), e.arg(3), e.arg(4)), 0,
+                    "remap_file_pages");
     case SYS_mprotect:
+    case SYS_pkey_mprotect:  // recorded only with key -1, which is mprotect
       return expect(tool_syscall(task, SYS_mprotect, e.arg(0), e.arg(1), e.arg(2)), 0, "mprotect");
     case SYS_madvise: {
       uint64_t advice = e.arg(2);

@@ -161,14 +161,19 @@ void SharedObjects::forget_unmapped(Task& task) {
 int64_t SharedObjects::map(Task& task, const trace::Mapping& m, const trace::TraceReader& reader) {
   if (!fds_.empty()) forget_unmapped(task);
   bool file = m.kind == trace::MappingKind::File;
-  uint64_t id = file ? m.shared_object : kAnonymousIds + next_anonymous_++;
+  // Anonymous memory with a recorded object is a System V segment, which
+  // every attachment shares; other shared anonymous memory is its own.
+  uint64_t id = file || m.shared_object != 0 ? m.shared_object : kAnonymousIds + next_anonymous_++;
   auto it = fds_.find(id);
   if (!file) {
     // Shared anonymous memory is an object of the mapping's size: the part
     // an mremap grows it by faults with SIGBUS, in replay as when recorded.
-    int64_t fd = create(task, id, m.end - m.start);
-    if (fd < 0) return fd;
-    it = fds_.emplace(id, static_cast<int>(fd)).first;
+    // A segment attached again keeps its object (and bytes).
+    if (it == fds_.end()) {
+      int64_t fd = create(task, id, m.end - m.start);
+      if (fd < 0) return fd;
+      it = fds_.emplace(id, static_cast<int>(fd)).first;
+    }
   } else {
     // A new object has the file's size when it was mapped (the copy's), so
     // that accesses past the end fault as they did; size notes follow the

@@ -103,6 +103,7 @@ struct Mapping {
   uint64_t file_hash = 0;
   // MAP_SHARED File mappings: which file (the recorder numbers each distinct
   // file from 1), so that replay maps every alias of it over the same memory.
+  // Also System V segments (Anonymous, MAP_SHARED), numbered the same way.
   uint64_t shared_object = 0;
   bool operator==(const Mapping&) const = default;
 };

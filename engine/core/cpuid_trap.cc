@@ -1,0 +1,63 @@
+#include "engine/core/cpuid_trap.h"
+
+#include <asm/prctl.h>
+#include <cpuid.h>
+#include <sched.h>
+#include <sys/syscall.h>
+
+#include "engine/core/task.h"
+#include "engine/core/tool_page.h"
+
+namespace backstep {
+namespace {
+
+constexpr uint32_t kLeafFeatures = 1, kLeafExtendedFeatures = 7;
+constexpr uint32_t kRdrandEcx = 1u << 30;                      // leaf 1, ecx
+constexpr uint32_t kHleEbx = 1u << 4, kRtmEbx = 1u << 11;     // leaf 7.0, ebx
+constexpr uint32_t kRdseedEbx = 1u << 18;                      // leaf 7.0, ebx
+constexpr uint64_t kCpuidLength = 2;
+
+// Runs `body` with this thread restricted to the CPUs `pid` may run on.
+template <typename F>
+void on_cpus_of(pid_t pid, F body) {
+  cpu_set_t mine, theirs;
+  bool moved = sched_getaffinity(0, sizeof(mine), &mine) == 0 &&
+               sched_getaffinity(pid, sizeof(theirs), &theirs) == 0 &&
+               sched_setaffinity(0, sizeof(theirs), &theirs) == 0;
+  body();
+  if (moved) sched_setaffinity(0, sizeof(mine), &mine);
+}
+
+}  // namespace
+
+bool enable_cpuid_faulting(Task& task) { return tool_syscall(task, SYS_arch_prctl, ARCH_SET_CPUID, 0) == 0; }
+
+bool is_cpuid_at(Task& task, uint64_t ip) {
+  uint8_t insn[2] = {};
+  return task.read_some(remote_ptr<void>(ip), insn, sizeof(insn)) == sizeof(insn) && insn[0] == 0x0f &&
+         insn[1] == 0xa2;
+}
+
+void mask_cpuid_leaf(uint32_t leaf, uint32_t subleaf, uint32_t& eax, uint32_t& ebx, uint32_t& ecx, uint32_t& edx) {
+  (void)eax;
+  (void)edx;
+  if (leaf == kLeafFeatures) ecx &= ~kRdrandEcx;
+  if (leaf == kLeafExtendedFeatures && subleaf == 0) ebx &= ~(kRdseedEbx | kHleEbx | kRtmEbx);
+}
+
+Registers emulate_cpuid(Task& task, const Registers& before) {
+  Registers after = before;
+  auto leaf = static_cast<uint32_t>(before.raw().rax), subleaf = static_cast<uint32_t>(before.raw().rcx);
+  uint32_t eax = 0, ebx = 0, ecx = 0, edx = 0;
+  on_cpus_of(task.tid(), [&] { __cpuid_count(leaf, subleaf, eax, ebx, ecx, edx); });
+  mask_cpuid_leaf(leaf, subleaf, eax, ebx, ecx, edx);
+  // cpuid writes the 32-bit registers, which clears their upper halves.
+  after.raw().rax = eax;
+  after.raw().rbx = ebx;
+  after.raw().rcx = ecx;
+  after.raw().rdx = edx;
+  after.set_ip(before.ip() + kCpuidLength);
+  return after;
+}
+
+}  // namespace backstep
