@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "engine/record/shared_anonymous.h"
 #include "engine/core/proc_maps.h"
 #include "engine/record/syscall_context.h"
 
@@ -37,12 +38,7 @@ constexpr uint64_t kMaxBuffer = uint64_t{1} << 26;
 bool ring_mapping(SyscallContext& ctx, uint64_t ring, trace::Mapping& m) {
   for (const MapsEntry& e : read_proc_maps(ctx.task.tid())) {
     if (e.start != ring) continue;
-    m.start = e.start;
-    m.end = e.end;
-    m.prot = e.prot;
-    m.flags = MAP_SHARED | MAP_ANONYMOUS;
-    m.kind = trace::MappingKind::Anonymous;
-    m.name = e.name;
+    m = shared_anonymous_mapping(e);
     return true;
   }
   return false;

@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "engine/record/shared_anonymous.h"
 #include "engine/core/proc_maps.h"
 #include "engine/record/record_session.h"
 #include "engine/record/syscall_context.h"
@@ -53,13 +54,7 @@ void exit_shmat(SyscallContext& ctx) {
   if (!find_attachment(ctx.task.tid(), start, seg)) {
     ctx.refuse_after_call("shmat succeeded, but its segment is not in the process's maps");
   }
-  trace::Mapping m;
-  m.start = seg.start;
-  m.end = seg.end;
-  m.prot = seg.prot;
-  m.flags = MAP_SHARED | MAP_ANONYMOUS;
-  m.kind = trace::MappingKind::Anonymous;
-  m.name = seg.name;
+  trace::Mapping m = shared_anonymous_mapping(seg);
   m.shared_object = ctx.session.shared_object_id(parse_dev(seg.dev), static_cast<ino_t>(seg.inode));
   ctx.session.forget_mappings(m.start, m.end - m.start);
   ctx.event.mappings.push_back(m);
@@ -80,14 +75,7 @@ void exit_shmat(SyscallContext& ctx) {
 void enter_shmdt(SyscallContext& ctx) {
   MapsEntry seg;
   if (!find_attachment(ctx.task.tid(), ctx.arg(0), seg)) return;  // EINVAL: nothing attached there
-  trace::Mapping m;
-  m.start = seg.start;
-  m.end = seg.end;
-  m.prot = seg.prot;
-  m.flags = MAP_SHARED | MAP_ANONYMOUS;
-  m.kind = trace::MappingKind::Anonymous;
-  m.name = seg.name;
-  ctx.event.mappings.push_back(m);
+  ctx.event.mappings.push_back(shared_anonymous_mapping(seg));
 }
 
 void exit_shmdt(SyscallContext& ctx) {
