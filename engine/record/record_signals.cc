@@ -49,6 +49,17 @@ void RecordSession::on_signal(RecordTask& t, int sig) {
   }
   Registers regs = task.regs();
 
+  if (sig == SIGTRAP && info.si_code == TRAP_HWBKPT) {
+    // The recorder's own instruction breakpoint (the one-pass probe of a
+    // forced position, forced_position.cc), whose trap was still queued when
+    // the probe ended another way. A program cannot arm debug registers on
+    // itself (only a tracer can), so it is never the program's.
+    BS_LOG(Record, "thread " << t.tid() << ": dropping a late trap of the position probe");
+    task.set_debug_register(6, 0);
+    task.resume(ResumeHow::Syscall);
+    return;
+  }
+
   if (sig == SIGSEGV && info.si_code == SI_KERNEL) {
     int len = rdtsc_length(task, regs.ip());
     // CPUID faulting (cpuid_trap.h): answered, unless the program asked for
