@@ -17,8 +17,9 @@ namespace {
 const char kUsage[] =
     "usage: backstep COMMAND [ARGS...]\n"
     "\n"
-    "  record [-o DIR] [--compress=zstd|zlib] [--] PROG [ARGS...]\n"
-    "                       run PROG and record it into a trace\n"
+    "  record [-o DIR] [--compress=zstd|zlib] [--cpuid-faulting] [--] PROG [ARGS...]\n"
+    "                       run PROG and record it into a trace; --cpuid-faulting\n"
+    "                       traps every cpuid (RDRAND hidden; slower in a VM)\n"
     "  replay [TRACE] [-- GDB-ARGS...]\n"
     "                       debug a trace under gdb, forwards and backwards\n"
     "  replay --autopilot [TRACE]\n"

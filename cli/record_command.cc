@@ -58,6 +58,8 @@ int record_command(const Args& args) {
       if (codec == "zstd") options.codec = trace::Codec::Zstd;
       else if (codec == "zlib") options.codec = trace::Codec::Zlib;
       else { error("unknown compression '" + codec + "' (zstd or zlib)"); return kExitUsage; }
+    } else if (a == "--cpuid-faulting") {
+      options.cpuid_faulting = true;
     } else if (a.size() > 1 && a[0] == '-') {
       error("unknown option '" + a + "' for record");
       return kExitUsage;

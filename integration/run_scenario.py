@@ -41,6 +41,7 @@ Header syntax: comment lines at the very top of NAME.c, `// KEY: VALUE`:
   requires: threads         the program starts threads: while backstep refuses
                             clone/clone3, the recorded run reports SKIPPED
                             (exit status 77) instead of failing
+  record-args: ARGS         options for `backstep record` (before the --)
   stack-limit: BYTES        RLIMIT_STACK (soft) of the native and recorded runs;
                             replay runs with the driver's own
 Any other comment line at the top is description. Input names are relative
@@ -122,12 +123,13 @@ class Scenario:
         self.timeout = DEFAULT_TIMEOUT
         self.requires = set()  # "threads"
         self.stack_limit = None
+        self.record_args = []
 
 
 DIRECTIVE = re.compile(r"^//\s?([a-z][a-z0-9-]*):(?: (.*)|)$")
 KNOWN = {"scenario", "args", "env", "stdin", "stdin-random", "input", "input-random",
          "input-lines", "expect-exit", "output", "stdout", "stderr", "timeout", "requires",
-         "stack-limit"}
+         "stack-limit", "record-args"}
 REQUIREMENTS = {"threads"}
 SKIPPED = 77  # CTest's SKIP_RETURN_CODE for the scenario tests
 
@@ -195,6 +197,8 @@ def parse_header(path):
                         raise ScenarioError("requires: %s, not %r" %
                                             ("|".join(sorted(REQUIREMENTS)), req))
                     sc.requires.add(req)
+            elif key == "record-args":
+                sc.record_args = shlex.split(value)
             elif key == "stack-limit":
                 sc.stack_limit = int(value)
     sc.stdin = b"".join(stdin_parts)
@@ -522,7 +526,7 @@ def record_and_replay(sc, binary, root, native, check, opts):
     run_dir = os.path.join(root, "run")
     exe = prepare_dir(run_dir, binary, sc)
     trace = os.path.join(root, "trace")
-    argv = [backstep, "record", "-o", trace, "--", "./" + os.path.basename(exe)] + sc.args
+    argv = [backstep, "record", "-o", trace] + sc.record_args + ["--", "./" + os.path.basename(exe)] + sc.args
     rec = run(argv, run_dir, env, sc.stdin, sc.timeout, sc.merged, sc.sockets, sc.stack_limit)
     report_run("record", rec)
     if not check.expect(not rec.timed_out, "record timed out (%.0f s); stderr:\n%s" %

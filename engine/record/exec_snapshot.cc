@@ -82,7 +82,14 @@ void RecordSession::record_exec(Task& task) {
   patch_vdso(task);
   // cpuid traps from here on where the CPU can make it (replay turns it on
   // the same way: replay/address_space.cc); exec turns it off again.
-  disguise_.cpuid_faulting = enable_cpuid_faulting(task);
+  disguise_.cpuid_faulting = false;
+  if (options_.cpuid_faulting) {
+    disguise_.cpuid_faulting = enable_cpuid_faulting(task);
+    if (!disguise_.cpuid_faulting) {
+      throw RecordingRefused("--cpuid-faulting: this CPU or kernel cannot make cpuid trap (arch_prctl "
+                             "ARCH_SET_CPUID failed); record without it");
+    }
+  }
   disguise_.program_cpuid_faulting = false;  // exec turns it off
 
   trace::Event event;

@@ -156,6 +156,7 @@ RecordResult RecordSession::run() {
   clock_gettime(CLOCK_REALTIME, &now);
   header.start_time_ns = static_cast<uint64_t>(now.tv_sec) * 1000000000u + now.tv_nsec;
   header.recorded_cpu = cpu_;
+  header.cpuid_faulting = options_.cpuid_faulting;
   writer_ = std::make_unique<trace::TraceWriter>(options_.trace_dir, header);
 
   try {

@@ -35,6 +35,12 @@ struct RecordOptions {
   std::vector<std::string> envp;
   std::string trace_dir;           // must not exist yet
   trace::Codec codec = trace::Codec::Zstd;
+  // Make every cpuid trap and answer it (core/cpuid_trap.h): RDRAND, RDSEED
+  // and TSX hidden, so programs that use them when present replay. Off by
+  // default: the kernel switches the faulting state at every context
+  // switch, which in a VM costs a hypervisor exit, and a recorder switches
+  // at every event (3-4x slower recording and replay of system calls here).
+  bool cpuid_faulting = false;
 };
 
 struct RecordResult {

@@ -155,7 +155,10 @@ void rebuild_address_space(Task& task, const trace::Event& exec, const trace::Tr
   }
   // As the recorder did after the exec (record/exec_snapshot.cc): the
   // recorded cpuid answers are applied where the instruction traps.
-  enable_cpuid_faulting(task);
+  if (reader.header().cpuid_faulting && !enable_cpuid_faulting(task)) {
+    throw std::runtime_error("this trace was recorded with --cpuid-faulting, and this CPU or kernel cannot "
+                             "make cpuid trap; replay refused");
+  }
   Registers regs = Registers::from_block(*exec.regs);
   task.set_regs(regs);
   if (!exec.xstate.empty()) task.set_xstate(exec.xstate);

@@ -189,6 +189,9 @@ struct Header {
   Codec codec = Codec::Zstd;         // codec of the event stream
   uint64_t start_time_ns = 0;        // CLOCK_REALTIME at start (informational)
   int32_t recorded_cpu = -1;         // CPU the tracee was pinned to
+  // Recorded with CPUID faulting (record --cpuid-faulting): every cpuid
+  // trapped and was answered by the recorder; replay makes it trap too.
+  bool cpuid_faulting = false;
   bool operator==(const Header&) const = default;
 };
 

@@ -29,8 +29,9 @@ enum HeaderTag : uint8_t {
   kTagCodec = 9,
   kTagStartTime = 10,
   kTagRecordedCpu = 11,
+  kTagCpuidFaulting = 12,
 };
-constexpr uint8_t kLastHeaderTag = kTagRecordedCpu;
+constexpr uint8_t kLastHeaderTag = kTagCpuidFaulting;
 
 constexpr std::size_t kCpuidLeafSize = 6 * 4;
 
@@ -81,6 +82,12 @@ void decode_header_field(uint8_t tag, ByteReader& f, Header& h) {
     }
     case kTagStartTime: h.start_time_ns = f.u64(); break;
     case kTagRecordedCpu: h.recorded_cpu = f.i32(); break;
+    case kTagCpuidFaulting: {
+      uint8_t v = f.u8();
+      if (v > 1) throw FormatError("bad cpuid_faulting value " + std::to_string(v));
+      h.cpuid_faulting = v == 1;
+      break;
+    }
     default: throw FormatError("unknown field tag " + std::to_string(tag));
   }
   f.expect_end("header field");
@@ -119,6 +126,9 @@ std::vector<uint8_t> encode_header(const Header& h) {
   w.end_field(f);
   f = w.begin_field(kTagRecordedCpu);
   w.i32(h.recorded_cpu);
+  w.end_field(f);
+  f = w.begin_field(kTagCpuidFaulting);
+  w.u8(h.cpuid_faulting ? 1 : 0);
   w.end_field(f);
   return out;
 }

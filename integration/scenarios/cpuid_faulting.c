@@ -3,6 +3,7 @@
 // handler; ARCH_GET_CPUID reports its setting; turned back on, cpuid
 // answers again. The recorder keeps faulting on for itself throughout and
 // plays the program's part.
+// record-args: --cpuid-faulting
 #include "scenario.h"
 
 #include <asm/prctl.h>

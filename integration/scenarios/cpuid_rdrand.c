@@ -3,6 +3,7 @@
 // Under backstep cpuid hides them, so the random numbers come from a
 // recorded system call and replay repeats them; natively they may come
 // from the CPU. Also TSX's bits, and arch_prctl(ARCH_GET_CPUID).
+// record-args: --cpuid-faulting
 #include "scenario.h"
 
 #include <asm/prctl.h>
