@@ -55,24 +55,66 @@ void echo_kernel_copy(SyscallContext& ctx, int out_fd, int in_fd, uint64_t in_of
   if (n == ret) ctx.echo_if_stdio(out_fd, std::move(data));
 }
 
+// The device of /proc, to tell a write to a /proc file (rare) from the
+// rest with the one stat() a write costs here.
+dev_t proc_device() {
+  static const dev_t dev = [] {
+    struct stat st {};
+    return stat("/proc/self", &st) == 0 ? st.st_dev : dev_t(-1);
+  }();
+  return dev;
+}
+
 // A successful write of [offset, offset+len) into the file behind `fd`
-// changed the memory of every MAP_SHARED mapping of that file: record it.
-void record_shared_mapping_changes(SyscallContext& ctx, int fd, std::optional<uint64_t> offset, uint64_t len) {
-  const auto& maps = ctx.session.shared_mappings();
-  if (maps.empty() || len == 0) return;
-  std::string path = "/proc/" + std::to_string(ctx.task.tid()) + "/fd/" + std::to_string(fd);
-  struct stat st {};
-  if (stat(path.c_str(), &st) != 0) return;
+// changed the memory of every mapping of that file that shares its pages:
+// record it. `st` is the file's stat.
+void record_shared_mapping_changes(SyscallContext& ctx, int fd, const struct stat& st, std::optional<uint64_t> offset,
+                                   uint64_t len) {
+  bool first = true;
+  for (const auto& m : ctx.session.shared_mappings()) {
+    if (m.dev != st.st_dev || m.ino != st.st_ino) continue;
+    if (first && !offset) {
+      // Only now that a mapping of the file exists: where the write ended.
+      std::optional<uint64_t> pos = file_position(ctx.task.tid(), fd);
+      if (!pos || *pos < len) return;
+      offset = *pos - len;
+    }
+    first = false;
+    uint64_t map_end_off = m.offset + (m.end - m.start);
+    uint64_t lo = std::max(*offset, m.offset), hi = std::min(*offset + len, map_end_off);
+    if (lo < hi) ctx.record_memory(m.start + (lo - m.offset), hi - lo);
+  }
+}
+
+// A write to /proc/PID/mem of the program itself is a store into its memory
+// (debuggers, JITs and self-patching code do it): record the bytes now there.
+void record_proc_mem_write(SyscallContext& ctx, int fd, std::optional<uint64_t> offset, uint64_t len) {
+  std::string link = "/proc/" + std::to_string(ctx.task.tid()) + "/fd/" + std::to_string(fd);
+  char target[64];
+  ssize_t n = readlink(link.c_str(), target, sizeof(target) - 1);
+  if (n <= 0) return;
+  std::string path(target, static_cast<size_t>(n));
+  if (path != "/proc/" + std::to_string(ctx.task.tid()) + "/mem") return;
   if (!offset) {
     std::optional<uint64_t> pos = file_position(ctx.task.tid(), fd);
     if (!pos || *pos < len) return;
     offset = *pos - len;  // the write ended at the new file position
   }
-  for (const auto& m : maps) {
-    if (m.dev != st.st_dev || m.ino != st.st_ino) continue;
-    uint64_t map_end_off = m.offset + (m.end - m.start);
-    uint64_t lo = std::max(*offset, m.offset), hi = std::min(*offset + len, map_end_off);
-    if (lo < hi) ctx.record_memory(m.start + (lo - m.offset), hi - lo);
+  ctx.record_memory(*offset, len);
+}
+
+// What a write into file `fd` changed besides the file: mappings of it, or
+// (/proc/PID/mem) the program's memory. One stat() per write.
+void record_write_effects(SyscallContext& ctx, int fd, std::optional<uint64_t> offset, uint64_t len) {
+  if (len == 0) return;
+  bool maps = !ctx.session.shared_mappings().empty();
+  std::string path = "/proc/" + std::to_string(ctx.task.tid()) + "/fd/" + std::to_string(fd);
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) return;
+  if (st.st_dev == proc_device()) {
+    record_proc_mem_write(ctx, fd, offset, len);
+  } else if (maps) {
+    record_shared_mapping_changes(ctx, fd, st, offset, len);
   }
 }
 
@@ -93,23 +135,6 @@ void exit_scatter_read(SyscallContext& ctx) {
   if (ret == -EFAULT) ctx.record_iovecs(ctx.arg(1), ctx.arg(2), kMaxFaultedRead);
 }
 
-// A write to /proc/PID/mem of the program itself is a store into its memory
-// (debuggers, JITs and self-patching code do it): record the bytes now there.
-void record_proc_mem_write(SyscallContext& ctx, int fd, std::optional<uint64_t> offset, uint64_t len) {
-  std::string link = "/proc/" + std::to_string(ctx.task.tid()) + "/fd/" + std::to_string(fd);
-  char target[64];
-  ssize_t n = readlink(link.c_str(), target, sizeof(target) - 1);
-  if (n <= 0) return;
-  std::string path(target, static_cast<size_t>(n));
-  if (path != "/proc/" + std::to_string(ctx.task.tid()) + "/mem") return;
-  if (!offset) {
-    std::optional<uint64_t> pos = file_position(ctx.task.tid(), fd);
-    if (!pos || *pos < len) return;
-    offset = *pos - len;  // the write ended at the new file position
-  }
-  ctx.record_memory(*offset, len);
-}
-
 // vmsplice reads from a pipe into memory (as readv), or writes memory into
 // one: into our stdout or stderr, that is output to re-emit.
 void exit_vmsplice(SyscallContext& ctx) {
@@ -127,8 +152,7 @@ void exit_write(SyscallContext& ctx) {
   if (ctx.written) ctx.echo_if_stdio(static_cast<int>(ctx.arg(0)), *ctx.written);
   std::optional<uint64_t> offset =
       ctx.info.nr == SYS_pwrite64 ? std::optional<uint64_t>(ctx.arg(3)) : std::nullopt;
-  record_shared_mapping_changes(ctx, static_cast<int>(ctx.arg(0)), offset, static_cast<uint64_t>(ret));
-  record_proc_mem_write(ctx, static_cast<int>(ctx.arg(0)), offset, static_cast<uint64_t>(ret));
+  record_write_effects(ctx, static_cast<int>(ctx.arg(0)), offset, static_cast<uint64_t>(ret));
 }
 
 // writev, pwritev and pwritev2.
@@ -138,8 +162,7 @@ void exit_gather_write(SyscallContext& ctx) {
   if (ctx.written) ctx.echo_if_stdio(static_cast<int>(ctx.arg(0)), *ctx.written);
   bool positioned = ctx.info.nr != SYS_writev && static_cast<int64_t>(ctx.arg(3)) != -1;
   std::optional<uint64_t> offset = positioned ? std::optional<uint64_t>(ctx.arg(3)) : std::nullopt;
-  record_shared_mapping_changes(ctx, static_cast<int>(ctx.arg(0)), offset, static_cast<uint64_t>(ret));
-  record_proc_mem_write(ctx, static_cast<int>(ctx.arg(0)), offset, static_cast<uint64_t>(ret));
+  record_write_effects(ctx, static_cast<int>(ctx.arg(0)), offset, static_cast<uint64_t>(ret));
 }
 
 // fcntl commands (<linux/fcntl.h>, Linux 6.18) by what they write through
@@ -180,7 +203,7 @@ void exit_copy_file_range(SyscallContext& ctx) {
   ctx.record_memory(ctx.arg(3), sizeof(loff_t));
   echo_kernel_copy(ctx, static_cast<int>(ctx.arg(2)), static_cast<int>(ctx.arg(0)), ctx.arg(1));
   if (ret > 0 && ctx.arg(3) == 0) {
-    record_shared_mapping_changes(ctx, static_cast<int>(ctx.arg(2)), std::nullopt, static_cast<uint64_t>(ret));
+    record_write_effects(ctx, static_cast<int>(ctx.arg(2)), std::nullopt, static_cast<uint64_t>(ret));
   }
 }
 
