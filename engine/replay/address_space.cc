@@ -150,7 +150,9 @@ void rebuild_address_space(Task& task, const trace::Event& exec, const trace::Tr
       throw std::runtime_error(os.str());
     }
   }
-  write_recorded_memory(task, exec.writes);
+  for (const trace::MemoryWrite& w : exec.writes) {
+    task.write_bytes(remote_ptr<void>(w.addr), w.data.data(), w.data.size());
+  }
   // As the recorder did after the exec (record/exec_snapshot.cc): the
   // recorded cpuid answers are applied where the instruction traps.
   if (reader.header().cpuid_faulting && !enable_cpuid_faulting(task)) {
@@ -160,10 +162,6 @@ void rebuild_address_space(Task& task, const trace::Event& exec, const trace::Tr
   Registers regs = Registers::from_block(*exec.regs);
   task.set_regs(regs);
   if (!exec.xstate.empty()) task.set_xstate(exec.xstate);
-}
-
-void write_recorded_memory(Task& task, const std::vector<trace::MemoryWrite>& writes) {
-  for (const trace::MemoryWrite& w : writes) task.write_bytes(remote_ptr<void>(w.addr), w.data.data(), w.data.size());
 }
 
 std::string replay_address_space_call(ReplayMmCall& call) {

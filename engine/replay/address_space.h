@@ -40,7 +40,4 @@ struct ReplayMmCall {
 // else what went wrong. Calls that shape nothing return "" at once.
 std::string replay_address_space_call(ReplayMmCall& call);
 
-// Writes recorded memory contents (an event's `writes`) into the task.
-void write_recorded_memory(Task& task, const std::vector<trace::MemoryWrite>& writes);
-
 }  // namespace backstep

@@ -22,7 +22,6 @@
 
 #include "engine/core/log.h"
 #include "engine/core/state_digest.h"
-#include "engine/replay/address_space.h"
 #include "engine/replay/replay_session.h"
 
 namespace backstep {
@@ -62,7 +61,9 @@ void ReplaySession::jump_to_position(const trace::Event& position) {
       if (!recorded_pages.count(a)) task_->write_bytes(remote_ptr<void>(a), kZeroPage.data(), kPage);
     }
   }
-  write_recorded_memory(*task_, position.writes);
+  for (const trace::MemoryWrite& w : position.writes) {
+    task_->write_bytes(remote_ptr<void>(w.addr), w.data.data(), w.data.size());
+  }
   task_->set_regs(Registers::from_block(*position.regs).without_trap_flags());
   task_->set_xstate(position.xstate);
   if (state_digest(*task_, task_->xstate()).combined() != position.position->digest) {

@@ -400,7 +400,7 @@ void ReplaySession::apply_event(const trace::Event& event, ReplayStop& stop) {
     case trace::EventKind::Position: break;     // reached: nothing changes
     case trace::EventKind::SyscallEntered:
       // What the kernel wrote as the call began (a PI futex word).
-      write_recorded_memory(*task_, event.writes);
+      for (const trace::MemoryWrite& w : event.writes) task_->write_bytes(remote_ptr<void>(w.addr), w.data.data(), w.data.size());
       threads_[current_tid_].at_entry = true;
       break;
     case trace::EventKind::ThreadStart: start_thread(event); break;
@@ -418,7 +418,9 @@ void ReplaySession::check_registers(const trace::Event& event) {
 }
 
 void ReplaySession::apply_effects(const trace::Event& event) {
-  write_recorded_memory(*task_, event.writes);
+  for (const trace::MemoryWrite& w : event.writes) {
+    task_->write_bytes(remote_ptr<void>(w.addr), w.data.data(), w.data.size());
+  }
   Registers regs = Registers::from_block(*event.regs);
   regs.apply(event.reg_changes);
   if (event.kind == trace::EventKind::Rdtsc && changes_only_up_to_ip(event.reg_changes)) {

@@ -9,7 +9,6 @@
 #include <sched.h>
 
 #include "engine/core/tool_page.h"
-#include "engine/replay/address_space.h"
 #include "engine/replay/replay_session.h"
 
 namespace backstep {
@@ -59,7 +58,7 @@ void ReplaySession::end_thread(const trace::Event& event) {
   auto it = threads_.find(event.tid);
   if (it == threads_.end()) diverged("thread " + std::to_string(event.tid) + " ends but does not exist");
   Task& t = *it->second.task;
-  write_recorded_memory(t, event.writes);
+  for (const trace::MemoryWrite& w : event.writes) t.write_bytes(remote_ptr<void>(w.addr), w.data.data(), w.data.size());
   t.kill();
   threads_.erase(it);
   if (current_tid_ == event.tid) {
