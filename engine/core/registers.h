@@ -44,16 +44,6 @@ class Registers {
   // out of eflags (RF and TF are set by debug traps, not by the program).
   // Returns a human-readable list of differences, empty if equal.
   static std::string differences(const Registers& recorded, const Registers& live);
-  // eflags' trap flag (TF) and resume flag (RF).
-  static constexpr uint64_t kTrapFlag = 1u << 8;
-  static constexpr uint64_t kResumeFlag = 1u << 16;
-  // These registers with TF and RF cleared: as the program has them, without
-  // what a debug trap or the engine's own single-step left in eflags.
-  Registers without_trap_flags() const {
-    Registers r = *this;
-    r.regs_.eflags &= ~(kTrapFlag | kResumeFlag);
-    return r;
-  }
   bool same_state(const Registers& other) const { return differences(*this, other).empty(); }
 
  private:

@@ -44,6 +44,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+constexpr uint64_t kTrapFlag = 1u << 8;
+constexpr uint64_t kResumeFlag = 1u << 16;
 // How long the program may run user code with a signal held back before the
 // recorder steps in, how often it looks, and how long one pass round a loop
 // may take.
@@ -90,6 +92,11 @@ bool good_position(Task& task, uint64_t ip) {
   if (op == 0x0f && (next == 0x05 || next == 0x34)) return false;  // syscall, sysenter
   if (op == 0xcd || op == 0xcc) return false;                       // int N, int3
   return true;
+}
+
+Registers without_trap_flags(Registers regs) {
+  regs.raw().eflags &= ~(kTrapFlag | kResumeFlag);
+  return regs;
 }
 
 }  // namespace
@@ -162,7 +169,7 @@ bool RecordSession::on_interrupted(RecordTask& t) {
   task.set_debug_register(0, start.ip());
   task.set_debug_register(7, kDr7ExecDr0);
   Registers resumed = start;
-  resumed.raw().eflags |= Registers::kResumeFlag;
+  resumed.raw().eflags |= kResumeFlag;
   task.set_regs(resumed);
   task.resume(ResumeHow::Syscall);
   std::optional<WaitStatus> ws = wait_with_deadline(task, Clock::now() + kPassLimit);
@@ -191,10 +198,10 @@ bool RecordSession::on_interrupted(RecordTask& t) {
     return handle_stop(t, *ws);
   }
 
-  Registers here = task.regs().without_trap_flags();
+  Registers here = without_trap_flags(task.regs());
   task.set_regs(here);
   StateDigest after = state_digest(task, task.xstate());
-  bool fixpoint = looped && Registers::differences(start.without_trap_flags(), here).empty() && before == after;
+  bool fixpoint = looped && Registers::differences(without_trap_flags(start), here).empty() && before == after;
   uint64_t now = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count());
   if (!signal && !fixpoint && now < t.since_ns + kSliceNs) {

@@ -18,6 +18,8 @@
 namespace backstep {
 namespace {
 
+constexpr uint64_t kTrapFlag = 1u << 8;
+constexpr uint64_t kResumeFlag = 1u << 16;
 constexpr uint64_t kRedZone = 128;
 constexpr uint64_t kMaxFrame = 64 * 1024;
 constexpr uint64_t kAltStackFrame = 16 * 1024;
@@ -145,7 +147,8 @@ void RecordSession::deliver_to_handler(RecordTask& t, const siginfo_t& info, con
     throw RecordingRefused("delivering signal " + std::to_string(info.si_signo) +
                            " did not reach its handler (" + ws.describe() + ")");
   }
-  Registers after = task.regs().without_trap_flags();  // our single-step, not the program's
+  Registers after = task.regs();
+  after.raw().eflags &= ~(kTrapFlag | kResumeFlag);  // our single-step, not the program's
 
   trace::Event event;
   event.kind = trace::EventKind::Signal;

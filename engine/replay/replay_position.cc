@@ -27,9 +27,16 @@
 namespace backstep {
 namespace {
 
+constexpr uint64_t kTrapFlag = 1u << 8;
+constexpr uint64_t kResumeFlag = 1u << 16;
 constexpr uint64_t kSearchHits = 4000;
 constexpr uint64_t kSearchDigests = 64;
 constexpr uint64_t kPage = 4096;
+
+Registers masked(Registers regs) {
+  regs.raw().eflags &= ~(kTrapFlag | kResumeFlag);
+  return regs;
+}
 
 std::string hex(uint64_t v) {
   std::ostringstream os;
@@ -41,7 +48,7 @@ std::string hex(uint64_t v) {
 
 bool ReplaySession::at_position(const trace::Event& position, const Registers& live) {
   Registers want = Registers::from_block(*position.regs);
-  if (live.without_trap_flags().to_block() != want.without_trap_flags().to_block()) return false;
+  if (masked(live).to_block() != masked(want).to_block()) return false;
   ++position_digests_;
   StateDigest d = state_digest(*task_, task_->xstate(), inserted_);
   return d.combined() == position.position->digest;
@@ -64,7 +71,7 @@ void ReplaySession::jump_to_position(const trace::Event& position) {
   for (const trace::MemoryWrite& w : position.writes) {
     task_->write_bytes(remote_ptr<void>(w.addr), w.data.data(), w.data.size());
   }
-  task_->set_regs(Registers::from_block(*position.regs).without_trap_flags());
+  task_->set_regs(masked(Registers::from_block(*position.regs)));
   task_->set_xstate(position.xstate);
   if (state_digest(*task_, task_->xstate()).combined() != position.position->digest) {
     diverged("the state recorded with this position does not match its digest");
@@ -83,7 +90,7 @@ std::optional<ReplayStop> ReplaySession::run_to_position(const trace::Event& nex
     Registers live = task_->regs();
     // Already there: a step, a breakpoint or a watchpoint stopped on it.
     if (first && live.ip() == pc && at_position(next, live)) {
-      if (live.without_trap_flags().to_block() != live.to_block()) task_->set_regs(live.without_trap_flags());
+      if (masked(live).to_block() != live.to_block()) task_->set_regs(masked(live));
       breakpoint_reported_ = false;
       return std::nullopt;
     }
@@ -126,7 +133,7 @@ std::optional<ReplayStop> ReplaySession::run_to_position(const trace::Event& nex
         jump_to_position(next);
         return std::nullopt;
       }
-      Registers m = after.without_trap_flags();
+      Registers m = masked(after);
       if (previous_regs && previous_regs->to_block() == m.to_block()) {
         uint64_t d = state_digest(*task_, task_->xstate(), inserted_).combined();
         if (previous_digest && *previous_digest == d) {
