@@ -404,6 +404,35 @@ pid_t Task::remote_clone(remote_ptr<void> insn, uint64_t flags) {
   return child_tid;
 }
 
+void Task::remote_exec(remote_ptr<void> insn, remote_ptr<void> scratch, std::size_t scratch_size,
+                       const std::string& path, const std::vector<std::string>& argv) {
+  // Layout at `scratch`: the argv array (argv.size() + 1 pointers, the last
+  // null, which is also the empty environment), then the strings.
+  std::vector<uint8_t> block((argv.size() + 1) * 8);
+  std::vector<uint64_t> pointers;
+  auto add_string = [&](const std::string& str) {
+    uint64_t at = scratch.as_int() + block.size();
+    block.insert(block.end(), str.begin(), str.end());
+    block.push_back(0);
+    return at;
+  };
+  uint64_t path_at = add_string(path);
+  for (const std::string& a : argv) pointers.push_back(add_string(a));
+  if (block.size() > scratch_size) throw std::runtime_error("remote exec: the arguments do not fit");
+  std::memcpy(block.data(), pointers.data(), pointers.size() * 8);
+  write_bytes(scratch, block.data(), block.size());
+  uint64_t argv_at = scratch.as_int();
+  uint64_t envp_at = argv_at + argv.size() * 8;
+  enter_remote_syscall(insn, SYS_execve, {path_at, argv_at, envp_at, 0, 0, 0});
+  resume(ResumeHow::Syscall);
+  WaitStatus ws = wait();
+  if (ws.kind != WaitStatus::Kind::EventStop || ws.event != PTRACE_EVENT_EXEC) {
+    std::string why = ws.is_syscall() ? "error " + std::to_string(-regs().syscall_result()) : ws.describe();
+    throw std::runtime_error("task " + std::to_string(tid_) + ": remote exec of " + path + " failed: " + why);
+  }
+  open_memory();
+}
+
 void Task::kill() {
   if (!alive_) return;
   ::kill(tid_, SIGKILL);

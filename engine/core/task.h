@@ -137,6 +137,14 @@ class Task {
   // space, for replay's threads and for checkpoints of them).
   pid_t remote_clone(remote_ptr<void> insn, uint64_t flags);
 
+  // Makes the (stopped) task execve `path` with `argv` and an empty
+  // environment, from the `syscall` instruction at `insn`; the strings go
+  // to `scratch` (at most `scratch_size` bytes). Returns at the exec's
+  // PTRACE_EVENT_EXEC stop (the task must be traced with TRACEEXEC), with
+  // the new address space's memory open. Throws if the exec fails.
+  void remote_exec(remote_ptr<void> insn, remote_ptr<void> scratch, std::size_t scratch_size,
+                   const std::string& path, const std::vector<std::string>& argv);
+
   // SIGKILL and reap. Safe to call twice.
   void kill();
   // The task exited on its own and was reaped by wait().

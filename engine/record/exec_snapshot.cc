@@ -76,7 +76,7 @@ uint64_t stack_reserve(Task& task, const std::vector<MapsEntry>& maps, const Map
 
 }  // namespace
 
-void RecordSession::record_exec(Task& task) {
+void RecordSession::record_exec(Task& task, const std::string& path, const std::vector<std::string>& argv) {
   task.open_memory();  // the exec replaced the address space
   install_tool_page(task);
   patch_vdso(task);
@@ -140,6 +140,8 @@ void RecordSession::record_exec(Task& task) {
     event.mappings.push_back(std::move(rec));
   }
   event.status = static_cast<int64_t>(program_break_start(task.tid()));
+  event.message = path;
+  event.argv = argv;
   write_event(event);
 }
 

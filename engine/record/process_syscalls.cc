@@ -9,8 +9,23 @@
 namespace backstep {
 namespace {
 
-void refuse_exec(SyscallContext& ctx) {
-  ctx.refuse("the program executes another program; recording exec after start is not supported yet");
+// execve(path, argv, envp), execveat(dirfd, path, argv, envp, flags): what
+// the process asks to run, read now, while the memory that holds it still
+// exists. A successful exec becomes an Exec event at PTRACE_EVENT_EXEC
+// (record_processes.cc); a failed one is an ordinary call with its error.
+void enter_exec(SyscallContext& ctx) {
+  RecordTask* t = ctx.session.record_task(ctx.task.tid());
+  if (!t) return;
+  bool at = ctx.entry.syscallno() == SYS_execveat;
+  constexpr std::size_t kMaxArgs = 4096, kMaxLength = 1 << 16;
+  t->exec_path = ctx.task.read_c_string(remote_ptr<char>(ctx.arg(at ? 1 : 0)), kMaxLength);
+  t->exec_argv.clear();
+  uint64_t argv = ctx.arg(at ? 2 : 1);
+  for (std::size_t i = 0; argv != 0 && i < kMaxArgs; ++i) {
+    uint64_t p = 0;
+    if (ctx.task.read_some(remote_ptr<void>(argv + i * 8), &p, 8) != 8 || p == 0) break;
+    t->exec_argv.push_back(ctx.task.read_c_string(remote_ptr<char>(p), kMaxLength));
+  }
 }
 
 // Restartable sequences are aborted by the kernel at preemption points we
@@ -65,7 +80,7 @@ void exit_get_robust_list(SyscallContext& ctx) {
 }  // namespace
 
 namespace recorders {
-extern const SyscallRecorder exec{refuse_exec, nullptr};
+extern const SyscallRecorder exec{enter_exec, nullptr};
 extern const SyscallRecorder rseq{disable_rseq, nullptr};
 extern const SyscallRecorder arch_prctl{enter_arch_prctl, exit_arch_prctl};
 extern const SyscallRecorder get_robust_list{nullptr, exit_get_robust_list};

@@ -14,6 +14,7 @@
 #include <climits>
 #include <cstring>
 #include <set>
+#include <utility>
 
 #include "engine/core/cpu_features.h"
 #include "engine/core/log.h"
@@ -104,7 +105,8 @@ pid_t RecordSession::spawn() {
   close(go_pipe[0]);
   Task& task = add_task(pid);
   try {
-    task.seize(PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXEC | PTRACE_O_TRACECLONE);
+    task.seize(PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXEC | PTRACE_O_TRACECLONE |
+               PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK);
   } catch (...) {
     close(go_pipe[1]);  // the child reads end-of-file and exits
     close(err_pipe[0]);
@@ -137,8 +139,12 @@ RecordResult RecordSession::run() {
     std::unique_ptr<RecorderSignals>& s;
     ~PutBackSignals() { s.reset(); }
   } put_back{signals_};
+  // Orphans of the program (a double fork) are reparented to the recorder,
+  // which traces them anyway, rather than to init.
+  prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
   pid_t pid = spawn();
   RecordTask& t = add_record_task(pid);
+  root_ = t.process = &add_process(pid, 0);
   Task& task = t.task;
 
   trace::Header header;
@@ -161,7 +167,7 @@ RecordResult RecordSession::run() {
 
   try {
     record_exec(task);
-    current_ = leader_ = &t;
+    current_ = &t;
     last_scheduled_ = t.tid();
     t.run = RunState::Running;
     task.resume(ResumeHow::Syscall);
@@ -215,9 +221,10 @@ bool RecordSession::handle_stop(RecordTask& t, const WaitStatus& ws) {
   // those that this thread's own call caused (an unlock that woke a
   // waiter) come after its event (on_syscall_exit).
   bool exit_stop = ws.is_syscall() && t.in_syscall;
-  if (live_threads() > 1 && !exiting_ && !exit_stop) flush_completed_calls(t);
+  if (live_threads() > 1 && !exiting(t) && !exit_stop) flush_completed_calls(t);
   switch (ws.kind) {
     case WaitStatus::Kind::SyscallStop:
+      if (std::exchange(t.exec_done, false) && after_exec(t)) return false;
       if (t.in_syscall) on_syscall_exit(t); else on_syscall_entry(t);
       return false;
     case WaitStatus::Kind::SignalStop:
@@ -225,9 +232,17 @@ bool RecordSession::handle_stop(RecordTask& t, const WaitStatus& ws) {
       on_signal(t, ws.signal);
       return false;
     case WaitStatus::Kind::EventStop:
-      if (ws.event == PTRACE_EVENT_CLONE) {
-        // The new thread's id comes with the clone's exit.
+      if (ws.event == PTRACE_EVENT_CLONE || ws.event == PTRACE_EVENT_FORK) {
+        // The new task's id comes with the call's exit.
         task.resume(ResumeHow::Syscall);
+        return false;
+      }
+      if (ws.event == PTRACE_EVENT_VFORK) {
+        on_vfork_event(t);
+        return false;
+      }
+      if (ws.event == PTRACE_EVENT_EXEC) {
+        on_exec_event(t);
         return false;
       }
       if (ws.event == PTRACE_EVENT_STOP) {
@@ -240,31 +255,18 @@ bool RecordSession::handle_stop(RecordTask& t, const WaitStatus& ws) {
       }
       throw RecordingRefused("unexpected ptrace event " + std::to_string(ws.event));
     case WaitStatus::Kind::Exited:
-    case WaitStatus::Kind::Killed: {
-      if (&t != leader_) {
-        // A thread that died with the program (exit_group, a fatal signal)
-        // or was killed: the first thread's status ends the recording.
-        t.run = RunState::Gone;
-        if (current_ == &t) current_ = nullptr;
-        return false;
-      }
-      trace::Event exit_event;
-      exit_event.kind = trace::EventKind::Exit;
-      exit_event.tid = static_cast<uint32_t>(task.tid());
-      exit_event.status = ws.raw;
-      write_event(exit_event);
-      writer_->finish();
-      result_.completed = true;
-      result_.exit_status = ws.kind == WaitStatus::Kind::Exited ? ws.exit_code : 128 + ws.signal;
-      result_.events = writer_->events_written();
-      return true;
-    }
+    case WaitStatus::Kind::Killed:
+      // A thread that died with its process (exit_group, a fatal signal)
+      // or was killed; the first thread's status ends the process.
+      return on_task_gone(t, ws);
   }
   return false;
 }
 
 void RecordSession::stop_recording(Task& task, const std::string& why, std::optional<trace::RegBlock> regs) {
-  task.kill();  // first: the program must not run on unrecorded
+  // First: no process of the program may run on unrecorded.
+  for (auto& [tid, t] : record_tasks_) t->task.kill();
+  task.kill();
   trace::Event abort_event;
   abort_event.kind = trace::EventKind::Abort;
   abort_event.tid = static_cast<uint32_t>(task.tid());
@@ -366,12 +368,13 @@ void RecordSession::enter_syscall(RecordTask& t, const Registers& regs) {
     // call "returns".
     write_event(ctx.event);
     t.in_syscall.reset();
-    if (nr == SYS_exit && live_threads() > 1 && &t != leader_) {
+    std::size_t siblings = live_threads_of(*t.process);
+    if (nr == SYS_exit && siblings > 1 && !t.is_leader()) {
       end_thread(t);
       return;
     }
-    if (nr == SYS_exit_group) exiting_ = true;
-    if (nr == SYS_exit && live_threads() > 1) {
+    if (nr == SYS_exit_group) t.process->exiting = true;
+    if (nr == SYS_exit && siblings > 1) {
       // The first thread ends while others run: it stays a zombie until the
       // last one ends, and its status is the program's then.
       t.run = RunState::Gone;
@@ -380,7 +383,7 @@ void RecordSession::enter_syscall(RecordTask& t, const Registers& regs) {
     task.resume(ResumeHow::Syscall);
     return;
   }
-  if (live_threads() > 1 && !exiting_ && may_block(call)) {
+  if (live_threads() > 1 && !exiting(t) && may_block(call)) {
     // Other threads run while this one waits in the kernel.
     trace::Event entered;
     entered.kind = trace::EventKind::SyscallEntered;
@@ -457,7 +460,7 @@ void RecordSession::on_syscall_exit(RecordTask& t, bool resume) {
   t.in_syscall.reset();
   if (created_) start_created_thread();
   if (!resume) return;
-  if (live_threads() > 1 && !exiting_) flush_completed_calls(t);
+  if (live_threads() > 1 && !exiting(t)) flush_completed_calls(t);
   resume_or_switch(t);
 }
 

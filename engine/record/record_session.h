@@ -97,16 +97,21 @@ class RecordSession : public Session {
     auto it = record_tasks_.find(tid);
     return it == record_tasks_.end() ? nullptr : it->second.get();
   }
-  // At the exit of a clone that made thread `child` (thread_syscalls.cc):
-  // its ThreadStart event follows the clone's event.
-  void thread_created(SyscallContext& ctx, pid_t child, uint64_t clear_child_tid);
+  // At the exit of a clone, fork or vfork that made task `child`
+  // (thread_syscalls.cc): its ThreadStart or ProcessStart event follows the
+  // call's event. `flags` are the clone flags (fork: SIGCHLD); the tid
+  // addresses are clone's parent_tid and child_tid arguments.
+  void thread_created(SyscallContext& ctx, pid_t child, uint64_t flags, uint64_t parent_tid_addr,
+                      uint64_t child_tid_addr);
 
   // Where the next recorded event will be numbered (for messages).
   uint64_t next_event() const { return writer_ ? writer_->events_written() : 0; }
 
  private:
   pid_t spawn();
-  void record_exec(Task& task);
+  // The Exec event of `task`'s exec of `path` with `argv` (both empty for
+  // the first one, which the header describes).
+  void record_exec(Task& task, const std::string& path = {}, const std::vector<std::string>& argv = {});
   void on_syscall_entry(RecordTask& t);
   void enter_syscall(RecordTask& t, const Registers& regs);
   // `resume`: let the thread go on (or hand over); false leaves it stopped
@@ -131,6 +136,20 @@ class RecordSession : public Session {
   // Threads (record_threads.cc).
   RecordTask& add_record_task(pid_t tid);
   void start_created_thread();
+  // Processes (record_processes.cc).
+  struct CreatedThread;
+  RecordProcess& add_process(pid_t pid, pid_t parent);
+  std::size_t live_processes() const;
+  std::size_t live_threads_of(const RecordProcess& p) const;
+  void start_created_process(const CreatedThread& c, RecordTask& t);
+  void on_vfork_event(RecordTask& t);
+  void on_exec_event(RecordTask& t);
+  // The first syscall stop after an Exec event: if it is the execve's exit,
+  // passes over it and returns true.
+  bool after_exec(RecordTask& t);
+  // `t` died; returns true when it was the last task of the recording.
+  bool on_task_gone(RecordTask& t, const WaitStatus& ws);
+  bool exiting(const RecordTask& t) const { return t.process && t.process->exiting; }
   // Lets the next thread run; returns true when the recording has ended.
   // `any`: a spinner whose state nothing changed may run too.
   bool schedule(bool any = false);
@@ -167,28 +186,29 @@ class RecordSession : public Session {
 
   RecordOptions options_;
   std::unique_ptr<trace::TraceWriter> writer_;
-  // Per thread (record_task.h), by tid.
+  // Per thread (record_task.h), by tid; per process, by pid.
   std::map<pid_t, std::unique_ptr<RecordTask>> record_tasks_;
+  std::map<pid_t, std::unique_ptr<RecordProcess>> processes_;
   // Threads that want a forced position: the recorder's clock ticks while
   // there is one.
   int forcing_tasks_ = 0;
-  // The thread that runs user code, if any; the first thread (its exit
-  // status is the program's).
+  // The thread that runs user code, if any; the first process (its exit
+  // status is the recording's).
   RecordTask* current_ = nullptr;
-  RecordTask* leader_ = nullptr;
+  RecordProcess* root_ = nullptr;
   pid_t last_scheduled_ = 0;
   uint64_t idle_since_ns_ = 0;  // no thread could be scheduled since (0: one could)
-  // A clone just made this thread; its ThreadStart follows the clone event.
+  // A clone just made this task; its ThreadStart or ProcessStart follows
+  // the clone event.
   struct CreatedThread {
     pid_t tid = 0, parent = 0;
-    uint64_t clear_child_tid = 0;
+    uint64_t flags = 0;
+    uint64_t parent_tid_addr = 0, child_tid_addr = 0;
   };
   std::optional<CreatedThread> created_;
   // Statuses of threads the recorder does not know yet (a new thread's first
   // stop can come before its creator's clone returns).
   std::map<pid_t, std::vector<WaitStatus>> early_statuses_;
-  // exit_group or a fatal signal: every thread is on its way out.
-  bool exiting_ = false;
   OriginalStdio stdio_;
   int cpu_ = -1;
   RecordResult result_;

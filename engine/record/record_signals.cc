@@ -118,7 +118,7 @@ void RecordSession::on_signal(RecordTask& t, int sig) {
       event.siginfo = siginfo_bytes(info);
       event.status = sig;
       write_event(event);
-      exiting_ = true;
+      if (t.process) t.process->exiting = true;
       task.resume(ResumeHow::Continue, sig);  // the next wait sees it die
       return;
     }

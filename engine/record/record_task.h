@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "engine/core/registers.h"
@@ -22,6 +23,18 @@ namespace backstep {
 // ran: Task::keep_status), or in a system call that may block (InKernel).
 enum class RunState { Stopped, Running, InKernel, Gone };
 
+// One recorded process (thread group): what the recorder keeps per process
+// of the tree. Its tasks point at it.
+struct RecordProcess {
+  pid_t pid = 0;        // its thread-group id, as recorded
+  pid_t parent = 0;     // the process that created it (0: the recording's first)
+  // exit_group or a fatal signal: each of its threads is on its way out,
+  // and none is scheduled again.
+  bool exiting = false;
+  // Its Exit event has been written.
+  bool ended = false;
+};
+
 struct RecordTask {
   explicit RecordTask(Task& t) : task(t) {}
   RecordTask(const RecordTask&) = delete;
@@ -29,6 +42,17 @@ struct RecordTask {
 
   Task& task;
   pid_t tid() const { return task.tid(); }
+  // The process it belongs to (RecordSession::processes_).
+  RecordProcess* process = nullptr;
+  bool is_leader() const { return process && process->pid == task.tid(); }
+
+  // An execve in progress: what it was asked to run (read at its entry,
+  // before the exec replaces the memory holding it), for the Exec event.
+  std::string exec_path;
+  std::vector<std::string> exec_argv;
+  // The Exec event was written at PTRACE_EVENT_EXEC: a syscall-exit stop of
+  // the execve, should one follow, records nothing.
+  bool exec_done = false;
 
   // The system call between its entry and exit stops.
   std::optional<SyscallContext> in_syscall;

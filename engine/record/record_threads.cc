@@ -69,22 +69,25 @@ RecordTask& RecordSession::add_record_task(pid_t tid) {
   return *slot;
 }
 
-void RecordSession::thread_created(SyscallContext& ctx, pid_t child, uint64_t clear_child_tid) {
-  created_ = CreatedThread{child, ctx.task.tid(), clear_child_tid};
-}
-
 void RecordSession::start_created_thread() {
   CreatedThread c = *created_;
   created_.reset();
   RecordTask& t = add_record_task(c.tid);
-  t.clear_child_tid = c.clear_child_tid;
-  // Its first stop: PTRACE_EVENT_STOP, as for every thread a seized tracee
+  // Its first stop: PTRACE_EVENT_STOP, as for every task a seized tracee
   // creates.
   WaitStatus ws = t.task.wait();
   if (ws.kind != WaitStatus::Kind::EventStop || ws.event != PTRACE_EVENT_STOP) {
-    throw TaskGone("the new thread " + std::to_string(c.tid) + " did not start: " + ws.describe());
+    throw TaskGone("the new task " + std::to_string(c.tid) + " did not start: " + ws.describe());
   }
   t.task.open_memory();
+  t.run = RunState::Stopped;
+  if (!(c.flags & CLONE_THREAD)) {
+    start_created_process(c, t);
+    return;
+  }
+  RecordTask* creator = record_task(c.parent);
+  t.process = creator ? creator->process : nullptr;
+  if (c.flags & CLONE_CHILD_CLEARTID) t.clear_child_tid = c.child_tid_addr;
   trace::Event event;
   event.kind = trace::EventKind::ThreadStart;
   event.tid = static_cast<uint32_t>(c.tid);
@@ -92,7 +95,6 @@ void RecordSession::start_created_thread() {
   event.xstate = t.task.xstate();
   event.status = c.parent;
   write_event(event);
-  t.run = RunState::Stopped;
 }
 
 std::size_t RecordSession::live_threads() const {
@@ -113,7 +115,7 @@ RecordTask* RecordSession::pick_next(bool any) {
   if (record_tasks_.empty()) return nullptr;
   auto start = record_tasks_.upper_bound(last_scheduled_);
   RecordTask* spinner = nullptr;
-  std::optional<uint64_t> digest;  // the program's state now, computed once
+  std::map<const RecordProcess*, uint64_t> digests;  // each process's state now, computed once
   bool in_kernel = false;
   for (int pass = 0; pass < 2; ++pass) {
     auto begin = pass == 0 ? start : record_tasks_.begin();
@@ -121,11 +123,14 @@ RecordTask* RecordSession::pick_next(bool any) {
     for (auto it = begin; it != end; ++it) {
       RecordTask& t = *it->second;
       in_kernel |= t.run == RunState::InKernel;
-      if (t.run != RunState::Stopped) continue;
+      if (t.run != RunState::Stopped || exiting(t)) continue;
       if (any || !t.spin_digest || t.task.has_kept_status()) return &t;
       // A spinner whose state has not changed would only spin again.
-      if (!digest) digest = state_digest(t.task, t.task.xstate()).combined();
-      if (*digest != *t.spin_digest) return &t;
+      auto digest = digests.find(t.process);
+      if (digest == digests.end()) {
+        digest = digests.emplace(t.process, state_digest(t.task, t.task.xstate()).combined()).first;
+      }
+      if (digest->second != *t.spin_digest) return &t;
       if (!spinner) spinner = &t;
     }
   }
@@ -135,8 +140,6 @@ RecordTask* RecordSession::pick_next(bool any) {
 }
 
 bool RecordSession::schedule(bool any) {
-  // The program is ending: only the first thread's status matters now.
-  if (exiting_) return false;
   RecordTask* next = pick_next(any);
   if (!next) {
     // Every thread is in the kernel, or spins on a state nothing changed:
@@ -196,7 +199,7 @@ void RecordSession::record_robust_futexes(RecordTask& t, trace::Event& event) {
   // it as it is now.
   Task* reader = nullptr;
   for (auto& [tid, other] : record_tasks_) {
-    if (other.get() != &t && other->run != RunState::Gone) reader = &other->task;
+    if (other.get() != &t && other->process == t.process && other->run != RunState::Gone) reader = &other->task;
   }
   if (!reader) return;
   struct RobustHead {
@@ -282,13 +285,9 @@ void RecordSession::flush_completed_calls(RecordTask& running) {
 }
 
 bool RecordSession::on_other_status(RecordTask& t, const WaitStatus& ws) {
-  if (ws.is_gone()) {
-    // The program is ending (exit_group, a fatal signal, SIGKILL): the
-    // first thread's status is the program's.
-    if (&t == leader_) return handle_stop(t, ws);
-    t.run = RunState::Gone;
-    return false;
-  }
+  // Its process is ending (exit_group, a fatal signal, SIGKILL): the
+  // first thread's status is the process's.
+  if (ws.is_gone()) return on_task_gone(t, ws);
   t.task.keep_status(ws);
   if (t.run == RunState::InKernel) t.run = RunState::Stopped;
   return false;

@@ -22,16 +22,13 @@
 #include "engine/core/tool_page.h"
 #include "engine/core/written_bytes.h"
 #include "engine/replay/address_space.h"
+#include "engine/replay/replay_stub.h"
 #include "engine/trace/trace_error.h"
 #include "engine/trace/written_data.h"
 
 namespace backstep {
 namespace {
 
-// The stub process is backstep itself, exec'd under a name that makes main()
-// exit at once should it ever run; replay replaces its address space at the
-// exec stop, before it executes one instruction.
-constexpr const char* kStubArg = "--backstep-replay-stub";
 
 // The kernel's internal restart codes (include/linux/errno.h).
 constexpr int64_t kErestartSys = 512;
@@ -60,12 +57,6 @@ void check_after_exit(const std::string& trace_dir, uint64_t exit_event) {
                             " (the file is damaged)");
 }
 
-std::string self_exe() {
-  char buf[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-  if (n <= 0) throw std::runtime_error("cannot find backstep's own executable");
-  return std::string(buf, static_cast<size_t>(n));
-}
 
 void pin_to_cpu(int wanted) {
   int cpu = wanted >= 0 && wanted < CPU_SETSIZE ? wanted : sched_getcpu();
@@ -120,7 +111,10 @@ ReplaySession::ReplaySession(const ReplaySession& parent, pid_t child)
       last_signal_(parent.last_signal_),
       last_siginfo_(parent.last_siginfo_),
       breakpoints_(parent.breakpoints_),
-      watchpoints_(parent.watchpoints_) {
+      watchpoints_(parent.watchpoints_),
+      processes_(parent.processes_),
+      debuggee_(parent.debuggee_),
+      root_status_(parent.root_status_) {
   // The trace reader and /proc/PID/mem are opened on first use: most
   // checkpoints are only ever cloned again, never resumed.
   next_number_ = parent.next_number_;
@@ -139,6 +133,9 @@ trace::TraceReader& ReplaySession::reader() {
 ReplaySession::~ReplaySession() = default;
 
 std::unique_ptr<ReplaySession> ReplaySession::clone() {
+  if (processes_.size() > 1) {
+    throw std::runtime_error("a checkpoint while several processes of the tree exist is not supported yet");
+  }
   pid_t child = task_->remote_fork(kToolSyscallInsn);
   std::unique_ptr<ReplaySession> copy(new ReplaySession(*this, child));
   copy->shared_ = shared_.copy_into(*copy->task_);
@@ -152,7 +149,7 @@ void ReplaySession::diverged(const std::string& what) const {
 
 void ReplaySession::start() {
   pin_to_cpu(header_->recorded_cpu);
-  std::string exe = self_exe();
+  std::string exe = replay_stub_exe();
   pid_t pid = fork();
   if (pid < 0) throw std::runtime_error(std::string("fork failed: ") + strerror(errno));
   if (pid == 0) {
@@ -178,15 +175,23 @@ void ReplaySession::start() {
   task.open_memory();
   install_tool_page(task);
   rebuild_address_space(task, *exec_, reader(), shared_);
-  brk_ = static_cast<uint64_t>(exec_->status);
-  current_tid_ = exec_->tid;
-  threads_[current_tid_] = ReplayThread{&task};
+  current_tid_ = debuggee_ = exec_->tid;
+  brk_[current_tid_] = static_cast<uint64_t>(exec_->status);
+  ReplayThread& first = threads_[current_tid_] = ReplayThread{&task};
+  first.pid = first.space = current_tid_;
+  processes_.insert(current_tid_);
 }
 
 ReplayResult ReplaySession::run_to_end() {
   for (;;) {
     ReplayStop stop = resume({});
-    if (stop.kind == ReplayStop::Kind::ProgramEnd || stop.kind == ReplayStop::Kind::TraceEnd) break;
+    if (stop.kind == ReplayStop::Kind::TraceEnd) break;
+    if (stop.kind != ReplayStop::Kind::ProgramEnd) continue;
+    // The debugged process ended while others go on: replay them too.
+    const trace::Event* next = peek_next();
+    if (!next || next->kind != trace::EventKind::Exit || processes_.size() <= 1) break;
+    trace::Event exit = *take_event();
+    end_process(exit);
   }
   ReplayResult result = end_result();
   task_->kill();
@@ -206,7 +211,8 @@ ReplayResult ReplaySession::end_result() {
     result.end = ReplayResult::End::RecordingStopped;
     result.message = "the recording stopped at event " + std::to_string(next_number_) + ": " + next->message;
   } else if (next->kind == trace::EventKind::Exit) {
-    int status = static_cast<int>(next->status);
+    // The recording's exit status is its first process's.
+    int status = next->tid == debuggee_ || !root_status_ ? static_cast<int>(next->status) : *root_status_;
     result.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   } else {
     result.end = ReplayResult::End::RecordingStopped;
@@ -253,7 +259,10 @@ namespace {
 // An event replay reaches without running: a signal delivered right after
 // the previous event, a thread that starts or ends.
 bool at_boundary(const trace::Event& e) {
-  if (e.kind == trace::EventKind::ThreadStart || e.kind == trace::EventKind::ThreadExit) return true;
+  if (e.kind == trace::EventKind::ThreadStart || e.kind == trace::EventKind::ThreadExit ||
+      e.kind == trace::EventKind::ProcessStart || e.kind == trace::EventKind::Exit) {
+    return true;
+  }
   if (e.kind != trace::EventKind::Signal && e.kind != trace::EventKind::FatalSignal) return false;
   return !is_synchronous_fault(siginfo_from_bytes(e.siginfo));
 }
@@ -281,20 +290,26 @@ ReplayStop ReplaySession::resume(Resume how) {
     // system call), the program runs on up to that call, so the code before
     // it stays reachable; it is never replayed.
     bool abort = next->kind == trace::EventKind::Abort;
-    if (next->kind == trace::EventKind::Exit || (abort && (!next->regs || at_pending_event_))) {
+    bool exit = next->kind == trace::EventKind::Exit;
+    if ((exit && ends_replay(*next)) || (abort && (!next->regs || at_pending_event_))) {
       stop.kind = ReplayStop::Kind::ProgramEnd;
       return stop;
     }
-    // The event runs on its own thread; a new thread does not exist yet.
-    if (next->kind != trace::EventKind::ThreadStart) {
+    // The event runs on its own thread; a new thread or process does not
+    // exist yet, and an ended process has no thread left to run.
+    bool creates = next->kind == trace::EventKind::ThreadStart || next->kind == trace::EventKind::ProcessStart;
+    if (!creates && !exit) {
       switch_to(next->tid);
       apply_pending_restart(*next);
     }
+    // Steps and breakpoints belong to the debugged process; the others run
+    // through.
+    bool step = how.single_step && (creates || exit || in_debuggee());
     // A thread that entered a blocking call is already at its entry.
     bool parked = next->kind == trace::EventKind::Syscall && threads_[current_tid_].at_entry;
     if (!at_pending_event_ && !at_boundary(*next) && !parked) {
       bool stepping_over = false;
-      std::optional<ReplayStop> trap = run_to_event(*next, how.single_step, stepping_over);
+      std::optional<ReplayStop> trap = run_to_event(*next, step, stepping_over);
       if (trap) {
         if (trap->kind == ReplayStop::Kind::Step && stepping_over) continue;  // stepped over a breakpoint
         trap->event = stop.event;
@@ -327,9 +342,10 @@ ReplayStop ReplaySession::resume(Resume how) {
     // threads' events follow, runs no instruction of this thread's: a step
     // goes on to what follows.
     bool silent = event.kind == trace::EventKind::Position || event.kind == trace::EventKind::ThreadStart ||
-                  event.kind == trace::EventKind::ThreadExit || event.kind == trace::EventKind::SyscallEntered;
+                  event.kind == trace::EventKind::ThreadExit || event.kind == trace::EventKind::SyscallEntered ||
+                  event.kind == trace::EventKind::ProcessStart || event.kind == trace::EventKind::Exit;
     if (silent && !how.stop_after_event) continue;
-    if (how.single_step && event.kind != trace::EventKind::FatalSignal) {
+    if (step && event.kind != trace::EventKind::FatalSignal) {
       // The instruction (syscall, rdtsc, fault) ran; a delivered signal
       // stops at its handler's first instruction, as under the kernel.
       stop.kind = ReplayStop::Kind::Step;
@@ -365,7 +381,7 @@ std::optional<ReplayStop> ReplaySession::run_to_event(const trace::Event& next, 
   if (ws.kind == WaitStatus::Kind::EventStop) diverged("unexpected ptrace event " + std::to_string(ws.event));
   if (ws.is_syscall()) {
     if (next.kind != trace::EventKind::Syscall && next.kind != trace::EventKind::Abort &&
-        next.kind != trace::EventKind::SyscallEntered) {
+        next.kind != trace::EventKind::SyscallEntered && next.kind != trace::EventKind::Exec) {
       diverged(std::string("reached a system call, expected ") + trace::to_string(next.kind));
     }
     return std::nullopt;
@@ -390,7 +406,12 @@ void ReplaySession::apply_event(const trace::Event& event, ReplayStop& stop) {
   if (event.kind == trace::EventKind::Syscall) threads_[current_tid_].at_entry = false;
   // A new thread's registers are where it starts, not where it is; an
   // ending thread's are not recorded.
-  if (event.kind != trace::EventKind::ThreadStart && event.kind != trace::EventKind::ThreadExit) check_registers(event);
+  // An exec's registers are the new program's (exec_process checks the
+  // call), and a process's end has none.
+  bool own_registers = event.kind != trace::EventKind::ThreadStart && event.kind != trace::EventKind::ThreadExit &&
+                       event.kind != trace::EventKind::ProcessStart && event.kind != trace::EventKind::Exec &&
+                       event.kind != trace::EventKind::Exit;
+  if (own_registers) check_registers(event);
   stop.event = event_number_;
   switch (event.kind) {
     case trace::EventKind::Syscall: replay_syscall(event, stop); break;
@@ -405,6 +426,9 @@ void ReplaySession::apply_event(const trace::Event& event, ReplayStop& stop) {
       break;
     case trace::EventKind::ThreadStart: start_thread(event); break;
     case trace::EventKind::ThreadExit: end_thread(event); break;
+    case trace::EventKind::ProcessStart: start_process(event); break;
+    case trace::EventKind::Exec: exec_process(event); break;
+    case trace::EventKind::Exit: end_process(event); break;
     default: diverged(std::string("unexpected ") + trace::to_string(event.kind) + " event");
   }
 }
@@ -443,8 +467,10 @@ void ReplaySession::replay_syscall(const trace::Event& event, ReplayStop& stop) 
   Registers exit = entry;
   exit.apply(event.reg_changes);
   std::vector<std::vector<uint8_t>> watched;
-  if (!watchpoints_.empty()) watched = watched_values();
-  ReplayMmCall call{*task_, reader(), event, *native, exit.syscall_result(), brk_, shared_};
+  bool watching = !watchpoints_.empty() && in_debuggee();
+  if (watching) watched = watched_values();
+  ReplayMmCall call{*task_, reader(), event, *native, exit.syscall_result(), brk_[threads_[current_tid_].space],
+                    shared_};
   std::string problem = replay_address_space_call(call);
   if (!problem.empty()) diverged(problem);
   apply_effects(event);
@@ -453,7 +479,7 @@ void ReplaySession::replay_syscall(const trace::Event& event, ReplayStop& stop) 
   echo(event);
   restart_if_interrupted(exit);
   uint64_t addr = 0;
-  if (!watchpoints_.empty() && watched_range_changed(watched, addr)) {
+  if (watching && watched_range_changed(watched, addr)) {
     stop.kind = ReplayStop::Kind::Watchpoint;
     stop.address = addr;
     stop.by_kernel = true;

@@ -149,6 +149,10 @@ class ReplaySession : public Session {
   Task& task() { return *task_; }
   uint32_t current_thread() const { return current_tid_; }
   std::size_t thread_count() const { return threads_.size(); }
+  // Processes of the tree that exist at this point; the one debugged (the
+  // recording's first): only its threads are shown, and only it stops.
+  std::size_t process_count() const { return processes_.size(); }
+  uint32_t debuggee() const { return debuggee_; }
   Registers registers() { return task_->regs(); }
   std::vector<uint8_t> xstate() { return task_->xstate(); }
   // Memory as the program sees it: breakpoint bytes hidden.
@@ -188,6 +192,15 @@ class ReplaySession : public Session {
   void start_thread(const trace::Event& event);
   void end_thread(const trace::Event& event);
   void copy_threads_into(ReplaySession& copy);
+  // Processes (replay_processes.cc).
+  void start_process(const trace::Event& event);
+  void exec_process(const trace::Event& event);
+  void end_process(const trace::Event& event);
+  // Whether `event` (an Exit) ends the last process, or the one debugged.
+  bool ends_replay(const trace::Event& exit) const;
+  // The current thread belongs to the process that is debugged: only there
+  // do breakpoints, watchpoints and single steps apply.
+  bool in_debuggee() const;
   void note_thread_name(const Registers& call, int64_t result);  // replay_thread_view.cc
   void jump_to_position(const trace::Event& position);
   void apply_event(const trace::Event& event, ReplayStop& stop);
@@ -219,7 +232,8 @@ class ReplaySession : public Session {
   uint64_t event_number_ = 0;   // the event being replayed
   uint64_t next_number_ = 0;    // the number of the event take_event() returns next
   std::optional<trace::Event> peeked_;
-  uint64_t brk_ = 0;            // current program break, as recorded
+  // Each address space's program break, as recorded, by ReplayThread::space.
+  std::map<uint32_t, uint64_t> brk_;
   bool echo_failed_ = false;
   bool at_pending_event_ = false;  // the program reached the next event, not replayed yet
   // The pc is at a breakpoint whose hit was just reported: the next run
@@ -252,9 +266,19 @@ class ReplaySession : public Session {
     std::optional<Registers> restart;
     uint64_t started = 0;              // its ThreadStart event (0: the exec's thread)
     std::string name;                  // PR_SET_NAME; empty: the program's name
+    uint32_t pid = 0;                  // its process, as recorded
+    // Whose memory it uses: its process's, or, for a vfork child before it
+    // execs, its creator's (CLONE_VM).
+    uint32_t space = 0;
   };
   std::map<uint32_t, ReplayThread> threads_;
   uint32_t current_tid_ = 0;
+  // The processes of the tree that exist at this point, by recorded pid;
+  // the one debugged (the first); the first one's exit status, once it has
+  // exited while others went on.
+  std::set<uint32_t> processes_;
+  uint32_t debuggee_ = 0;
+  std::optional<int> root_status_;
 };
 
 }  // namespace backstep

@@ -52,6 +52,8 @@ void ReplaySession::start_thread(const trace::Event& event) {
   ReplayThread& thread = threads_[event.tid] = ReplayThread{&t};
   thread.started = event_number_;
   thread.name = parent->second.name;  // the kernel copies comm at clone
+  thread.pid = parent->second.pid;
+  thread.space = parent->second.space;
 }
 
 void ReplaySession::end_thread(const trace::Event& event) {
@@ -74,7 +76,8 @@ void ReplaySession::copy_threads_into(ReplaySession& copy) {
   // fork() copied the current thread; make the others again in the copy.
   const ReplayThread& running = threads_[current_tid_];
   copy.threads_[current_tid_] = ReplayThread{copy.task_,       running.at_entry, breakpoint_reported_, false,
-                                             running.restart, running.started,  running.name};
+                                             running.restart, running.started,  running.name, running.pid,
+                                             running.space};
   copy.current_tid_ = current_tid_;
   for (auto& [tid, thread] : threads_) {
     if (tid == current_tid_) continue;
@@ -83,7 +86,8 @@ void ReplaySession::copy_threads_into(ReplaySession& copy) {
     t.set_regs(thread.task->regs());
     t.set_xstate(thread.task->xstate());
     copy.threads_[tid] =
-        ReplayThread{&t, thread.at_entry, thread.breakpoint_reported, false, thread.restart, thread.started, thread.name};
+        ReplayThread{&t,          thread.at_entry, thread.breakpoint_reported, false, thread.restart, thread.started,
+                     thread.name, thread.pid,      thread.space};
   }
 }
 

@@ -63,6 +63,7 @@ bool ReplaySession::classify_trap(ReplayStop& stop) {
 
 void ReplaySession::insert_breakpoints() {
   static const uint8_t kInt3 = 0xcc;
+  if (!in_debuggee()) return;  // another process of the tree: it runs through
   for (uint64_t addr : breakpoints_) {
     uint8_t original;
     if (task_->read_some(remote_ptr<void>(addr), &original, 1) != 1) continue;  // not mapped (yet)
@@ -81,7 +82,7 @@ void ReplaySession::remove_breakpoints() {
 void ReplaySession::arm_watchpoints() {
   // The debug registers keep their values between stops: write them only
   // when the watchpoints changed (a fresh clone starts with none armed).
-  if (armed_ == watchpoints_) return;
+  if (armed_ == watchpoints_ || !in_debuggee()) return;
   // Disable first: the kernel checks each address against the length DR7
   // still gives its register (an odd address under a 4-byte slot fails).
   if (!slot_owner_.empty()) task_->set_debug_register(7, 0);

@@ -81,14 +81,16 @@ enum EventTag : uint8_t {
   kTagMessage = 9,
   kTagWritten = 10,
   kTagPosition = 11,
+  kTagCloneFlags = 12,
+  kTagArgv = 13,
 };
 
 // nullptr for tags this version does not know.
 constexpr const char* event_tag_name(uint8_t tag) {
   constexpr const char* kNames[] = {nullptr,    "regs",    "reg_changes", "writes",  "xstate", "mappings",
                                     "siginfo",  "echoes",  "status",      "message", "written",
-                                    "position"};
-  return tag <= kTagPosition ? kNames[tag] : nullptr;
+                                    "position", "clone_flags", "argv"};
+  return tag <= kTagArgv ? kNames[tag] : nullptr;
 }
 
 // Sizes of the smallest possible list elements, for ByteReader::count().
@@ -99,7 +101,7 @@ constexpr std::size_t kMinEchoSize = 4 + 4;
 constexpr std::size_t kSiginfoSize = 128;
 
 bool valid_kind(uint8_t k) {
-  return k >= static_cast<uint8_t>(EventKind::Exec) && k <= static_cast<uint8_t>(EventKind::ThreadExit);
+  return k >= static_cast<uint8_t>(EventKind::Exec) && k <= static_cast<uint8_t>(EventKind::ProcessStart);
 }
 
 bool valid_mapping_kind(uint8_t k) {
@@ -269,6 +271,12 @@ void decode_field(uint8_t tag, ByteReader& f, Event& e) {
       e.position = p;
       break;
     }
+    case kTagCloneFlags: e.clone_flags = f.u64(); break;
+    case kTagArgv: {
+      e.argv.resize(f.count(4));
+      for (std::string& a : e.argv) a = f.string();
+      break;
+    }
   }
   f.expect_end("the field");
 }
@@ -302,6 +310,17 @@ void encode_event(const Event& e, std::vector<uint8_t>& out) {
     auto f = w.begin_field(kTagPosition);
     w.u64(e.position->digest);
     w.u8(e.position->fixpoint ? 1 : 0);
+    w.end_field(f);
+  }
+  if (e.clone_flags != 0) {
+    auto f = w.begin_field(kTagCloneFlags);
+    w.u64(e.clone_flags);
+    w.end_field(f);
+  }
+  if (!e.argv.empty()) {
+    auto f = w.begin_field(kTagArgv);
+    w.u32(static_cast<uint32_t>(e.argv.size()));
+    for (const std::string& a : e.argv) w.string(a);
     w.end_field(f);
   }
   w.end_length(payload);
@@ -362,7 +381,8 @@ void validate_event(const Event& e) {
     throw FormatError(e.position ? "a position field on an event that is not a position"
                                  : "a position event without its position field");
   if (e.kind == EventKind::Position && !e.regs) throw FormatError("a position event without registers");
-  if ((e.kind == EventKind::SyscallEntered || e.kind == EventKind::ThreadStart) && !e.regs)
+  if ((e.kind == EventKind::SyscallEntered || e.kind == EventKind::ThreadStart ||
+       e.kind == EventKind::ProcessStart) && !e.regs)
     throw FormatError(std::string("a ") + to_string(e.kind) + " event without registers");
 }
 

@@ -16,6 +16,7 @@ const char* to_string(EventKind kind) {
     case EventKind::SyscallEntered: return "syscall-entered";
     case EventKind::ThreadStart: return "thread-start";
     case EventKind::ThreadExit: return "thread-exit";
+    case EventKind::ProcessStart: return "process-start";
   }
   return "unknown";
 }

@@ -16,7 +16,7 @@ namespace backstep::trace {
 
 // Bumped whenever the encoding or the meaning of a field changes.
 // The reader refuses any other version.
-inline constexpr uint32_t kFormatVersion = 3;
+inline constexpr uint32_t kFormatVersion = 4;
 
 // Registers as `user_regs_struct` words and CPUID leaves: plain values the
 // engine shares, defined in engine/core/cpu_state.h.
@@ -26,7 +26,8 @@ using backstep::RegBlock;
 using backstep::RegChange;
 
 enum class EventKind : uint8_t {
-  // The initial execve completed: the whole address space and registers.
+  // An execve completed (the first is the trace's event 0): the whole
+  // address space and registers of the thread `tid`.
   Exec = 1,
   // A system call: registers at entry, what it changed (registers, memory,
   // mappings), what it wrote to stdout/stderr.
@@ -39,7 +40,8 @@ enum class EventKind : uint8_t {
   // A signal that killed the process (default action), at the point it
   // was delivered.
   FatalSignal = 5,
-  // The process exited; `status` is the wait(2) status.
+  // A process exited; `status` is the wait(2) status, `tid` its pid. The
+  // last process's Exit ends the trace.
   Exit = 6,
   // The recording stopped before the program ended (unsupported syscall,
   // internal error); `message` says why. Replay stops here too.
@@ -61,6 +63,15 @@ enum class EventKind : uint8_t {
   // A thread (not the last one) ended: `writes` holds what the kernel wrote
   // as it died (the CLONE_CHILD_CLEARTID / set_tid_address word zeroed).
   ThreadExit = 11,
+  // Process trees. A process was created (fork, vfork, clone without
+  // CLONE_THREAD): `tid` is its pid (and its first thread), `regs` and
+  // `xstate` its state at its first instruction, `status` the recorded tid
+  // of the thread that created it, `clone_flags` the flags it was made with
+  // (CLONE_VM: it shares its creator's memory until it execs or exits, as a
+  // vfork child does), `writes` what the kernel wrote into the new process's
+  // memory (CLONE_CHILD_SETTID). Follows the creator's SyscallEntered (vfork)
+  // or Syscall event.
+  ProcessStart = 12,
 };
 
 const char* to_string(EventKind kind);
@@ -168,8 +179,12 @@ struct Event {
   std::optional<WrittenData> written;        // Syscall: what a write-like call wrote
   std::optional<ForcedPosition> position;    // Position: how replay finds it
   int64_t status = 0;                        // Exit: wait status; Signal/FatalSignal: signal number;
-                                             // Exec: the initial program break (start_brk)
-  std::string message;                       // Abort: why the recording stopped
+                                             // Exec: the initial program break (start_brk);
+                                             // ThreadStart/ProcessStart: the creating thread
+  std::string message;                       // Abort: why the recording stopped; Exec: the
+                                             // executable's path (empty: the header's exe)
+  std::vector<std::string> argv;             // Exec: the program's arguments (empty: the header's)
+  uint64_t clone_flags = 0;                  // ProcessStart: the clone flags
   bool operator==(const Event&) const = default;
 };
 

@@ -1,0 +1,173 @@
+// Recording a process tree (shared/notes/threads-and-processes.md §1, §6).
+//
+// Every process the program creates (fork, vfork, clone without
+// CLONE_THREAD) is traced from its first instruction (PTRACE_O_TRACEFORK,
+// TRACEVFORK) and recorded into the same trace. The processes take turns
+// with the threads under the one scheduler of record_threads.cc: exactly one
+// task of the whole tree runs user code at a time, so the trace is one
+// order of everything that happened.
+//
+//  - A new process gets a ProcessStart event after its creator's call
+//    (after its SyscallEntered for vfork: the creator then waits in the
+//    kernel until the child execs or exits, while the child runs).
+//  - An execve that succeeds becomes an Exec event (the new address space,
+//    as for the first one), in place of the call's Syscall event.
+//  - A process's end is its Exit event, written when its first thread's
+//    death is seen; the recording ends with the last process.
+//  - The recorder is the tree's subreaper, so that orphans (double fork)
+//    are reparented to it and stay in the recording.
+#include <sched.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+
+#include "engine/core/log.h"
+#include "engine/record/clone_request.h"
+#include "engine/record/record_session.h"
+
+namespace backstep {
+
+RecordProcess& RecordSession::add_process(pid_t pid, pid_t parent) {
+  auto& slot = processes_[pid];
+  slot = std::make_unique<RecordProcess>();
+  slot->pid = pid;
+  slot->parent = parent;
+  return *slot;
+}
+
+std::size_t RecordSession::live_processes() const {
+  std::size_t n = 0;
+  for (const auto& [pid, p] : processes_) n += !p->ended;
+  return n;
+}
+
+std::size_t RecordSession::live_threads_of(const RecordProcess& p) const {
+  std::size_t n = 0;
+  for (const auto& [tid, t] : record_tasks_) n += t->process == &p && t->run != RunState::Gone;
+  return n;
+}
+
+void RecordSession::thread_created(SyscallContext& ctx, pid_t child, uint64_t flags, uint64_t parent_tid_addr,
+                                   uint64_t child_tid_addr) {
+  // A vfork child was started at its PTRACE_EVENT_VFORK already.
+  if (record_task(child)) return;
+  CreatedThread c;
+  c.tid = child;
+  c.parent = ctx.task.tid();
+  c.flags = flags;
+  c.parent_tid_addr = parent_tid_addr;
+  c.child_tid_addr = child_tid_addr;
+  created_ = c;
+}
+
+void RecordSession::on_vfork_event(RecordTask& t) {
+  // The parent stays in the kernel until the child execs or exits: it has
+  // entered a blocking call, and the child runs meanwhile.
+  unsigned long child = 0;
+  if (ptrace(PTRACE_GETEVENTMSG, t.tid(), nullptr, &child) != 0) {
+    throw TaskGone("task " + std::to_string(t.tid()) + ": no child id at its vfork");
+  }
+  SyscallContext& ctx = *t.in_syscall;
+  trace::Event entered;
+  entered.kind = trace::EventKind::SyscallEntered;
+  entered.tid = ctx.event.tid;
+  entered.regs = ctx.event.regs;
+  write_event(entered);
+  t.run = RunState::InKernel;
+  if (current_ == &t) current_ = nullptr;
+  std::optional<CloneRequest> request = clone_request(t.task, ctx.entry);
+  if (!request) throw RecordingRefused("a vfork whose clone arguments cannot be read");
+  CreatedThread c;
+  c.tid = static_cast<pid_t>(child);
+  c.parent = t.tid();
+  c.flags = request->flags;
+  c.parent_tid_addr = request->parent_tid;
+  c.child_tid_addr = request->child_tid;
+  created_ = c;
+  start_created_thread();
+  t.task.resume(ResumeHow::Syscall);
+}
+
+void RecordSession::start_created_process(const CreatedThread& c, RecordTask& t) {
+  RecordTask* creator = record_task(c.parent);
+  RecordProcess& p = add_process(c.tid, creator && creator->process ? creator->process->pid : 0);
+  t.process = &p;
+  trace::Event event;
+  event.kind = trace::EventKind::ProcessStart;
+  event.tid = static_cast<uint32_t>(c.tid);
+  event.regs = t.task.regs().to_block();
+  event.xstate = t.task.xstate();
+  event.status = c.parent;
+  event.clone_flags = c.flags;
+  // What the kernel wrote into the child's own memory: its tid at
+  // CLONE_CHILD_SETTID (glibc's fork: the tid cached in its thread block),
+  // and the parent-tid word as the child sees it.
+  auto record_word = [&](uint64_t addr) {
+    std::vector<uint8_t> value(4);
+    if (addr != 0 && t.task.read_some(remote_ptr<void>(addr), value.data(), 4) == 4) {
+      event.writes.push_back({addr, value});
+    }
+  };
+  if (c.flags & CLONE_CHILD_SETTID) record_word(c.child_tid_addr);
+  if (c.flags & CLONE_PARENT_SETTID) record_word(c.parent_tid_addr);
+  write_event(event);
+  if (c.flags & CLONE_CHILD_CLEARTID) t.clear_child_tid = c.child_tid_addr;
+  BS_LOG(Record, "process " << c.tid << " created by " << c.parent);
+}
+
+void RecordSession::on_exec_event(RecordTask& t) {
+  RecordProcess& p = *t.process;
+  if (live_threads_of(p) > 1) {
+    throw RecordingRefused("a process with several threads executes another program; recording that is not "
+                           "supported yet");
+  }
+  if (!t.is_leader()) {
+    throw RecordingRefused("a thread whose process leader has ended executes another program; recording that "
+                           "is not supported yet");
+  }
+  record_exec(t.task, t.exec_path, t.exec_argv);
+  // The Exec event stands for the whole call. The kernel may still report
+  // its exit (it does not here): after_exec() passes over that stop.
+  t.in_syscall.reset();
+  t.exec_done = true;
+  t.exec_path.clear();
+  t.exec_argv.clear();
+  t.last_exit_regs = t.task.regs();
+  t.at_syscall_boundary = true;
+  t.interrupted_entry.reset();
+  resume_or_switch(t);
+}
+
+bool RecordSession::after_exec(RecordTask& t) {
+  if (t.task.syscall_info().op != PTRACE_SYSCALL_INFO_EXIT) return false;
+  resume_or_switch(t);
+  return true;
+}
+
+bool RecordSession::on_task_gone(RecordTask& t, const WaitStatus& ws) {
+  t.run = RunState::Gone;
+  if (current_ == &t) current_ = nullptr;
+  RecordProcess& p = *t.process;
+  if (!t.is_leader() || p.ended) return false;
+  // The first thread's status is the process's: the kernel reports it once
+  // every thread of the process is gone.
+  for (auto& [tid, other] : record_tasks_) {
+    if (other->process == &p) other->run = RunState::Gone;
+  }
+  trace::Event exit_event;
+  exit_event.kind = trace::EventKind::Exit;
+  exit_event.tid = static_cast<uint32_t>(p.pid);
+  exit_event.status = ws.raw;
+  write_event(exit_event);
+  p.ended = true;
+  if (&p == root_) {
+    result_.exit_status = ws.kind == WaitStatus::Kind::Exited ? ws.exit_code : 128 + ws.signal;
+  }
+  BS_LOG(Record, "process " << p.pid << " ended: " << ws.describe());
+  if (live_processes() > 0) return false;
+  writer_->finish();
+  result_.completed = true;
+  result_.events = writer_->events_written();
+  return true;
+}
+
+}  // namespace backstep

@@ -1,0 +1,111 @@
+// Process trees in replay (shared/notes/threads-and-processes.md §3, §6).
+//
+// Every recorded process is a process here too, made at its ProcessStart
+// event by a clone that replay runs in its creator (from the tool page):
+// without CLONE_VM for a fork, so the child starts with a copy of the
+// creator's memory as the kernel gave it; with CLONE_VM for a vfork child,
+// which shares its creator's memory until it execs. Always CLONE_PARENT:
+// backstep, not the replayed creator, is the parent, so no SIGCHLD or
+// zombie of replay's own ever reaches the program. Its registers then come
+// from the trace.
+//
+// An Exec event after the first replaces the process's address space the
+// way the first did: the process execs the replay stub, and the mappings,
+// memory and registers are rebuilt from the event. A process's Exit event
+// ends its tasks. Breakpoints, watchpoints and single steps apply to the
+// debugged process only (the first); the others run through.
+#include <sched.h>
+#include <signal.h>
+#include <sys/syscall.h>
+
+#include "engine/core/tool_page.h"
+#include "engine/replay/address_space.h"
+#include "engine/replay/replay_session.h"
+#include "engine/replay/replay_stub.h"
+
+namespace backstep {
+
+bool ReplaySession::in_debuggee() const {
+  auto it = threads_.find(current_tid_);
+  return it != threads_.end() && it->second.pid == debuggee_;
+}
+
+bool ReplaySession::ends_replay(const trace::Event& exit) const {
+  return exit.tid == debuggee_ || processes_.size() <= 1;
+}
+
+void ReplaySession::start_process(const trace::Event& event) {
+  auto creator = threads_.find(static_cast<uint32_t>(event.status));
+  if (creator == threads_.end()) {
+    diverged("process " + std::to_string(event.tid) + " is created by thread " + std::to_string(event.status) +
+             ", which does not exist");
+  }
+  if (threads_.count(event.tid) || processes_.count(event.tid)) {
+    diverged("process " + std::to_string(event.tid) + " is created twice");
+  }
+  bool shares_memory = (event.clone_flags & CLONE_VM) != 0;
+  uint64_t flags = CLONE_PARENT | (shares_memory ? CLONE_VM : 0);
+  ReplayThread& from = creator->second;
+  pid_t live = from.task->remote_clone(kToolSyscallInsn, flags);
+  Task& t = add_task(live);
+  t.set_regs(Registers::from_block(*event.regs));
+  if (!event.xstate.empty()) t.set_xstate(event.xstate);
+  // What the kernel wrote into the child's memory (its tid at
+  // CLONE_CHILD_SETTID).
+  for (const trace::MemoryWrite& w : event.writes) t.write_bytes(remote_ptr<void>(w.addr), w.data.data(), w.data.size());
+  ReplayThread& child = threads_[event.tid] = ReplayThread{&t};
+  child.started = event_number_;
+  child.name = from.name;
+  child.pid = event.tid;
+  child.space = shares_memory ? from.space : event.tid;
+  if (!shares_memory) brk_[child.space] = brk_[from.space];
+  processes_.insert(event.tid);
+}
+
+void ReplaySession::exec_process(const trace::Event& event) {
+  auto it = threads_.find(current_tid_);
+  if (it == threads_.end() || current_tid_ != event.tid) diverged("an exec by a thread that is not running");
+  ReplayThread& thread = it->second;
+  // The thread stands at its execve (run_to_event stopped at the call).
+  long nr = static_cast<long>(task_->regs().syscallno());
+  if (nr != SYS_execve && nr != SYS_execveat) {
+    diverged("the trace has an exec here, the program makes system call " + std::to_string(nr));
+  }
+  for (const auto& [tid, other] : threads_) {
+    if (tid != current_tid_ && other.pid == thread.pid) diverged("an exec in a process with several threads");
+  }
+  std::string stub = replay_stub_exe();
+  task_->remote_exec(kToolSyscallInsn, kToolScratch, kToolScratchSize, stub, {stub, kStubArg});
+  install_tool_page(*task_);
+  rebuild_address_space(*task_, event, reader(), shared_);
+  thread.space = thread.pid;
+  thread.at_entry = false;
+  thread.restart.reset();
+  thread.name.clear();  // comm becomes the new program's name
+  brk_[thread.space] = static_cast<uint64_t>(event.status);
+  armed_.clear();
+  slot_owner_.clear();
+}
+
+void ReplaySession::end_process(const trace::Event& event) {
+  uint32_t pid = event.tid;
+  if (!processes_.count(pid)) diverged("process " + std::to_string(pid) + " ends but does not exist");
+  if (pid == debuggee_) root_status_ = static_cast<int>(event.status);
+  for (auto it = threads_.begin(); it != threads_.end();) {
+    if (it->second.pid != pid) {
+      ++it;
+      continue;
+    }
+    it->second.task->kill();
+    if (it->first == current_tid_) {
+      current_tid_ = 0;
+      breakpoint_reported_ = false;
+      armed_.clear();
+      slot_owner_.clear();
+    }
+    it = threads_.erase(it);
+  }
+  processes_.erase(pid);
+}
+
+}  // namespace backstep
