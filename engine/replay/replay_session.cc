@@ -134,7 +134,14 @@ ReplaySession::~ReplaySession() = default;
 
 std::unique_ptr<ReplaySession> ReplaySession::clone() {
   if (processes_.size() > 1) {
-    throw std::runtime_error("a checkpoint while several processes of the tree exist is not supported yet");
+    // Copies of memory that several processes share are made per process
+    // today, which would split what must stay one.
+    for (const auto& [tid, thread] : threads_) {
+      if (shared_.mapped_in(*thread.task)) {
+        throw std::runtime_error("a checkpoint while several processes of the tree exist and one maps shared "
+                                 "memory is not supported yet");
+      }
+    }
   }
   pid_t child = task_->remote_fork(kToolSyscallInsn);
   std::unique_ptr<ReplaySession> copy(new ReplaySession(*this, child));

@@ -165,7 +165,7 @@ class ReplaySession : public Session {
   // throughout; a thread parked at a system call's entry shows its
   // registers there.
   std::vector<uint32_t> thread_ids() const;  // live threads, in creation order
-  bool has_thread(uint32_t tid) const { return threads_.count(tid) > 0; }
+  bool has_thread(uint32_t tid) const;
   Registers thread_registers(uint32_t tid);  // throws std::out_of_range for no such thread
   std::vector<uint8_t> thread_xstate(uint32_t tid);
   // The name set with PR_SET_NAME (or inherited from the creating thread);

@@ -12,13 +12,22 @@
 
 namespace backstep {
 
+// Only the debugged process's threads are shown: the other processes of a
+// tree replay around it, unseen.
 std::vector<uint32_t> ReplaySession::thread_ids() const {
   std::vector<std::pair<uint64_t, uint32_t>> order;
-  for (const auto& [tid, thread] : threads_) order.emplace_back(thread.started, tid);
+  for (const auto& [tid, thread] : threads_) {
+    if (thread.pid == debuggee_) order.emplace_back(thread.started, tid);
+  }
   std::sort(order.begin(), order.end());
   std::vector<uint32_t> tids;
   for (const auto& [started, tid] : order) tids.push_back(tid);
   return tids;
+}
+
+bool ReplaySession::has_thread(uint32_t tid) const {
+  auto it = threads_.find(tid);
+  return it != threads_.end() && it->second.pid == debuggee_;
 }
 
 Registers ReplaySession::thread_registers(uint32_t tid) {
@@ -44,15 +53,15 @@ bool ReplaySession::thread_in_call(uint32_t tid) const {
 }
 
 uint32_t ReplaySession::stopped_thread() {
-  if (threads_.count(current_tid_)) return current_tid_;
+  if (has_thread(current_tid_)) return current_tid_;
   return next_thread();
 }
 
 uint32_t ReplaySession::next_thread() {
   const trace::Event* next = peek_next();
   // A ThreadStart names the thread it makes, which does not exist yet.
-  if (next && next->kind != trace::EventKind::ThreadStart && threads_.count(next->tid)) return next->tid;
-  if (threads_.count(current_tid_)) return current_tid_;
+  if (next && next->kind != trace::EventKind::ThreadStart && has_thread(next->tid)) return next->tid;
+  if (has_thread(current_tid_)) return current_tid_;
   std::vector<uint32_t> tids = thread_ids();
   return tids.empty() ? 0 : tids.front();
 }

@@ -8,6 +8,8 @@
 // registers belong to each.
 #include <sched.h>
 
+#include <map>
+
 #include "engine/core/tool_page.h"
 #include "engine/replay/replay_session.h"
 
@@ -73,18 +75,24 @@ void ReplaySession::end_thread(const trace::Event& event) {
 }
 
 void ReplaySession::copy_threads_into(ReplaySession& copy) {
-  // fork() copied the current thread; make the others again in the copy.
+  // fork() copied the current thread, with its address space. Every other
+  // address space of the tree is forked the same way from one of its
+  // threads; the remaining threads are made again inside their space's copy.
   const ReplayThread& running = threads_[current_tid_];
   copy.threads_[current_tid_] = ReplayThread{copy.task_,       running.at_entry, breakpoint_reported_, false,
                                              running.restart, running.started,  running.name, running.pid,
                                              running.space};
   copy.current_tid_ = current_tid_;
+  std::map<uint32_t, Task*> space_copies{{running.space, copy.task_}};
   for (auto& [tid, thread] : threads_) {
     if (tid == current_tid_) continue;
-    pid_t live = copy.task_->remote_clone(kToolSyscallInsn, kThreadCloneFlags);
+    auto space = space_copies.find(thread.space);
+    pid_t live = space == space_copies.end() ? thread.task->remote_fork(kToolSyscallInsn)
+                                             : space->second->remote_clone(kToolSyscallInsn, kThreadCloneFlags);
     Task& t = copy.add_task(live);
     t.set_regs(thread.task->regs());
     t.set_xstate(thread.task->xstate());
+    if (space == space_copies.end()) space_copies.emplace(thread.space, &t);
     copy.threads_[tid] =
         ReplayThread{&t,          thread.at_entry, thread.breakpoint_reported, false, thread.restart, thread.started,
                      thread.name, thread.pid,      thread.space};

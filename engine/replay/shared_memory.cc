@@ -142,6 +142,15 @@ int64_t SharedObjects::create(Task& task, uint64_t id, uint64_t size) {
   return fd;
 }
 
+bool SharedObjects::mapped_in(Task& task) const {
+  if (fds_.empty()) return false;
+  for (const MapsEntry& e : read_proc_maps(task.tid())) {
+    uint64_t id;
+    if (e.shared && object_of(e, id) && fds_.count(id)) return true;
+  }
+  return false;
+}
+
 void SharedObjects::forget_unmapped(Task& task) {
   std::set<uint64_t> mapped;
   for (const MapsEntry& e : read_proc_maps(task.tid())) {

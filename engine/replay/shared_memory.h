@@ -36,6 +36,10 @@ class SharedObjects {
   SharedObjects copy_into(Task& child) const;
 
   bool empty() const { return fds_.empty(); }
+  // Whether `task` maps any of these objects MAP_SHARED now (private
+  // mappings of them, such as the holes ld.so leaves in a library's first
+  // mapping, share nothing).
+  bool mapped_in(Task& task) const;
 
  private:
   // Objects with no mapping left are closed and forgotten (a file mapped

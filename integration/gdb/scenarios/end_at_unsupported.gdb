@@ -13,7 +13,7 @@ continue
 print marker
 continue
 print marker
-print $orig_rax == 57
+print $orig_rax == 0x100000027
 reverse-stepi
 print *(unsigned short *) $pc == 0x050f
 continue
