@@ -1,6 +1,7 @@
 // The sub-commands of `backstep`. Each returns the process exit status.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -13,8 +14,14 @@ int replay_command(const Args& args);
 int dump_command(const Args& args);
 int ls_command(const Args& args);
 int serve_command(const Args& args);
-// Starts the server and gdb connected to it; returns gdb's exit status.
-int launch_gdb(const std::string& trace_arg, const Args& gdb_args);
+// Starts the server and gdb connected to it, for process `debuggee_pid`
+// from `debuggee_from` (a DebuggeeChoice; 0: the first process); returns
+// gdb's exit status.
+struct LaunchChoice {
+  uint32_t pid = 0;
+  int from = 0;  // DebuggeeChoice::From
+};
+int launch_gdb(const std::string& trace_arg, const Args& gdb_args, LaunchChoice choice = {});
 
 // Exit statuses of backstep itself (the program's own statuses pass through).
 inline constexpr int kExitUsage = 2;

@@ -1,6 +1,7 @@
 #include <csignal>
 
 #include "cli/commands.h"
+#include "cli/debuggee_option.h"
 #include "cli/trace_dir.h"
 #include "engine/replay/replay_session.h"
 #include "engine/trace/trace_error.h"
@@ -9,6 +10,7 @@ namespace backstep::cli {
 
 int replay_command(const Args& args) {
   bool autopilot = false;
+  DebuggeeChoice choice;
   std::string trace_arg;
   Args gdb_args;
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -19,6 +21,12 @@ int replay_command(const Args& args) {
     }
     if (a == "--autopilot" || a == "-a") {
       autopilot = true;
+      continue;
+    }
+    OptionRead chosen = read_debuggee_option(args, i, /*short_p=*/true, choice);
+    if (chosen == OptionRead::Bad) return kExitUsage;
+    if (chosen == OptionRead::Read) {
+      continue;
     } else if (a.size() > 1 && a[0] == '-') {
       error("unknown option '" + a + "' for replay");
       return kExitUsage;
@@ -29,7 +37,11 @@ int replay_command(const Args& args) {
       return kExitUsage;
     }
   }
-  if (!autopilot) return launch_gdb(trace_arg, gdb_args);
+  if (autopilot && choice.pid != 0) {
+    error("--autopilot replays every process; -p/--onfork/--onexec choose one for a debugger");
+    return kExitUsage;
+  }
+  if (!autopilot) return launch_gdb(trace_arg, gdb_args, {choice.pid, static_cast<int>(choice.from)});
   std::signal(SIGPIPE, SIG_IGN);
   std::string dir = resolve_trace(trace_arg);
   try {

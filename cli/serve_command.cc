@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/debuggee_option.h"
 #include "cli/trace_dir.h"
 #include "engine/timeline/replay_timeline.h"
 #include "gdbserver/gdb_server.h"
@@ -24,8 +25,8 @@ namespace {
 constexpr long kMaxClients = 64;
 constexpr long kMaxTimeoutS = 86400;
 
-gdb::GdbServer::TargetFactory timeline_factory(const std::string& dir) {
-  return [dir] { return std::make_unique<ReplayTimeline>(dir); };
+gdb::GdbServer::TargetFactory timeline_factory(const std::string& dir, DebuggeeChoice choice) {
+  return [dir, choice] { return std::make_unique<ReplayTimeline>(dir, choice); };
 }
 
 // Reads option `name`'s value into `out` if it is a whole decimal number in
@@ -50,7 +51,11 @@ int serve_command(const Args& args) {
   const std::string seconds = "seconds from 0 (never) to " + std::to_string(kMaxTimeoutS);
   std::string trace_arg;
   bool port_given = false;
+  DebuggeeChoice choice;
   for (std::size_t i = 0; i < args.size(); ++i) {
+    OptionRead chosen = read_debuggee_option(args, i, /*short_p=*/false, choice);
+    if (chosen == OptionRead::Bad) return kExitUsage;
+    if (chosen == OptionRead::Read) continue;
     std::string a = args[i] == "-p" ? "--port" : args[i];
     bool takes_value = a == "--port" || a == "--host" || a == "--max-clients" || a == "--idle-timeout" ||
                        a == "--packet-timeout";
@@ -95,8 +100,9 @@ int serve_command(const Args& args) {
   // Open the trace and check its file copies once up front, so that a bad
   // trace fails now, not at the first client.
   trace::TraceReader(dir).verify_files();
+  if (!check_debuggee(dir, choice)) return kExitUsage;
   signal(SIGPIPE, SIG_IGN);
-  gdb::GdbServer server(options, timeline_factory(dir));
+  gdb::GdbServer server(options, timeline_factory(dir, choice));
   int port = server.listen();
   std::printf("backstep: serving %s on %s:%d\n", dir.c_str(), options.host.c_str(), port);
   std::printf("  gdb:  gdb -ex 'target extended-remote %s:%d'\n", options.host.c_str(), port);
@@ -139,15 +145,17 @@ std::string write_gdb_commands() {
 
 }  // namespace
 
-int launch_gdb(const std::string& trace_arg, const Args& gdb_args) {
+int launch_gdb(const std::string& trace_arg, const Args& gdb_args, LaunchChoice launch) {
   std::string dir = resolve_trace(trace_arg);
   trace::TraceReader(dir).verify_files();
+  DebuggeeChoice choice{launch.pid, static_cast<DebuggeeChoice::From>(launch.from)};
+  if (!check_debuggee(dir, choice)) return kExitUsage;
   signal(SIGPIPE, SIG_IGN);
   gdb::ServerOptions options;
   options.once = true;
   // Our own gdb, on the user's terminal: it may sit at the prompt for hours.
   options.limits.idle_timeout_s = 0;
-  gdb::GdbServer server(options, timeline_factory(dir));
+  gdb::GdbServer server(options, timeline_factory(dir, choice));
   int port = server.listen();
   std::string commands = write_gdb_commands();
 

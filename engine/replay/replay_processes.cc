@@ -60,6 +60,7 @@ void ReplaySession::start_process(const trace::Event& event) {
   child.space = shares_memory ? from.space : event.tid;
   if (!shares_memory) brk_[child.space] = brk_[from.space];
   processes_.insert(event.tid);
+  execs_[event.tid] = execs_.at(from.pid);
 }
 
 void ReplaySession::exec_process(const trace::Event& event) {
@@ -83,6 +84,7 @@ void ReplaySession::exec_process(const trace::Event& event) {
   thread.restart.reset();
   thread.name.clear();  // comm becomes the new program's name
   brk_[thread.space] = static_cast<uint64_t>(event.status);
+  execs_[thread.pid] = std::make_shared<const trace::Event>(event);
   armed_.clear();
   slot_owner_.clear();
 }
@@ -90,7 +92,7 @@ void ReplaySession::exec_process(const trace::Event& event) {
 void ReplaySession::end_process(const trace::Event& event) {
   uint32_t pid = event.tid;
   if (!processes_.count(pid)) diverged("process " + std::to_string(pid) + " ends but does not exist");
-  if (pid == debuggee_) root_status_ = static_cast<int>(event.status);
+  if (pid == exec_->tid) root_status_ = static_cast<int>(event.status);
   for (auto it = threads_.begin(); it != threads_.end();) {
     if (it->second.pid != pid) {
       ++it;
@@ -106,6 +108,12 @@ void ReplaySession::end_process(const trace::Event& event) {
     it = threads_.erase(it);
   }
   processes_.erase(pid);
+  if (pid != debuggee_) execs_.erase(pid);
+}
+
+void ReplaySession::set_debuggee(uint32_t pid) {
+  if (!processes_.count(pid)) throw std::runtime_error("process " + std::to_string(pid) + " does not exist here");
+  debuggee_ = pid;
 }
 
 }  // namespace backstep

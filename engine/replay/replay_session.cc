@@ -113,7 +113,9 @@ ReplaySession::ReplaySession(const ReplaySession& parent, pid_t child)
       breakpoints_(parent.breakpoints_),
       watchpoints_(parent.watchpoints_),
       processes_(parent.processes_),
+      execs_(parent.execs_),
       debuggee_(parent.debuggee_),
+      last_tid_(parent.last_tid_),
       root_status_(parent.root_status_) {
   // The trace reader and /proc/PID/mem are opened on first use: most
   // checkpoints are only ever cloned again, never resumed.
@@ -187,6 +189,7 @@ void ReplaySession::start() {
   ReplayThread& first = threads_[current_tid_] = ReplayThread{&task};
   first.pid = first.space = current_tid_;
   processes_.insert(current_tid_);
+  execs_[current_tid_] = exec_;
 }
 
 ReplayResult ReplaySession::run_to_end() {
@@ -218,8 +221,10 @@ ReplayResult ReplaySession::end_result() {
     result.end = ReplayResult::End::RecordingStopped;
     result.message = "the recording stopped at event " + std::to_string(next_number_) + ": " + next->message;
   } else if (next->kind == trace::EventKind::Exit) {
-    // The recording's exit status is its first process's.
-    int status = next->tid == debuggee_ || !root_status_ ? static_cast<int>(next->status) : *root_status_;
+    // The debugged process's status; at the end of the whole tree, the
+    // first process's, which is the recording's.
+    int status = static_cast<int>(next->status);
+    if (next->tid != debuggee_ && next->tid != exec_->tid && root_status_) status = *root_status_;
     result.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   } else {
     result.end = ReplayResult::End::RecordingStopped;
@@ -248,6 +253,7 @@ std::optional<trace::Event> ReplaySession::take_event() {
   next_number_ = reader().next_event_number();
   if (e) {
     last_kind_ = e->kind;
+    last_tid_ = e->tid;
     if (e->kind == trace::EventKind::Syscall) {
       std::optional<Registers> call = native_call_of(e->regs, e->status);
       if (call) last_syscall_ = static_cast<long>(call->syscallno());

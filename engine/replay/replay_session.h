@@ -153,13 +153,22 @@ class ReplaySession : public Session {
   // recording's first): only its threads are shown, and only it stops.
   std::size_t process_count() const { return processes_.size(); }
   uint32_t debuggee() const { return debuggee_; }
+  // From here on, debug process `pid` (which must exist) instead.
+  void set_debuggee(uint32_t pid);
+  bool has_process(uint32_t pid) const { return processes_.count(pid) > 0; }
+  // The recorded thread of the last event replayed.
+  uint32_t last_event_tid() const { return last_tid_; }
   Registers registers() { return task_->regs(); }
   std::vector<uint8_t> xstate() { return task_->xstate(); }
   // Memory as the program sees it: breakpoint bytes hidden.
   std::vector<uint8_t> read_memory(uint64_t addr, std::size_t len);
   const trace::Header& header() const { return *header_; }
   const std::string& trace_dir() const { return trace_dir_; }
-  const trace::Event& exec_event() const { return *exec_; }
+  // The Exec event of the debugged process's program (its own last exec,
+  // or its creator's when it has not exec'd).
+  const trace::Event& exec_event() const { return *execs_.at(debuggee_); }
+  // The first Exec event: the recording's first program.
+  const trace::Event& first_exec_event() const { return *exec_; }
 
   // Threads as a debugger sees them (replay_thread_view.cc). Recorded tids
   // throughout; a thread parked at a system call's entry shows its
@@ -274,10 +283,12 @@ class ReplaySession : public Session {
   std::map<uint32_t, ReplayThread> threads_;
   uint32_t current_tid_ = 0;
   // The processes of the tree that exist at this point, by recorded pid;
-  // the one debugged (the first); the first one's exit status, once it has
-  // exited while others went on.
+  // the one debugged (the first, unless set_debuggee); the first one's exit
+  // status, once it has exited while others went on.
   std::set<uint32_t> processes_;
+  std::map<uint32_t, std::shared_ptr<const trace::Event>> execs_;  // by pid: its program's Exec
   uint32_t debuggee_ = 0;
+  uint32_t last_tid_ = 0;
   std::optional<int> root_status_;
 };
 

@@ -27,18 +27,50 @@ WatchKind to_watch_kind(WatchType t) {
 
 }  // namespace
 
-ReplayTimeline::ReplayTimeline(const std::string& trace_dir) : trace_dir_(trace_dir) {
+uint64_t ReplayTimeline::start_event(const std::string& trace_dir, const DebuggeeChoice& choice) {
+  if (choice.pid == 0) return 0;
+  trace::TraceReader reader(trace_dir);
+  std::optional<uint64_t> forked, exec;
+  for (uint64_t n = 0; std::optional<trace::Event> e = reader.next(); ++n) {
+    if (e->tid != choice.pid) continue;
+    if (n == 0 || e->kind == trace::EventKind::ProcessStart) forked = n;
+    if (n != 0 && e->kind == trace::EventKind::Exec && forked && !exec) exec = n;
+  }
+  std::string pid = std::to_string(choice.pid);
+  if (!forked) throw std::runtime_error("no process " + pid + " in this recording (`backstep ps` lists them)");
+  switch (choice.from) {
+    case DebuggeeChoice::From::Fork: return *forked;
+    case DebuggeeChoice::From::Exec:
+      if (!exec) throw std::runtime_error("process " + pid + " never executes a program in this recording");
+      return *exec;
+    case DebuggeeChoice::From::Start: return exec ? *exec : *forked;
+  }
+  return *forked;
+}
+
+ReplayTimeline::ReplayTimeline(const std::string& trace_dir, DebuggeeChoice choice) : trace_dir_(trace_dir) {
   ReplayOptions options;
   options.echo_stdio = false;
+  uint64_t start = start_event(trace_dir, choice);
   current_ = std::make_unique<ReplaySession>(trace_dir, options);
-  pid_ = static_cast<pid_t>(current_->exec_event().tid);
+  if (start > 0) {
+    // Replay the tree up to the chosen process's start; history begins there.
+    while (current_->next_event() <= start) {
+      ReplayStop r = current_->resume({.single_step = false, .stop_after_event = true, .stop_before = {}});
+      if (r.kind != ReplayStop::Kind::EventReplayed) {
+        throw std::runtime_error("the recording ends before process " + std::to_string(choice.pid) + " starts");
+      }
+    }
+    current_->set_debuggee(choice.pid);
+  }
+  pid_ = static_cast<pid_t>(current_->debuggee());
   mark_ = Mark{current_->next_event(), {}, 0};
   add_checkpoint(next_auto_checkpoint_--, mark_, *current_);
   last_auto_checkpoint_time_ = Clock::now();
 
   // Which files the recording mapped, by their host path, for gdb's vFile.
   lookup_ = std::make_unique<trace::TraceReader>(trace_dir);
-  for (const trace::Mapping& m : current_->exec_event().mappings) {
+  for (const trace::Mapping& m : current_->first_exec_event().mappings) {
     if (m.kind == trace::MappingKind::File) recorded_files_.emplace(m.name, m.file);
   }
   while (auto e = lookup_->next()) {

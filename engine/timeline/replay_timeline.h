@@ -22,9 +22,27 @@
 
 namespace backstep {
 
+// Which process of a recorded tree the debugger gets, and from when
+// (`replay -p/--onfork/--onexec`). History starts there: reverse execution
+// stops at that moment, and `run` comes back to it.
+struct DebuggeeChoice {
+  enum class From {
+    Start,  // its first exec if it has one after its fork, else its fork
+    Fork,   // its first instruction (the recording's first process: event 0)
+    Exec,   // just after its first exec (for the first process: its second)
+  };
+  uint32_t pid = 0;  // 0: the recording's first process, from event 0
+  From from = From::Start;
+};
+
 class ReplayTimeline : public DebugTarget {
  public:
-  explicit ReplayTimeline(const std::string& trace_dir);
+  // Throws std::runtime_error when `choice` names no process of the trace
+  // (or one that never execs, for From::Exec).
+  explicit ReplayTimeline(const std::string& trace_dir, DebuggeeChoice choice = {});
+  // The number of the event after which `choice` starts (0 for none), read
+  // from the trace alone; throws std::runtime_error as the constructor does.
+  static uint64_t start_event(const std::string& trace_dir, const DebuggeeChoice& choice);
   ~ReplayTimeline() override;
 
   pid_t process_id() const override { return pid_; }

@@ -34,6 +34,8 @@ Exit status: 0 pass, 1 fail, 2 usage error.
 import argparse
 import difflib
 import os
+import subprocess
+import re
 import shutil
 import sys
 import tempfile
@@ -81,11 +83,28 @@ def main():
     return 0 if ok else 1
 
 
+def debuggee_args(backstep, source, trace):
+    """`// debug: OPTION child N` in the source's header: debug the Nth process
+    the program created (in the trace's order), with OPTION (-p, --onfork,
+    --onexec). Recorded pids vary, so the header names the process by rank."""
+    with open(source, encoding="utf-8") as f:
+        m = re.search(r"^// debug: (\S+) child (\d+)$", f.read(), re.M)
+    if not m:
+        return []
+    dump = subprocess.run([backstep, "dump", trace], capture_output=True, text=True, check=True).stdout
+    pids = re.findall(r"^\d+ tid (\d+) process-start", dump, re.M)
+    rank = int(m.group(2))
+    if rank > len(pids):
+        raise RuntimeError("the trace has %d child processes, the header wants child %d" % (len(pids), rank))
+    return [m.group(1), pids[rank - 1]]
+
+
 def run_one(opts, name, root, backstep):
     trace, _, _ = gdbtest.record(backstep, opts.binary, opts.source, root, opts.timeout)
     script = os.path.join(root, os.path.basename(opts.script))
     shutil.copyfile(opts.script, script)
-    argv = [backstep, "replay", trace, "--", "-batch", "-nx", "-x", os.path.basename(script)]
+    argv = [backstep, "replay"] + debuggee_args(backstep, opts.source, trace) + \
+        [trace, "--", "-batch", "-nx", "-x", os.path.basename(script)]
     res = gdbtest.run(argv, root, gdbtest.gdb_env(root), None, opts.timeout, merged=True)
     print("replay under gdb: %s in %.2f s" % (res.describe(), res.elapsed), flush=True)
     raw = res.stdout.decode("utf-8", "replace")
