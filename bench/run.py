@@ -86,6 +86,15 @@ WORKLOADS = [
         # blocking call.
         "count_events": ["position", "syscall-entered"],
     },
+    {
+        "name": "make_tree",
+        "source": "make_tree.c",
+        "param": "files",
+        "default": 12,
+        "about": "a make -j1 of a tiny C project: fork+exec cc -c per file (a tree of cc, cc1, as), then link",
+        # rr's published figure for a make workload: 7.85x native to record.
+        "count_events": ["process-start", "exec"],
+    },
 ]
 SLOW_RUN_WARNING_S = 60.0
 
