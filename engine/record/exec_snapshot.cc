@@ -76,7 +76,8 @@ uint64_t stack_reserve(Task& task, const std::vector<MapsEntry>& maps, const Map
 
 }  // namespace
 
-void RecordSession::record_exec(Task& task, const std::string& path, const std::vector<std::string>& argv) {
+void RecordSession::record_exec(Task& task, const std::string& path, const std::vector<std::string>& argv,
+                                uint32_t caller) {
   task.open_memory();  // the exec replaced the address space
   install_tool_page(task);
   patch_vdso(task);
@@ -94,7 +95,7 @@ void RecordSession::record_exec(Task& task, const std::string& path, const std::
 
   trace::Event event;
   event.kind = trace::EventKind::Exec;
-  event.tid = static_cast<uint32_t>(task.tid());
+  event.tid = caller != 0 ? caller : static_cast<uint32_t>(task.tid());
   event.regs = task.regs().to_block();
   event.xstate = task.xstate();
   std::vector<MapsEntry> maps = read_proc_maps(task.tid());

@@ -115,22 +115,44 @@ void RecordSession::start_created_process(const CreatedThread& c, RecordTask& t)
 }
 
 void RecordSession::on_exec_event(RecordTask& t) {
+  // The kernel reports the exec under the process's id (t): the thread that
+  // called execve may have been another, whose id the event message gives.
+  // Every other thread of the process is gone by now (killed by the exec).
   RecordProcess& p = *t.process;
-  if (live_threads_of(p) > 1) {
-    throw RecordingRefused("a process with several threads executes another program; recording that is not "
-                           "supported yet");
+  unsigned long former = static_cast<unsigned long>(t.tid());
+  if (ptrace(PTRACE_GETEVENTMSG, t.tid(), nullptr, &former) != 0) former = static_cast<unsigned long>(t.tid());
+  RecordTask* execer = record_task(static_cast<pid_t>(former));
+  if (!execer) execer = &t;
+  if (execer != &t) {
+    // t's RecordTask goes on as the thread that exec'd.
+    t.exec_path = std::move(execer->exec_path);
+    t.exec_argv = std::move(execer->exec_argv);
+    t.since_ns = execer->since_ns;
+    execer->run = RunState::Gone;
   }
-  if (!t.is_leader()) {
-    throw RecordingRefused("a thread whose process leader has ended executes another program; recording that "
-                           "is not supported yet");
+  for (auto& [tid, other] : record_tasks_) {
+    if (other->process != &p || other.get() == execer || other->end_written) continue;
+    // Replay ends these threads (the former leader too, when another thread
+    // exec'd) before the exec.
+    trace::Event ended;
+    ended.kind = trace::EventKind::ThreadExit;
+    ended.tid = static_cast<uint32_t>(tid);
+    write_event(ended);
+    other->end_written = true;
+    if (other.get() != &t) other->run = RunState::Gone;
   }
-  record_exec(t.task, t.exec_path, t.exec_argv);
+  t.end_written = false;
+  t.run = RunState::Running;
+  current_ = &t;
+  record_exec(t.task, t.exec_path, t.exec_argv, static_cast<uint32_t>(former));
   // The Exec event stands for the whole call. The kernel may still report
   // its exit (it does not here): after_exec() passes over that stop.
   t.in_syscall.reset();
   t.exec_done = true;
   t.exec_path.clear();
   t.exec_argv.clear();
+  t.clear_child_tid = 0;
+  t.robust_list = 0;
   t.last_exit_regs = t.task.regs();
   t.at_syscall_boundary = true;
   t.interrupted_entry.reset();

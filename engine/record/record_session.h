@@ -110,8 +110,10 @@ class RecordSession : public Session {
  private:
   pid_t spawn();
   // The Exec event of `task`'s exec of `path` with `argv` (both empty for
-  // the first one, which the header describes).
-  void record_exec(Task& task, const std::string& path = {}, const std::vector<std::string>& argv = {});
+  // the first one, which the header describes), made by thread `caller`
+  // (0: task itself; another thread of the process that took its id).
+  void record_exec(Task& task, const std::string& path = {}, const std::vector<std::string>& argv = {},
+                   uint32_t caller = 0);
   void on_syscall_entry(RecordTask& t);
   void enter_syscall(RecordTask& t, const Registers& regs);
   // `resume`: let the thread go on (or hand over); false leaves it stopped

@@ -53,6 +53,8 @@ struct RecordTask {
   // The Exec event was written at PTRACE_EVENT_EXEC: a syscall-exit stop of
   // the execve, should one follow, records nothing.
   bool exec_done = false;
+  // Its ThreadExit event has been written.
+  bool end_written = false;
 
   // The system call between its entry and exit stops.
   std::optional<SyscallContext> in_syscall;

@@ -18,6 +18,7 @@
 // order replayed.
 #include <linux/futex.h>
 #include <sched.h>
+#include <sys/ptrace.h>
 #include <sys/syscall.h>
 
 #include <cstring>
@@ -188,6 +189,7 @@ void RecordSession::end_thread(RecordTask& t) {
   if (t.clear_child_tid) event.writes.push_back({t.clear_child_tid, std::vector<uint8_t>(4, 0)});
   if (t.robust_list) record_robust_futexes(t, event);
   write_event(event);
+  t.end_written = true;
   t.run = RunState::Gone;
   if (current_ == &t) current_ = nullptr;
 }
@@ -288,6 +290,14 @@ bool RecordSession::on_other_status(RecordTask& t, const WaitStatus& ws) {
   // Its process is ending (exit_group, a fatal signal, SIGKILL): the
   // first thread's status is the process's.
   if (ws.is_gone()) return on_task_gone(t, ws);
+  if (ws.kind == WaitStatus::Kind::EventStop && ws.event == PTRACE_EVENT_EXEC) {
+    // Another thread of t's process exec'd and took the process's id (t's):
+    // it is the one running now, under this id (record_processes.cc).
+    if (current_ && current_ != &t) current_->run = RunState::Stopped;
+    current_ = &t;
+    t.run = RunState::Running;
+    return handle_stop(t, ws);
+  }
   t.task.keep_status(ws);
   if (t.run == RunState::InKernel) t.run = RunState::Stopped;
   return false;

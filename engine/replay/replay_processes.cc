@@ -85,6 +85,14 @@ void ReplaySession::exec_process(const trace::Event& event) {
   thread.name.clear();  // comm becomes the new program's name
   brk_[thread.space] = static_cast<uint64_t>(event.status);
   execs_[thread.pid] = std::make_shared<const trace::Event>(event);
+  if (current_tid_ != thread.pid) {
+    // A thread other than the first exec'd: it takes the process's id, as
+    // under the kernel (the other threads ended before the exec).
+    ReplayThread moved = thread;
+    threads_.erase(it);
+    threads_[moved.pid] = moved;
+    current_tid_ = moved.pid;
+  }
   armed_.clear();
   slot_owner_.clear();
 }
