@@ -6,7 +6,7 @@ namespace backstep {
 
 Mark Mark::after_trap(const Anchor& anchor) const {
   Mark m = *this;
-  if (m.steps == 0 && !m.anchors.empty() && m.anchors.back().same_trap(anchor)) {
+  if (anchor.kind != Anchor::Kind::State && m.steps == 0 && !m.anchors.empty() && m.anchors.back().same_trap(anchor)) {
     ++m.anchors.back().count;
   } else {
     Anchor a = anchor;
@@ -59,6 +59,10 @@ std::string Mark::describe() const {
   os << "event " << event;
   for (const Anchor& a : anchors) {
     if (a.steps_before) os << " +" << a.steps_before << " steps";
+    if (a.kind == Anchor::Kind::State) {
+      os << " +state 0x" << std::hex << a.addr() << "/" << a.state.digest << std::dec;
+      continue;
+    }
     os << (a.kind == Anchor::Kind::Breakpoint ? " +bp 0x" : " +watch 0x") << std::hex << a.addr() << std::dec
        << "x" << a.count;
   }

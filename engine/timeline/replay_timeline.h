@@ -67,6 +67,9 @@ class ReplayTimeline : public DebugTarget {
     int id = 0;              // > 0: made by the user; <= 0: automatic
     Mark mark;
     std::unique_ptr<ReplaySession> session;
+    // At a State anchor (an interrupt's stop): the cheap way back there,
+    // kept when others are thinned (timeline_interrupt.cc).
+    bool holds_state = false;
   };
   struct Candidate {
     Mark mark;
@@ -111,6 +114,22 @@ class ReplayTimeline : public DebugTarget {
   void maybe_auto_checkpoint();
   void add_checkpoint(int id, const Mark& mark, ReplaySession& from);
   void thin_checkpoints();
+
+  // Interrupts in user code and State anchors (timeline_interrupt.cc).
+  // The program was stopped by the client's interrupt somewhere after
+  // mark_: name that moment, and report it.
+  TargetStop stop_at_interrupt();
+  // Runs `session` from where it is to the first moment with `state`'s
+  // state; returns how many times it passed the state's pc to get there.
+  uint64_t run_to_state(ReplaySession& session, const Anchor& state, const Mark& to);
+  // The instruction before `at`, whose last anchor is a State with no steps
+  // after it: found by counting passes from the anchor before.
+  std::optional<Mark> mark_before_state(const Mark& at);
+  // A new session at `target` (the nearest checkpoint, walked on).
+  std::unique_ptr<ReplaySession> session_at(const Mark& target);
+  // The user's trap hits from `from` (where `session` is) up to the next
+  // event, not replayed.
+  std::vector<Candidate> hits_to_event(ReplaySession& session, const Mark& from);
 
   // The backwards search (timeline_search.cc).
   std::optional<Candidate> last_hit_between(const Checkpoint& from, const Mark& to,

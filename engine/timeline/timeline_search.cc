@@ -107,6 +107,7 @@ std::optional<ReplayTimeline::Candidate> ReplayTimeline::last_hit_between(
         break;
       case ReplayStop::Kind::ProgramEnd:
       case ReplayStop::Kind::TraceEnd:
+      case ReplayStop::Kind::Interrupted:  // not asked for
         return last;
     }
   }
@@ -139,6 +140,34 @@ std::optional<ReplayTimeline::Candidate> ReplayTimeline::last_hit_between(
       continue;
     }
     const Anchor& a = leg.trap;
+    if (a.kind == Anchor::Kind::State) {
+      // No trap counts the way to it, and it may lie millions of passes
+      // round a loop from the anchor before: the hits before it are those
+      // up to the next event less those from it to that event. Both runs
+      // go at the program's own speed, with only the user's traps armed.
+      Mark at_state = prefix.after_trap(a);
+      std::vector<Candidate> all = hits_to_event(*s, prefix);
+      std::unique_ptr<ReplaySession> there = session_at(at_state);
+      std::unique_ptr<ReplaySession> probe = there->clone();
+      probe->set_echo(false);
+      std::vector<Candidate> after = hits_to_event(*probe, at_state);
+      BS_ASSERT(after.size() <= all.size(), "searching towards " << to.describe() << ": " << after.size()
+                                                               << " trap hits after the state, " << all.size()
+                                                               << " from before it");
+      if (all.size() > after.size()) last = all[all.size() - after.size() - 1];
+      if (final_leg) return last;
+      s = std::move(there);
+      s->set_echo(false);
+      prefix = cur = at_state;
+      // The legs that follow are steps: a breakpoint at the state's own pc
+      // is hit there, before them.
+      if (breakpoints_.count(a.addr())) {
+        TargetStop hit = make_stop(TargetStop::Kind::Breakpoint, a.addr());
+        hit.tid = static_cast<pid_t>(s->stopped_thread());
+        last = Candidate{cur, hit};
+      }
+      continue;
+    }
     std::set<uint64_t> bps = breakpoints_;
     std::vector<Watchpoint> watches = watchpoints_;
     if (a.kind == Anchor::Kind::Breakpoint) {
@@ -180,6 +209,27 @@ std::optional<ReplayTimeline::Candidate> ReplayTimeline::last_hit_between(
     }
   }
   return last;
+}
+
+std::vector<ReplayTimeline::Candidate> ReplayTimeline::hits_to_event(ReplaySession& session, const Mark& from) {
+  arm_user_traps(session);
+  Mark cur = from;
+  std::vector<Candidate> out;
+  for (;;) {
+    ReplayStop r = session.resume({.single_step = false, .stop_after_event = true, .stop_before = always});
+    if (r.event || (r.kind != ReplayStop::Kind::Breakpoint && r.kind != ReplayStop::Kind::Watchpoint)) return out;
+    cur = cur.after_trap(trap_of(r, watchpoints_));
+    if (auto stop = user_trap(r, session)) out.push_back({cur, *stop});
+  }
+}
+
+std::unique_ptr<ReplaySession> ReplayTimeline::session_at(const Mark& target) {
+  const Checkpoint* cp = best_checkpoint(target, true, false);
+  BS_ASSERT(cp, "no checkpoint on the way to " << target.describe());
+  std::unique_ptr<ReplaySession> s = cp->session->clone();
+  s->set_echo(false);
+  if (cp->mark != target) walk(*s, cp->mark, target);
+  return s;
 }
 
 TargetStop ReplayTimeline::continue_backward(const std::function<bool()>& interrupted) {
@@ -327,6 +377,7 @@ std::optional<Mark> ReplayTimeline::mark_before(const Mark& at) {
     --m.steps;
     return m;
   }
+  if (!at.anchors.empty() && at.anchors.back().kind == Anchor::Kind::State) return mark_before_state(at);
   if (!at.anchors.empty()) {
     // The instruction before the last trap: count the steps from the trap
     // (or steps) before it.
