@@ -2,7 +2,36 @@
 
 #include <sstream>
 
+#include "engine/core/state_digest.h"
+
 namespace backstep {
+namespace {
+
+constexpr uint64_t kTrapFlag = 1u << 8;
+constexpr uint64_t kResumeFlag = 1u << 16;
+
+RegBlock masked_registers(ReplaySession& s) {
+  Registers r = s.task().regs();
+  r.raw().eflags &= ~(kTrapFlag | kResumeFlag);
+  return r.to_block();
+}
+
+uint64_t digest_here(ReplaySession& s) { return state_digest(s.task(), s.task().xstate()).combined(); }
+
+}  // namespace
+
+StateKey state_here(ReplaySession& session) {
+  StateKey key;
+  key.regs = masked_registers(session);
+  key.digest = digest_here(session);
+  return key;
+}
+
+bool in_state(ReplaySession& session, const StateKey& key, uint64_t* digests) {
+  if (masked_registers(session) != key.regs) return false;
+  if (digests) ++*digests;
+  return digest_here(session) == key.digest;
+}
 
 Mark Mark::after_trap(const Anchor& anchor) const {
   Mark m = *this;

@@ -27,6 +27,14 @@ struct StateKey {
   bool operator==(const StateKey&) const = default;
 };
 
+// The running thread's state now (after a stop of `session`'s: the
+// running thread is the one whose event is next).
+StateKey state_here(ReplaySession& session);
+// Whether the running thread is in `key`'s state: the registers first, the
+// digest (a read of all writable memory) only when they are equal, and
+// counted in `*digests`.
+bool in_state(ReplaySession& session, const StateKey& key, uint64_t* digests = nullptr);
+
 struct Anchor {
   // State: no trap counts it. The first moment, since the previous anchor
   // (or the steps before this one), at which the running thread's state is

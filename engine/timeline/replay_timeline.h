@@ -127,9 +127,14 @@ class ReplayTimeline : public DebugTarget {
   std::optional<Mark> mark_before_state(const Mark& at);
   // A new session at `target` (the nearest checkpoint, walked on).
   std::unique_ptr<ReplaySession> session_at(const Mark& target);
+  // The state at the user's first trap hit from where `session` is, up to
+  // the next event (not replayed); nullopt if there is none.
+  std::optional<StateKey> first_hit_state(ReplaySession& session);
   // The user's trap hits from `from` (where `session` is) up to the next
-  // event, not replayed.
-  std::vector<Candidate> hits_to_event(ReplaySession& session, const Mark& from);
+  // event (not replayed), or up to the hit in `until`'s state, which is
+  // not counted.
+  std::vector<Candidate> hits_to_event(ReplaySession& session, const Mark& from,
+                                       const std::optional<StateKey>& until);
 
   // The backwards search (timeline_search.cc).
   std::optional<Candidate> last_hit_between(const Checkpoint& from, const Mark& to,

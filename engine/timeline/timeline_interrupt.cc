@@ -29,15 +29,15 @@
 #include <stdexcept>
 
 #include "engine/core/log.h"
-#include "engine/core/state_digest.h"
 #include "engine/timeline/replay_timeline.h"
 
 namespace backstep {
 namespace {
 
-constexpr uint64_t kTrapFlag = 1u << 8;
-constexpr uint64_t kResumeFlag = 1u << 16;
-constexpr uint64_t kStepsAfterInterrupt = 1000;
+constexpr uint64_t kStepsAfterInterrupt = 2048;
+// ... of which at least this many, so that reverse-stepi and reverse-next
+// have a few passes round a short loop to go back over.
+constexpr uint64_t kHistoryAfterInterrupt = 256;
 // Checkpoints kept at State anchors; beyond this the oldest goes (its
 // anchor is then found again by searching).
 constexpr std::size_t kMaxStateCheckpoints = 8;
@@ -46,14 +46,6 @@ constexpr std::size_t kMaxStateCheckpoints = 8;
 // a loop that keeps its counter in memory).
 constexpr uint64_t kMaxStatePasses = 250'000;
 constexpr uint64_t kMaxStateDigests = 2'000;
-
-RegBlock masked_registers(ReplaySession& s) {
-  Registers r = s.task().regs();
-  r.raw().eflags &= ~(kTrapFlag | kResumeFlag);
-  return r.to_block();
-}
-
-uint64_t digest_here(ReplaySession& s) { return state_digest(s.task(), s.task().xstate()).combined(); }
 
 bool always(const trace::Event&) { return true; }
 
@@ -70,9 +62,8 @@ TargetStop ReplayTimeline::stop_at_interrupt() {
   BS_ASSERT(!mark_.at_event, "interrupted at " << mark_.describe() << ", where nothing runs");
   Anchor a;
   a.kind = Anchor::Kind::State;
-  a.state.regs = masked_registers(*current_);
+  a.state = state_here(*current_);
   a.watch.addr = Registers::from_block(a.state.regs).ip();
-  a.state.digest = digest_here(*current_);
   mark_ = mark_.after_trap(a);
   end_reported_ = false;
   add_checkpoint(next_auto_checkpoint_--, mark_, *current_);
@@ -91,7 +82,7 @@ TargetStop ReplayTimeline::stop_at_interrupt() {
     if (stop.kind != TargetStop::Kind::Step) return stop;  // a watchpoint fired, or the end
     if (mark_.at_boundary()) break;                         // the step replayed an event
     uint64_t pc = current_->registers().ip();
-    if (pc == a.addr() || breakpoints_.count(pc)) break;
+    if ((pc == a.addr() && n + 1 >= kHistoryAfterInterrupt) || breakpoints_.count(pc)) break;
   }
   return make_stop(TargetStop::Kind::Interrupted);
 }
@@ -111,12 +102,10 @@ uint64_t ReplayTimeline::run_to_state(ReplaySession& session, const Anchor& stat
       give_up("the program reached event " + std::to_string(session.next_event()) + " first");
     }
     ++passes;
-    if (masked_registers(session) == state.state.regs) {
-      if (digest_here(session) == state.state.digest) break;
-      if (++digests >= kMaxStateDigests) {
-        give_up("its registers recur at " + hex(state.addr()) + " on every pass, and " +
-                std::to_string(digests) + " passes did not match its memory; not searching further");
-      }
+    if (in_state(session, state.state, &digests)) break;
+    if (digests >= kMaxStateDigests) {
+      give_up("its registers recur at " + hex(state.addr()) + " on every pass, and " + std::to_string(digests) +
+              " passes did not match its memory; not searching further");
     }
     if (passes >= kMaxStatePasses) {
       give_up("it is more than " + std::to_string(passes) + " passes through " + hex(state.addr()) +

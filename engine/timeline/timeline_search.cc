@@ -142,22 +142,21 @@ std::optional<ReplayTimeline::Candidate> ReplayTimeline::last_hit_between(
     const Anchor& a = leg.trap;
     if (a.kind == Anchor::Kind::State) {
       // No trap counts the way to it, and it may lie millions of passes
-      // round a loop from the anchor before: the hits before it are those
-      // up to the next event less those from it to that event. Both runs
-      // go at the program's own speed, with only the user's traps armed.
+      // round a loop from the anchor before. From a copy of the session at
+      // the anchor, run to the user's first trap hit after it (if any before
+      // the next event); from here, run with the user's traps to the hit in
+      // that hit's state: equal state means an equal future, so it is the
+      // same hit, and the hits before it are those before the anchor. Both
+      // runs go at the program's own speed between hits.
       Mark at_state = prefix.after_trap(a);
-      std::vector<Candidate> all = hits_to_event(*s, prefix);
       std::unique_ptr<ReplaySession> there = session_at(at_state);
       std::unique_ptr<ReplaySession> probe = there->clone();
       probe->set_echo(false);
-      std::vector<Candidate> after = hits_to_event(*probe, at_state);
-      BS_ASSERT(after.size() <= all.size(), "searching towards " << to.describe() << ": " << after.size()
-                                                               << " trap hits after the state, " << all.size()
-                                                               << " from before it");
-      if (all.size() > after.size()) last = all[all.size() - after.size() - 1];
+      std::optional<StateKey> first_after = first_hit_state(*probe);
+      std::vector<Candidate> before = hits_to_event(*s, prefix, first_after);
+      if (!before.empty()) last = before.back();
       if (final_leg) return last;
       s = std::move(there);
-      s->set_echo(false);
       prefix = cur = at_state;
       // The legs that follow are steps: a breakpoint at the state's own pc
       // is hit there, before them.
@@ -211,15 +210,33 @@ std::optional<ReplayTimeline::Candidate> ReplayTimeline::last_hit_between(
   return last;
 }
 
-std::vector<ReplayTimeline::Candidate> ReplayTimeline::hits_to_event(ReplaySession& session, const Mark& from) {
+std::optional<StateKey> ReplayTimeline::first_hit_state(ReplaySession& session) {
+  arm_user_traps(session);
+  for (;;) {
+    ReplayStop r = session.resume({.single_step = false, .stop_after_event = true, .stop_before = always});
+    if (r.event || (r.kind != ReplayStop::Kind::Breakpoint && r.kind != ReplayStop::Kind::Watchpoint)) {
+      return std::nullopt;
+    }
+    if (user_trap(r, session)) return state_here(session);
+  }
+}
+
+std::vector<ReplayTimeline::Candidate> ReplayTimeline::hits_to_event(ReplaySession& session, const Mark& from,
+                                                                     const std::optional<StateKey>& until) {
   arm_user_traps(session);
   Mark cur = from;
   std::vector<Candidate> out;
   for (;;) {
     ReplayStop r = session.resume({.single_step = false, .stop_after_event = true, .stop_before = always});
-    if (r.event || (r.kind != ReplayStop::Kind::Breakpoint && r.kind != ReplayStop::Kind::Watchpoint)) return out;
+    if (r.event || (r.kind != ReplayStop::Kind::Breakpoint && r.kind != ReplayStop::Kind::Watchpoint)) {
+      BS_ASSERT(!until, "from " << from.describe() << ", the next event came before a trap hit seen from later");
+      return out;
+    }
+    std::optional<TargetStop> stop = user_trap(r, session);
+    if (!stop) continue;
+    if (until && in_state(session, *until)) return out;
     cur = cur.after_trap(trap_of(r, watchpoints_));
-    if (auto stop = user_trap(r, session)) out.push_back({cur, *stop});
+    out.push_back({cur, *stop});
   }
 }
 

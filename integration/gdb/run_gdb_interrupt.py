@@ -16,7 +16,8 @@ What happens, in a fresh work directory (kept on failure):
      between 0 and its end. Nothing waits for a time: each step waits for
      gdb's or the server's output, with a timeout;
   4. `reverse-stepi` then `stepi` must give back every register and the
-     counter exactly as at the interrupt; so must `run c1` (a checkpoint
+     counter exactly as at the interrupt; so must 40 of each (the counter
+     goes down on the way: whole passes back); so must `run c1` (a checkpoint
      made there) after a `reverse-continue` to a breakpoint before the loop,
      and `reverse-stepi` + `stepi` from there;
   5. `continue` to the end: the replay must print the recorded last line,
@@ -42,6 +43,7 @@ from run_gdb_mi import Gdb, MiFailure  # noqa: E402
 STEP_TIMEOUT = 60  # seconds for one command and its stop
 PASSES = 600000000  # long_loop.c's PASSES
 LOOP_LINES = ("19", "20")  # the for statement and its body
+BACK_STEPS = 40  # a few passes round the loop (about a dozen instructions each)
 
 
 def main():
@@ -201,6 +203,20 @@ def session(gdb, server, check, recorded_stdout):
     check.expect(st.results.get("reason") == "end-stepping-range",
                  "stepi: expected end-stepping-range, got %s" % st.line)
     same_state("reverse-stepi + stepi", regs, counter)
+
+    # Further back, over whole passes round the loop, and forward again.
+    for _ in range(BACK_STEPS):
+        command("-exec-step-instruction --reverse", "running")
+        gdb.stopped()
+    back = value("counter")
+    check.expect(back is not None and back.isdigit() and int(back) < int(counter),
+                 "%d reverse-stepi: the counter should be below %s, is %s" %
+                 (BACK_STEPS, counter, back))
+    print("  %d reverse-stepi: counter=%s" % (BACK_STEPS, back), flush=True)
+    for _ in range(BACK_STEPS):
+        command("-exec-step-instruction", "running")
+        gdb.stopped()
+    same_state("%d reverse-stepi + %d stepi" % (BACK_STEPS, BACK_STEPS), regs, counter)
 
     # Back before the loop, then to the checkpoint made at the interrupt.
     command("-break-insert before_loop")
