@@ -16,7 +16,9 @@
 // stops at the next occasion.
 //
 // Where the program stopped is named by the timeline (a state anchor:
-// engine/timeline/mark.h), not here.
+// engine/timeline/mark.h), not here. Only the run to an ordinary event
+// polls: the search for a recorded Position (replay_position.cc) ends by
+// itself after a bounded number of passes.
 #include <chrono>
 
 #include "engine/core/wait_ticker.h"

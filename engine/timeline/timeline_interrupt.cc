@@ -21,9 +21,10 @@
 // the digest where they match, within limits that end in a clear error.
 //
 // So that reverse-stepi right after the interrupt has some history without
-// that search, the program is stepped on from the anchor until it is back at
-// the same pc (one pass round the loop, at most kStepsAfterInterrupt
-// instructions), and the interrupt is reported there.
+// that search, the program is stepped on from the anchor, at least
+// kHistoryAfterInterrupt instructions and then until it is back at the same
+// pc (a few passes round a short loop; at most kStepsAfterInterrupt), and
+// the interrupt is reported there.
 #include <algorithm>
 #include <sstream>
 #include <stdexcept>
