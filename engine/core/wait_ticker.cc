@@ -16,11 +16,13 @@ namespace {
 void on_tick(int) {}  // interrupting the wait is all it is for
 
 // One timer per thread, made on first use and deleted when the thread ends.
+// A fork's child has none (timers are not inherited): it makes its own.
 struct ThreadTimer {
   timer_t id{};
   bool made = false;
+  pid_t owner = 0;  // the process it was made in
   ~ThreadTimer() {
-    if (made) timer_delete(id);
+    if (made && owner == getpid()) timer_delete(id);
   }
 };
 
@@ -44,7 +46,7 @@ int WaitTicker::tick_signal() { return SIGRTMIN + 1; }
 
 WaitTicker::WaitTicker(std::chrono::milliseconds period) {
   install_handler();
-  if (!t_timer.made) {
+  if (!t_timer.made || t_timer.owner != getpid()) {
     sigevent ev{};
     ev.sigev_notify = SIGEV_THREAD_ID;
     ev.sigev_signo = tick_signal();
@@ -53,6 +55,7 @@ WaitTicker::WaitTicker(std::chrono::milliseconds period) {
       throw std::runtime_error(std::string("timer_create failed: ") + strerror(errno));
     }
     t_timer.made = true;
+    t_timer.owner = getpid();
     sigset_t unblock;
     sigemptyset(&unblock);
     sigaddset(&unblock, tick_signal());
