@@ -143,6 +143,9 @@ class ReplayTimeline : public DebugTarget {
   void arm_user_traps(ReplaySession& session) const;
   std::optional<TargetStop> user_trap(const ReplayStop& stop, ReplaySession& session) const;
   const trace::Event& event_at(uint64_t number);
+  // The anchor for a trap a session stopped at (`watches`: the watchpoints
+  // it had armed).
+  static Anchor trap_of(const ReplayStop& r, const std::vector<Watchpoint>& watches);
 
   std::string trace_dir_;
   std::unique_ptr<ReplaySession> current_;

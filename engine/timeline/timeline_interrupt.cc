@@ -135,4 +135,42 @@ std::optional<Mark> ReplayTimeline::mark_before_state(const Mark& at) {
   return mark_before(named);
 }
 
+std::optional<StateKey> ReplayTimeline::first_hit_state(ReplaySession& session) {
+  arm_user_traps(session);
+  for (;;) {
+    ReplayStop r = session.resume({.single_step = false, .stop_after_event = true, .stop_before = always});
+    if (r.event || (r.kind != ReplayStop::Kind::Breakpoint && r.kind != ReplayStop::Kind::Watchpoint)) {
+      return std::nullopt;
+    }
+    if (user_trap(r, session)) return state_here(session);
+  }
+}
+
+std::vector<ReplayTimeline::Candidate> ReplayTimeline::hits_to_event(ReplaySession& session, const Mark& from,
+                                                                     const std::optional<StateKey>& until) {
+  arm_user_traps(session);
+  Mark cur = from;
+  std::vector<Candidate> out;
+  for (;;) {
+    ReplayStop r = session.resume({.single_step = false, .stop_after_event = true, .stop_before = always});
+    if (r.event || (r.kind != ReplayStop::Kind::Breakpoint && r.kind != ReplayStop::Kind::Watchpoint)) {
+      BS_ASSERT(!until, "from " << from.describe() << ", the next event came before a trap hit seen from later");
+      return out;
+    }
+    std::optional<TargetStop> stop = user_trap(r, session);
+    if (stop && until && in_state(session, *until)) return out;
+    cur = cur.after_trap(trap_of(r, watchpoints_));
+    if (stop) out.push_back({cur, *stop});
+  }
+}
+
+std::unique_ptr<ReplaySession> ReplayTimeline::session_at(const Mark& target) {
+  const Checkpoint* cp = best_checkpoint(target, true, false);
+  BS_ASSERT(cp, "no checkpoint on the way to " << target.describe());
+  std::unique_ptr<ReplaySession> s = cp->session->clone();
+  s->set_echo(false);
+  if (cp->mark != target) walk(*s, cp->mark, target);
+  return s;
+}
+
 }  // namespace backstep

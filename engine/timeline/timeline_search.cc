@@ -22,7 +22,17 @@ constexpr uint64_t kMaxStepsBack = 1'000'000;
 // many steps, so that the reverse-stepis that follow start close by.
 constexpr uint64_t kStepsPerCheckpoint = 256;
 
-Anchor trap_of(const ReplayStop& r, const std::vector<Watchpoint>& watches) {
+bool always(const trace::Event&) { return true; }
+
+std::string to_hex(uint64_t v) {
+  std::ostringstream os;
+  os << std::hex << v;
+  return os.str();
+}
+
+}  // namespace
+
+Anchor ReplayTimeline::trap_of(const ReplayStop& r, const std::vector<Watchpoint>& watches) {
   Anchor a;
   a.watch.addr = r.address;
   if (r.kind == ReplayStop::Kind::Watchpoint) {
@@ -33,16 +43,6 @@ Anchor trap_of(const ReplayStop& r, const std::vector<Watchpoint>& watches) {
   }
   return a;
 }
-
-bool always(const trace::Event&) { return true; }
-
-std::string to_hex(uint64_t v) {
-  std::ostringstream os;
-  os << std::hex << v;
-  return os.str();
-}
-
-}  // namespace
 
 const trace::Event& ReplayTimeline::event_at(uint64_t number) {
   if (!looked_up_ || looked_up_->first != number) {
@@ -208,45 +208,6 @@ std::optional<ReplayTimeline::Candidate> ReplayTimeline::last_hit_between(
     }
   }
   return last;
-}
-
-std::optional<StateKey> ReplayTimeline::first_hit_state(ReplaySession& session) {
-  arm_user_traps(session);
-  for (;;) {
-    ReplayStop r = session.resume({.single_step = false, .stop_after_event = true, .stop_before = always});
-    if (r.event || (r.kind != ReplayStop::Kind::Breakpoint && r.kind != ReplayStop::Kind::Watchpoint)) {
-      return std::nullopt;
-    }
-    if (user_trap(r, session)) return state_here(session);
-  }
-}
-
-std::vector<ReplayTimeline::Candidate> ReplayTimeline::hits_to_event(ReplaySession& session, const Mark& from,
-                                                                     const std::optional<StateKey>& until) {
-  arm_user_traps(session);
-  Mark cur = from;
-  std::vector<Candidate> out;
-  for (;;) {
-    ReplayStop r = session.resume({.single_step = false, .stop_after_event = true, .stop_before = always});
-    if (r.event || (r.kind != ReplayStop::Kind::Breakpoint && r.kind != ReplayStop::Kind::Watchpoint)) {
-      BS_ASSERT(!until, "from " << from.describe() << ", the next event came before a trap hit seen from later");
-      return out;
-    }
-    std::optional<TargetStop> stop = user_trap(r, session);
-    if (!stop) continue;
-    if (until && in_state(session, *until)) return out;
-    cur = cur.after_trap(trap_of(r, watchpoints_));
-    out.push_back({cur, *stop});
-  }
-}
-
-std::unique_ptr<ReplaySession> ReplayTimeline::session_at(const Mark& target) {
-  const Checkpoint* cp = best_checkpoint(target, true, false);
-  BS_ASSERT(cp, "no checkpoint on the way to " << target.describe());
-  std::unique_ptr<ReplaySession> s = cp->session->clone();
-  s->set_echo(false);
-  if (cp->mark != target) walk(*s, cp->mark, target);
-  return s;
 }
 
 TargetStop ReplayTimeline::continue_backward(const std::function<bool()>& interrupted) {
