@@ -148,15 +148,17 @@ std::optional<ReplayTimeline::Candidate> ReplayTimeline::last_hit_between(
       // that hit's state: equal state means an equal future, so it is the
       // same hit, and the hits before it are those before the anchor. Both
       // runs go at the program's own speed between hits.
+      // Without traps of the user's there is nothing to look for.
       Mark at_state = prefix.after_trap(a);
-      std::unique_ptr<ReplaySession> there = session_at(at_state);
-      std::unique_ptr<ReplaySession> probe = there->clone();
-      probe->set_echo(false);
-      std::optional<StateKey> first_after = first_hit_state(*probe);
-      std::vector<Candidate> before = hits_to_event(*s, prefix, first_after);
-      if (!before.empty()) last = before.back();
+      bool traps = !breakpoints_.empty() || !watchpoints_.empty();
+      if (traps) {
+        std::unique_ptr<ReplaySession> probe = session_at(at_state);
+        std::optional<StateKey> first_after = first_hit_state(*probe);
+        std::vector<Candidate> before = hits_to_event(*s, prefix, first_after);
+        if (!before.empty()) last = before.back();
+      }
       if (final_leg) return last;
-      s = std::move(there);
+      s = session_at(at_state);
       prefix = cur = at_state;
       // The legs that follow are steps: a breakpoint at the state's own pc
       // is hit there, before them.
