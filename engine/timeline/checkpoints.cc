@@ -107,7 +107,17 @@ void ReplayTimeline::seek(const Mark& target) {
     current_ = std::move(session);
     mark_ = from;
   }
-  walk(*current_, mark_, target);
+  try {
+    walk(*current_, mark_, target);
+  } catch (const std::exception&) {
+    // Stopped part-way (a State anchor no checkpoint holds was not found
+    // again): the replay is somewhere mark_ does not name. Go to the
+    // nearest checkpoint on the way, a position known exactly, and report.
+    const Checkpoint* cp = best_checkpoint(target, true, false);
+    current_ = cp->session->clone();
+    mark_ = cp->mark;
+    throw;
+  }
   mark_ = target;
   thin_checkpoints();
 }

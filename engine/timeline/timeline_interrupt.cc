@@ -43,9 +43,9 @@ constexpr uint64_t kHistoryAfterInterrupt = 256;
 // anchor is then found again by searching).
 constexpr std::size_t kMaxStateCheckpoints = 8;
 // The search for a State anchor gives up after this many passes through its
-// pc (about 5 s here), or this many digests (registers equal at each pass:
+// pc (2 to 10 s here), or this many digests (registers equal at each pass:
 // a loop that keeps its counter in memory).
-constexpr uint64_t kMaxStatePasses = 250'000;
+constexpr uint64_t kMaxStatePasses = 100'000;
 constexpr uint64_t kMaxStateDigests = 2'000;
 
 bool always(const trace::Event&) { return true; }
@@ -118,7 +118,8 @@ uint64_t ReplayTimeline::run_to_state(ReplaySession& session, const Anchor& stat
   return passes;
 }
 
-std::optional<Mark> ReplayTimeline::mark_before_state(const Mark& at) {
+std::optional<Mark> ReplayTimeline::mark_before_state(const Mark& at_ref) {
+  const Mark at = at_ref;  // it may be mark_, which seek() changes
   // Name the same moment by its passes through the state's pc since the
   // anchor before (an ordinary breakpoint anchor), and go back from that.
   Mark p = at;
@@ -126,7 +127,17 @@ std::optional<Mark> ReplayTimeline::mark_before_state(const Mark& at) {
   p.anchors.pop_back();
   p.steps = state.steps_before;
   seek(p);
-  uint64_t passes = run_to_state(*current_, state, at);
+  // On a copy: if the search gives up, the timeline stays where it was.
+  std::unique_ptr<ReplaySession> search = current_->clone();
+  search->set_echo(false);
+  uint64_t passes = 0;
+  try {
+    passes = run_to_state(*search, state, at);
+  } catch (const std::exception&) {
+    seek(at);  // back where the user was (a checkpoint holds it)
+    throw;
+  }
+  current_ = std::move(search);
   Anchor bp;
   bp.watch.addr = state.addr();
   Mark named = p.after_trap(bp);

@@ -17,7 +17,10 @@ What happens, in a fresh work directory (kept on failure):
      gdb's or the server's output, with a timeout;
   4. `reverse-stepi` then `stepi` must give back every register and the
      counter exactly as at the interrupt; so must 40 of each (the counter
-     goes down on the way: whole passes back); so must `run c1` (a checkpoint
+     goes down on the way: whole passes back). reverse-stepi back to the
+     State anchor (the moment the interrupt came), then once more: that
+     search gives up (millions of passes) with a clear message and the
+     position and registers stay as they were. `run c1` (a checkpoint
      made there) after a `reverse-continue` to a breakpoint before the loop,
      and `reverse-stepi` + `stepi` from there;
   5. `continue` to the end: the replay must print the recorded last line,
@@ -217,6 +220,38 @@ def session(gdb, server, check, recorded_stdout):
         command("-exec-step-instruction", "running")
         gdb.stopped()
     same_state("%d reverse-stepi + %d stepi" % (BACK_STEPS, BACK_STEPS), regs, counter)
+
+    # Back to the moment the interrupt came (the State anchor: "+state
+    # PC/DIGEST" with no steps after it), and once more: that needs a search
+    # from the event before, one trap per pass, which gives up here (millions
+    # of passes) with a clear message and stays where it was.
+    def position():
+        command('-interpreter-exec console "monitor when"')
+        text = "".join(r[2:] for r in gdb.transcript[-4:] if r.startswith('@"'))
+        m = re.search(r"Position: ([^\\]*)", text)
+        return m.group(1) if m else text
+
+    steps = 0
+    while not re.search(r"\+state 0x[0-9a-f]+/[0-9a-f]+$", position()):
+        command("-exec-step-instruction --reverse", "running")
+        gdb.stopped()
+        steps += 1
+        if steps > 5000:
+            raise MiFailure("5000 reverse-stepi did not reach the State anchor: %s" % position())
+    anchor = position()
+    anchor_regs = registers()
+    print("  %d reverse-stepi to the anchor: %s" % (steps, anchor), flush=True)
+    check.expect(steps >= 256, "only %d instructions between the anchor and the stop" % steps)
+    first = len(gdb.transcript)
+    command("-exec-step-instruction --reverse", "running", timeout=300)
+    gdb.stopped()
+    said = "\n".join(gdb.transcript[first:])
+    check.expect("cannot find the place where the program was interrupted" in said and
+                 "not searching further" in said,
+                 "reverse-stepi before the anchor: no clear message that the search gave up:\n%s" % said)
+    check.expect(position() == anchor, "after the search gave up, the position is %s, not %s" %
+                 (position(), anchor))
+    check.expect(registers() == anchor_regs, "after the search gave up, the registers changed")
 
     # Back before the loop, then to the checkpoint made at the interrupt.
     command("-break-insert before_loop")
