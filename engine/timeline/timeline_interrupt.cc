@@ -12,10 +12,11 @@
 // going there again and running on shows what the interrupted run showed.
 //
 // Going there again must not mean running the loop with a trap per pass:
-// a checkpoint is left at the State anchor and kept (holds_state), and the
-// searches that must cross the anchor (reverse-continue) count the user's
-// trap hits up to the next event from both sides of it instead
-// (timeline_search.cc). Only when the checkpoint is gone, or to go back
+// a checkpoint is left at the State anchor and kept (holds_state), and
+// reverse-continue crosses the anchor by running, from a copy at the anchor,
+// to the user's first trap hit after it, and from the leg before, to the hit
+// in that hit's state (timeline_search.cc): both at the program's own speed
+// between the user's traps. Only when the checkpoint is gone, or to go back
 // before the anchor's own moment (reverse-stepi there), is the loop run
 // with a breakpoint at the anchor's pc, registers compared at each pass and
 // the digest where they match, within limits that end in a clear error.
@@ -35,10 +36,12 @@
 namespace backstep {
 namespace {
 
-constexpr uint64_t kStepsAfterInterrupt = 2048;
-// ... of which at least this many, so that reverse-stepi and reverse-next
-// have a few passes round a short loop to go back over.
+// Instructions stepped after the anchor before the stop is reported: at
+// least kHistoryAfterInterrupt (a few passes round a short loop for
+// reverse-stepi and reverse-next to go back over), then on to the anchor's
+// pc, at most kStepsAfterInterrupt in all.
 constexpr uint64_t kHistoryAfterInterrupt = 256;
+constexpr uint64_t kStepsAfterInterrupt = 2048;
 // Checkpoints kept at State anchors; beyond this the oldest goes (its
 // anchor is then found again by searching).
 constexpr std::size_t kMaxStateCheckpoints = 8;
