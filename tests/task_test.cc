@@ -4,6 +4,7 @@
 
 #include <signal.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "engine/core/task.h"
@@ -24,7 +25,80 @@ pid_t stopped_child() {
   return pid;
 }
 
+volatile int g_done;  // the spinning child's flag, at the same address in the child
+
+// A child that spins in user code until g_done is set, then exits with 7.
+pid_t spinning_child() {
+  pid_t pid = fork();
+  BOOST_REQUIRE(pid >= 0);
+  if (pid == 0) {
+    ptrace(PTRACE_TRACEME, 0, nullptr, nullptr);
+    raise(SIGSTOP);
+    while (!g_done) {
+    }
+    _exit(7);
+  }
+  return pid;
+}
+
+// A child that makes a few system calls, then exits with 7.
+pid_t calling_child() {
+  pid_t pid = fork();
+  BOOST_REQUIRE(pid >= 0);
+  if (pid == 0) {
+    ptrace(PTRACE_TRACEME, 0, nullptr, nullptr);
+    raise(SIGSTOP);
+    for (int i = 0; i < 4; ++i) syscall(SYS_getppid);
+    _exit(7);
+  }
+  return pid;
+}
+
 }  // namespace
+
+BOOST_AUTO_TEST_CASE(request_stop_stops_user_code_and_the_signal_never_arrives) {
+  Task task(spinning_child());
+  WaitStatus ws = task.wait();
+  BOOST_REQUIRE(ws.is_signal() && ws.signal == SIGSTOP);
+  BOOST_TEST(!ws.requested);  // the child's own raise()
+  task.open_memory();
+  task.resume(ResumeHow::Continue);
+  task.request_stop();  // it spins until told otherwise: it is running
+  ws = task.wait();
+  BOOST_REQUIRE(ws.is_signal() && ws.signal == SIGSTOP);
+  BOOST_TEST(ws.requested);
+  int one = 1;
+  task.write_bytes(remote_ptr<void>(reinterpret_cast<uint64_t>(&g_done)), &one, sizeof(one));
+  // Resumed without the signal: a SIGSTOP delivered would stop the child
+  // (a group stop, reported here) instead of letting it exit.
+  task.resume(ResumeHow::Continue);
+  ws = task.wait();
+  BOOST_TEST(ws.describe() == "exited with status 7");
+}
+
+BOOST_AUTO_TEST_CASE(a_stop_request_that_another_stop_crossed_is_dropped) {
+  Task task(calling_child());
+  WaitStatus ws = task.wait();
+  BOOST_REQUIRE(ws.is_signal() && ws.signal == SIGSTOP);
+  task.set_options(PTRACE_O_TRACESYSGOOD);
+  task.resume(ResumeHow::Syscall);
+  ws = task.wait();
+  BOOST_REQUIRE(ws.is_syscall());
+  // The child stopped on its own before the request: the SIGSTOP stays
+  // pending, and comes when the child is resumed.
+  task.request_stop();
+  int syscall_stops = 1;
+  for (;;) {
+    task.resume(ResumeHow::Syscall);
+    ws = task.wait();
+    if (!ws.is_syscall()) break;
+    ++syscall_stops;
+  }
+  // Every stop after it was a system call's; the signal did not reach the
+  // child, which ran to its end.
+  BOOST_TEST(ws.describe() == "exited with status 7");
+  BOOST_TEST(syscall_stops >= 9);  // entry and exit of 4 getppid, entry of exit_group
+}
 
 BOOST_AUTO_TEST_CASE(set_regs_up_to_ip_leaves_the_rest) {
   Task task(stopped_child());

@@ -340,3 +340,38 @@ BOOST_AUTO_TEST_CASE(siginfo_describes_the_stop_at_hand) {
   BOOST_REQUIRE(go(t, kFwd).kind == TargetStop::Kind::HistoryEnd);
   BOOST_TEST(t.siginfo().empty());
 }
+
+BOOST_AUTO_TEST_CASE(state_anchors_order_like_traps_and_never_merge) {
+  Anchor bp;
+  bp.watch.addr = 0x1000;
+  Anchor state;
+  state.kind = Anchor::Kind::State;
+  state.watch.addr = 0x2000;
+  state.state.digest = 42;
+  state.state.regs[0] = 7;
+  Mark boundary{5, {}, 0};
+  Mark hit = boundary.after_trap(bp);
+  Mark at_state = hit.after_trap(state);
+  BOOST_TEST(at_state.anchors.size() == 2u);
+  BOOST_TEST(at_state.anchors.back().count == 1u);
+  // The same state again is another moment, not a second hit.
+  BOOST_TEST(at_state.after_trap(state).anchors.size() == 3u);
+  BOOST_TEST(at_state.describe() == "event 5 +bp 0x1000x1 +state 0x2000/2a");
+
+  Mark later = at_state.after_step().after_step();
+  BOOST_TEST(boundary.is_prefix_of(later, false));
+  BOOST_TEST(hit.is_prefix_of(later, false));
+  BOOST_TEST(at_state.is_prefix_of(later, false));
+  BOOST_TEST(!later.is_prefix_of(at_state, true));
+  // Another state (registers or digest) is another way.
+  Anchor other = state;
+  other.state.digest = 43;
+  BOOST_TEST(!hit.after_trap(other).is_prefix_of(later, true));
+  other = state;
+  other.state.regs[3] = 1;
+  BOOST_TEST(!hit.after_trap(other).is_prefix_of(later, true));
+  std::vector<Move> legs = later.moves();
+  BOOST_REQUIRE_EQUAL(legs.size(), 3u);
+  BOOST_TEST((legs[1].is_trap && legs[1].trap.kind == Anchor::Kind::State && legs[1].n == 1u));
+  BOOST_TEST((!legs[2].is_trap && legs[2].n == 2u));
+}

@@ -70,7 +70,26 @@ void Task::seize(long options) {
 
 void Task::interrupt() { ptrace_or_throw(PTRACE_INTERRUPT, nullptr, nullptr, "INTERRUPT"); }
 
+void Task::request_stop() {
+  if (stop_requested_) {
+    // One is pending already: since the task was resumed, it stops the
+    // task before it runs on; now it is wanted.
+    stop_stale_ = false;
+    return;
+  }
+  if (syscall(SYS_tgkill, tid_, tid_, SIGSTOP) != 0) {
+    if (errno == ESRCH) throw TaskGone("task " + std::to_string(tid_) + " is gone");
+    throw std::runtime_error("tgkill(SIGSTOP) on task " + std::to_string(tid_) + " failed: " + strerror(errno));
+  }
+  stop_requested_ = true;
+  stop_stale_ = false;
+}
+
 void Task::resume(ResumeHow how, int sig) {
+  // A pending stop request that the task did not stop for before this
+  // resume comes first now, before any instruction runs: wait() drops it.
+  if (stop_requested_) stop_stale_ = true;
+  last_resume_ = how;
   int request = PTRACE_CONT;
   const char* what = "CONT";
   switch (how) {
@@ -164,8 +183,24 @@ std::optional<WaitStatus> Task::wait_interruptible() {
     }
     ws = parse_wait_status(status);
     BS_LOG(Core, "task " << tid_ << ": " << ws.describe());
+    if (stop_requested_ && ws.is_signal() && ws.signal == SIGSTOP) {
+      stop_requested_ = false;
+      if (!stop_stale_) {
+        ws.requested = true;
+        return ws;
+      }
+      // Stopped for something else first, and resumed since: run on as
+      // asked, without the signal.
+      stop_stale_ = false;
+      BS_LOG(Core, "task " << tid_ << ": dropping a late SIGSTOP of request_stop()");
+      resume(last_resume_, 0);
+      return std::nullopt;
+    }
   }
-  if (ws.is_gone()) alive_ = false;
+  if (ws.is_gone()) {
+    alive_ = false;
+    stop_requested_ = false;
+  }
   return ws;
 }
 

@@ -34,6 +34,8 @@ struct WaitStatus {
   int signal = 0;     // SignalStop: the signal; Killed: the fatal signal
   int event = 0;      // EventStop: PTRACE_EVENT_*
   int exit_code = 0;  // Exited
+  // SignalStop: the SIGSTOP that Task::request_stop() sent, not the program's.
+  bool requested = false;
 
   bool is_syscall() const { return kind == Kind::SyscallStop; }
   bool is_signal() const { return kind == Kind::SignalStop; }
@@ -72,6 +74,15 @@ class Task {
   // PTRACE_EVENT_STOP. If it reaches another stop first, the interrupt stays
   // pending and comes after that one.
   void interrupt();
+  // The same for a task traced with PTRACE_TRACEME, which PTRACE_INTERRUPT
+  // refuses: sends it SIGSTOP (tgkill). wait() reports the stop it causes as
+  // a SignalStop with `requested`. If the task stops for another reason
+  // first (the race cannot be avoided: it may be stopping already), the
+  // SIGSTOP stays pending; it then stops the task before its next
+  // instruction after the next resume, and wait() takes that stop itself:
+  // it resumes the task again the same way with the signal suppressed. The
+  // signal never reaches the program.
+  void request_stop();
   void resume(ResumeHow how, int sig = 0);
   WaitStatus wait();
   // As wait(), but returns nothing when a signal handler interrupted the
@@ -161,6 +172,9 @@ class Task {
   int mem_fd_ = -1;
   bool alive_ = true;
   std::vector<WaitStatus> kept_;
+  ResumeHow last_resume_ = ResumeHow::Continue;
+  bool stop_requested_ = false;  // request_stop()'s SIGSTOP not seen yet
+  bool stop_stale_ = false;      // ... and the task was resumed since: drop it
 };
 
 }  // namespace backstep

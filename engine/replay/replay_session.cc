@@ -292,6 +292,7 @@ bool changes_only_up_to_ip(const std::vector<trace::RegChange>& changes) {
 }  // namespace
 
 ReplayStop ReplaySession::resume(Resume how) {
+  interrupt_poll_ = std::move(how.interrupted);
   ReplayStop stop;
   for (;;) {
     const trace::Event* next = peek_next();
@@ -387,9 +388,10 @@ std::optional<ReplayStop> ReplaySession::run_to_event(const trace::Event& next, 
   }
   arm_watchpoints();
   task_->resume(single_step || stepping_over ? ResumeHow::SysemuSingleStep : ResumeHow::Sysemu);
-  WaitStatus ws = task_->wait();
+  WaitStatus ws = wait_for_stop();
   remove_breakpoints();
   event_number_ = next_number_;
+  if (ws.requested) return ReplayStop{ReplayStop::Kind::Interrupted};
   if (ws.is_gone()) diverged("the program ended early: " + ws.describe());
   if (ws.kind == WaitStatus::Kind::EventStop) diverged("unexpected ptrace event " + std::to_string(ws.event));
   if (ws.is_syscall()) {

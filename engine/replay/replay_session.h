@@ -88,6 +88,8 @@ struct ReplayStop {
                     // the program reached the call where the recording stopped
                     // (an Abort event with registers; at_pending_event())
     TraceEnd,       // the trace was cut short here
+    Interrupted,    // Resume::interrupted asked to stop: the program stopped
+                    // wherever it was in user code (replay_interrupt.cc)
   };
   Kind kind = Kind::EventReplayed;
   uint64_t address = 0;          // breakpoint or watched address
@@ -116,6 +118,11 @@ class ReplaySession : public Session {
     bool stop_after_event = false;
     // Which events to stop at before replaying them (EventPending).
     std::function<bool(const trace::Event&)> stop_before;
+    // Polled every few milliseconds while the program runs towards an
+    // event; once it returns true, the program is stopped where it is
+    // (Interrupted), or at the first stop it reaches anyway
+    // (replay_interrupt.cc).
+    std::function<bool()> interrupted;
   };
   ReplayStop resume(Resume how);
 
@@ -192,6 +199,9 @@ class ReplaySession : public Session {
  private:
   ReplaySession(const ReplaySession& parent, pid_t child);
   void start();
+  // Waits for the running task's next stop, polling interrupt_poll_ while
+  // it runs (replay_interrupt.cc).
+  WaitStatus wait_for_stop();
   std::optional<ReplayStop> run_to_event(const trace::Event& next, bool single_step, bool& stepping_over);
   // Position events (replay_position.cc).
   std::optional<ReplayStop> run_to_position(const trace::Event& next, bool single_step);
@@ -262,6 +272,7 @@ class ReplaySession : public Session {
   std::vector<std::size_t> slot_owner_;  // debug register -> index in armed_
   SharedObjects shared_;           // memfds behind MAP_SHARED mappings
   uint64_t position_digests_ = 0;  // digests computed looking for a Position
+  std::function<bool()> interrupt_poll_;  // the current resume()'s Resume::interrupted
   // The program's threads, by recorded tid. Each is a process of its own
   // here that shares the address space (CLONE_VM without CLONE_THREAD), so
   // the kernel never does thread-exit work replay has not asked for.

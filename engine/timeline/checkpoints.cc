@@ -43,6 +43,7 @@ void ReplayTimeline::thin_checkpoints() {
     std::vector<std::size_t> here, across;
     for (std::size_t i = 1; i < checkpoints_.size(); ++i) {  // [0] is the start: kept
       if (checkpoints_[i].id > 0) continue;                  // the user's: kept
+      if (checkpoints_[i].holds_state) continue;             // an interrupt's: kept (up to a limit)
       (checkpoints_[i].mark.event == mark_.event ? here : across).push_back(i);
     }
     if (here.size() > kMaxHere) {
@@ -106,7 +107,17 @@ void ReplayTimeline::seek(const Mark& target) {
     current_ = std::move(session);
     mark_ = from;
   }
-  walk(*current_, mark_, target);
+  try {
+    walk(*current_, mark_, target);
+  } catch (const std::exception&) {
+    // Stopped part-way (a State anchor no checkpoint holds was not found
+    // again): the replay is somewhere mark_ does not name. Go to the
+    // nearest checkpoint on the way, a position known exactly, and report.
+    const Checkpoint* cp = best_checkpoint(target, true, false);
+    current_ = cp->session->clone();
+    mark_ = cp->mark;
+    throw;
+  }
   mark_ = target;
   thin_checkpoints();
 }
@@ -179,6 +190,11 @@ void ReplayTimeline::walk(ReplaySession& session, const Mark& from, const Mark& 
       continue;
     }
     const Anchor& a = leg.trap;
+    if (a.kind == Anchor::Kind::State) {
+      // Normally a checkpoint holds it (the walk starts there or after).
+      if (done == 0) run_to_state(session, a, to);
+      continue;
+    }
     if (a.kind == Anchor::Kind::Breakpoint) {
       session.set_breakpoints({a.addr()});
       session.set_watchpoints({});

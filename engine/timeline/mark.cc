@@ -2,11 +2,40 @@
 
 #include <sstream>
 
+#include "engine/core/state_digest.h"
+
 namespace backstep {
+namespace {
+
+constexpr uint64_t kTrapFlag = 1u << 8;
+constexpr uint64_t kResumeFlag = 1u << 16;
+
+RegBlock masked_registers(ReplaySession& s) {
+  Registers r = s.task().regs();
+  r.raw().eflags &= ~(kTrapFlag | kResumeFlag);
+  return r.to_block();
+}
+
+uint64_t digest_here(ReplaySession& s) { return state_digest(s.task(), s.task().xstate()).combined(); }
+
+}  // namespace
+
+StateKey state_here(ReplaySession& session) {
+  StateKey key;
+  key.regs = masked_registers(session);
+  key.digest = digest_here(session);
+  return key;
+}
+
+bool in_state(ReplaySession& session, const StateKey& key, uint64_t* digests) {
+  if (masked_registers(session) != key.regs) return false;
+  if (digests) ++*digests;
+  return digest_here(session) == key.digest;
+}
 
 Mark Mark::after_trap(const Anchor& anchor) const {
   Mark m = *this;
-  if (m.steps == 0 && !m.anchors.empty() && m.anchors.back().same_trap(anchor)) {
+  if (anchor.kind != Anchor::Kind::State && m.steps == 0 && !m.anchors.empty() && m.anchors.back().same_trap(anchor)) {
     ++m.anchors.back().count;
   } else {
     Anchor a = anchor;
@@ -59,6 +88,10 @@ std::string Mark::describe() const {
   os << "event " << event;
   for (const Anchor& a : anchors) {
     if (a.steps_before) os << " +" << a.steps_before << " steps";
+    if (a.kind == Anchor::Kind::State) {
+      os << " +state 0x" << std::hex << a.addr() << "/" << a.state.digest << std::dec;
+      continue;
+    }
     os << (a.kind == Anchor::Kind::Breakpoint ? " +bp 0x" : " +watch 0x") << std::hex << a.addr() << std::dec
        << "x" << a.count;
   }

@@ -17,14 +17,39 @@
 
 namespace backstep {
 
+// The state of the running thread at one moment in user code: its
+// registers (eflags without RF and TF, which debug traps set) and a digest
+// of the program's state (engine/core/state_digest.h), as a Position event
+// names the place where the recorder stopped the program.
+struct StateKey {
+  RegBlock regs{};
+  uint64_t digest = 0;
+  bool operator==(const StateKey&) const = default;
+};
+
+// The running thread's state now (after a stop of `session`'s: the
+// running thread is the one whose event is next).
+StateKey state_here(ReplaySession& session);
+// Whether the running thread is in `key`'s state: the registers first, the
+// digest (a read of all writable memory) only when they are equal, and
+// counted in `*digests`.
+bool in_state(ReplaySession& session, const StateKey& key, uint64_t* digests = nullptr);
+
 struct Anchor {
-  enum class Kind : uint8_t { Breakpoint, Watchpoint };
+  // State: no trap counts it. The first moment, since the previous anchor
+  // (or the steps before this one), at which the running thread's state is
+  // `state`: equal state means an equal future, so that moment is as good
+  // as the one where the state was taken (shared/notes/counterless-progress.md
+  // §4). Made where a debugger's interrupt stopped the program in a loop
+  // (engine/timeline/timeline_interrupt.cc); count is always 1.
+  enum class Kind : uint8_t { Breakpoint, Watchpoint, State };
   Kind kind = Kind::Breakpoint;
-  Watchpoint watch;      // Breakpoint: watch.addr is the breakpoint address
+  Watchpoint watch;      // Breakpoint: watch.addr is the breakpoint address; State: the pc
   uint64_t steps_before = 0;  // single-steps between the previous anchor and these hits
   uint64_t count = 1;         // hits since those steps
+  StateKey state;             // State only
   uint64_t addr() const { return watch.addr; }
-  bool same_trap(const Anchor& o) const { return kind == o.kind && watch == o.watch; }
+  bool same_trap(const Anchor& o) const { return kind == o.kind && watch == o.watch && state == o.state; }
   bool operator==(const Anchor&) const = default;
 };
 
@@ -47,7 +72,8 @@ struct Mark {
   bool operator==(const Mark&) const = default;
 
   bool at_boundary() const { return anchors.empty() && steps == 0 && !at_event; }
-  // The position after one more trap of `anchor` (count ignored).
+  // The position after one more trap of `anchor` (count ignored); for a
+  // State anchor, the first moment with its state from here.
   Mark after_trap(const Anchor& anchor) const;
   Mark after_step() const;
   // True if `this` lies on the way to `later` (so a session at `this` can

@@ -354,13 +354,21 @@ TargetStop ReplayTimeline::continue_forward(const std::function<bool()>& interru
   arm_user_traps(*current_);
   current_->set_echo(true);
   auto stop_before = [this](const trace::Event& e) { return stops_before(e); };
+  // Once the client asked to stop, it stays asked until a stop is reported:
+  // the replay may have reached a stop of its own (an event) first.
+  bool wanted = false;
+  std::function<bool()> poll;
+  if (interrupted) poll = [&] { return wanted = wanted || interrupted(); };
   for (;;) {
-    if (interrupted && interrupted()) {
+    if (poll && poll()) {
       current_->set_echo(false);
       return make_stop(TargetStop::Kind::Interrupted);
     }
-    ReplayStop s = current_->resume({.single_step = false, .stop_after_event = true, .stop_before = stop_before});
+    ReplayStop s = current_->resume(
+        {.single_step = false, .stop_after_event = true, .stop_before = stop_before, .interrupted = poll});
     switch (s.kind) {
+      case ReplayStop::Kind::Interrupted:
+        return stop_at_interrupt();
       case ReplayStop::Kind::EventPending:
         current_->set_echo(false);
         mark_ = Mark{current_->next_event(), {}, 0, true};

@@ -85,6 +85,9 @@ class ReplayTimeline : public DebugTarget {
     int id = 0;              // > 0: made by the user; <= 0: automatic
     Mark mark;
     std::unique_ptr<ReplaySession> session;
+    // At a State anchor (an interrupt's stop): the cheap way back there,
+    // kept when others are thinned (timeline_interrupt.cc).
+    bool holds_state = false;
   };
   struct Candidate {
     Mark mark;
@@ -130,6 +133,27 @@ class ReplayTimeline : public DebugTarget {
   void add_checkpoint(int id, const Mark& mark, ReplaySession& from);
   void thin_checkpoints();
 
+  // Interrupts in user code and State anchors (timeline_interrupt.cc).
+  // The program was stopped by the client's interrupt somewhere after
+  // mark_: name that moment, and report it.
+  TargetStop stop_at_interrupt();
+  // Runs `session` from where it is to the first moment with `state`'s
+  // state; returns how many times it passed the state's pc to get there.
+  uint64_t run_to_state(ReplaySession& session, const Anchor& state, const Mark& to);
+  // The instruction before `at`, whose last anchor is a State with no steps
+  // after it: found by counting passes from the anchor before.
+  std::optional<Mark> mark_before_state(const Mark& at);
+  // A new session at `target` (the nearest checkpoint, walked on).
+  std::unique_ptr<ReplaySession> session_at(const Mark& target);
+  // The state at the user's first trap hit from where `session` is, up to
+  // the next event (not replayed); nullopt if there is none.
+  std::optional<StateKey> first_hit_state(ReplaySession& session);
+  // The user's trap hits from `from` (where `session` is) up to the next
+  // event (not replayed), or up to the hit in `until`'s state, which is
+  // not counted.
+  std::vector<Candidate> hits_to_event(ReplaySession& session, const Mark& from,
+                                       const std::optional<StateKey>& until);
+
   // The backwards search (timeline_search.cc).
   std::optional<Candidate> last_hit_between(const Checkpoint& from, const Mark& to,
                                             const std::function<bool()>& interrupted, bool& was_interrupted);
@@ -137,6 +161,9 @@ class ReplayTimeline : public DebugTarget {
   void arm_user_traps(ReplaySession& session) const;
   std::optional<TargetStop> user_trap(const ReplayStop& stop, ReplaySession& session) const;
   const trace::Event& event_at(uint64_t number);
+  // The anchor for a trap a session stopped at (`watches`: the watchpoints
+  // it had armed).
+  static Anchor trap_of(const ReplayStop& r, const std::vector<Watchpoint>& watches);
 
   std::string trace_dir_;
   std::unique_ptr<ReplaySession> current_;

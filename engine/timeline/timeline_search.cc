@@ -22,7 +22,17 @@ constexpr uint64_t kMaxStepsBack = 1'000'000;
 // many steps, so that the reverse-stepis that follow start close by.
 constexpr uint64_t kStepsPerCheckpoint = 256;
 
-Anchor trap_of(const ReplayStop& r, const std::vector<Watchpoint>& watches) {
+bool always(const trace::Event&) { return true; }
+
+std::string to_hex(uint64_t v) {
+  std::ostringstream os;
+  os << std::hex << v;
+  return os.str();
+}
+
+}  // namespace
+
+Anchor ReplayTimeline::trap_of(const ReplayStop& r, const std::vector<Watchpoint>& watches) {
   Anchor a;
   a.watch.addr = r.address;
   if (r.kind == ReplayStop::Kind::Watchpoint) {
@@ -33,16 +43,6 @@ Anchor trap_of(const ReplayStop& r, const std::vector<Watchpoint>& watches) {
   }
   return a;
 }
-
-bool always(const trace::Event&) { return true; }
-
-std::string to_hex(uint64_t v) {
-  std::ostringstream os;
-  os << std::hex << v;
-  return os.str();
-}
-
-}  // namespace
 
 const trace::Event& ReplayTimeline::event_at(uint64_t number) {
   if (!looked_up_ || looked_up_->first != number) {
@@ -107,6 +107,7 @@ std::optional<ReplayTimeline::Candidate> ReplayTimeline::last_hit_between(
         break;
       case ReplayStop::Kind::ProgramEnd:
       case ReplayStop::Kind::TraceEnd:
+      case ReplayStop::Kind::Interrupted:  // not asked for
         return last;
     }
   }
@@ -139,6 +140,35 @@ std::optional<ReplayTimeline::Candidate> ReplayTimeline::last_hit_between(
       continue;
     }
     const Anchor& a = leg.trap;
+    if (a.kind == Anchor::Kind::State) {
+      // No trap counts the way to it, and it may lie millions of passes
+      // round a loop from the anchor before. From a copy of the session at
+      // the anchor, run to the user's first trap hit after it (if any before
+      // the next event); from here, run with the user's traps to the hit in
+      // that hit's state: equal state means an equal future, so it is the
+      // same hit, and the hits before it are those before the anchor. Both
+      // runs go at the program's own speed between hits.
+      // Without traps of the user's there is nothing to look for.
+      Mark at_state = prefix.after_trap(a);
+      bool traps = !breakpoints_.empty() || !watchpoints_.empty();
+      if (traps) {
+        std::unique_ptr<ReplaySession> probe = session_at(at_state);
+        std::optional<StateKey> first_after = first_hit_state(*probe);
+        std::vector<Candidate> before = hits_to_event(*s, prefix, first_after);
+        if (!before.empty()) last = before.back();
+      }
+      if (final_leg) return last;
+      s = session_at(at_state);
+      prefix = cur = at_state;
+      // The legs that follow are steps: a breakpoint at the state's own pc
+      // is hit there, before them.
+      if (breakpoints_.count(a.addr())) {
+        TargetStop hit = make_stop(TargetStop::Kind::Breakpoint, a.addr());
+        hit.tid = static_cast<pid_t>(s->stopped_thread());
+        last = Candidate{cur, hit};
+      }
+      continue;
+    }
     std::set<uint64_t> bps = breakpoints_;
     std::vector<Watchpoint> watches = watchpoints_;
     if (a.kind == Anchor::Kind::Breakpoint) {
@@ -327,6 +357,7 @@ std::optional<Mark> ReplayTimeline::mark_before(const Mark& at) {
     --m.steps;
     return m;
   }
+  if (!at.anchors.empty() && at.anchors.back().kind == Anchor::Kind::State) return mark_before_state(at);
   if (!at.anchors.empty()) {
     // The instruction before the last trap: count the steps from the trap
     // (or steps) before it.
