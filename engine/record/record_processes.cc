@@ -19,6 +19,7 @@
 #include <sched.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 
 #include "engine/core/log.h"
 #include "engine/record/clone_request.h"
@@ -163,6 +164,25 @@ bool RecordSession::after_exec(RecordTask& t) {
   if (t.task.syscall_info().op != PTRACE_SYSCALL_INFO_EXIT) return false;
   resume_or_switch(t);
   return true;
+}
+
+bool RecordSession::is_group_stop(const WaitStatus& ws) {
+  if (ws.kind != WaitStatus::Kind::EventStop || ws.event != PTRACE_EVENT_STOP) return false;
+  int sig = WSTOPSIG(ws.raw);
+  return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+}
+
+bool RecordSession::on_group_stop(RecordTask& t) {
+  // PTRACE_LISTEN leaves the task stopped, as the program's parent and the
+  // kernel see it, and reports its next stop (SIGCONT's) like any status of
+  // a task blocked in the kernel: then it is scheduled again.
+  BS_LOG(Record, "task " << t.tid() << " stopped by its process's group-stop");
+  if (ptrace(PTRACE_LISTEN, t.tid(), nullptr, nullptr) != 0) {
+    throw TaskGone("task " + std::to_string(t.tid()) + ": PTRACE_LISTEN failed");
+  }
+  t.run = RunState::InKernel;
+  if (current_ == &t) current_ = nullptr;
+  return false;
 }
 
 bool RecordSession::on_task_gone(RecordTask& t, const WaitStatus& ws) {

@@ -247,6 +247,7 @@ bool RecordSession::handle_stop(RecordTask& t, const WaitStatus& ws) {
       }
       if (ws.event == PTRACE_EVENT_STOP) {
         if (t.interrupt_pending) return on_interrupted(t);
+        if (is_group_stop(ws)) return on_group_stop(t);
         // A seized tracee also stops like this whenever its process gets
         // SIGCONT (the kernel's notice to a tracer that may be listening):
         // nothing to record.

@@ -149,6 +149,10 @@ class RecordSession : public Session {
   // The first syscall stop after an Exec event: if it is the execve's exit,
   // passes over it and returns true.
   bool after_exec(RecordTask& t);
+  // A group-stop (SIGSTOP, SIGTSTP, ... delivered): `t` stays stopped, out
+  // of the scheduler, until SIGCONT (or SIGKILL) ends it.
+  static bool is_group_stop(const WaitStatus& ws);
+  bool on_group_stop(RecordTask& t);
   // `t` died; returns true when it was the last task of the recording.
   bool on_task_gone(RecordTask& t, const WaitStatus& ws);
   bool exiting(const RecordTask& t) const { return t.process && t.process->exiting; }

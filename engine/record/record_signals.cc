@@ -104,8 +104,14 @@ void RecordSession::on_signal(RecordTask& t, int sig) {
 
   switch (signal_action(task.tid(), sig)) {
     case SignalAction::Ignore:
-    case SignalAction::Stop:  // job control is not recorded: the tracee keeps running
       task.resume(ResumeHow::Syscall);
+      return;
+    case SignalAction::Stop:
+      // Job control: the kernel stops the process (a group-stop, which its
+      // parent's waitpid(WUNTRACED) sees); the recorder then waits for the
+      // SIGCONT that ends it (on_group_stop). Replay has nothing to do: the
+      // stopped threads simply have no events meanwhile.
+      task.resume(ResumeHow::Syscall, sig);
       return;
     case SignalAction::Handler:
       deliver_to_handler(t, info, regs);
