@@ -30,6 +30,14 @@ bool ReplaySession::in_debuggee() const {
   return it != threads_.end() && it->second.pid == debuggee_;
 }
 
+std::vector<Task*> ReplaySession::space_tasks() const {
+  std::map<uint32_t, Task*> one;
+  for (const auto& [tid, thread] : threads_) one.emplace(thread.space, thread.task);
+  std::vector<Task*> tasks;
+  for (const auto& [space, task] : one) tasks.push_back(task);
+  return tasks;
+}
+
 bool ReplaySession::ends_replay(const trace::Event& exit) const {
   return exit.tid == debuggee_ || processes_.size() <= 1;
 }

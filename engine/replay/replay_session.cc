@@ -135,20 +135,11 @@ trace::TraceReader& ReplaySession::reader() {
 ReplaySession::~ReplaySession() = default;
 
 std::unique_ptr<ReplaySession> ReplaySession::clone() {
-  if (processes_.size() > 1) {
-    // Copies of memory that several processes share are made per process
-    // today, which would split what must stay one.
-    for (const auto& [tid, thread] : threads_) {
-      if (shared_.mapped_in(*thread.task)) {
-        throw std::runtime_error("a checkpoint while several processes of the tree exist and one maps shared "
-                                 "memory is not supported yet");
-      }
-    }
-  }
   pid_t child = task_->remote_fork(kToolSyscallInsn);
   std::unique_ptr<ReplaySession> copy(new ReplaySession(*this, child));
-  copy->shared_ = shared_.copy_into(*copy->task_);
   copy_threads_into(*copy);
+  copy->shared_ = shared_.copy_into(copy->space_tasks());
+  copy->shared_.set_spaces([session = copy.get()] { return session->space_tasks(); });
   return copy;
 }
 
@@ -183,6 +174,7 @@ void ReplaySession::start() {
   }
   task.open_memory();
   install_tool_page(task);
+  shared_.set_spaces([this] { return space_tasks(); });
   rebuild_address_space(task, *exec_, reader(), shared_);
   current_tid_ = debuggee_ = exec_->tid;
   brk_[current_tid_] = static_cast<uint64_t>(exec_->status);

@@ -220,6 +220,9 @@ class ReplaySession : public Session {
   // The current thread belongs to the process that is debugged: only there
   // do breakpoints, watchpoints and single steps apply.
   bool in_debuggee() const;
+  // One task of each address space (each process, a vfork child sharing
+  // its parent's counting once).
+  std::vector<Task*> space_tasks() const;
   void note_thread_name(const Registers& call, int64_t result);  // replay_thread_view.cc
   void jump_to_position(const trace::Event& position);
   void apply_event(const trace::Event& event, ReplayStop& stop);

@@ -37,10 +37,6 @@ bool object_of(const MapsEntry& e, uint64_t& id) {
   return end != digits;
 }
 
-std::string proc_fd(const Task& task, int fd) {
-  return "/proc/" + std::to_string(task.tid()) + "/fd/" + std::to_string(fd);
-}
-
 class Fd {
  public:
   explicit Fd(int fd) : fd_(fd) {}
@@ -127,42 +123,65 @@ void remap_alias(Task& child, const MapsEntry& e, uint64_t fd, uint64_t size) {
   if (!kept.empty()) child.write_bytes(remote_ptr<void>(e.start), kept.data(), kept.size());
 }
 
+// Opens backstep's descriptor `own` in `task` (through /proc), for one
+// mmap; returns the task's descriptor or -errno.
+int64_t open_in(Task& task, int own) {
+  std::string path = "/proc/" + std::to_string(::getpid()) + "/fd/" + std::to_string(own);
+  task.write_bytes(kToolScratch, path.c_str(), path.size() + 1);
+  return tool_syscall(task, SYS_openat, static_cast<uint64_t>(AT_FDCWD), kToolScratch.as_int(),
+                      static_cast<uint64_t>(O_RDWR | O_CLOEXEC));
+}
+
 }  // namespace
 
-int64_t SharedObjects::create(Task& task, uint64_t id, uint64_t size) {
+SharedObjects::~SharedObjects() { close_all(); }
+
+SharedObjects::SharedObjects(SharedObjects&& other) noexcept
+    : fds_(std::exchange(other.fds_, {})), next_anonymous_(other.next_anonymous_), spaces_(std::move(other.spaces_)) {}
+
+SharedObjects& SharedObjects::operator=(SharedObjects&& other) noexcept {
+  if (this != &other) {
+    close_all();
+    fds_ = std::exchange(other.fds_, {});
+    next_anonymous_ = other.next_anonymous_;
+    spaces_ = std::move(other.spaces_);
+  }
+  return *this;
+}
+
+void SharedObjects::close_all() {
+  for (const auto& [id, fd] : fds_) ::close(fd);
+  fds_.clear();
+}
+
+int SharedObjects::create(uint64_t id, uint64_t size) {
   std::string name = kMemfdPrefix + std::to_string(id);
-  task.write_bytes(kToolScratch, name.c_str(), name.size() + 1);
-  int64_t fd = tool_syscall(task, SYS_memfd_create, kToolScratch.as_int(), 0);
-  if (fd < 0) return fd;
-  int64_t r = tool_syscall(task, SYS_ftruncate, static_cast<uint64_t>(fd), size);
-  if (r < 0) {
-    tool_syscall(task, SYS_close, static_cast<uint64_t>(fd));
-    return r;
+  int fd = static_cast<int>(::syscall(SYS_memfd_create, name.c_str(), MFD_CLOEXEC));
+  if (fd < 0) return -errno;
+  if (::ftruncate(fd, static_cast<off_t>(size)) != 0) {
+    int e = errno;
+    ::close(fd);
+    return -e;
   }
   return fd;
 }
 
-bool SharedObjects::mapped_in(Task& task) const {
-  if (fds_.empty()) return false;
-  for (const MapsEntry& e : read_proc_maps(task.tid())) {
-    uint64_t id;
-    if (e.shared && object_of(e, id) && fds_.count(id)) return true;
-  }
-  return false;
-}
-
 void SharedObjects::forget_unmapped(Task& task) {
+  std::vector<Task*> spaces = spaces_ ? spaces_() : std::vector<Task*>{};
+  if (std::find(spaces.begin(), spaces.end(), &task) == spaces.end()) spaces.push_back(&task);
   std::set<uint64_t> mapped;
-  for (const MapsEntry& e : read_proc_maps(task.tid())) {
-    uint64_t id;
-    if (object_of(e, id)) mapped.insert(id);
+  for (Task* t : spaces) {
+    for (const MapsEntry& e : read_proc_maps(t->tid())) {
+      uint64_t id;
+      if (object_of(e, id)) mapped.insert(id);
+    }
   }
   for (auto it = fds_.begin(); it != fds_.end();) {
     if (mapped.count(it->first)) {
       ++it;
       continue;
     }
-    tool_syscall(task, SYS_close, static_cast<uint64_t>(it->second));
+    ::close(it->second);
     it = fds_.erase(it);
   }
 }
@@ -179,9 +198,9 @@ int64_t SharedObjects::map(Task& task, const trace::Mapping& m, const trace::Tra
     // an mremap grows it by faults with SIGBUS, in replay as when recorded.
     // A segment attached again keeps its object (and bytes).
     if (it == fds_.end()) {
-      int64_t fd = create(task, id, m.end - m.start);
+      int fd = create(id, m.end - m.start);
       if (fd < 0) return fd;
-      it = fds_.emplace(id, static_cast<int>(fd)).first;
+      it = fds_.emplace(id, fd).first;
     }
   } else {
     // A new object has the file's size when it was mapped (the copy's), so
@@ -194,17 +213,15 @@ int64_t SharedObjects::map(Task& task, const trace::Mapping& m, const trace::Tra
     Fd in = open_or_throw(copy, O_RDONLY);
     uint64_t size = size_of(in.get());
     if (it == fds_.end()) {
-      int64_t fd = create(task, id, size);
+      int fd = create(id, size);
       if (fd < 0) return fd;
-      it = fds_.emplace(id, static_cast<int>(fd)).first;
-      Fd out = open_or_throw(proc_fd(task, it->second), O_RDWR);
-      copy_range(in.get(), out.get(), 0, size, copy);
+      it = fds_.emplace(id, fd).first;
+      copy_range(in.get(), fd, 0, size, copy);
     } else {
-      Fd out = open_or_throw(proc_fd(task, it->second), O_RDWR);
-      uint64_t have = size_of(out.get());
+      uint64_t have = size_of(it->second);
       if (have < size) {
-        if (::ftruncate(out.get(), static_cast<off_t>(size)) != 0) return -errno;
-        copy_range(in.get(), out.get(), have, size, copy);
+        if (::ftruncate(it->second, static_cast<off_t>(size)) != 0) return -errno;
+        copy_range(in.get(), it->second, have, size, copy);
       }
     }
   }
@@ -212,48 +229,54 @@ int64_t SharedObjects::map(Task& task, const trace::Mapping& m, const trace::Tra
   // of the object: its pages past the end fault until the file grows.
   uint32_t type = (m.flags & kMapTypeBits) == MAP_PRIVATE ? MAP_PRIVATE : MAP_SHARED;
   uint32_t flags = (m.flags & ~kMapTypeBits & ~MAP_ANONYMOUS & ~MAP_FIXED_NOREPLACE & ~MAP_GROWSDOWN) | type | MAP_FIXED;
-  return tool_syscall(task, SYS_mmap, m.start, m.end - m.start, m.prot, flags, static_cast<uint64_t>(it->second),
-                      file ? m.offset : 0);
+  int64_t fd = open_in(task, it->second);
+  if (fd < 0) return fd;
+  int64_t r = tool_syscall(task, SYS_mmap, m.start, m.end - m.start, m.prot, flags, static_cast<uint64_t>(fd),
+                           file ? m.offset : 0);
+  tool_syscall(task, SYS_close, static_cast<uint64_t>(fd));
+  return r;
 }
 
 std::string SharedObjects::resize(Task& task, uint64_t object, uint64_t size) {
+  (void)task;
   auto it = fds_.find(object);
   if (it == fds_.end()) return "";
-  int64_t r = tool_syscall(task, SYS_ftruncate, static_cast<uint64_t>(it->second), size);
-  if (r == 0) return "";
-  return "cannot resize shared object " + std::to_string(object) + " to " + std::to_string(size) +
-         " bytes: error " + std::to_string(-r);
+  if (::ftruncate(it->second, static_cast<off_t>(size)) == 0) return "";
+  return "cannot resize shared object " + std::to_string(object) + " to " + std::to_string(size) + " bytes: " +
+         std::strerror(errno);
 }
 
-SharedObjects SharedObjects::copy_into(Task& child) const {
+SharedObjects SharedObjects::copy_into(const std::vector<Task*>& spaces) const {
   SharedObjects copy;
   copy.next_anonymous_ = next_anonymous_;
   if (fds_.empty()) return copy;
-  std::map<uint64_t, std::vector<MapsEntry>> aliases;
-  for (const MapsEntry& e : read_proc_maps(child.tid())) {
-    uint64_t id;
-    if (object_of(e, id) && fds_.count(id)) aliases[id].push_back(e);
+  // Every alias of every object, in every address space of the copy.
+  std::map<uint64_t, std::map<Task*, std::vector<MapsEntry>>> aliases;
+  for (Task* t : spaces) {
+    for (const MapsEntry& e : read_proc_maps(t->tid())) {
+      uint64_t id;
+      if (object_of(e, id) && fds_.count(id)) aliases[id][t].push_back(e);
+    }
   }
   for (const auto& [id, fd] : fds_) {
     auto found = aliases.find(id);
-    if (found == aliases.end()) {
-      tool_syscall(child, SYS_close, static_cast<uint64_t>(fd));  // unmapped: nothing to copy
-      continue;
+    if (found == aliases.end()) continue;  // unmapped: nothing to copy
+    uint64_t size = size_of(fd);
+    int fresh = copy.create(id, size);
+    if (fresh < 0) {
+      throw std::runtime_error("shared memory: cannot create a checkpoint's copy: " + std::string(std::strerror(-fresh)));
     }
-    Fd in = open_or_throw(proc_fd(child, fd), O_RDONLY);
-    uint64_t size = size_of(in.get());
-    int64_t fresh = copy.create(child, id, size);
-    if (fresh < 0) throw std::runtime_error("shared memory: cannot create a checkpoint's copy: error " + std::to_string(-fresh));
-    Fd out = open_or_throw(proc_fd(child, static_cast<int>(fresh)), O_RDWR);
-    copy_range(in.get(), out.get(), 0, size, "a shared object");
-    for (const MapsEntry& e : found->second) remap_alias(child, e, static_cast<uint64_t>(fresh), size);
-    // The copy takes the original's descriptor number, so that the table
-    // reads the same in both processes.
-    if (tool_syscall(child, SYS_dup2, static_cast<uint64_t>(fresh), static_cast<uint64_t>(fd)) != fd) {
-      throw std::runtime_error("shared memory: cannot move a checkpoint's copy into place");
+    copy.fds_.emplace(id, fresh);
+    copy_range(fd, fresh, 0, size, "a shared object");
+    for (const auto& [task, entries] : found->second) {
+      int64_t in_task = open_in(*task, fresh);
+      if (in_task < 0) {
+        throw std::runtime_error("shared memory: cannot open a checkpoint's copy in the replayed process: error " +
+                                 std::to_string(-in_task));
+      }
+      for (const MapsEntry& e : entries) remap_alias(*task, e, static_cast<uint64_t>(in_task), size);
+      tool_syscall(*task, SYS_close, static_cast<uint64_t>(in_task));
     }
-    tool_syscall(child, SYS_close, static_cast<uint64_t>(fresh));
-    copy.fds_.emplace(id, fd);
   }
   return copy;
 }

@@ -1,15 +1,22 @@
 // Shared memory in replay: every MAP_SHARED mapping (of a file or anonymous)
 // is backed by a memfd per recorded object, mapped at each of its aliases, so
 // that a store through one alias is seen through the others as it was when
-// recorded. The memfds stay open in the replayed process (whose descriptor
-// table is backstep's own: replay performs none of the program's opens), and
-// a checkpoint gets copies of them, so that running a checkpoint never
-// changes the live replay's memory, nor the other way round.
+// recorded, in one process or in several processes of a tree.
+//
+// backstep itself holds each memfd; a replayed process that maps an object
+// opens backstep's descriptor through /proc for the one mmap and closes it
+// again, so no replayed process's descriptor table holds anything of ours,
+// and every process reaches the same objects whatever its table (tables
+// are copied at fork and unshared at exec). A checkpoint gets copies of the
+// objects its processes map, so that running a checkpoint never changes the
+// live replay's memory, nor the other way round.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "engine/core/task.h"
 #include "engine/trace/event.h"
@@ -19,6 +26,13 @@ namespace backstep {
 
 class SharedObjects {
  public:
+  SharedObjects() = default;
+  ~SharedObjects();
+  SharedObjects(SharedObjects&& other) noexcept;
+  SharedObjects& operator=(SharedObjects&& other) noexcept;
+  SharedObjects(const SharedObjects&) = delete;
+  SharedObjects& operator=(const SharedObjects&) = delete;
+
   // Maps `m` (MAP_SHARED) in `task` over the memfd of its object, creating
   // or extending the memfd from the trace's copy of the file as needed.
   // Returns the mmap result (a negative errno on failure).
@@ -30,26 +44,30 @@ class SharedObjects {
   // what failed.
   std::string resize(Task& task, uint64_t object, uint64_t size);
 
-  // After `child` was forked from the task these objects belong to: gives
-  // the child copies of every object still mapped, at the same descriptor
-  // numbers and addresses, and returns the child's table.
-  SharedObjects copy_into(Task& child) const;
+  // The address spaces of the session (one task of each), which decide
+  // whether an object is still mapped anywhere; without it, the task at
+  // hand alone.
+  void set_spaces(std::function<std::vector<Task*>()> spaces) { spaces_ = std::move(spaces); }
+
+  // For a checkpoint whose address spaces (one task each) were forked from
+  // the ones these objects belong to: gives them copies of every object
+  // still mapped, at the same addresses, and returns the copies' table.
+  SharedObjects copy_into(const std::vector<Task*>& spaces) const;
 
   bool empty() const { return fds_.empty(); }
-  // Whether `task` maps any of these objects MAP_SHARED now (private
-  // mappings of them, such as the holes ld.so leaves in a library's first
-  // mapping, share nothing).
-  bool mapped_in(Task& task) const;
 
  private:
-  // Objects with no mapping left are closed and forgotten (a file mapped
-  // again later starts from the trace's newer copy, which holds whatever
-  // was written to it meanwhile).
+  // Objects no address space maps any more are closed and forgotten (a file
+  // mapped again later starts from the trace's newer copy, which holds
+  // whatever was written to it meanwhile).
   void forget_unmapped(Task& task);
-  int64_t create(Task& task, uint64_t id, uint64_t size);
+  // A new memfd of `size` bytes, in backstep, for object `id`; -errno.
+  int create(uint64_t id, uint64_t size);
+  void close_all();
 
-  std::map<uint64_t, int> fds_;  // object id -> descriptor in the replayed process
+  std::map<uint64_t, int> fds_;  // object id -> backstep's descriptor of its memfd
   uint64_t next_anonymous_ = 0;
+  std::function<std::vector<Task*>()> spaces_;
 };
 
 }  // namespace backstep
