@@ -30,18 +30,15 @@ What happens, in a fresh work directory (kept on failure):
 Exit status: 0 pass, 1 fail, 2 usage error.
 """
 
-import argparse
 import os
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gdbtest  # noqa: E402
-from run_gdb_mi import Gdb, MiFailure  # noqa: E402
+from run_gdb_mi import run_mi_test  # noqa: E402
 
 STEP_TIMEOUT = 60  # seconds for one command and its stop
 PASSES = 600000000  # long_loop.c's PASSES
@@ -50,61 +47,7 @@ BACK_STEPS = 40  # a few passes round the loop (about a dozen instructions each)
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--backstep", required=True)
-    p.add_argument("--binary", required=True)
-    p.add_argument("--source", required=True)
-    p.add_argument("--tmp-root", default=tempfile.gettempdir())
-    p.add_argument("--keep", action="store_true")
-    opts = p.parse_args()
-    if not gdbtest.gdb_available():
-        print("FAIL: gdb is not installed")
-        return 1
-    os.makedirs(opts.tmp_root, exist_ok=True)
-    root = tempfile.mkdtemp(prefix="gdb-interrupt-", dir=os.path.abspath(opts.tmp_root))
-    check = gdbtest.Checker()
-    transcript = []
-    server = gdb = None
-    try:
-        trace, _, recorded = gdbtest.record(os.path.abspath(opts.backstep), opts.binary, opts.source,
-                                            root)
-        server = gdbtest.Server(os.path.abspath(opts.backstep), trace, root, once=True)
-        print("serve: port %d" % server.port, flush=True)
-        gdb = Gdb(["gdb", "-nx", "-q", "--interpreter=mi2"], root, gdbtest.gdb_env(root),
-                  transcript)
-        session(gdb, server, check, recorded.stdout.decode())
-    except (MiFailure, gdbtest.RecordError) as e:
-        check.fail(str(e))
-    except Exception:
-        import traceback
-        traceback.print_exc()
-        check.fail("driver error")
-    finally:
-        if gdb is not None:
-            if gdb.proc.poll() is None:
-                gdbtest.kill_group(gdb.proc.pid)
-            gdb.proc.wait()
-        if server is not None:
-            server.stop()
-    if server is not None:
-        log = server.stderr()
-        check.expect("diverged" not in log, "serve reported a divergence:\n%s" % log)
-    with open(os.path.join(root, "mi-transcript.txt"), "w") as f:
-        f.write("\n".join(transcript) + "\n")
-    if check.failures:
-        print("---- MI transcript (last 120 lines) ----")
-        print("\n".join(transcript[-120:]))
-        if server is not None:
-            print("---- serve stderr ----\n%s" % server.stderr())
-        print("gdb.interrupt: %d check(s) failed; work directory kept: %s" %
-              (len(check.failures), root))
-        return 1
-    if opts.keep:
-        print("work directory kept: %s" % root)
-    else:
-        shutil.rmtree(root, ignore_errors=True)
-    print("PASS gdb.interrupt")
-    return 0
+    return run_mi_test("interrupt", __doc__.split("\n")[0], session, check_log=True)
 
 
 def wait_for_output(server, text, timeout):

@@ -206,8 +206,13 @@ class MiFailure(Exception):
     pass
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def run_mi_test(name, description, session_fn, check_log=False):
+    """The driver of a test that records a program and debugs it from gdb/MI
+    against `backstep serve`: parses --backstep/--binary/--source, records,
+    starts the server and gdb, runs session_fn(gdb, server, check,
+    recorded_stdout), and reports. `check_log`: a divergence in the
+    server's stderr fails the test too. Returns the exit status."""
+    p = argparse.ArgumentParser(description=description)
     p.add_argument("--backstep", required=True)
     p.add_argument("--binary", required=True)
     p.add_argument("--source", required=True)
@@ -218,21 +223,19 @@ def main():
         print("FAIL: gdb is not installed")
         return 1
     os.makedirs(opts.tmp_root, exist_ok=True)
-    root = tempfile.mkdtemp(prefix="gdb-mi-", dir=os.path.abspath(opts.tmp_root))
+    root = tempfile.mkdtemp(prefix="gdb-%s-" % name, dir=os.path.abspath(opts.tmp_root))
     check = gdbtest.Checker()
     transcript = []
     server = gdb = None
     try:
-        trace, _, _ = gdbtest.record(os.path.abspath(opts.backstep), opts.binary, opts.source,
-                                     root)
+        trace, _, recorded = gdbtest.record(os.path.abspath(opts.backstep), opts.binary, opts.source,
+                                            root)
         server = gdbtest.Server(os.path.abspath(opts.backstep), trace, root, once=True)
         print("serve: port %d" % server.port, flush=True)
         gdb = Gdb(["gdb", "-nx", "-q", "--interpreter=mi2"], root, gdbtest.gdb_env(root),
                   transcript)
-        session(gdb, server, check)
-    except MiFailure as e:
-        check.fail(str(e))
-    except gdbtest.RecordError as e:
+        session_fn(gdb, server, check, recorded.stdout.decode())
+    except (MiFailure, gdbtest.RecordError) as e:
         check.fail(str(e))
     except Exception:
         import traceback
@@ -245,6 +248,9 @@ def main():
             gdb.proc.wait()
         if server is not None:
             server.stop()
+    if server is not None and check_log:
+        log = server.stderr()
+        check.expect("diverged" not in log, "serve reported a divergence:\n%s" % log)
     with open(os.path.join(root, "mi-transcript.txt"), "w") as f:
         f.write("\n".join(transcript) + "\n")
     if check.failures:
@@ -252,14 +258,18 @@ def main():
         print("\n".join(transcript[-150:]))
         if server is not None:
             print("---- serve stderr ----\n%s" % server.stderr())
-        print("gdb.mi: %d check(s) failed; work directory kept: %s" % (len(check.failures), root))
+        print("gdb.%s: %d check(s) failed; work directory kept: %s" % (name, len(check.failures), root))
         return 1
     if opts.keep:
         print("work directory kept: %s" % root)
     else:
         shutil.rmtree(root, ignore_errors=True)
-    print("PASS gdb.mi")
+    print("PASS gdb.%s" % name)
     return 0
+
+
+def main():
+    return run_mi_test("mi", __doc__.split("\n")[0], lambda gdb, server, check, _out: session(gdb, server, check))
 
 
 def frame_text(stopped):
