@@ -120,7 +120,8 @@ ReplaySession::ReplaySession(const ReplaySession& parent, pid_t child)
       last_signal_(parent.last_signal_),
       last_siginfo_(parent.last_siginfo_),
       breakpoints_(parent.breakpoints_),
-      watchpoints_(parent.watchpoints_) {
+      watchpoints_(parent.watchpoints_),
+      comm_files_(parent.comm_files_) {
   // The trace reader and /proc/PID/mem are opened on first use: most
   // checkpoints are only ever cloned again, never resumed.
   next_number_ = parent.next_number_;
