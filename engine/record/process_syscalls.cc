@@ -9,6 +9,8 @@
 namespace backstep {
 namespace {
 
+// An exec recorded one day must also drop what the recorder knows of the
+// descriptors it closes (descriptor_cache.h).
 void refuse_exec(SyscallContext& ctx) {
   ctx.refuse("the program executes another program; recording exec after start is not supported yet");
 }

@@ -22,6 +22,7 @@ void check_thread_flags(SyscallContext& ctx, uint64_t flags);
 void enter_clone(SyscallContext& ctx) {
   uint64_t flags = ctx.arg(kFlags);
   check_thread_flags(ctx, flags);
+  ctx.session.descriptors().creating(ctx.task.tid(), flags);
   if (flags & CLONE_UNTRACED) {
     // The new thread must be traced like the others.
     ctx.entry.set_arg(kFlags, flags & ~static_cast<uint64_t>(CLONE_UNTRACED));
@@ -38,6 +39,7 @@ void exit_clone(SyscallContext& ctx) {
   // A new thread inherits its creator's CPU mask (disguise.h).
   RecorderDisguise& disguise = ctx.session.disguise();
   if (disguise.own_affinity.count(ctx.task.tid())) disguise.own_affinity.insert(static_cast<pid_t>(ctx.result()));
+  ctx.session.descriptors().created(ctx.task.tid(), static_cast<pid_t>(ctx.result()), flags);
   ctx.session.thread_created(ctx, static_cast<pid_t>(ctx.result()),
                              (flags & CLONE_CHILD_CLEARTID) ? ctx.arg(kChildTid) : 0);
 }
@@ -69,6 +71,7 @@ void enter_clone3(SyscallContext& ctx) {
   std::optional<Clone3Args> a = read_clone3_args(ctx);
   if (!a) return;  // the kernel refuses it; nothing is created
   check_thread_flags(ctx, a->flags);
+  ctx.session.descriptors().creating(ctx.task.tid(), a->flags);
   if (a->flags & CLONE_UNTRACED) {
     ctx.refuse("clone3 with CLONE_UNTRACED: the new thread would escape the recording");
   }
@@ -81,6 +84,7 @@ void exit_clone3(SyscallContext& ctx) {
   if (a->flags & CLONE_PIDFD) ctx.record_memory(a->pidfd, 4);
   if (a->flags & CLONE_PARENT_SETTID) ctx.record_memory(a->parent_tid, 4);
   if (a->flags & CLONE_CHILD_SETTID) ctx.record_memory(a->child_tid, 4);
+  ctx.session.descriptors().created(ctx.task.tid(), static_cast<pid_t>(ctx.result()), a->flags);
   ctx.session.thread_created(ctx, static_cast<pid_t>(ctx.result()),
                              (a->flags & CLONE_CHILD_CLEARTID) ? a->child_tid : 0);
 }
