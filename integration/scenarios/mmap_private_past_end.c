@@ -3,7 +3,8 @@
 // memory (as ld.so does with a library's first mapping), its part past the
 // end faults with SIGBUS until the file grows and then reads the file; the
 // mapping moved and grown by mremap still follows the file's size, and
-// faults again once the file shrinks.
+// faults again once the file shrinks. Another one with a page past the end
+// unmapped still follows its file's size in the rest.
 #include "scenario.h"
 
 #include <fcntl.h>
@@ -61,9 +62,22 @@ int main(void) {
   peek("moved: file page 9 after the file grew", moved + 8 * page);
   SYS(ftruncate(fd, 2 * page));
   peek("moved: file page 2 after shrinking", moved + page);
-  printf("SIGBUS count: %d\n", buses);
   SYS(munmap(pr, page));
   SYS(munmap(moved, 9 * page));
   SYS(close(fd));
+
+  int fd2 = SYS(open("data2.bin", O_CREAT | O_RDWR | O_TRUNC, 0644));
+  SYS(write(fd2, "0123456789", 10));
+  unsigned char* pr2 = mmap(NULL, 4 * page, PROT_READ, MAP_PRIVATE, fd2, 0);
+  CHECK(pr2 != MAP_FAILED);
+  SYS(munmap(pr2 + page, page));
+  peek("second file: page 2", pr2 + 2 * page);
+  SYS(ftruncate(fd2, 3 * page));
+  peek("second file: page 2 after the file grew", pr2 + 2 * page);
+  peek("second file: page 3", pr2 + 3 * page);
+  printf("SIGBUS count: %d\n", buses);
+  SYS(munmap(pr2, page));
+  SYS(munmap(pr2 + 2 * page, 2 * page));
+  SYS(close(fd2));
   return 0;
 }
