@@ -55,24 +55,14 @@ void echo_kernel_copy(SyscallContext& ctx, int out_fd, int in_fd, uint64_t in_of
   if (n == ret) ctx.echo_if_stdio(out_fd, std::move(data));
 }
 
-// The device of /proc, to tell a write to a /proc file (rare) from the
-// rest with the one stat() a write costs here.
-dev_t proc_device() {
-  static const dev_t dev = [] {
-    struct stat st {};
-    return stat("/proc/self", &st) == 0 ? st.st_dev : dev_t(-1);
-  }();
-  return dev;
-}
-
 // A successful write of [offset, offset+len) into the file behind `fd`
 // changed the memory of every mapping of that file that shares its pages:
-// record it. `st` is the file's stat.
-void record_shared_mapping_changes(SyscallContext& ctx, int fd, const struct stat& st, std::optional<uint64_t> offset,
-                                   uint64_t len) {
+// record it.
+void record_shared_mapping_changes(SyscallContext& ctx, int fd, const DescriptorCache::File& file,
+                                   std::optional<uint64_t> offset, uint64_t len) {
   bool first = true;
   for (const auto& m : ctx.session.shared_mappings()) {
-    if (m.dev != st.st_dev || m.ino != st.st_ino) continue;
+    if (m.dev != file.dev || m.ino != file.ino) continue;
     if (first && !offset) {
       // Only now that a mapping of the file exists: where the write ended.
       std::optional<uint64_t> pos = file_position(ctx.task.tid(), fd);
@@ -104,17 +94,16 @@ void record_proc_mem_write(SyscallContext& ctx, int fd, std::optional<uint64_t> 
 }
 
 // What a write into file `fd` changed besides the file: mappings of it, or
-// (/proc/PID/mem) the program's memory. One stat() per write.
+// (/proc/PID/mem) the program's memory. What the descriptor is comes from
+// the recorder's cache: no system call for a write to anything else.
 void record_write_effects(SyscallContext& ctx, int fd, std::optional<uint64_t> offset, uint64_t len) {
   if (len == 0) return;
-  bool maps = !ctx.session.shared_mappings().empty();
-  std::string path = "/proc/" + std::to_string(ctx.task.tid()) + "/fd/" + std::to_string(fd);
-  struct stat st {};
-  if (stat(path.c_str(), &st) != 0) return;
-  if (st.st_dev == proc_device()) {
+  std::optional<DescriptorCache::File> file = ctx.session.descriptors().file(ctx.task.tid(), fd);
+  if (!file) return;
+  if (file->proc) {
     record_proc_mem_write(ctx, fd, offset, len);
-  } else if (maps) {
-    record_shared_mapping_changes(ctx, fd, st, offset, len);
+  } else if (file->regular() && !ctx.session.shared_mappings().empty()) {
+    record_shared_mapping_changes(ctx, fd, *file, offset, len);
   }
 }
 

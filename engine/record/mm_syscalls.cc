@@ -78,6 +78,8 @@ void exit_mmap(SyscallContext& ctx) {
   m.prot = static_cast<uint32_t>(ctx.arg(2));
   m.flags = static_cast<uint32_t>(ctx.arg(3));
   m.offset = ctx.arg(5);
+  // Whatever was mapped there is gone (MAP_FIXED).
+  ctx.session.mapped_file_sizes().unmapped(m.start, m.end - m.start);
   if (m.flags & MAP_ANONYMOUS) {
     m.kind = trace::MappingKind::Anonymous;
     ctx.event.mappings.push_back(std::move(m));
@@ -110,15 +112,19 @@ void exit_mmap(SyscallContext& ctx) {
   m.file_hash = stored.hash;
   // Shared mappings, and private ones past the file's end (their last pages
   // fault until the file grows), are mapped in replay over an object that
-  // follows the file's size. write(2) to the file changes what they show (a
-  // private one: in the pages it has not copied; the recorder reads what
-  // the mapping shows, so it records the truth either way).
+  // follows the file's size, as long as they exist (mapped_file_sizes.h).
+  // write(2) to the file changes what they show (a private one: in the
+  // pages it has not copied; the recorder reads what the mapping shows, so
+  // it records the truth either way).
   bool past_end = m.offset + (m.end - m.start) > page_up(stored.size);
   ctx.session.forget_mappings(m.start, m.end - m.start);
   uint64_t object = ctx.session.shared_object_id(st.st_dev, st.st_ino);
   if ((m.flags & MAP_SHARED) || past_end) {
     m.shared_object = object;
-    ctx.session.mapped_file_sizes().watch(fd_link, m.shared_object, stored.size);
+    // A private one matters past the file's end only.
+    uint64_t in_file = page_up(stored.size) > m.offset ? page_up(stored.size) - m.offset : 0;
+    uint64_t watch_from = (m.flags & MAP_SHARED) ? m.start : m.start + in_file;
+    ctx.session.mapped_file_sizes().watch(fd_link, m.shared_object, stored.size, watch_from, m.end);
   }
   // Every file mapping is tracked, private ones too: a private mapping shows
   // the file's new bytes in the pages it has not copied, and replay maps it
@@ -134,7 +140,9 @@ void exit_mincore(SyscallContext& ctx) {
 
 // munmap: shared file mappings in the range are gone.
 void exit_unmap(SyscallContext& ctx) {
-  if (!ctx.failed()) ctx.session.forget_mappings(ctx.arg(0), ctx.arg(1));
+  if (ctx.failed()) return;
+  ctx.session.forget_mappings(ctx.arg(0), ctx.arg(1));
+  ctx.session.mapped_file_sizes().unmapped(ctx.arg(0), ctx.arg(1));
 }
 
 // mremap: a shared file mapping that moved or grew is still one, at its new
@@ -150,9 +158,12 @@ void exit_mremap(SyscallContext& ctx) {
   }
   // old_len 0 makes a second mapping of the same pages; MREMAP_DONTUNMAP
   // leaves the old one in place too.
-  if (old_len != 0 && !(ctx.arg(3) & MREMAP_DONTUNMAP)) ctx.session.forget_mappings(old_addr, old_len);
+  bool old_kept = old_len == 0 || (ctx.arg(3) & MREMAP_DONTUNMAP);
+  if (!old_kept) ctx.session.forget_mappings(old_addr, old_len);
   ctx.session.forget_mappings(new_addr, page_up(new_len));
   for (const auto& m : moved) ctx.session.track_shared_mapping(m);
+  // A mapping over an object in replay stays one at its new place.
+  ctx.session.mapped_file_sizes().remapped(old_addr, old_len, old_kept, new_addr, new_len);
 }
 
 // remap_file_pages: the kernel emulates it with a MAP_FIXED mapping of the

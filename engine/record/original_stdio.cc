@@ -1,12 +1,9 @@
 #include "engine/record/original_stdio.h"
 
-#include <fcntl.h>
 #include <linux/kcmp.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-
-#include <string>
 
 namespace backstep {
 namespace {
@@ -25,23 +22,9 @@ OriginalStdio::OriginalStdio() {
   if (fstat(STDERR_FILENO, &st) == 0) err_ = {true, st.st_dev, st.st_ino};
 }
 
-OriginalStdio::~OriginalStdio() {
-  if (fd_dir_ >= 0) close(fd_dir_);
-}
-
-std::optional<int> OriginalStdio::stream_of(pid_t tid, int fd) const {
-  if (fd < 0 || (!out_.open && !err_.open)) return std::nullopt;
-  if (tid != fd_dir_tid_) {
-    if (fd_dir_ >= 0) close(fd_dir_);
-    std::string dir = "/proc/" + std::to_string(tid) + "/fd";
-    fd_dir_ = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    fd_dir_tid_ = fd_dir_ >= 0 ? tid : 0;
-    if (fd_dir_ < 0) return std::nullopt;
-  }
-  struct stat st {};
-  if (fstatat(fd_dir_, std::to_string(fd).c_str(), &st, 0) != 0) return std::nullopt;
-  bool out = out_.open && out_.dev == st.st_dev && out_.ino == st.st_ino;
-  bool err = err_.open && err_.dev == st.st_dev && err_.ino == st.st_ino;
+std::optional<int> OriginalStdio::stream_of(pid_t tid, int fd, dev_t dev, ino_t ino) const {
+  bool out = out_.open && out_.dev == dev && out_.ino == ino;
+  bool err = err_.open && err_.dev == dev && err_.ino == ino;
   if (out != err) return out ? 1 : 2;
   if (!out) return std::nullopt;
   // One file behind both (a terminal, `2>&1`): the stream is the one the

@@ -12,14 +12,12 @@ namespace backstep {
 class OriginalStdio {
  public:
   OriginalStdio();  // looks at fds 1 and 2 now
-  ~OriginalStdio();
-  OriginalStdio(const OriginalStdio&) = delete;
-  OriginalStdio& operator=(const OriginalStdio&) = delete;
 
-  // 1 (stdout) or 2 (stderr) when the program's `fd` is the same file as
-  // ours, whatever its number: fd 1 or 2 themselves, a dup/dup2/F_DUPFD
-  // copy, /dev/stdout opened anew. nullopt otherwise.
-  std::optional<int> stream_of(pid_t tid, int fd) const;
+  // 1 (stdout) or 2 (stderr) when the program's `fd` of thread `tid`, the
+  // file (`dev`, `ino`), is the same file as ours, whatever its number: fd 1
+  // or 2 themselves, a dup/dup2/F_DUPFD copy, /dev/stdout opened anew.
+  // nullopt otherwise.
+  std::optional<int> stream_of(pid_t tid, int fd, dev_t dev, ino_t ino) const;
 
  private:
   struct File {
@@ -28,10 +26,6 @@ class OriginalStdio {
     ino_t ino = 0;
   };
   File out_, err_;
-  // /proc/TID/fd of the last task asked about: a lookup in it is a good
-  // deal cheaper than a whole /proc path, once per write-like call.
-  mutable pid_t fd_dir_tid_ = 0;
-  mutable int fd_dir_ = -1;
 };
 
 }  // namespace backstep

@@ -14,6 +14,9 @@ namespace {
 // exists. A successful exec becomes an Exec event at PTRACE_EVENT_EXEC
 // (record_processes.cc); a failed one is an ordinary call with its error.
 void enter_exec(SyscallContext& ctx) {
+  // A successful exec closes the close-on-exec descriptors
+  // (descriptor_cache.h); on_exec_event or exit_exec says when it is over.
+  ctx.session.descriptors().table_changing(ctx.task.tid());
   RecordTask* t = ctx.session.record_task(ctx.task.tid());
   if (!t) return;
   bool at = ctx.entry.syscallno() == SYS_execveat;
@@ -27,6 +30,10 @@ void enter_exec(SyscallContext& ctx) {
     t->exec_argv.push_back(ctx.task.read_c_string(remote_ptr<char>(p), kMaxLength));
   }
 }
+
+// A failed exec: the descriptor table is as it was (a successful one ends
+// at PTRACE_EVENT_EXEC, with no exit of its own).
+void exit_exec(SyscallContext& ctx) { ctx.session.descriptors().table_changed(ctx.task.tid()); }
 
 // Restartable sequences are aborted by the kernel at preemption points we
 // cannot reproduce; refuse them so libc falls back (ENOSYS).
@@ -80,7 +87,7 @@ void exit_get_robust_list(SyscallContext& ctx) {
 }  // namespace
 
 namespace recorders {
-extern const SyscallRecorder exec{enter_exec, nullptr};
+extern const SyscallRecorder exec{enter_exec, exit_exec};
 extern const SyscallRecorder rseq{disable_rseq, nullptr};
 extern const SyscallRecorder arch_prctl{enter_arch_prctl, exit_arch_prctl};
 extern const SyscallRecorder get_robust_list{nullptr, exit_get_robust_list};

@@ -84,6 +84,7 @@ void RecordSession::on_vfork_event(RecordTask& t) {
   c.parent_tid_addr = request->parent_tid;
   c.child_tid_addr = request->child_tid;
   created_ = c;
+  descriptors_.created(t.tid(), c.tid, c.flags);
   start_created_thread();
   t.task.resume(ResumeHow::Syscall);
 }
@@ -146,6 +147,7 @@ void RecordSession::on_exec_event(RecordTask& t) {
   t.run = RunState::Running;
   current_ = &t;
   record_exec(t.task, t.exec_path, t.exec_argv, static_cast<uint32_t>(former));
+  descriptors_.table_changed(t.tid());  // close-on-exec is done
   // The Exec event stands for the whole call. The kernel may still report
   // its exit (it does not here): after_exec() passes over that stop.
   t.in_syscall.reset();

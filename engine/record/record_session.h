@@ -15,7 +15,7 @@
 #include "engine/record/disguise.h"
 #include "engine/record/mapped_file_sizes.h"
 #include "engine/record/record_task.h"
-#include "engine/record/original_stdio.h"
+#include "engine/record/descriptor_cache.h"
 #include "engine/record/recorder_signals.h"
 #include "engine/record/syscall_context.h"
 #include "engine/trace/writer.h"
@@ -67,7 +67,8 @@ class RecordSession : public Session {
   trace::TraceWriter& writer() { return *writer_; }
   // 1 or 2 when `fd` in the tracee is the same file as backstep's own stdout
   // or stderr (then its output is re-emitted by replay there).
-  std::optional<int> stdio_stream(Task& task, int fd) const { return stdio_.stream_of(task.tid(), fd); }
+  std::optional<int> stdio_stream(Task& task, int fd) { return descriptors_.stdio_stream(task.tid(), fd); }
+  DescriptorCache& descriptors() { return descriptors_; }
   // MAP_SHARED mappings of files: the kernel changes their memory when the
   // program writes the file with write(2) and friends, so such writes are
   // recorded as memory writes too (see fs_syscalls.cc).
@@ -215,7 +216,7 @@ class RecordSession : public Session {
   // Statuses of threads the recorder does not know yet (a new thread's first
   // stop can come before its creator's clone returns).
   std::map<pid_t, std::vector<WaitStatus>> early_statuses_;
-  OriginalStdio stdio_;
+  DescriptorCache descriptors_;
   int cpu_ = -1;
   RecordResult result_;
   std::vector<SharedFileMapping> shared_maps_;

@@ -40,6 +40,7 @@ void check_clone_flags(SyscallContext& ctx, uint64_t flags) {
 void enter_clone(SyscallContext& ctx) {
   uint64_t flags = ctx.arg(kFlags);
   check_clone_flags(ctx, flags);
+  ctx.session.descriptors().creating(ctx.task.tid(), flags);
   if (flags & CLONE_UNTRACED) {
     // The new task must be traced like the others.
     ctx.entry.set_arg(kFlags, flags & ~static_cast<uint64_t>(CLONE_UNTRACED));
@@ -53,6 +54,7 @@ void note_created(SyscallContext& ctx, const CloneRequest& c) {
   RecorderDisguise& disguise = ctx.session.disguise();
   pid_t child = static_cast<pid_t>(ctx.result());
   if (disguise.own_affinity.count(ctx.task.tid())) disguise.own_affinity.insert(child);
+  ctx.session.descriptors().created(ctx.task.tid(), child, c.flags);
   ctx.session.thread_created(ctx, child, c.flags, c.parent_tid, c.child_tid);
 }
 
@@ -77,6 +79,7 @@ void enter_clone3(SyscallContext& ctx) {
   std::optional<Clone3Args> a = read_clone3_args(ctx.task, ctx.entry);
   if (!a) return;  // the kernel refuses it; nothing is created
   check_clone_flags(ctx, a->flags);
+  ctx.session.descriptors().creating(ctx.task.tid(), a->flags);
   if (a->flags & CLONE_UNTRACED) {
     ctx.refuse("clone3 with CLONE_UNTRACED: the new task would escape the recording");
   }

@@ -112,6 +112,7 @@ ReplaySession::ReplaySession(const ReplaySession& parent, pid_t child)
       last_siginfo_(parent.last_siginfo_),
       breakpoints_(parent.breakpoints_),
       watchpoints_(parent.watchpoints_),
+      comm_files_(parent.comm_files_),
       processes_(parent.processes_),
       execs_(parent.execs_),
       debuggee_(parent.debuggee_),

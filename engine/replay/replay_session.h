@@ -21,6 +21,7 @@
 
 #include "engine/core/registers.h"
 #include "engine/core/session.h"
+#include "engine/replay/comm_files.h"
 #include "engine/replay/shared_memory.h"
 #include "engine/trace/reader.h"
 
@@ -274,6 +275,7 @@ class ReplaySession : public Session {
   std::vector<Watchpoint> armed_;  // what the debug registers hold now
   std::vector<std::size_t> slot_owner_;  // debug register -> index in armed_
   SharedObjects shared_;           // memfds behind MAP_SHARED mappings
+  CommFiles comm_files_;           // descriptors of threads' comm files (thread names)
   uint64_t position_digests_ = 0;  // digests computed looking for a Position
   std::function<bool()> interrupt_poll_;  // the current resume()'s Resume::interrupted
   // The program's threads, by recorded tid. Each is a process of its own

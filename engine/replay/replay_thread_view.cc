@@ -68,9 +68,20 @@ uint32_t ReplaySession::next_thread() {
 
 // prctl(PR_SET_NAME, name) as the recording saw it succeed: the name is in
 // the program's memory (as it was then: replay restored it), at most 15
-// bytes and a NUL, as the kernel keeps it.
+// bytes and a NUL, as the kernel keeps it. Or a name written to a thread's
+// comm file in /proc (comm_files.h).
 void ReplaySession::note_thread_name(const Registers& call, int64_t result) {
-  if (call.syscallno() != SYS_prctl || call.arg(0) != PR_SET_NAME || result != 0) return;
+  if (call.syscallno() != SYS_prctl) {
+    auto read = [this](uint64_t addr, void* buf, std::size_t len) {
+      return task_->read_some(remote_ptr<void>(addr), buf, len);
+    };
+    std::optional<CommFiles::Rename> renamed = comm_files_.after_call(call, result, current_tid_, exec_->tid, read);
+    if (!renamed) return;
+    auto it = threads_.find(renamed->tid);
+    if (it != threads_.end()) it->second.name = renamed->name;
+    return;
+  }
+  if (call.arg(0) != PR_SET_NAME || result != 0) return;
   char name[16] = {};
   try {
     task_->read_bytes(remote_ptr<void>(call.arg(1)), name, sizeof(name) - 1);
