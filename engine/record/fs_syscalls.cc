@@ -61,7 +61,7 @@ void echo_kernel_copy(SyscallContext& ctx, int out_fd, int in_fd, uint64_t in_of
 void record_shared_mapping_changes(SyscallContext& ctx, int fd, const DescriptorCache::File& file,
                                    std::optional<uint64_t> offset, uint64_t len) {
   bool first = true;
-  for (const auto& m : ctx.session.shared_mappings()) {
+  for (const auto& m : ctx.session.shared_mappings(ctx.task)) {
     if (m.dev != file.dev || m.ino != file.ino) continue;
     if (first && !offset) {
       // Only now that a mapping of the file exists: where the write ended.
@@ -102,7 +102,7 @@ void record_write_effects(SyscallContext& ctx, int fd, std::optional<uint64_t> o
   if (!file) return;
   if (file->proc) {
     record_proc_mem_write(ctx, fd, offset, len);
-  } else if (file->regular() && !ctx.session.shared_mappings().empty()) {
+  } else if (file->regular() && !ctx.session.shared_mappings(ctx.task).empty()) {
     record_shared_mapping_changes(ctx, fd, *file, offset, len);
   }
 }

@@ -81,18 +81,6 @@ void MappedFileSizes::remapped(uint64_t old_addr, uint64_t old_len, bool old_kep
   drop_unmapped();
 }
 
-void MappedFileSizes::keep_only(const std::set<uint64_t>& mapped) {
-  // The ranges decide. RecordSession forgets a partly unmapped mapping
-  // whole (for write(2)'s effects), while replay still maps the rest over
-  // the object: dropping such a file here made replay miss its size
-  // changes (scenario mmap_private_past_end, munmap of page 1).
-  std::erase_if(watched_, [&](const Watched& w) {
-    if (mapped.count(w.object) || !w.ranges.empty()) return false;
-    ::close(w.fd);
-    return true;
-  });
-}
-
 void MappedFileSizes::drop_unmapped() {
   std::erase_if(watched_, [&](const Watched& w) {
     if (!w.ranges.empty()) return false;

@@ -53,12 +53,6 @@ class MappedFileSizes {
   // (MREMAP_DONTUNMAP, old_len 0).
   void remapped(uint64_t old_addr, uint64_t old_len, bool old_kept, uint64_t new_addr, uint64_t new_len);
 
-  // Stops watching the objects neither in `mapped` (those with a mapping
-  // the recorder tracks for write(2)) nor with a range left. Since the
-  // ranges follow every unmapping, this drops nothing they would not have:
-  // RecordSession::watch_only_mapped_files, its caller, can go.
-  void keep_only(const std::set<uint64_t>& mapped);
-
   // Appends a size note to `event` for each watched file whose size changed
   // since it was last noted.
   void note_changes(trace::Event& event);

@@ -117,7 +117,7 @@ void exit_mmap(SyscallContext& ctx) {
   // pages it has not copied; the recorder reads what the mapping shows, so
   // it records the truth either way).
   bool past_end = m.offset + (m.end - m.start) > page_up(stored.size);
-  ctx.session.forget_mappings(m.start, m.end - m.start);
+  ctx.session.forget_mappings(ctx.task, m.start, m.end - m.start);
   uint64_t object = ctx.session.shared_object_id(st.st_dev, st.st_ino);
   if ((m.flags & MAP_SHARED) || past_end) {
     m.shared_object = object;
@@ -130,7 +130,7 @@ void exit_mmap(SyscallContext& ctx) {
   // the file's new bytes in the pages it has not copied, and replay maps it
   // from the trace's copy, so a write to the file is recorded as memory
   // written at each mapping of it (fs_syscalls.cc).
-  ctx.session.track_shared_mapping({m.start, m.end, m.offset, st.st_dev, st.st_ino});
+  ctx.session.track_shared_mapping(ctx.task, {m.start, m.end, m.offset, st.st_dev, st.st_ino});
   ctx.event.mappings.push_back(std::move(m));
 }
 
@@ -141,7 +141,7 @@ void exit_mincore(SyscallContext& ctx) {
 // munmap: shared file mappings in the range are gone.
 void exit_unmap(SyscallContext& ctx) {
   if (ctx.failed()) return;
-  ctx.session.forget_mappings(ctx.arg(0), ctx.arg(1));
+  ctx.session.forget_mappings(ctx.task, ctx.arg(0), ctx.arg(1));
   ctx.session.mapped_file_sizes().unmapped(ctx.arg(0), ctx.arg(1));
 }
 
@@ -152,16 +152,16 @@ void exit_mremap(SyscallContext& ctx) {
   uint64_t old_addr = ctx.arg(0), old_len = ctx.arg(1), new_len = ctx.arg(2);
   uint64_t new_addr = static_cast<uint64_t>(ctx.result());
   std::vector<RecordSession::SharedFileMapping> moved;
-  for (const RecordSession::SharedFileMapping& m : ctx.session.shared_mappings()) {
+  for (const RecordSession::SharedFileMapping& m : ctx.session.shared_mappings(ctx.task)) {
     if (old_addr < m.start || old_addr >= m.end) continue;
     moved.push_back({new_addr, new_addr + page_up(new_len), m.offset + (old_addr - m.start), m.dev, m.ino});
   }
   // old_len 0 makes a second mapping of the same pages; MREMAP_DONTUNMAP
   // leaves the old one in place too.
   bool old_kept = old_len == 0 || (ctx.arg(3) & MREMAP_DONTUNMAP);
-  if (!old_kept) ctx.session.forget_mappings(old_addr, old_len);
-  ctx.session.forget_mappings(new_addr, page_up(new_len));
-  for (const auto& m : moved) ctx.session.track_shared_mapping(m);
+  if (!old_kept) ctx.session.forget_mappings(ctx.task, old_addr, old_len);
+  ctx.session.forget_mappings(ctx.task, new_addr, page_up(new_len));
+  for (const auto& m : moved) ctx.session.track_shared_mapping(ctx.task, m);
   // A mapping over an object in replay stays one at its new place.
   ctx.session.mapped_file_sizes().remapped(old_addr, old_len, old_kept, new_addr, new_len);
 }
@@ -174,11 +174,11 @@ void exit_remap_file_pages(SyscallContext& ctx) {
   if (ctx.failed()) return;
   uint64_t start = ctx.arg(0), len = page_up(ctx.arg(1)), offset = ctx.arg(3) * kPage;
   std::optional<RecordSession::SharedFileMapping> file;
-  for (const RecordSession::SharedFileMapping& m : ctx.session.shared_mappings()) {
+  for (const RecordSession::SharedFileMapping& m : ctx.session.shared_mappings(ctx.task)) {
     if (start >= m.start && start < m.end) file = m;
   }
-  ctx.session.forget_mappings(start, len);
-  if (file) ctx.session.track_shared_mapping({start, start + len, offset, file->dev, file->ino});
+  ctx.session.forget_mappings(ctx.task, start, len);
+  if (file) ctx.session.track_shared_mapping(ctx.task, {start, start + len, offset, file->dev, file->ino});
 }
 
 // Protection keys: pkey_mprotect with key -1 is mprotect, and replay redoes

@@ -93,6 +93,8 @@ void RecordSession::start_created_process(const CreatedThread& c, RecordTask& t)
   RecordTask* creator = record_task(c.parent);
   RecordProcess& p = add_process(c.tid, creator && creator->process ? creator->process->pid : 0);
   t.process = &p;
+  // The child has its parent's mappings (a copy, or the same memory).
+  if (creator) shared_maps_[p.pid] = shared_maps_[process_of(creator->task)];
   trace::Event event;
   event.kind = trace::EventKind::ProcessStart;
   event.tid = static_cast<uint32_t>(c.tid);
@@ -146,6 +148,7 @@ void RecordSession::on_exec_event(RecordTask& t) {
   t.end_written = false;
   t.run = RunState::Running;
   current_ = &t;
+  shared_maps_[p.pid].clear();  // a new address space
   record_exec(t.task, t.exec_path, t.exec_argv, static_cast<uint32_t>(former));
   descriptors_.table_changed(t.tid());  // close-on-exec is done
   // The Exec event stands for the whole call. The kernel may still report
@@ -203,6 +206,7 @@ bool RecordSession::on_task_gone(RecordTask& t, const WaitStatus& ws) {
   exit_event.status = ws.raw;
   write_event(exit_event);
   p.ended = true;
+  shared_maps_.erase(p.pid);
   if (&p == root_) {
     result_.exit_status = ws.kind == WaitStatus::Kind::Exited ? ws.exit_code : 128 + ws.signal;
   }

@@ -300,23 +300,26 @@ uint64_t RecordSession::shared_object_id(dev_t dev, ino_t ino) {
   return it->second;
 }
 
-void RecordSession::forget_mappings(uint64_t start, uint64_t len) {
-  // A partly unmapped shared mapping is forgotten whole: recording writes
-  // through it is only ever extra, harmless data, but recording at an
-  // address that was reused would not be, so keep just the intact ones.
-  std::erase_if(shared_maps_, [&](const SharedFileMapping& m) { return m.start < start + len && start < m.end; });
-  shared_maps_forgotten_ = true;
+pid_t RecordSession::process_of(Task& task) {
+  RecordTask* t = record_task(task.tid());
+  return t && t->process ? t->process->pid : task.tid();
 }
 
-void RecordSession::watch_only_mapped_files() {
-  // ld.so's first mapping of every library reaches past the file's end and
-  // is replaced at once: its file need not be watched from then on. Done
-  // once the call's handler has finished (mremap forgets, then tracks).
-  if (!shared_maps_forgotten_) return;
-  shared_maps_forgotten_ = false;
-  std::set<uint64_t> mapped;
-  for (const SharedFileMapping& m : shared_maps_) mapped.insert(shared_objects_.at({m.dev, m.ino}));
-  mapped_file_sizes_.keep_only(mapped);
+void RecordSession::forget_mappings(Task& task, uint64_t start, uint64_t len) {
+  // What stays mapped of a tracked mapping stays tracked: the parts below
+  // and above the range (a write to the file changes them still).
+  std::vector<SharedFileMapping>& maps = shared_maps_[process_of(task)];
+  std::vector<SharedFileMapping> kept;
+  uint64_t end = start + len;
+  for (const SharedFileMapping& m : maps) {
+    if (m.end <= start || end <= m.start) {
+      kept.push_back(m);
+      continue;
+    }
+    if (m.start < start) kept.push_back({m.start, start, m.offset, m.dev, m.ino});
+    if (end < m.end) kept.push_back({end, m.end, m.offset + (end - m.start), m.dev, m.ino});
+  }
+  maps = std::move(kept);
 }
 
 void RecordSession::on_syscall_entry(RecordTask& t) {
@@ -445,7 +448,6 @@ void RecordSession::on_syscall_exit(RecordTask& t, bool resume) {
   ctx.written = read_written_bytes(task, ctx.entry, ctx.result());
   const SyscallRecorder* recorder = syscall_recorder(ctx.info.nr);
   if (recorder && recorder->exit) recorder->exit(ctx);
-  watch_only_mapped_files();
   mapped_file_sizes_.note_changes(ctx.event);
   if (ctx.written) ctx.event.written = trace::summarize_written(*ctx.written, ctx.event.echoes);
   Registers recorded_entry = Registers::from_block(*ctx.event.regs);

@@ -77,9 +77,11 @@ class RecordSession : public Session {
     dev_t dev = 0;
     ino_t ino = 0;
   };
-  void track_shared_mapping(const SharedFileMapping& m) { shared_maps_.push_back(m); }
-  void forget_mappings(uint64_t start, uint64_t len);
-  const std::vector<SharedFileMapping>& shared_mappings() const { return shared_maps_; }
+  // Kept per process (`task`'s): a fork's child starts with a copy of its
+  // parent's, an exec with none.
+  void track_shared_mapping(Task& task, const SharedFileMapping& m) { shared_maps_[process_of(task)].push_back(m); }
+  void forget_mappings(Task& task, uint64_t start, uint64_t len);
+  const std::vector<SharedFileMapping>& shared_mappings(Task& task) { return shared_maps_[process_of(task)]; }
   // The trace's number for a file mapped MAP_SHARED (Mapping::shared_object):
   // the same for every mapping of the file, so replay makes them alias.
   uint64_t shared_object_id(dev_t dev, ino_t ino);
@@ -132,7 +134,6 @@ class RecordSession : public Session {
   bool on_interrupted(RecordTask& t);
   std::optional<WaitStatus> wait_with_deadline(Task& task, std::chrono::steady_clock::time_point deadline);
   void write_event(const trace::Event& event);
-  void watch_only_mapped_files();
   // How often the recorder looks at a thread that runs user code while a
   // signal is held back or another thread waits.
   static constexpr long kTickMs = 2;
@@ -219,10 +220,11 @@ class RecordSession : public Session {
   DescriptorCache descriptors_;
   int cpu_ = -1;
   RecordResult result_;
-  std::vector<SharedFileMapping> shared_maps_;
+  std::map<pid_t, std::vector<SharedFileMapping>> shared_maps_;  // by process
+  // The recorded process `task` belongs to (its tid if unknown).
+  pid_t process_of(Task& task);
   MappedFileSizes mapped_file_sizes_;
   std::map<std::pair<dev_t, ino_t>, uint64_t> shared_objects_;
-  bool shared_maps_forgotten_ = false;  // since watch_only_mapped_files()
   RecorderDisguise disguise_;
   std::unique_ptr<RecorderSignals> signals_;
   // Stop signals seen on one side only so far: by the program (at its

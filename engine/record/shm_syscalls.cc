@@ -56,7 +56,7 @@ void exit_shmat(SyscallContext& ctx) {
   }
   trace::Mapping m = shared_anonymous_mapping(seg);
   m.shared_object = ctx.session.shared_object_id(parse_dev(seg.dev), static_cast<ino_t>(seg.inode));
-  ctx.session.forget_mappings(m.start, m.end - m.start);
+  ctx.session.forget_mappings(ctx.task, m.start, m.end - m.start);
   ctx.session.mapped_file_sizes().unmapped(m.start, m.end - m.start);  // SHM_REMAP
   ctx.event.mappings.push_back(m);
   // The segment's bytes as the program finds them: a new segment reads as
@@ -86,7 +86,7 @@ void exit_shmdt(SyscallContext& ctx) {
   }
   if (ctx.event.mappings.empty()) ctx.refuse_after_call("shmdt succeeded where backstep saw no segment");
   const trace::Mapping& m = ctx.event.mappings.front();
-  ctx.session.forget_mappings(m.start, m.end - m.start);
+  ctx.session.forget_mappings(ctx.task, m.start, m.end - m.start);
   ctx.session.mapped_file_sizes().unmapped(m.start, m.end - m.start);
 }
 
