@@ -12,6 +12,7 @@ using Args = std::vector<std::string>;
 int record_command(const Args& args);
 int replay_command(const Args& args);
 int dump_command(const Args& args);
+int ps_command(const Args& args);
 int ls_command(const Args& args);
 int serve_command(const Args& args);
 // Starts the server and gdb connected to it, for process `debuggee_pid`

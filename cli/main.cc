@@ -34,6 +34,7 @@ const char kUsage[] =
     "                       each dropped after S (1800) seconds without a request\n"
     "                       or S (20) seconds inside one packet (0: never)\n"
     "  dump [TRACE]         print one line per recorded event\n"
+    "  ps [TRACE]           list the recorded processes: PID, PPID, EXIT, CMD\n"
     "  ls                   list the traces in the trace directory\n"
     "\n"
     "Traces go to $BACKSTEP_DIR, else $XDG_DATA_HOME/backstep, else ~/.local/share/backstep.\n";
@@ -46,6 +47,7 @@ const std::map<std::string, Command> kCommands = {
     {"record", {record_command}},
     {"replay", {replay_command}},
     {"dump", {dump_command}},
+    {"ps", {ps_command}},
     {"ls", {ls_command}},
     {"serve", {serve_command}},
 };
