@@ -157,7 +157,16 @@ bool RecordSession::schedule(bool any) {
   next->run = RunState::Running;
   BS_LOG(Record, "thread " << next->tid() << " runs");
   if (next->task.has_kept_status()) return handle_stop(*next, next->task.wait());
-  next->task.resume(ResumeHow::Syscall);
+  try {
+    next->task.resume(ResumeHow::Syscall);
+  } catch (const TaskGone&) {
+    // A SIGKILL (from another process of the tree, or from outside) took it
+    // out of the ptrace stop it waited in for its turn: it is dying, and its
+    // death is its next status.
+    WaitStatus ws = next->task.wait();
+    if (!ws.is_gone()) throw;
+    return on_task_gone(*next, ws);
+  }
   return false;
 }
 
