@@ -35,6 +35,13 @@ RecordSession::~RecordSession() = default;
 
 namespace {
 
+// The write-like calls whose output replay re-emits when their descriptor
+// is backstep's own stdout or stderr.
+bool is_output_call(long nr) {
+  return nr == SYS_write || nr == SYS_writev || nr == SYS_pwrite64 || nr == SYS_pwritev || nr == SYS_pwritev2 ||
+         nr == SYS_sendto || nr == SYS_sendmsg;
+}
+
 // The kernel's "restart through restart_syscall" return code.
 constexpr int64_t kErestartRestartblock = 516;
 
@@ -333,6 +340,11 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
   }
 }
 
+bool RecordSession::writes_original_stdio(Task& task, const Registers& call) {
+  return is_output_call(static_cast<long>(call.syscallno())) &&
+         descriptors_.stdio_stream(task.tid(), static_cast<int>(call.arg(0))).has_value();
+}
+
 void RecordSession::enter_syscall(RecordTask& t, const Registers& regs) {
   Task& task = t.task;
   // A 32-bit call (int 0x80) is recorded as its 64-bit twin, or refused.
@@ -396,6 +408,18 @@ void RecordSession::enter_syscall(RecordTask& t, const Registers& regs) {
     if (blocks_on_pi_futex(call)) {
       task.resume(ResumeHow::Syscall);
       if (!pi_lock_waits(t, call.arg(0), entered)) return;  // it returned at once: handled as usual
+    } else if (writes_original_stdio(task, call)) {
+      // Output to backstep's own stdout or stderr, which replay re-emits in
+      // trace order: let it finish before anyone else runs, so that the
+      // outputs of several processes keep the order the kernel gave them.
+      // Only a write that really blocks (a full pipe) lets others run.
+      task.resume(ResumeHow::Syscall);
+      signals_->tick_every(kTickMs);
+      auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kEchoWaitMs);
+      if (std::optional<WaitStatus> done = wait_with_deadline(task, deadline)) {
+        task.keep_status(*done);  // handled as any call's exit, by the main loop
+        return;
+      }
     } else {
       task.resume(ResumeHow::Syscall);
     }

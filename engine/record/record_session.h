@@ -137,6 +137,10 @@ class RecordSession : public Session {
   // How often the recorder looks at a thread that runs user code while a
   // signal is held back or another thread waits.
   static constexpr long kTickMs = 2;
+  // How long a write to backstep's own stdout/stderr may take before the
+  // recorder counts it as blocked and lets other tasks run.
+  static constexpr long kEchoWaitMs = 5;
+  bool writes_original_stdio(Task& task, const Registers& call);
   // Threads (record_threads.cc).
   RecordTask& add_record_task(pid_t tid);
   void start_created_thread();

@@ -3,18 +3,12 @@
 // they start with "~"); the parent counts what each wrote through a shared
 // tally and prints it.
 //
-// Known limit: replay re-emits the lines in another order than the
-// recording wrote them. A write to a pipe may block, so the recorder lets
-// other processes run while one is in it (blocking_calls.cc, may_block;
-// the SyscallEntered event): two children can be inside write(1) at once,
-// e.g. events 592-595 of one recording: 592 child A entered write, 593
-// child B entered write, 594 A's Syscall event, 595 B's. The kernel had
-// put B's line into the pipe first, but the trace's echo order (and so
-// replay's output) is the order in which the recorder collected the calls'
-// ends. Every byte is there, in another order. Pipe writes that fit in the
-// pipe never block; the recorder could run those to their end before
-// letting another task run, or take the order from the kernel (e.g. for
-// the original stdout/stderr only).
+// A write to a pipe may block, so the recorder could let other processes
+// run while one is in it, and two children would then be inside write(1)
+// at once, their lines ordered in the trace by when the recorder collected
+// the calls' ends rather than by the kernel. A write to backstep's own
+// stdout or stderr is run to its end first (unless it really blocks), so
+// replay prints the lines in the recorded order.
 // output: merged
 #include "proc_util.h"
 
