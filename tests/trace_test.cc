@@ -91,6 +91,14 @@ Event make_event(std::mt19937_64& rng, uint64_t i) {
   if (rng() % 6 == 0) e.echoes.push_back({static_cast<int32_t>(1 + rng() % 2), random_bytes(rng, rng() % 40)});
   if (rng() % 2 == 0) e.status = static_cast<int64_t>(rng());
   if (e.kind == EventKind::Abort) e.message = "unsupported syscall " + std::to_string(i);
+  if (e.kind == EventKind::Syscall && rng() % 7 == 0) {
+    e.object_writes.push_back({1 + rng() % 5, rng() >> 20, random_bytes(rng, rng() % 200)});
+  }
+  if (e.kind == EventKind::Exec && rng() % 2 == 0) {
+    e.message = "/bin/prog";
+    e.argv = {"prog", "", "an argument with spaces"};
+  }
+  if (rng() % 9 == 0) e.clone_flags = rng();
   return e;
 }
 

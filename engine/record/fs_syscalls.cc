@@ -1,6 +1,8 @@
 // Files and descriptors: scatter reads, echoed writes, fcntl commands.
 #include <errno.h>
 #include <fcntl.h>
+
+#include <cstring>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -56,8 +58,9 @@ void echo_kernel_copy(SyscallContext& ctx, int out_fd, int in_fd, uint64_t in_of
 }
 
 // A successful write of [offset, offset+len) into the file behind `fd`
-// changed the memory of every mapping of that file that shares its pages:
-// record it.
+// changed the memory of the writer's own mappings of that file that share
+// its pages, private ones too where they have not copied a page: record
+// it. (Shared mappings in other processes get the object write below.)
 void record_shared_mapping_changes(SyscallContext& ctx, int fd, const DescriptorCache::File& file,
                                    std::optional<uint64_t> offset, uint64_t len) {
   bool first = true;
@@ -74,6 +77,35 @@ void record_shared_mapping_changes(SyscallContext& ctx, int fd, const Descriptor
     uint64_t lo = std::max(*offset, m.offset), hi = std::min(*offset + len, map_end_off);
     if (lo < hi) ctx.record_memory(m.start + (lo - m.offset), hi - lo);
   }
+}
+
+// A successful write of [offset, offset+len) into the file behind `fd`,
+// which some process of the tree maps shared (or past its end): the pages
+// of every such mapping changed, in whichever process. Record the bytes the
+// file now holds there; replay writes them into the memory standing for
+// the file, which all those mappings share.
+void record_object_write(SyscallContext& ctx, int fd, const DescriptorCache::File& file,
+                         std::optional<uint64_t> offset, uint64_t len) {
+  std::optional<uint64_t> object = ctx.session.mapped_object(file.dev, file.ino);
+  if (!object) return;
+  if (!offset) {
+    // Where the write ended (the descriptor's position now).
+    std::optional<uint64_t> pos = file_position(ctx.task.tid(), fd);
+    if (!pos || *pos < len) return;
+    offset = *pos - len;
+  }
+  if (len > (uint64_t{1} << 30)) ctx.refuse_after_call("a write of more than 1 GiB into a mapped file");
+  std::string path = "/proc/" + std::to_string(ctx.task.tid()) + "/fd/" + std::to_string(fd);
+  int in = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (in < 0) ctx.refuse_after_call("cannot read back a write into a mapped file: " + std::string(strerror(errno)));
+  trace::ObjectWrite w;
+  w.object = *object;
+  w.offset = *offset;
+  w.data.resize(len);
+  ssize_t n = pread(in, w.data.data(), len, static_cast<off_t>(*offset));
+  close(in);
+  w.data.resize(n > 0 ? static_cast<size_t>(n) : 0);
+  if (!w.data.empty()) ctx.event.object_writes.push_back(std::move(w));
 }
 
 // A write to /proc/PID/mem of the program itself is a store into its memory
@@ -102,8 +134,9 @@ void record_write_effects(SyscallContext& ctx, int fd, std::optional<uint64_t> o
   if (!file) return;
   if (file->proc) {
     record_proc_mem_write(ctx, fd, offset, len);
-  } else if (file->regular() && !ctx.session.shared_mappings(ctx.task).empty()) {
-    record_shared_mapping_changes(ctx, fd, *file, offset, len);
+  } else if (file->regular()) {
+    if (!ctx.session.shared_mappings(ctx.task).empty()) record_shared_mapping_changes(ctx, fd, *file, offset, len);
+    record_object_write(ctx, fd, *file, offset, len);
   }
 }
 

@@ -307,6 +307,15 @@ uint64_t RecordSession::shared_object_id(dev_t dev, ino_t ino) {
   return it->second;
 }
 
+std::optional<uint64_t> RecordSession::mapped_object(dev_t dev, ino_t ino) {
+  for (const auto& [pid, maps] : shared_maps_) {
+    for (const SharedFileMapping& m : maps) {
+      if (m.dev == dev && m.ino == ino) return shared_object_id(dev, ino);
+    }
+  }
+  return std::nullopt;
+}
+
 pid_t RecordSession::process_of(Task& task) {
   RecordTask* t = record_task(task.tid());
   return t && t->process ? t->process->pid : task.tid();

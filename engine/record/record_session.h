@@ -82,6 +82,9 @@ class RecordSession : public Session {
   void track_shared_mapping(Task& task, const SharedFileMapping& m) { shared_maps_[process_of(task)].push_back(m); }
   void forget_mappings(Task& task, uint64_t start, uint64_t len);
   const std::vector<SharedFileMapping>& shared_mappings(Task& task) { return shared_maps_[process_of(task)]; }
+  // The shared object of file (dev, ino) if some process of the tree maps
+  // it now (fs_syscalls.cc records writes into it).
+  std::optional<uint64_t> mapped_object(dev_t dev, ino_t ino);
   // The trace's number for a file mapped MAP_SHARED (Mapping::shared_object):
   // the same for every mapping of the file, so replay makes them alias.
   uint64_t shared_object_id(dev_t dev, ino_t ino);

@@ -481,6 +481,10 @@ void ReplaySession::replay_syscall(const trace::Event& event, ReplayStop& stop) 
                     shared_};
   std::string problem = replay_address_space_call(call);
   if (!problem.empty()) diverged(problem);
+  for (const trace::ObjectWrite& w : event.object_writes) {
+    problem = shared_.write(w.object, w.offset, w.data);
+    if (!problem.empty()) diverged(problem);
+  }
   apply_effects(event);
   note_thread_name(*native, exit.syscall_result());
   if (event.written) check_written(event, *native, exit.syscall_result());

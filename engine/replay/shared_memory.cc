@@ -246,6 +246,19 @@ std::string SharedObjects::resize(Task& task, uint64_t object, uint64_t size) {
          std::strerror(errno);
 }
 
+std::string SharedObjects::write(uint64_t object, uint64_t offset, const std::vector<uint8_t>& data) {
+  auto it = fds_.find(object);
+  if (it == fds_.end()) return "";
+  std::size_t done = 0;
+  while (done < data.size()) {
+    ssize_t n = ::pwrite(it->second, data.data() + done, data.size() - done, static_cast<off_t>(offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return "cannot write into shared object " + std::to_string(object) + ": " + std::strerror(errno);
+    done += static_cast<std::size_t>(n);
+  }
+  return "";
+}
+
 SharedObjects SharedObjects::copy_into(const std::vector<Task*>& spaces) const {
   SharedObjects copy;
   copy.next_anonymous_ = next_anonymous_;

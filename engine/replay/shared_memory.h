@@ -44,6 +44,12 @@ class SharedObjects {
   // what failed.
   std::string resize(Task& task, uint64_t object, uint64_t size);
 
+  // A system call wrote `data` at `offset` into the file behind `object`:
+  // every mapping of it sees the bytes (nothing to do for an object no
+  // longer mapped: a later mapping starts from the trace's newer copy).
+  // Returns "" or what failed.
+  std::string write(uint64_t object, uint64_t offset, const std::vector<uint8_t>& data);
+
   // The address spaces of the session (one task of each), which decide
   // whether an object is still mapped anywhere; without it, the task at
   // hand alone.

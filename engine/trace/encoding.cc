@@ -83,14 +83,15 @@ enum EventTag : uint8_t {
   kTagPosition = 11,
   kTagCloneFlags = 12,
   kTagArgv = 13,
+  kTagObjectWrites = 14,
 };
 
 // nullptr for tags this version does not know.
 constexpr const char* event_tag_name(uint8_t tag) {
   constexpr const char* kNames[] = {nullptr,    "regs",    "reg_changes", "writes",  "xstate", "mappings",
                                     "siginfo",  "echoes",  "status",      "message", "written",
-                                    "position", "clone_flags", "argv"};
-  return tag <= kTagArgv ? kNames[tag] : nullptr;
+                                    "position", "clone_flags", "argv", "object_writes"};
+  return tag <= kTagObjectWrites ? kNames[tag] : nullptr;
 }
 
 // Sizes of the smallest possible list elements, for ByteReader::count().
@@ -272,6 +273,15 @@ void decode_field(uint8_t tag, ByteReader& f, Event& e) {
       break;
     }
     case kTagCloneFlags: e.clone_flags = f.u64(); break;
+    case kTagObjectWrites: {
+      e.object_writes.resize(f.count(8 + 8 + 4));
+      for (ObjectWrite& o : e.object_writes) {
+        o.object = f.u64();
+        o.offset = f.u64();
+        o.data = f.blob();
+      }
+      break;
+    }
     case kTagArgv: {
       e.argv.resize(f.count(4));
       for (std::string& a : e.argv) a = f.string();
@@ -317,6 +327,16 @@ void encode_event(const Event& e, std::vector<uint8_t>& out) {
     w.u64(e.clone_flags);
     w.end_field(f);
   }
+  if (!e.object_writes.empty()) {
+    auto f = w.begin_field(kTagObjectWrites);
+    w.u32(static_cast<uint32_t>(e.object_writes.size()));
+    for (const ObjectWrite& o : e.object_writes) {
+      w.u64(o.object);
+      w.u64(o.offset);
+      w.blob(o.data.data(), o.data.size());
+    }
+    w.end_field(f);
+  }
   if (!e.argv.empty()) {
     auto f = w.begin_field(kTagArgv);
     w.u32(static_cast<uint32_t>(e.argv.size()));
@@ -354,6 +374,11 @@ void validate_event(const Event& e) {
   for (const MemoryWrite& m : e.writes)
     if (m.data.size() > std::numeric_limits<uint64_t>::max() - m.addr)
       throw FormatError("memory write at " + std::to_string(m.addr) + " wraps around");
+  for (const ObjectWrite& o : e.object_writes) {
+    if (o.object == 0) throw FormatError("a file write without a shared object");
+    if (o.data.size() > std::numeric_limits<int64_t>::max() - o.offset)
+      throw FormatError("file write at offset " + std::to_string(o.offset) + " wraps around");
+  }
   for (const Mapping& m : e.mappings) {
     if (!valid_mapping_kind(static_cast<uint8_t>(m.kind)))
       throw FormatError("bad mapping kind " + std::to_string(static_cast<unsigned>(m.kind)));

@@ -83,6 +83,17 @@ struct MemoryWrite {
   bool operator==(const MemoryWrite&) const = default;
 };
 
+// Bytes a system call wrote into a file that has a shared object (a file
+// some process maps MAP_SHARED, or past its end): replay writes them into
+// the memory standing for the file, so that every mapping of it, in any
+// process, shows them as the kernel's page cache did.
+struct ObjectWrite {
+  uint64_t object = 0;  // Mapping::shared_object
+  uint64_t offset = 0;  // in the file
+  std::vector<uint8_t> data;
+  bool operator==(const ObjectWrite&) const = default;
+};
+
 enum class MappingKind : uint8_t {
   Anonymous = 1,  // private or shared anonymous memory
   File = 2,       // backed by a file copied into the trace (`file`)
@@ -172,6 +183,7 @@ struct Event {
   std::optional<RegBlock> regs;              // registers when the event happened
   std::vector<RegChange> reg_changes;        // registers the event changed
   std::vector<MemoryWrite> writes;           // memory the event wrote
+  std::vector<ObjectWrite> object_writes;    // Syscall: what it wrote into mapped files
   std::vector<uint8_t> xstate;               // XSAVE area after the event (may be empty)
   std::vector<Mapping> mappings;             // Exec: whole address space; mmap-like: new mapping
   std::vector<uint8_t> siginfo;              // Signal/FatalSignal: 128-byte siginfo_t

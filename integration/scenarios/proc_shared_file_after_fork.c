@@ -2,17 +2,10 @@
 // fork; the child writes into the file with pwrite(2); the parent reads the
 // bytes through its mapping.
 //
-// Known limit: the recorder keeps one list of shared file mappings for the
-// whole tree (RecordSession::shared_maps_, record_session.h), and a
-// write(2) into a mapped file is recorded as memory written by the writing
-// task at each listed mapping's address (fs_syscalls.cc,
-// record_shared_mapping_changes). The mapping here belongs to the parent;
-// the child has nothing at that address, so the pwrite64 event (by the
-// child) records no bytes, and in replay the parent's mapping keeps the old
-// contents: replay diverges at the parent's write of what it read. The
-// same list also loses a mapping for every process when one process
-// unmaps its copy (forget_mappings). Mappings would have to be tracked per
-// address space, and a write recorded into each process that maps the file.
+// A write(2) into a file that some process maps is recorded as bytes written
+// into the file's shared object (fs_syscalls.cc, record_object_write), which
+// replay writes into the memfd every mapping of the file shares, in any
+// process (replay/shared_memory.cc, SharedObjects::write).
 #include "proc_util.h"
 
 #include <sys/mman.h>

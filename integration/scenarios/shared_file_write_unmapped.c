@@ -2,16 +2,9 @@
 // write(2) past the mapped part, then that part is mapped too: the new
 // mapping must show what was written. No fork needed.
 //
-// Known limit: the recorder records a write(2) into a shared-mapped file
-// only as memory written at the file's mappings that exist at that moment
-// (fs_syscalls.cc, record_shared_mapping_changes); bytes written where no
-// mapping is are not recorded. Replay keeps one memfd per file while any
-// mapping of it exists (replay/shared_memory.cc, SharedObjects::map), and a
-// later mmap of another part of the same file is made over that memfd,
-// whose bytes there are the zeros of the size note: the trace's new copy
-// of the file (made at that mmap, holding the written bytes) is used only
-// for a part beyond the memfd's old size. Replay then diverges (the
-// program prints other bytes).
+// The write is recorded as bytes written into the file's shared object,
+// wherever they fall (fs_syscalls.cc, record_object_write), so the memfd
+// replay keeps for the file holds them when the later mmap is made over it.
 #include "scenario.h"
 
 #include <sys/mman.h>
