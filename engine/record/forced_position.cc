@@ -118,12 +118,23 @@ void RecordSession::cancel_forced_position(RecordTask& t) {
 
 void RecordSession::maybe_interrupt(RecordTask& t) {
   Task& task = t.task;
-  if (t.interrupt_pending || t.run != RunState::Running) return;
+  if (t.run != RunState::Running) return;
+  uint64_t now = static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count());
+  if (t.interrupt_pending) {
+    // The kernel may drop an interrupt that crosses another ptrace stop (the
+    // probe's breakpoint trap, a signal): its PTRACE_EVENT_STOP then never
+    // comes, and a thread that spins waiting for the others would run for
+    // ever. Ask again; a second stop, should both come, is passed over.
+    if (now - t.interrupt_sent_ns < kInterruptAgainNs) return;
+    BS_LOG(Record, "thread " << t.tid() << ": no stop for the interrupt; interrupting again");
+    task.interrupt();
+    t.interrupt_sent_ns = now;
+    return;
+  }
   bool signal = t.force_wanted;
   bool handover = others_waiting(t);
   if (!signal && !handover) return;
-  uint64_t now = static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count());
   uint64_t due = UINT64_MAX;
   if (signal) due = t.force_at_ns;
   if (handover) due = std::min<uint64_t>(due, t.since_ns + (t.probed ? kSliceNs : kProbeNs));
@@ -132,6 +143,7 @@ void RecordSession::maybe_interrupt(RecordTask& t) {
                            << (signal ? " with a signal held back" : " while another waits") << ": interrupting");
   task.interrupt();
   t.interrupt_pending = true;
+  t.interrupt_sent_ns = now;
 }
 
 std::optional<WaitStatus> RecordSession::wait_with_deadline(Task& task, Clock::time_point deadline) {
@@ -178,6 +190,8 @@ bool RecordSession::on_interrupted(RecordTask& t) {
     // Not back within the limit: not a short loop. Take wherever it is now.
     task.interrupt();
     t.interrupt_pending = true;
+    t.interrupt_sent_ns = static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count());
     ws = task.wait();
   }
   task.set_debug_register(7, 0);

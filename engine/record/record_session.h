@@ -140,6 +140,8 @@ class RecordSession : public Session {
   // How often the recorder looks at a thread that runs user code while a
   // signal is held back or another thread waits.
   static constexpr long kTickMs = 2;
+  // How long an interrupt may go without its stop before it is sent again.
+  static constexpr uint64_t kInterruptAgainNs = 50'000'000;
   // How long a write to backstep's own stdout/stderr may take before the
   // recorder counts it as blocked and lets other tasks run.
   static constexpr long kEchoWaitMs = 5;

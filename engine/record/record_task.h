@@ -73,8 +73,10 @@ struct RecordTask {
   // interrupts the thread to force a position (forced_position.cc).
   bool force_wanted = false;
   uint64_t force_at_ns = 0;
-  // PTRACE_INTERRUPT sent, its PTRACE_EVENT_STOP not seen yet.
+  // PTRACE_INTERRUPT sent (when: steady clock, ns), its PTRACE_EVENT_STOP
+  // not seen yet.
   bool interrupt_pending = false;
+  uint64_t interrupt_sent_ns = 0;
 
   RunState run = RunState::Stopped;
   // When the scheduler last let it run (steady clock, ns), and whether the
