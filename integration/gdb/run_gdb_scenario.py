@@ -85,18 +85,21 @@ def main():
 
 def debuggee_args(backstep, source, trace):
     """`// debug: OPTION child N` in the source's header: debug the Nth process
-    the program created (in the trace's order), with OPTION (-p, --onfork,
-    --onexec). Recorded pids vary, so the header names the process by rank."""
+    the program created, with OPTION (-p, --onfork, --onexec). Recorded pids
+    vary, so the header names the process by rank, and the pid comes from
+    `backstep ps` (one row per process in creation order; the first is the
+    program itself), as a user would find it."""
     with open(source, encoding="utf-8") as f:
         m = re.search(r"^// debug: (\S+) child (\d+)$", f.read(), re.M)
     if not m:
         return []
-    dump = subprocess.run([backstep, "dump", trace], capture_output=True, text=True, check=True).stdout
-    pids = re.findall(r"^\d+ tid (\d+) process-start", dump, re.M)
+    table = subprocess.run([backstep, "ps", trace], capture_output=True, text=True, check=True).stdout
+    rows = [line.split("\t") for line in table.splitlines()[1:]]
+    children = [row[0] for row in rows[1:]]
     rank = int(m.group(2))
-    if rank > len(pids):
-        raise RuntimeError("the trace has %d child processes, the header wants child %d" % (len(pids), rank))
-    return [m.group(1), pids[rank - 1]]
+    if rank > len(children):
+        raise RuntimeError("the trace has %d child processes, the header wants child %d" % (len(children), rank))
+    return [m.group(1), children[rank - 1]]
 
 
 def run_one(opts, name, root, backstep):
