@@ -452,6 +452,34 @@ def t_usage_errors(ctx):
                              mention="no-such-option")
 
 
+def t_process_choice(ctx):
+    """replay -p/--onfork/--onexec and serve --process/--onfork/--onexec name a
+    process of the trace by its recorded pid: one the trace does not have,
+    one that never execs (for --onexec), a malformed pid, two choices, or a
+    choice with --autopilot is a usage error (status 2) that says why,
+    before gdb or a server starts."""
+    trace, _ = ctx.record(count=3)
+    table = ctx.bs("ps", trace, timeout=30)
+    ctx.check.expect(table.returncode == 0, "ps: %s" % table.describe())
+    rows = table.stdout.decode().splitlines()[1:]
+    root = rows[0].split("\t")[0] if rows else "1"
+    cases = [(["replay", "-p", "999999"], "no process 999999"),
+             (["replay", "--onfork", "999999"], "no process 999999"),
+             (["replay", "--onexec", root], "never executes"),
+             (["replay", "-p", "12x"], "bad process id"),
+             (["replay", "--onfork", "0"], "bad process id"),
+             (["replay", "-p", root, "--onexec", root], "choose one process"),
+             (["replay", "--autopilot", "-p", root], "autopilot"),
+             (["serve", "--port", "0", "--once", "--onfork", "999999"], "no process 999999"),
+             (["serve", "--port", "0", "--once", "--onexec", root], "never executes")]
+    for args, mention in cases:
+        res = ctx.bs(*(args + [trace]), timeout=30)
+        what = " ".join(args)
+        ctx.expect_clean_failure(res, what, mention=mention)
+        ctx.check.expect(res.returncode == 2, "%s: exit status %s, expected 2 (usage)" % (what, res.returncode))
+        ctx.check.expect(b"serving" not in res.stdout, "%s: it served anyway" % what)
+
+
 def t_serve_bad_options(ctx):
     """Out-of-range or malformed numbers for serve's options: a usage error
     (status 2) that names the option, before any trace is opened or any
