@@ -45,6 +45,16 @@ std::vector<uint8_t> gather_iovecs(Task& task, uint64_t iov_addr, uint64_t iovcn
   return out;
 }
 
+bool is_write_like(uint64_t nr) {
+  switch (nr) {
+    case SYS_write: case SYS_pwrite64: case SYS_sendto: case SYS_writev: case SYS_pwritev: case SYS_pwritev2:
+    case SYS_sendmsg: case SYS_sendmmsg:
+      return true;
+    default:
+      return false;
+  }
+}
+
 std::optional<std::vector<uint8_t>> read_written_bytes(Task& task, const Registers& entry, int64_t result) {
   if (result <= 0 || static_cast<uint64_t>(result) > kMaxWritten) return std::nullopt;
   uint64_t n = static_cast<uint64_t>(result);

@@ -18,6 +18,10 @@ namespace backstep {
 // (unreadable bytes end it early).
 std::vector<uint8_t> gather_iovecs(Task& task, uint64_t iov_addr, uint64_t iovcnt, uint64_t total);
 
+// Whether system call `nr` is one of the write-like calls below (write,
+// pwrite64, writev, pwritev, pwritev2, sendto, sendmsg, sendmmsg).
+bool is_write_like(uint64_t nr);
+
 // The bytes the call described by `entry` consumed, given its (successful,
 // positive) `result`; nullopt when the call is not write-like or wrote
 // nothing. Bytes that cannot be read end the data early.

@@ -35,13 +35,6 @@ RecordSession::~RecordSession() = default;
 
 namespace {
 
-// The write-like calls whose output replay re-emits when their descriptor
-// is backstep's own stdout or stderr.
-bool is_output_call(long nr) {
-  return nr == SYS_write || nr == SYS_writev || nr == SYS_pwrite64 || nr == SYS_pwritev || nr == SYS_pwritev2 ||
-         nr == SYS_sendto || nr == SYS_sendmsg;
-}
-
 // The kernel's "restart through restart_syscall" return code.
 constexpr int64_t kErestartRestartblock = 516;
 
@@ -350,7 +343,7 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
 }
 
 bool RecordSession::writes_original_stdio(Task& task, const Registers& call) {
-  return is_output_call(static_cast<long>(call.syscallno())) &&
+  return is_write_like(call.syscallno()) &&
          descriptors_.stdio_stream(task.tid(), static_cast<int>(call.arg(0))).has_value();
 }
 
