@@ -57,52 +57,35 @@ void echo_kernel_copy(SyscallContext& ctx, int out_fd, int in_fd, uint64_t in_of
   if (n == ret) ctx.echo_if_stdio(out_fd, std::move(data));
 }
 
-// A successful write of [offset, offset+len) into the file behind `fd`
+// A successful write of [offset, offset+len) into the file of `file`
 // changed the memory of the writer's own mappings of that file that share
 // its pages, private ones too where they have not copied a page: record
-// it. (Shared mappings in other processes get the object write below.)
-void record_shared_mapping_changes(SyscallContext& ctx, int fd, const DescriptorCache::File& file,
-                                   std::optional<uint64_t> offset, uint64_t len) {
-  bool first = true;
+// it. (Mappings in other processes get the object write below.)
+void record_shared_mapping_changes(SyscallContext& ctx, const DescriptorCache::File& file, uint64_t offset,
+                                   uint64_t len) {
   for (const auto& m : ctx.session.shared_mappings(ctx.task)) {
     if (m.dev != file.dev || m.ino != file.ino) continue;
-    if (first && !offset) {
-      // Only now that a mapping of the file exists: where the write ended.
-      std::optional<uint64_t> pos = file_position(ctx.task.tid(), fd);
-      if (!pos || *pos < len) return;
-      offset = *pos - len;
-    }
-    first = false;
     uint64_t map_end_off = m.offset + (m.end - m.start);
-    uint64_t lo = std::max(*offset, m.offset), hi = std::min(*offset + len, map_end_off);
+    uint64_t lo = std::max(offset, m.offset), hi = std::min(offset + len, map_end_off);
     if (lo < hi) ctx.record_memory(m.start + (lo - m.offset), hi - lo);
   }
 }
 
-// A successful write of [offset, offset+len) into the file behind `fd`,
-// which some process of the tree maps shared (or past its end): the pages
-// of every such mapping changed, in whichever process. Record the bytes the
-// file now holds there; replay writes them into the memory standing for
-// the file, which all those mappings share.
-void record_object_write(SyscallContext& ctx, int fd, const DescriptorCache::File& file,
-                         std::optional<uint64_t> offset, uint64_t len) {
-  std::optional<uint64_t> object = ctx.session.mapped_object(file.dev, file.ino);
-  if (!object) return;
-  if (!offset) {
-    // Where the write ended (the descriptor's position now).
-    std::optional<uint64_t> pos = file_position(ctx.task.tid(), fd);
-    if (!pos || *pos < len) return;
-    offset = *pos - len;
-  }
+// The same write, for shared object `object` (the file, which some process
+// of the tree maps shared or past its end): every mapping of it, in any
+// process, changed. Record the bytes the file now holds there; replay
+// writes them into the memory standing for the file, which all those
+// mappings share.
+void record_object_write(SyscallContext& ctx, int fd, uint64_t object, uint64_t offset, uint64_t len) {
   if (len > (uint64_t{1} << 30)) ctx.refuse_after_call("a write of more than 1 GiB into a mapped file");
   std::string path = "/proc/" + std::to_string(ctx.task.tid()) + "/fd/" + std::to_string(fd);
   int in = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (in < 0) ctx.refuse_after_call("cannot read back a write into a mapped file: " + std::string(strerror(errno)));
   trace::ObjectWrite w;
-  w.object = *object;
-  w.offset = *offset;
+  w.object = object;
+  w.offset = offset;
   w.data.resize(len);
-  ssize_t n = pread(in, w.data.data(), len, static_cast<off_t>(*offset));
+  ssize_t n = pread(in, w.data.data(), len, static_cast<off_t>(offset));
   close(in);
   w.data.resize(n > 0 ? static_cast<size_t>(n) : 0);
   if (!w.data.empty()) ctx.event.object_writes.push_back(std::move(w));
@@ -135,8 +118,18 @@ void record_write_effects(SyscallContext& ctx, int fd, std::optional<uint64_t> o
   if (file->proc) {
     record_proc_mem_write(ctx, fd, offset, len);
   } else if (file->regular()) {
-    if (!ctx.session.shared_mappings(ctx.task).empty()) record_shared_mapping_changes(ctx, fd, *file, offset, len);
-    record_object_write(ctx, fd, *file, offset, len);
+    // Only a file some process maps has memory to change (the writer's own
+    // mappings of it count among them).
+    std::optional<uint64_t> object = ctx.session.mapped_object(file->dev, file->ino);
+    if (!object) return;
+    if (!offset) {
+      // Where the write ended: the descriptor's position now.
+      std::optional<uint64_t> pos = file_position(ctx.task.tid(), fd);
+      if (!pos || *pos < len) return;
+      offset = *pos - len;
+    }
+    record_shared_mapping_changes(ctx, *file, *offset, len);
+    record_object_write(ctx, fd, *object, *offset, len);
   }
 }
 
