@@ -21,9 +21,10 @@
 // unshare(CLONE_FILES). Such a process's descriptors are never kept (rare,
 // and it stays correct). Processes are told apart by thread-group id, so
 // that a recording of several processes keeps one table each; every new
-// thread or process must be announced (created(): clone and clone3 do it;
-// fork and vfork must when they are recorded), and an exec, once recorded,
-// must call table_changing/table_changed around it (close-on-exec).
+// thread or process is announced before it runs (created(), from
+// RecordSession::start_created_thread), and an exec calls
+// table_changing/table_changed around it (close-on-exec: process_syscalls.cc
+// and record_processes.cc).
 #pragma once
 
 #include <sys/types.h>

@@ -84,7 +84,6 @@ void RecordSession::on_vfork_event(RecordTask& t) {
   c.parent_tid_addr = request->parent_tid;
   c.child_tid_addr = request->child_tid;
   created_ = c;
-  descriptors_.created(t.tid(), c.tid, c.flags);
   start_created_thread();
   t.task.resume(ResumeHow::Syscall);
 }

@@ -73,6 +73,8 @@ RecordTask& RecordSession::add_record_task(pid_t tid) {
 void RecordSession::start_created_thread() {
   CreatedThread c = *created_;
   created_.reset();
+  // Every new task, thread or process, is announced here, before it runs.
+  descriptors_.created(c.parent, c.tid, c.flags);
   RecordTask& t = add_record_task(c.tid);
   // Its first stop: PTRACE_EVENT_STOP, as for every task a seized tracee
   // creates.

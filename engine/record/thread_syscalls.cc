@@ -54,7 +54,6 @@ void note_created(SyscallContext& ctx, const CloneRequest& c) {
   RecorderDisguise& disguise = ctx.session.disguise();
   pid_t child = static_cast<pid_t>(ctx.result());
   if (disguise.own_affinity.count(ctx.task.tid())) disguise.own_affinity.insert(child);
-  ctx.session.descriptors().created(ctx.task.tid(), child, c.flags);
   ctx.session.thread_created(ctx, child, c.flags, c.parent_tid, c.child_tid);
 }
 
