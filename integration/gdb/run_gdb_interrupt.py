@@ -32,13 +32,12 @@ Exit status: 0 pass, 1 fail, 2 usage error.
 
 import os
 import re
-import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gdbtest  # noqa: E402
-from run_gdb_mi import run_mi_test  # noqa: E402
+from run_gdb_mi import quit_gdb, run_mi_test  # noqa: E402
 
 STEP_TIMEOUT = 60  # seconds for one command and its stop
 PASSES = 600000000  # long_loop.c's PASSES
@@ -225,13 +224,7 @@ def session(gdb, server, check, recorded_stdout):
     check.expect(st.results.get("reason") == "exited-normally",
                  "continue: expected exited-normally, got %s" % st.line)
 
-    tok = gdb.send("-gdb-exit")
-    gdb.result(tok)
-    try:
-        gdb.proc.wait(STEP_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        check.fail("gdb did not exit after -gdb-exit")
-    rc = server.wait(STEP_TIMEOUT)
+    rc = quit_gdb(gdb, server, check, STEP_TIMEOUT)
     check.expect(rc == 0, "backstep serve --once exited with status %s" % rc)
 
 

@@ -206,6 +206,18 @@ class MiFailure(Exception):
     pass
 
 
+def quit_gdb(gdb, server, check, timeout):
+    """Ends the session: -gdb-exit, then waits for gdb and for `serve --once`
+    to exit. Returns the server's exit status (None if it did not exit)."""
+    tok = gdb.send("-gdb-exit")
+    gdb.result(tok)
+    try:
+        gdb.proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        check.fail("gdb did not exit after -gdb-exit")
+    return server.wait(timeout)
+
+
 def run_mi_test(name, description, session_fn, check_log=False):
     """The driver of a test that records a program and debugs it from gdb/MI
     against `backstep serve`: parses --backstep/--binary/--source, records,
@@ -381,13 +393,7 @@ def session(gdb, server, check):
     execute("-exec-continue", None, label="-exec-continue (to the end again)")
     execute("-exec-continue", "exited-normally", label="-exec-continue (exit)")
 
-    tok = gdb.send("-gdb-exit")
-    gdb.result(tok)
-    try:
-        gdb.proc.wait(STEP_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        check.fail("gdb did not exit after -gdb-exit")
-    rc = server.wait(STEP_TIMEOUT)
+    rc = quit_gdb(gdb, server, check, STEP_TIMEOUT)
     check.expect(rc is not None, "backstep serve --once did not exit after its client left")
     check.expect(rc in (None, 0), "backstep serve --once exited with status %s; stderr:\n%s" %
                  (rc, server.stderr()))
