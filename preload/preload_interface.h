@@ -1,0 +1,204 @@
+/* The one ABI shared by backstep's engine (C++) and its preload library (C):
+ * the per-thread syscall buffer, the records in it, the patched-site stubs
+ * and the tool-page addresses. Both sides include this header; a change to
+ * any layout here bumps BS_PRELOAD_VERSION (the recorder refuses a library
+ * of another version).
+ *
+ * How it fits together (docs/syscall-buffering.md has the long form):
+ * - The recorder injects libbackstep_preload.so (LD_PRELOAD) and installs a
+ *   seccomp filter before the program's first exec: a system call made from
+ *   the tool page's untraced `syscall` instruction runs without a ptrace
+ *   stop; every other one stops the program as without buffering.
+ * - Each thread's library maps a buffer (a normal, recorded mmap) and
+ *   registers it with BS_CALL_REGISTER_BUFFER (a traced call the kernel
+ *   does not know). backstep then writes `mode` into the header.
+ * - When a traced system call comes from a `syscall` instruction that is
+ *   followed by a known instruction (bs_patchable_tail below), the recorder
+ *   replaces both with a jump to a stub it writes into the library's stub
+ *   area, and records those bytes as memory the event wrote, so replay
+ *   patches identically.
+ * - Record mode: the library performs a bufferable call through the
+ *   untraced instruction and appends a record. At any stop of the thread the
+ *   recorder reads the records, writes them into the trace as a
+ *   BufferFlush event and empties the buffer.
+ * - Replay mode: the BufferFlush event writes the records back into the
+ *   buffer before the thread runs; the library returns their results and
+ *   copies their outputs instead of calling the kernel, along the same code
+ *   path, and takes the traced path exactly where recording did: when no
+ *   record is left.
+ */
+#ifndef BACKSTEP_PRELOAD_INTERFACE_H
+#define BACKSTEP_PRELOAD_INTERFACE_H
+
+#include <stdint.h>
+
+#define BS_PRELOAD_VERSION 1u
+
+/* The tool page (engine/core/tool_page.h), mapped by backstep at this fixed
+ * address in every recorded and replayed process. Offsets hold code: */
+#define BS_TOOL_PAGE_ADDR 0x70000000ul
+/* `syscall; ret`: the seccomp filter lets a call from here run without a
+ * stop (the filter sees the address after the instruction, +2). */
+#define BS_UNTRACED_SYSCALL_ADDR (BS_TOOL_PAGE_ADDR + 0x10)
+#define BS_UNTRACED_SYSCALL_IP (BS_UNTRACED_SYSCALL_ADDR + 2)
+/* `syscall; ret`: an ordinary (traced) call, for the library's own calls. */
+#define BS_TRACED_SYSCALL_ADDR (BS_TOOL_PAGE_ADDR + 0x20)
+
+/* A system call number the kernel does not have (natively: -ENOSYS, and the
+ * library then never buffers). Arguments: buffer address, buffer size, stub
+ * area address, stub area size, trampoline address, BS_PRELOAD_VERSION.
+ * Returns 0 when backstep accepted the buffer. */
+#define BS_CALL_REGISTER_BUFFER 0x5b5001l
+
+/* Per-thread buffer: a header, then records. */
+#define BS_BUFFER_SIZE (1u << 20)
+#define BS_MAX_FDS 1024
+
+enum bs_mode {
+  BS_MODE_OFF = 0,     /* not registered (or refused): every call is traced */
+  BS_MODE_RECORD = 1,  /* written by the recorder at registration */
+  BS_MODE_REPLAY = 2,  /* written by the replayer at the registration event */
+};
+
+struct bs_buffer_header {
+  uint32_t version;  /* the library writes BS_PRELOAD_VERSION */
+  uint32_t mode;     /* enum bs_mode, written by backstep */
+  /* Record: bytes of records after the header, appended by the library and
+   * set back to 0 by the recorder at each flush. Replay: bytes of records
+   * the last BufferFlush event wrote; `cursor` is how many the library has
+   * consumed (the event sets it to 0). */
+  uint32_t used;
+  uint32_t cursor;
+  /* Set by the library while it is inside a hook (1) and cleared on the way
+   * out: the recorder takes no forced position and delivers no signal while
+   * it is set. */
+  uint32_t busy;
+  /* Set by the recorder while the thread runs: the next bufferable call
+   * takes the traced path (a switch point), and the library clears it. */
+  uint32_t yield;
+  /* Replay: the library found a record it did not expect (see
+   * bs_divergence); it writes the details here and executes ud2. */
+  uint32_t diverged_nr;      /* the call the program made */
+  uint32_t diverged_reason;  /* enum bs_divergence */
+  /* Buffered calls completed by this thread, never reset (a position
+   * coordinate: calls since the thread's last event). */
+  uint64_t calls;
+  /* One bit per descriptor: calls gated on a descriptor (BS_GATE_FD) are
+   * buffered only when its bit is set. Written by the recorder, which
+   * records each write as memory its event wrote, so replay sees the same
+   * bits at the same moments. */
+  uint64_t fd_allowed[BS_MAX_FDS / 64];
+};
+
+enum bs_divergence {
+  BS_DIVERGED_NONE = 0,
+  BS_DIVERGED_NR = 1,     /* the next record is of another system call */
+  BS_DIVERGED_DATA = 2,   /* a write-like call's data hash differs */
+  BS_DIVERGED_SIZE = 3,   /* an output is larger than the program's argument allows */
+};
+
+/* One buffered call. Outputs follow the header in the order of the call's
+ * table entry (struct bs_buffered_call), each out_len[i] bytes, then padding
+ * to 8. */
+#define BS_MAX_OUTS 4
+struct bs_record {
+  uint32_t size;  /* this record with its data and padding, a multiple of 8 */
+  uint32_t nr;
+  int64_t ret;
+  /* Write-like calls: bs_hash of the bytes the call consumed (ret bytes at
+   * the data argument); replay recomputes it and reports a difference. */
+  uint64_t check;
+  uint32_t out_len[BS_MAX_OUTS];
+};
+
+/* How a buffered call's descriptor gates it. */
+#define BS_GATE_NONE 0xff  /* always bufferable */
+
+/* Output size rules: the same as the syscall spec's OUTPUTS
+ * (engine/core/syscalls/syscalls.spec), evaluated after the call. */
+enum bs_size_kind {
+  BS_SIZE_FIXED = 0,      /* size bytes */
+  BS_SIZE_RET = 1,        /* the result, in bytes */
+  BS_SIZE_RET_TIMES = 2,  /* the result times size */
+  BS_SIZE_ARG = 3,        /* argument size_arg, in bytes */
+  BS_SIZE_ARG_TIMES = 4,  /* argument size_arg times size */
+  BS_SIZE_DEREF_ARG = 5,  /* the uint32 argument size_arg points at */
+};
+
+struct bs_out_param {
+  uint8_t arg;        /* which argument points at the output */
+  uint8_t kind;       /* enum bs_size_kind */
+  uint8_t size_arg;
+  uint8_t pad;
+  uint32_t size;
+};
+
+/* One bufferable system call, as generated from the spec into
+ * preload/syscall_buffer_table.generated.h (BS_BUFFERED_CALLS). */
+struct bs_buffered_call {
+  int32_t nr;
+  uint8_t fd_arg;      /* the descriptor argument that gates it, or BS_GATE_NONE */
+  uint8_t data_arg;    /* write-like: the argument holding the data, else BS_GATE_NONE */
+  uint8_t out_count;
+  uint8_t pad;
+  struct bs_out_param outs[BS_MAX_OUTS];
+};
+
+/* A patched syscall site jumps to a stub (written by the recorder into the
+ * library's stub area, BS_STUB_SIZE bytes each):
+ *
+ *   stub:    lea -128(%rsp),%rsp         step over the red zone
+ *            call trampoline             returns to R (the next address) ...
+ *   R:       lea 128(%rsp),%rsp          ... when the library handled the call
+ *            <the displaced instruction>
+ *            jmp <site + patched length>
+ *   R+BS_STUB_TRACED_DELTA:              ... or here when it did not:
+ *            lea 128(%rsp),%rsp
+ *            syscall                      the traced call, with every
+ *            <the displaced instruction>  register as at the original site
+ *            jmp <site + patched length>
+ *
+ * Trampoline contract (preload/trampoline.S): entered with every register
+ * as at the original `syscall` instruction (rax = number, arguments in rdi,
+ * rsi, rdx, r10, r8, r9), rsp 8-byte aligned. Handled: returns to R with rax
+ * = the result, rcx and r11 as they were at the site, every other general
+ * register and rflags preserved. Not handled: returns to R +
+ * BS_STUB_TRACED_DELTA with every register and rflags exactly as at entry.
+ * It never touches vector or x87 state. */
+#define BS_STUB_SIZE 64u
+#define BS_STUB_TRACED_DELTA 24u
+#define BS_STUB_AREA_SIZE (BS_STUB_SIZE * 1024u)
+/* The stub area's first stub slot is reserved: its first 8 bytes count the
+ * slots in use (the recorder reads and writes it; a fork's child inherits
+ * it with the code, and a vfork child shares it). */
+
+/* A word-wise hash of n bytes (the `check` of write-like records): cheap in
+ * the library, identical in the engine. */
+static inline uint64_t bs_hash(const void *p, uint64_t n) {
+  const unsigned char *b = (const unsigned char *)p;
+  uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+  uint64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    __builtin_memcpy(&w, b + i, 8);
+    h = (h ^ w) * 0x100000001b3ull;
+    h ^= h >> 29;
+  }
+  for (; i < n; ++i) h = (h ^ b[i]) * 0x100000001b3ull;
+  return h;
+}
+
+#ifdef __cplusplus
+static_assert(sizeof(bs_buffer_header) == 40 + BS_MAX_FDS / 8, "bs_buffer_header layout");
+static_assert(sizeof(bs_record) == 40, "bs_record layout");
+static_assert(sizeof(bs_out_param) == 8, "bs_out_param layout");
+static_assert(sizeof(bs_buffered_call) == 8 + 8 * BS_MAX_OUTS, "bs_buffered_call layout");
+static_assert(BS_STUB_SIZE >= 8 + 5 + BS_STUB_TRACED_DELTA + 8 + 2 + 8 + 5, "stub too small");
+#else
+_Static_assert(sizeof(struct bs_buffer_header) == 40 + BS_MAX_FDS / 8, "bs_buffer_header layout");
+_Static_assert(sizeof(struct bs_record) == 40, "bs_record layout");
+_Static_assert(sizeof(struct bs_out_param) == 8, "bs_out_param layout");
+_Static_assert(sizeof(struct bs_buffered_call) == 8 + 8 * BS_MAX_OUTS, "bs_buffered_call layout");
+#endif
+
+#endif
