@@ -31,5 +31,6 @@ inline constexpr int kExitNotFound = 127;  // the program to record does not exi
 
 // Prints "backstep: <message>" on stderr.
 void error(const std::string& message);
+void warning(const std::string& message);
 
 }  // namespace backstep::cli

@@ -11,15 +11,19 @@
 namespace backstep::cli {
 
 void error(const std::string& message) { std::fprintf(stderr, "backstep: %s\n", message.c_str()); }
+void warning(const std::string& message) { std::fprintf(stderr, "backstep: warning: %s\n", message.c_str()); }
 
 namespace {
 
 const char kUsage[] =
     "usage: backstep COMMAND [ARGS...]\n"
     "\n"
-    "  record [-o DIR] [--compress=zstd|zlib] [--cpuid-faulting] [--] PROG [ARGS...]\n"
+    "  record [-o DIR] [--compress=zstd|zlib] [--cpuid-faulting] [--no-syscall-buffer]\n"
+    "         [--] PROG [ARGS...]\n"
     "                       run PROG and record it into a trace; --cpuid-faulting\n"
-    "                       traps every cpuid (RDRAND hidden; slower in a VM)\n"
+    "                       traps every cpuid (RDRAND hidden; slower in a VM);\n"
+    "                       --no-syscall-buffer stops the program at every system\n"
+    "                       call (slower; for catch syscall on every call)\n"
     "  replay [-p PID | --onfork PID | --onexec PID] [TRACE] [-- GDB-ARGS...]\n"
     "                       debug a trace under gdb, forwards and backwards; with\n"
     "                       a process tree, the first process, or process PID\n"

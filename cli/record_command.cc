@@ -41,11 +41,31 @@ std::string find_program(const std::string& prog, int& err) {
   return "";
 }
 
+// The preload library that buffers system calls (preload/): next to the
+// backstep executable, in ../lib, unless BACKSTEP_PRELOAD names another.
+// Empty (with a warning) when there is none: recording then stops at every
+// call, which is slower but records the same.
+std::string find_preload_library() {
+  if (const char* given = std::getenv("BACKSTEP_PRELOAD")) return given;
+  std::error_code ec;
+  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    std::filesystem::path lib = self.parent_path().parent_path() / "lib" / "libbackstep_preload.so";
+    if (std::filesystem::exists(lib, ec)) return lib.string();
+  }
+  warning("libbackstep_preload.so not found next to backstep (../lib): recording without syscall buffering");
+  return "";
+}
+
 }  // namespace
 
 int record_command(const Args& args) {
   RecordOptions options;
   std::string out_dir;
+  // BACKSTEP_SYSCALL_BUFFER=0 is --no-syscall-buffer for every recording
+  // (scripts/test runs the scenarios both ways).
+  const char* env_buffer = std::getenv("BACKSTEP_SYSCALL_BUFFER");
+  bool buffer = !(env_buffer && std::string(env_buffer) == "0");
   size_t i = 0;
   for (; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -60,6 +80,8 @@ int record_command(const Args& args) {
       else { error("unknown compression '" + codec + "' (zstd or zlib)"); return kExitUsage; }
     } else if (a == "--cpuid-faulting") {
       options.cpuid_faulting = true;
+    } else if (a == "--no-syscall-buffer") {
+      buffer = false;
     } else if (a.size() > 1 && a[0] == '-') {
       error("unknown option '" + a + "' for record");
       return kExitUsage;
@@ -76,6 +98,7 @@ int record_command(const Args& args) {
     return kExitNotFound;
   }
   for (char** e = environ; *e; ++e) options.envp.push_back(*e);
+  if (buffer) options.preload_library = find_preload_library();
 
   bool default_place = out_dir.empty();
   options.trace_dir = default_place ? new_trace_dir(options.argv[0]) : out_dir;

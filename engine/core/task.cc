@@ -94,7 +94,11 @@ void Task::resume(ResumeHow how, int sig) {
   const char* what = "CONT";
   switch (how) {
     case ResumeHow::Continue: break;
-    case ResumeHow::Syscall: request = PTRACE_SYSCALL; what = "SYSCALL"; break;
+    case ResumeHow::Syscall:
+      if (seccomp_syscalls_ && !in_kernel_ && !syscall_stops_) break;  // the filter stops it at its next call
+      request = PTRACE_SYSCALL;
+      what = "SYSCALL";
+      break;
     case ResumeHow::Sysemu: request = PTRACE_SYSEMU; what = "SYSEMU"; break;
     case ResumeHow::SingleStep: request = PTRACE_SINGLESTEP; what = "SINGLESTEP"; break;
     case ResumeHow::SysemuSingleStep: request = PTRACE_SYSEMU_SINGLESTEP; what = "SYSEMU_SINGLESTEP"; break;
@@ -163,6 +167,7 @@ std::optional<WaitStatus> Task::poll_status() {
   if (r <= 0) return std::nullopt;
   WaitStatus ws = parse_wait_status(status);
   if (ws.is_gone()) alive_ = false;
+  if (!note_status(ws)) return poll_status();
   return ws;
 }
 
@@ -183,6 +188,7 @@ std::optional<WaitStatus> Task::wait_interruptible() {
     }
     ws = parse_wait_status(status);
     BS_LOG(Core, "task " << tid_ << ": " << ws.describe());
+    if (seccomp_syscalls_ && !translate_seccomp(ws)) return std::nullopt;
     if (stop_requested_ && ws.is_signal() && ws.signal == SIGSTOP) {
       stop_requested_ = false;
       if (!stop_stale_) {
@@ -202,6 +208,26 @@ std::optional<WaitStatus> Task::wait_interruptible() {
     stop_requested_ = false;
   }
   return ws;
+}
+
+bool Task::translate_seccomp(WaitStatus& ws) {
+  if (ws.kind == WaitStatus::Kind::EventStop && ws.event == PTRACE_EVENT_SECCOMP) {
+    if (in_kernel_) {
+      // The entry stop of this call came first (the task was resumed with
+      // PTRACE_SYSCALL from user code, after an exec): go on to its exit.
+      ptrace_or_throw(PTRACE_SYSCALL, nullptr, nullptr, "SYSCALL");
+      return false;
+    }
+    in_kernel_ = true;
+    ws.kind = WaitStatus::Kind::SyscallStop;
+    return true;
+  }
+  if (ws.is_syscall()) {
+    in_kernel_ = syscall_info().op != PTRACE_SYSCALL_INFO_EXIT;
+  } else if (ws.is_gone()) {
+    in_kernel_ = false;
+  }
+  return true;
 }
 
 Registers Task::regs() {
@@ -370,7 +396,7 @@ void Task::enter_remote_syscall(remote_ptr<void> insn, long nr, const std::array
                      " interrupted: " + ws.describe());
     }
     __ptrace_syscall_info info = syscall_info();
-    if (info.op == PTRACE_SYSCALL_INFO_ENTRY) {
+    if (info.op == PTRACE_SYSCALL_INFO_ENTRY || info.op == PTRACE_SYSCALL_INFO_SECCOMP) {
       BS_ASSERT(info.entry.nr == static_cast<uint64_t>(nr),
                 "task " << tid_ << ": remote syscall entered " << info.entry.nr << ", expected " << nr);
       return;

@@ -67,6 +67,21 @@ class Task {
   bool alive() const { return alive_; }
 
   void set_options(long options);
+  // The task runs under backstep's seccomp filter (preload/, traced with
+  // PTRACE_O_TRACESECCOMP): its system calls reach the tracer as seccomp
+  // stops, except those from the tool page's untraced instruction, which
+  // run without one. resume(Syscall) from user code is then a PTRACE_CONT,
+  // and wait() reports a seccomp stop as the call's entry (a SyscallStop),
+  // so that callers see entry and exit stops as without the filter.
+  void set_seccomp_syscalls(bool on) { seccomp_syscalls_ = on; }
+  // Every status of this task a wait for any task took (wait_any_interruptible,
+  // poll_any) passes through here first: it turns a seccomp stop into a
+  // syscall stop. False: a stop to pass over (the task was resumed again).
+  bool note_status(WaitStatus& ws) { return !seccomp_syscalls_ || translate_seccomp(ws); }
+  bool seccomp_syscalls() const { return seccomp_syscalls_; }
+  // Under the filter, stop at every call's entry anyway (PTRACE_SYSCALL
+  // from user code; the seccomp stop that may follow is passed over).
+  void set_syscall_stops(bool on) { syscall_stops_ = on; }
   // Attaches to a process that is not traced yet (PTRACE_SEIZE): unlike
   // PTRACE_TRACEME, this allows interrupt().
   void seize(long options);
@@ -175,6 +190,13 @@ class Task {
   ResumeHow last_resume_ = ResumeHow::Continue;
   bool stop_requested_ = false;  // request_stop()'s SIGSTOP not seen yet
   bool stop_stale_ = false;      // ... and the task was resumed since: drop it
+  bool seccomp_syscalls_ = false;
+  bool syscall_stops_ = false;
+  // seccomp_syscalls_: between a call's entry and its exit (a seccomp stop,
+  // or an entry stop the kernel reported because the task was resumed with
+  // PTRACE_SYSCALL, and until the exit stop).
+  bool in_kernel_ = false;
+  bool translate_seccomp(WaitStatus& ws);
 };
 
 }  // namespace backstep

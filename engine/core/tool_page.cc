@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "engine/core/task.h"
+#include "preload/preload_interface.h"
 
 namespace backstep {
 
@@ -28,6 +29,11 @@ void install_tool_page(Task& task) {
   }
   const uint8_t code[3] = {0x0f, 0x05, 0xcc};  // syscall; int3
   task.write_bytes(kToolSyscallInsn, code, sizeof(code));
+  // The preload library's entries (preload/preload_interface.h): the same
+  // in record and replay, like everything else on this page.
+  const uint8_t call_and_return[3] = {0x0f, 0x05, 0xc3};  // syscall; ret
+  task.write_bytes(remote_ptr<void>(BS_UNTRACED_SYSCALL_ADDR), call_and_return, sizeof(call_and_return));
+  task.write_bytes(remote_ptr<void>(BS_TRACED_SYSCALL_ADDR), call_and_return, sizeof(call_and_return));
 }
 
 int64_t tool_syscall(Task& task, long nr, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,

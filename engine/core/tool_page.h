@@ -12,7 +12,7 @@ namespace backstep {
 
 class Task;
 
-inline constexpr uint64_t kToolPageAddr = 0x70000000;
+inline constexpr uint64_t kToolPageAddr = 0x70000000;  // BS_TOOL_PAGE_ADDR (preload/preload_interface.h)
 inline constexpr uint64_t kToolPageSize = 2 * 4096;
 inline constexpr remote_ptr<void> kToolSyscallInsn{kToolPageAddr};          // syscall; int3
 inline constexpr remote_ptr<void> kToolScratch{kToolPageAddr + 4096};        // 4 KiB scratch

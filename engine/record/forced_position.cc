@@ -58,6 +58,9 @@ constexpr uint64_t kDr6Dr0 = 1;
 // running thread spins in a loop that changes nothing (then it hands over at
 // once); otherwise it hands over after kSliceNs.
 constexpr uint64_t kProbeNs = 2'000'000;
+// How long a thread asked to yield at its next buffered call may take to
+// make one before it is interrupted.
+constexpr uint64_t kYieldWaitNs = 4'000'000;
 constexpr uint64_t kSliceNs = 100'000'000;
 // Larger writable memory is not stored with a position: replay then finds
 // it by running, however long that takes.
@@ -139,6 +142,15 @@ void RecordSession::maybe_interrupt(RecordTask& t) {
   if (signal) due = t.force_at_ns;
   if (handover) due = std::min<uint64_t>(due, t.since_ns + (t.probed ? kSliceNs : kProbeNs));
   if (now < due) return;
+  if (t.buffer && !t.yield_asked_ns) {
+    // A thread that makes buffered calls reaches a switch point at its next
+    // one, cheaper than a forced position: ask first, interrupt if that
+    // does not come soon.
+    request_yield(t);
+    t.yield_asked_ns = now;
+    return;
+  }
+  if (t.yield_asked_ns && now - t.yield_asked_ns < kYieldWaitNs) return;
   BS_LOG(Record, "thread " << t.tid() << " ran " << (now - t.since_ns) / 1000000 << " ms without a system call"
                            << (signal ? " with a signal held back" : " while another waits") << ": interrupting");
   task.interrupt();
@@ -167,6 +179,16 @@ bool RecordSession::on_interrupted(RecordTask& t) {
     return false;
   }
   Registers start = task.regs();
+  // Inside the preload library's handling of a call, replay runs other
+  // code than recording did (it returns recorded results): no position
+  // can be named there. Its next call takes the traced path instead.
+  if (in_buffered_call(t)) {
+    request_yield(t);
+    t.force_at_ns = 0;
+    t.since_ns = 0;
+    task.resume(ResumeHow::Syscall);
+    return false;
+  }
   if (!good_position(task, start.ip())) {
     // Let it run a little further and look again.
     t.force_at_ns = 0;
@@ -200,7 +222,8 @@ bool RecordSession::on_interrupted(RecordTask& t) {
     looped = true;
   } else if (ws->kind == WaitStatus::Kind::EventStop && ws->event == PTRACE_EVENT_STOP && t.interrupt_pending) {
     t.interrupt_pending = false;
-    if (!good_position(task, task.regs().ip())) {
+    if (in_buffered_call(t) || !good_position(task, task.regs().ip())) {
+      request_yield(t);
       t.force_at_ns = 0;
       t.since_ns = 0;
       task.resume(ResumeHow::Syscall);

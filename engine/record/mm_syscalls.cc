@@ -131,6 +131,7 @@ void exit_mmap(SyscallContext& ctx) {
   // from the trace's copy, so a write to the file is recorded as memory
   // written at each mapping of it (fs_syscalls.cc).
   ctx.session.track_shared_mapping(ctx.task, {m.start, m.end, m.offset, st.st_dev, st.st_ino});
+  ctx.session.forget_buffered_files(ctx);
   ctx.event.mappings.push_back(std::move(m));
 }
 
@@ -162,6 +163,7 @@ void exit_mremap(SyscallContext& ctx) {
   if (!old_kept) ctx.session.forget_mappings(ctx.task, old_addr, old_len);
   ctx.session.forget_mappings(ctx.task, new_addr, page_up(new_len));
   for (const auto& m : moved) ctx.session.track_shared_mapping(ctx.task, m);
+  if (!moved.empty()) ctx.session.forget_buffered_files(ctx);
   // A mapping over an object in replay stays one at its new place.
   ctx.session.mapped_file_sizes().remapped(old_addr, old_len, old_kept, new_addr, new_len);
 }
@@ -178,7 +180,10 @@ void exit_remap_file_pages(SyscallContext& ctx) {
     if (start >= m.start && start < m.end) file = m;
   }
   ctx.session.forget_mappings(ctx.task, start, len);
-  if (file) ctx.session.track_shared_mapping(ctx.task, {start, start + len, offset, file->dev, file->ino});
+  if (file) {
+    ctx.session.track_shared_mapping(ctx.task, {start, start + len, offset, file->dev, file->ino});
+    ctx.session.forget_buffered_files(ctx);
+  }
 }
 
 // Protection keys: pkey_mprotect with key -1 is mprotect, and replay redoes

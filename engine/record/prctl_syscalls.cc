@@ -10,12 +10,14 @@
 // added after it: if the kernel refuses it (EINVAL, the usual case) nothing
 // happened and the errno is recorded; if it succeeds, the recording stops,
 // since what it wrote is unknown.
+#include <linux/seccomp.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 
 #include <algorithm>
 #include <map>
 
+#include "engine/record/record_session.h"
 #include "engine/record/syscall_context.h"
 
 namespace backstep {
@@ -127,6 +129,9 @@ void enter_prctl(SyscallContext& ctx) {
     ctx.refuse("prctl option " + std::to_string(static_cast<int>(ctx.arg(0))) + " is not supported: " +
                option->why);
   }
+  if (static_cast<int>(ctx.arg(0)) == PR_SET_SECCOMP && ctx.arg(1) == SECCOMP_MODE_STRICT) {
+    ctx.session.skip_strict(ctx);
+  }
   if (option->effect == Effect::Tsc) {
     if (ctx.arg(1) == PR_TSC_SIGSEGV) {
       ctx.refuse("prctl(PR_SET_TSC, PR_TSC_SIGSEGV): the program wants rdtsc to fault, "
@@ -153,6 +158,12 @@ void exit_prctl(SyscallContext& ctx) {
     ctx.task.set_regs(ctx.exit);
     return;
   }
+  if (static_cast<int>(ctx.arg(0)) == PR_SET_SECCOMP) {
+    if (ctx.entry_rewritten) ctx.session.strict_entered(ctx);
+    else ctx.session.program_filter_installed(ctx);
+    return;
+  }
+  if (static_cast<int>(ctx.arg(0)) == PR_GET_SECCOMP) ctx.session.disguise_seccomp_mode(ctx);
   if (ctx.failed()) return;
   switch (option->effect) {
     case Effect::IntAtArg2:

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "engine/record/record_session.h"
 #include "engine/record/syscall_context.h"
 
 namespace backstep {
@@ -32,7 +33,10 @@ void exit_process_vm_writev(SyscallContext& ctx) {
 // may write.
 void enter_seccomp(SyscallContext& ctx) {
   switch (ctx.arg(0)) {
-    case SECCOMP_SET_MODE_STRICT: case SECCOMP_SET_MODE_FILTER: case SECCOMP_GET_ACTION_AVAIL:
+    case SECCOMP_SET_MODE_STRICT:
+      ctx.session.skip_strict(ctx);
+      return;
+    case SECCOMP_SET_MODE_FILTER: case SECCOMP_GET_ACTION_AVAIL:
     case SECCOMP_GET_NOTIF_SIZES:
       return;
     default: ctx.refuse("unsupported seccomp operation " + std::to_string(ctx.arg(0)));
@@ -40,6 +44,8 @@ void enter_seccomp(SyscallContext& ctx) {
 }
 
 void exit_seccomp(SyscallContext& ctx) {
+  if (ctx.arg(0) == SECCOMP_SET_MODE_STRICT && ctx.entry_rewritten) ctx.session.strict_entered(ctx);
+  if (ctx.arg(0) == SECCOMP_SET_MODE_FILTER) ctx.session.program_filter_installed(ctx);
   if (!ctx.failed() && ctx.arg(0) == SECCOMP_GET_NOTIF_SIZES) {
     ctx.record_memory(ctx.arg(2), sizeof(seccomp_notif_sizes));
   }

@@ -94,6 +94,17 @@ void RecordSession::start_created_process(const CreatedThread& c, RecordTask& t)
   t.process = &p;
   // The child has its parent's mappings (a copy, or the same memory).
   if (creator) shared_maps_[p.pid] = shared_maps_[process_of(creator->task)];
+  // ... with the preload library where it was, and its creator's syscall
+  // buffer at the same address (a copy, or the same memory for a vfork).
+  if (creator && creator->process) {
+    p.stub_area = creator->process->stub_area;
+    p.stub_area_size = creator->process->stub_area_size;
+    p.trampoline = creator->process->trampoline;
+    t.buffer = creator->buffer;
+    p.own_filter = creator->process->own_filter;
+    p.strict = creator->process->strict;
+    if (p.own_filter) t.task.set_syscall_stops(true);
+  }
   trace::Event event;
   event.kind = trace::EventKind::ProcessStart;
   event.tid = static_cast<uint32_t>(c.tid);
@@ -158,6 +169,8 @@ void RecordSession::on_exec_event(RecordTask& t) {
   t.exec_argv.clear();
   t.clear_child_tid = 0;
   t.robust_list = 0;
+  t.buffer = 0;  // the new program's library registers its own
+  p.stub_area = p.stub_area_size = p.trampoline = 0;
   t.last_exit_regs = t.task.regs();
   t.at_syscall_boundary = true;
   t.interrupted_entry.reset();

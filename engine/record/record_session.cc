@@ -1,6 +1,8 @@
 #include "engine/record/record_session.h"
 
 #include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <sched.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
@@ -11,6 +13,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstddef>
 #include <climits>
 #include <cstring>
 #include <set>
@@ -26,6 +29,7 @@
 #include "engine/record/unknown_syscall.h"
 #include "engine/trace/written_data.h"
 #include "engine/trace/trace_error.h"
+#include "preload/preload_interface.h"
 
 namespace backstep {
 
@@ -60,6 +64,42 @@ int pin_to_current_cpu(RecorderDisguise& disguise) {
   return cpu;
 }
 
+// The preload library goes first in LD_PRELOAD (the program's own list, if
+// any, follows), so that every process of the tree loads it.
+void add_preload(std::vector<std::string>& envp, const std::string& library) {
+  for (std::string& e : envp) {
+    if (e.rfind("LD_PRELOAD=", 0) == 0) {
+      std::string rest = e.substr(11);
+      e = "LD_PRELOAD=" + library + (rest.empty() ? "" : ":" + rest);
+      return;
+    }
+  }
+  envp.push_back("LD_PRELOAD=" + library);
+}
+
+// The seccomp filter of syscall buffering (preload/preload_interface.h):
+// a call from the tool page's untraced instruction runs, every other one
+// stops the program for the recorder (SECCOMP_RET_TRACE). Installed in the
+// child before its exec, so every process of the tree has it. Without
+// CAP_SYS_ADMIN the kernel wants no_new_privs first. Async-signal-safe.
+bool install_syscall_filter() {
+  constexpr uint32_t ip_lo = static_cast<uint32_t>(BS_UNTRACED_SYSCALL_IP);
+  constexpr uint32_t ip_hi = static_cast<uint32_t>(BS_UNTRACED_SYSCALL_IP >> 32);
+  sock_filter code[] = {
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, instruction_pointer)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ip_lo, 0, 3),
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, instruction_pointer) + 4),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ip_hi, 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE),
+  };
+  sock_fprog prog{static_cast<unsigned short>(sizeof(code) / sizeof(code[0])), code};
+  if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) == 0) return true;
+  if (errno != EACCES) return false;
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return false;
+  return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) == 0;
+}
+
 std::string current_dir() {
   char buf[PATH_MAX];
   return getcwd(buf, sizeof(buf)) ? buf : "";
@@ -70,6 +110,8 @@ std::string current_dir() {
 pid_t RecordSession::spawn() {
   cpu_ = pin_to_current_cpu(disguise_);
   std::vector<std::string> argv = options_.argv, envp = options_.envp;
+  bool buffered = buffering();
+  if (buffered) add_preload(envp, options_.preload_library);
   std::vector<char*> c_argv = c_strings(argv), c_envp = c_strings(envp);
   // err_pipe: execve's errno back to us. go_pipe: the child waits on it
   // until it is seized (PTRACE_SEIZE, not TRACEME: the recorder interrupts
@@ -95,6 +137,12 @@ pid_t RecordSession::spawn() {
     if (go != 1) _exit(127);  // the recorder could not seize us
     prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0);  // rdtsc traps; see on_signal
     personality(static_cast<unsigned long>(personality(0xffffffff)) | ADDR_NO_RANDOMIZE);  // keep setarch's bits
+    if (buffered && !install_syscall_filter()) {
+      int e = errno;
+      ssize_t ignored = write(err_pipe[1], &e, sizeof(e));
+      (void)ignored;
+      _exit(127);
+    }
     execve(options_.exe.c_str(), c_argv.data(), c_envp.data());
     int e = errno;
     ssize_t ignored = write(err_pipe[1], &e, sizeof(e));
@@ -106,7 +154,8 @@ pid_t RecordSession::spawn() {
   Task& task = add_task(pid);
   try {
     task.seize(PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXEC | PTRACE_O_TRACECLONE |
-               PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK);
+               PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | (buffered ? PTRACE_O_TRACESECCOMP : 0));
+    task.set_seccomp_syscalls(buffered);
   } catch (...) {
     close(go_pipe[1]);  // the child reads end-of-file and exits
     close(err_pipe[0]);
@@ -120,6 +169,12 @@ pid_t RecordSession::spawn() {
     throw std::runtime_error("cannot start the tracee: " + std::string(strerror(errno)));
   }
   WaitStatus ws = task.wait();
+  // Under the filter, the child's execve (and, if it fails, its report)
+  // stops at entry and exit first.
+  while (ws.is_syscall()) {
+    task.resume(ResumeHow::Syscall);
+    ws = task.wait();
+  }
   if (ws.kind != WaitStatus::Kind::EventStop || ws.event != PTRACE_EVENT_EXEC) {
     int e = 0;
     ssize_t n = read(err_pipe[0], &e, sizeof(e));
@@ -222,6 +277,9 @@ bool RecordSession::handle_stop(RecordTask& t, const WaitStatus& ws) {
   // waiter) come after its event (on_syscall_exit).
   bool exit_stop = ws.is_syscall() && t.in_syscall;
   if (live_threads() > 1 && !exiting(t) && !exit_stop) flush_completed_calls(t);
+  // What it did through its syscall buffer comes before its event.
+  if (!exit_stop) flush_buffer(t);
+  t.yield_asked_ns = 0;
   switch (ws.kind) {
     case WaitStatus::Kind::SyscallStop:
       if (std::exchange(t.exec_done, false) && after_exec(t)) return false;
@@ -353,6 +411,11 @@ void RecordSession::enter_syscall(RecordTask& t, const Registers& regs) {
   std::optional<Registers> compat = compat_entry(task, regs, next_event());
   const Registers& call = compat ? *compat : regs;
   long nr = static_cast<long>(call.syscallno());
+  if (strict_forbids(t, nr)) {
+    // Emulated strict mode (record_buffers.cc): the kernel's answer.
+    ::kill(t.process->pid, SIGKILL);
+    return;
+  }
   const sys::SyscallInfo* info = sys::lookup(nr);
   if (!info) {
     // A number the kernel does not know either: it returns -ENOSYS and
@@ -470,10 +533,15 @@ void RecordSession::on_syscall_exit(RecordTask& t, bool resume) {
       ctx.record_memory(ctx.arg(out.arg), size);
     }
   }
-  if (&ctx.info == &unknown_syscall_info()) check_unknown_syscall_exit(ctx);
+  if (ctx.entry.syscallno() == static_cast<uint64_t>(BS_CALL_REGISTER_BUFFER)) {
+    register_buffer(t, ctx);
+  } else if (&ctx.info == &unknown_syscall_info()) {
+    check_unknown_syscall_exit(ctx);
+  }
   ctx.written = read_written_bytes(task, ctx.entry, ctx.result());
   const SyscallRecorder* recorder = syscall_recorder(ctx.info.nr);
   if (recorder && recorder->exit) recorder->exit(ctx);
+  after_traced_call(t, ctx);
   mapped_file_sizes_.note_changes(ctx.event);
   if (ctx.written) ctx.event.written = trace::summarize_written(*ctx.written, ctx.event.echoes);
   Registers recorded_entry = Registers::from_block(*ctx.event.regs);

@@ -41,6 +41,9 @@ struct RecordOptions {
   // switch, which in a VM costs a hypervisor exit, and a recorder switches
   // at every event (3-4x slower recording and replay of system calls here).
   bool cpuid_faulting = false;
+  // In-process syscall buffering (preload/, record_buffers.cc): the preload
+  // library to inject, empty for none (every call is then a ptrace stop).
+  std::string preload_library;
 };
 
 struct RecordResult {
@@ -69,6 +72,29 @@ class RecordSession : public Session {
   // or stderr (then its output is re-emitted by replay there).
   std::optional<int> stdio_stream(Task& task, int fd) { return descriptors_.stdio_stream(task.tid(), fd); }
   DescriptorCache& descriptors() { return descriptors_; }
+  // Syscall buffering (record_buffers.cc), for the calls that change
+  // descriptors or mappings:
+  // Clears descriptors [lo, hi] in the buffers of `t`'s process (they were
+  // closed or replaced), as memory `ctx`'s event wrote.
+  void disallow_descriptors(RecordTask& t, SyscallContext& ctx, int lo, int hi);
+  // A file is mapped MAP_SHARED now: writes to it must be recorded into its
+  // shared object, so no descriptor of the calling process is buffered on
+  // until the recorder looks again.
+  void forget_buffered_files(SyscallContext& ctx);
+  // The program's own seccomp use under the recorder's filter
+  // (record_buffers.cc). A filter of its own: its process stops buffering
+  // and its tasks stop at every call's entry, so that the program's
+  // filter acts on each call as natively. Strict mode, which the kernel
+  // refuses on top of a filter, is emulated: the call is skipped and
+  // answers 0 (`skip_strict` at entry, `strict_entered` at exit), and
+  // from then on any call but read, write, exit and rt_sigreturn kills the
+  // process with SIGKILL. PR_GET_SECCOMP answers as if the recorder's
+  // filter were not there.
+  void program_filter_installed(SyscallContext& ctx);
+  bool skip_strict(SyscallContext& ctx);
+  void strict_entered(SyscallContext& ctx);
+  void disguise_seccomp_mode(SyscallContext& ctx);
+
   // MAP_SHARED mappings of files: the kernel changes their memory when the
   // program writes the file with write(2) and friends, so such writes are
   // recorded as memory writes too (see fs_syscalls.cc).
@@ -121,6 +147,8 @@ class RecordSession : public Session {
   void record_exec(Task& task, const std::string& path = {}, const std::vector<std::string>& argv = {},
                    uint32_t caller = 0);
   void on_syscall_entry(RecordTask& t);
+  // A call of a process in emulated strict mode that strict mode forbids.
+  bool strict_forbids(RecordTask& t, long nr);
   void enter_syscall(RecordTask& t, const Registers& regs);
   // `resume`: let the thread go on (or hand over); false leaves it stopped
   // at the exit (flush_completed_calls).
@@ -146,6 +174,24 @@ class RecordSession : public Session {
   // recorder counts it as blocked and lets other tasks run.
   static constexpr long kEchoWaitMs = 5;
   bool writes_original_stdio(Task& task, const Registers& call);
+  // Syscall buffering (record_buffers.cc).
+  bool buffering() const { return !options_.preload_library.empty(); }
+  // At the exit of BS_CALL_REGISTER_BUFFER: accepts the thread's buffer.
+  void register_buffer(RecordTask& t, SyscallContext& ctx);
+  // Writes the calls `t` buffered since its last event as a BufferFlush
+  // event, and empties its buffer.
+  void flush_buffer(RecordTask& t);
+  // At a traced call's exit: patches its `syscall` instruction to jump to
+  // the library, and allows buffering on the call's descriptor.
+  void after_traced_call(RecordTask& t, SyscallContext& ctx);
+  void patch_site(RecordTask& t, SyscallContext& ctx);
+  void allow_descriptor(RecordTask& t, SyscallContext& ctx, int fd);
+  // Whether `t` is inside the library's handling of a call: no position
+  // can be named there.
+  bool in_buffered_call(RecordTask& t);
+  // Asks `t`'s library to take the traced path at its next bufferable call
+  // (a switch point), rather than buffer it.
+  void request_yield(RecordTask& t);
   // Threads (record_threads.cc).
   RecordTask& add_record_task(pid_t tid);
   void start_created_thread();

@@ -33,6 +33,14 @@ struct RecordProcess {
   bool exiting = false;
   // Its Exit event has been written.
   bool ended = false;
+  // The preload library's stub area and trampoline, from the first buffer a
+  // thread of it registered (record_buffers.cc); 0 until then. A fork's
+  // child inherits them with the address space; an exec forgets them.
+  uint64_t stub_area = 0, stub_area_size = 0, trampoline = 0;
+  // The program installed a seccomp filter of its own, or asked for strict
+  // mode (emulated): inherited by its children, kept across exec.
+  bool own_filter = false;
+  bool strict = false;
 };
 
 struct RecordTask {
@@ -93,6 +101,14 @@ struct RecordTask {
   // Its robust futex list head (set_robust_list), 0 for none: the kernel
   // marks the mutexes on it that the thread still holds as it dies.
   uint64_t robust_list = 0;
+  // Its syscall buffer (preload/preload_interface.h), 0 for none: registered
+  // by the thread, or inherited from its creator (a fork's child has a copy
+  // of its parent's at the same address; a thread that shares its
+  // creator's TLS shares its buffer).
+  uint64_t buffer = 0;
+  // When the recorder asked its library to yield (steady clock, ns; 0: not
+  // asked since its last stop).
+  uint64_t yield_asked_ns = 0;
 };
 
 }  // namespace backstep

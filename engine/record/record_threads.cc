@@ -60,6 +60,7 @@ uint64_t now_ns() {
 RecordTask& RecordSession::add_record_task(pid_t tid) {
   Task* task = find_task(tid);
   if (!task) task = &add_task(tid);
+  task->set_seccomp_syscalls(buffering());
   auto& slot = record_tasks_[tid];
   slot = std::make_unique<RecordTask>(*task);
   auto early = early_statuses_.find(tid);
@@ -90,6 +91,9 @@ void RecordSession::start_created_thread() {
   }
   RecordTask* creator = record_task(c.parent);
   t.process = creator ? creator->process : nullptr;
+  // A thread that shares its creator's TLS shares its syscall buffer; one
+  // with its own TLS registers its own before it buffers anything.
+  if (creator) t.buffer = creator->buffer;
   if (c.flags & CLONE_CHILD_CLEARTID) t.clear_child_tid = c.child_tid_addr;
   trace::Event event;
   event.kind = trace::EventKind::ThreadStart;
@@ -262,12 +266,14 @@ bool RecordSession::pi_lock_waits(RecordTask& t, uint64_t uaddr, trace::Event& e
   return true;
 }
 
-bool RecordSession::route_status(const TaskStatus& ts) {
+bool RecordSession::route_status(const TaskStatus& given) {
+  TaskStatus ts = given;
   RecordTask* stopped = record_task(ts.tid);
   if (!stopped) {
     early_statuses_[ts.tid].push_back(ts.status);
     return false;
   }
+  if (!stopped->task.note_status(ts.status)) return false;
   return stopped == current_ ? handle_stop(*stopped, ts.status) : on_other_status(*stopped, ts.status);
 }
 
@@ -279,6 +285,7 @@ void RecordSession::flush_completed_calls(RecordTask& running) {
   // thread itself stays stopped at the call's exit until its turn.
   while (std::optional<TaskStatus> ts = poll_any()) {
     RecordTask* t = record_task(ts->tid);
+    if (t && !t->task.note_status(ts->status)) continue;
     if (!t || t == &running) {
       // A new thread's first stop, or (cannot happen) our own: keep it.
       if (!t) early_statuses_[ts->tid].push_back(ts->status);

@@ -1,5 +1,7 @@
 #include "engine/replay/replay_session.h"
 
+#include "preload/preload_interface.h"
+
 #include <sched.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
@@ -266,7 +268,8 @@ namespace {
 // the previous event, a thread that starts or ends.
 bool at_boundary(const trace::Event& e) {
   if (e.kind == trace::EventKind::ThreadStart || e.kind == trace::EventKind::ThreadExit ||
-      e.kind == trace::EventKind::ProcessStart || e.kind == trace::EventKind::Exit) {
+      e.kind == trace::EventKind::ProcessStart || e.kind == trace::EventKind::Exit ||
+      e.kind == trace::EventKind::BufferFlush) {
     return true;
   }
   if (e.kind != trace::EventKind::Signal && e.kind != trace::EventKind::FatalSignal) return false;
@@ -307,7 +310,8 @@ ReplayStop ReplaySession::resume(Resume how) {
     bool creates = next->kind == trace::EventKind::ThreadStart || next->kind == trace::EventKind::ProcessStart;
     if (!creates && !exit) {
       switch_to(next->tid);
-      apply_pending_restart(*next);
+      // A flush comes before the thread's next event, which decides.
+      if (next->kind != trace::EventKind::BufferFlush) apply_pending_restart(*next);
     }
     // Steps and breakpoints belong to the debugged process; the others run
     // through.
@@ -350,7 +354,8 @@ ReplayStop ReplaySession::resume(Resume how) {
     // goes on to what follows.
     bool silent = event.kind == trace::EventKind::Position || event.kind == trace::EventKind::ThreadStart ||
                   event.kind == trace::EventKind::ThreadExit || event.kind == trace::EventKind::SyscallEntered ||
-                  event.kind == trace::EventKind::ProcessStart || event.kind == trace::EventKind::Exit;
+                  event.kind == trace::EventKind::ProcessStart || event.kind == trace::EventKind::Exit ||
+                  event.kind == trace::EventKind::BufferFlush;
     if (silent && !how.stop_after_event) continue;
     if (step && event.kind != trace::EventKind::FatalSignal) {
       // The instruction (syscall, rdtsc, fault) ran; a delivered signal
@@ -418,7 +423,7 @@ void ReplaySession::apply_event(const trace::Event& event, ReplayStop& stop) {
   // call), and a process's end has none.
   bool own_registers = event.kind != trace::EventKind::ThreadStart && event.kind != trace::EventKind::ThreadExit &&
                        event.kind != trace::EventKind::ProcessStart && event.kind != trace::EventKind::Exec &&
-                       event.kind != trace::EventKind::Exit;
+                       event.kind != trace::EventKind::Exit && event.kind != trace::EventKind::BufferFlush;
   if (own_registers) check_registers(event);
   stop.event = event_number_;
   switch (event.kind) {
@@ -437,6 +442,11 @@ void ReplaySession::apply_event(const trace::Event& event, ReplayStop& stop) {
     case trace::EventKind::ProcessStart: start_process(event); break;
     case trace::EventKind::Exec: exec_process(event); break;
     case trace::EventKind::Exit: end_process(event); break;
+    case trace::EventKind::BufferFlush:
+      // The thread's buffered calls until its next event: the library
+      // returns their results as it reaches them (preload/).
+      for (const trace::MemoryWrite& w : event.writes) task_->write_bytes(remote_ptr<void>(w.addr), w.data.data(), w.data.size());
+      break;
     default: diverged(std::string("unexpected ") + trace::to_string(event.kind) + " event");
   }
 }
@@ -486,6 +496,12 @@ void ReplaySession::replay_syscall(const trace::Event& event, ReplayStop& stop) 
     if (!problem.empty()) diverged(problem);
   }
   apply_effects(event);
+  if (nr == BS_CALL_REGISTER_BUFFER && exit.syscall_result() == 0) {
+    // The recorder accepted this thread's syscall buffer: the library in
+    // it now returns recorded results (preload/preload_interface.h).
+    uint32_t mode = BS_MODE_REPLAY;
+    task_->write_bytes(remote_ptr<void>(native->arg(0) + offsetof(bs_buffer_header, mode)), &mode, sizeof(mode));
+  }
   note_thread_name(*native, exit.syscall_result());
   if (event.written) check_written(event, *native, exit.syscall_result());
   echo(event);

@@ -297,6 +297,8 @@ std::optional<Mark> ReplayTimeline::thread_instruction_before(uint32_t tid, uint
         continue;  // a delivery runs no instruction
       case trace::EventKind::ThreadStart:
         return std::nullopt;
+      case trace::EventKind::BufferFlush:
+        continue;  // records written back: no instruction
       default:
         return otherwise;  // a forced position: not searched for
     }
@@ -412,6 +414,7 @@ std::optional<Mark> ReplayTimeline::mark_before(const Mark& at) {
     case trace::EventKind::SyscallEntered: insn = Registers::from_block(*prev.regs).ip() - 2; break;
     case trace::EventKind::ThreadStart:
     case trace::EventKind::ThreadExit:
+    case trace::EventKind::BufferFlush:
       return mark_before(boundary);  // no instruction of the program's
     case trace::EventKind::Rdtsc: insn = Registers::from_block(*prev.regs).ip(); break;
     case trace::EventKind::Signal:

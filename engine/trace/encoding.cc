@@ -102,7 +102,7 @@ constexpr std::size_t kMinEchoSize = 4 + 4;
 constexpr std::size_t kSiginfoSize = 128;
 
 bool valid_kind(uint8_t k) {
-  return k >= static_cast<uint8_t>(EventKind::Exec) && k <= static_cast<uint8_t>(EventKind::ProcessStart);
+  return k >= static_cast<uint8_t>(EventKind::Exec) && k <= static_cast<uint8_t>(EventKind::BufferFlush);
 }
 
 bool valid_mapping_kind(uint8_t k) {

@@ -17,6 +17,7 @@ const char* to_string(EventKind kind) {
     case EventKind::ThreadStart: return "thread-start";
     case EventKind::ThreadExit: return "thread-exit";
     case EventKind::ProcessStart: return "process-start";
+    case EventKind::BufferFlush: return "buffer-flush";
   }
   return "unknown";
 }

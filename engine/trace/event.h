@@ -16,7 +16,7 @@ namespace backstep::trace {
 
 // Bumped whenever the encoding or the meaning of a field changes.
 // The reader refuses any other version.
-inline constexpr uint32_t kFormatVersion = 4;
+inline constexpr uint32_t kFormatVersion = 5;
 
 // Registers as `user_regs_struct` words and CPUID leaves: plain values the
 // engine shares, defined in engine/core/cpu_state.h.
@@ -72,6 +72,13 @@ enum class EventKind : uint8_t {
   // memory (CLONE_CHILD_SETTID). Follows the creator's SyscallEntered (vfork)
   // or Syscall event.
   ProcessStart = 12,
+  // In-process syscall buffering (preload/preload_interface.h). The calls
+  // thread `tid` made through its buffer since its previous event, written
+  // before its next one: `writes` holds the records, at the buffer's data
+  // area, and the header's used/cursor words (the byte count, 0). Replay
+  // writes them back before the thread runs on, and the library in the
+  // thread returns their results instead of calling the kernel.
+  BufferFlush = 13,
 };
 
 const char* to_string(EventKind kind);

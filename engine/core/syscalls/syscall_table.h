@@ -51,6 +51,11 @@ struct SyscallInfo {
   bool custom = false;      // true: its handler (@NAME in the spec) records it (outs unused)
   uint8_t out_count = 0;
   OutParam outs[4] = {};
+  // In-process syscall buffering (preload/): the library may perform it
+  // without a stop; when gated, only on descriptors the recorder allowed
+  // (the one in argument buffer_fd_arg).
+  bool bufferable = false;
+  int8_t buffer_fd_arg = -1;
 };
 
 // nullptr for a number the spec does not list.

@@ -1,0 +1,331 @@
+// The recorder's side of in-process syscall buffering (preload/, the ABI in
+// preload/preload_interface.h; docs/syscall-buffering.md).
+//
+// - A thread's library registers its buffer with a call the kernel does not
+//   know (BS_CALL_REGISTER_BUFFER); the recorder accepts it (result 0,
+//   mode RECORD in the header) and remembers it per thread.
+// - At every stop of a thread, the calls it buffered since its previous
+//   event become a BufferFlush event, ahead of whatever the stop records,
+//   and the buffer is emptied. Replay writes the records back at that point.
+// - At the exit of a traced call that the library could have buffered, the
+//   recorder patches its `syscall` instruction into a jump to a stub in the
+//   library, so that the next call there goes through the library; and if
+//   the call was gated on a descriptor that cannot block and whose writes
+//   need nothing of the recorder (a regular file no process maps shared, a
+//   directory, /dev/null and the like), it allows buffering on it.
+// Every byte the recorder writes into the program for this (stubs, the
+// patched site, descriptor bits) is recorded as memory the event wrote,
+// so that replay builds the same code and the library takes the same paths.
+#include <sys/stat.h>
+#include <sys/syscall.h>
+
+#include <cstddef>
+#include <cstring>
+#include <set>
+#include <utility>
+
+#include "engine/core/log.h"
+#include "engine/core/proc_maps.h"
+#include "engine/core/tool_page.h"
+#include "engine/record/record_session.h"
+#include "preload/preload_interface.h"
+
+namespace backstep {
+namespace {
+
+constexpr uint64_t kUsedOffset = offsetof(bs_buffer_header, used);
+constexpr uint64_t kModeOffset = offsetof(bs_buffer_header, mode);
+constexpr uint64_t kBusyOffset = offsetof(bs_buffer_header, busy);
+constexpr uint64_t kFdBitsOffset = offsetof(bs_buffer_header, fd_allowed);
+constexpr uint64_t kDataOffset = sizeof(bs_buffer_header);
+constexpr uint64_t kDataCapacity = BS_BUFFER_SIZE - sizeof(bs_buffer_header);
+
+// The instructions after a `syscall` that a patch may displace into a stub:
+// glibc's error checks, `cmp $-4096,%rax` and `cmp $-4095,%rax`. Nothing
+// jumps between a syscall and its check, so the 8 bytes can become one jump.
+constexpr uint8_t kTails[][6] = {
+    {0x48, 0x3d, 0x00, 0xf0, 0xff, 0xff},
+    {0x48, 0x3d, 0x01, 0xf0, 0xff, 0xff},
+};
+constexpr uint64_t kSiteLength = 8;  // syscall (2) + tail (6)
+
+// Character devices whose reads and writes never block and change nothing
+// the recorder tracks.
+bool quiet_device(dev_t dev, ino_t ino) {
+  static const std::set<std::pair<dev_t, ino_t>> devices = [] {
+    std::set<std::pair<dev_t, ino_t>> s;
+    for (const char* path : {"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"}) {
+      struct stat st;
+      if (stat(path, &st) == 0 && S_ISCHR(st.st_mode)) s.emplace(st.st_dev, st.st_ino);
+    }
+    return s;
+  }();
+  return devices.count({dev, ino}) != 0;
+}
+
+void put_rel32(std::vector<uint8_t>& code, uint64_t from_end, uint64_t to) {
+  int32_t rel = static_cast<int32_t>(static_cast<int64_t>(to - from_end));
+  uint8_t b[4];
+  std::memcpy(b, &rel, 4);
+  code.insert(code.end(), b, b + 4);
+}
+
+bool within_rel32(uint64_t from_end, uint64_t to) {
+  int64_t d = static_cast<int64_t>(to - from_end);
+  return d >= INT32_MIN && d <= INT32_MAX;
+}
+
+}  // namespace
+
+void RecordSession::register_buffer(RecordTask& t, SyscallContext& ctx) {
+  // -ENOSYS stays: the library never buffers.
+  if (!buffering() || !t.process || t.process->own_filter) return;
+  Task& task = t.task;
+  uint64_t buffer = ctx.arg(0);
+  if (ctx.arg(1) != BS_BUFFER_SIZE || ctx.arg(3) != BS_STUB_AREA_SIZE || ctx.arg(5) != BS_PRELOAD_VERSION) {
+    BS_LOG(Record, "thread " << t.tid() << ": refused a syscall buffer of another library version");
+    return;
+  }
+  uint32_t version = 0;
+  if (task.read_some(remote_ptr<void>(buffer), &version, sizeof(version)) != sizeof(version) ||
+      version != BS_PRELOAD_VERSION) {
+    return;
+  }
+  uint32_t mode = BS_MODE_RECORD;
+  task.write_bytes(remote_ptr<void>(buffer + kModeOffset), &mode, sizeof(mode));
+  t.buffer = buffer;
+  RecordProcess& p = *t.process;
+  if (!p.trampoline) {
+    p.stub_area = ctx.arg(2);
+    p.stub_area_size = ctx.arg(3);
+    p.trampoline = ctx.arg(4);
+  }
+  ctx.exit.raw().rax = 0;
+  task.set_regs(ctx.exit);
+}
+
+void RecordSession::flush_buffer(RecordTask& t) {
+  if (!t.buffer) return;
+  Task& task = t.task;
+  uint32_t used = 0;
+  if (task.read_some(remote_ptr<void>(t.buffer + kUsedOffset), &used, sizeof(used)) != sizeof(used)) {
+    t.buffer = 0;  // unmapped (or the thread is gone): nothing to flush
+    return;
+  }
+  if (used == 0) return;
+  if (used > kDataCapacity || used % 8 != 0) {
+    throw RecordingRefused("thread " + std::to_string(t.tid()) + "'s syscall buffer is corrupt (" +
+                           std::to_string(used) + " bytes used) at event " + std::to_string(next_event()));
+  }
+  trace::Event flush;
+  flush.kind = trace::EventKind::BufferFlush;
+  flush.tid = static_cast<uint32_t>(t.tid());
+  std::vector<uint8_t> records = task.read_bytes(remote_ptr<void>(t.buffer + kDataOffset), used);
+  // The records must tile the bytes used: the library in replay walks them.
+  for (uint64_t at = 0; at < used;) {
+    bs_record r;
+    if (used - at < sizeof(r)) at = used + 1;
+    else std::memcpy(&r, records.data() + at, sizeof(r));
+    if (at > used || r.size < sizeof(r) || r.size % 8 != 0 || r.size > used - at) {
+      throw RecordingRefused("thread " + std::to_string(t.tid()) + "'s syscall buffer holds a malformed record at event " +
+                             std::to_string(next_event()));
+    }
+    at += r.size;
+  }
+  flush.writes.push_back({t.buffer + kDataOffset, std::move(records)});
+  uint32_t counts[2] = {used, 0};  // used, cursor
+  std::vector<uint8_t> header(sizeof(counts));
+  std::memcpy(header.data(), counts, sizeof(counts));
+  flush.writes.push_back({t.buffer + kUsedOffset, std::move(header)});
+  write_event(flush);
+  uint32_t zero = 0;
+  task.write_bytes(remote_ptr<void>(t.buffer + kUsedOffset), &zero, sizeof(zero));
+}
+
+bool RecordSession::in_buffered_call(RecordTask& t) {
+  if (!t.buffer) return false;
+  uint32_t busy = 0;
+  t.task.read_some(remote_ptr<void>(t.buffer + kBusyOffset), &busy, sizeof(busy));
+  if (busy) return true;
+  const RecordProcess* p = t.process;
+  uint64_t ip = t.task.regs().ip();
+  return p && p->stub_area && ip >= p->stub_area && ip < p->stub_area + p->stub_area_size;
+}
+
+void RecordSession::request_yield(RecordTask& t) {
+  if (!t.buffer) return;
+  uint32_t yes = 1;
+  t.task.write_bytes(remote_ptr<void>(t.buffer + offsetof(bs_buffer_header, yield)), &yes, sizeof(yes));
+}
+
+void RecordSession::after_traced_call(RecordTask& t, SyscallContext& ctx) {
+  if (!buffering() || !t.process || !ctx.info.bufferable) return;
+  if (t.buffer && ctx.info.buffer_fd_arg >= 0 && !ctx.failed()) {
+    allow_descriptor(t, ctx, static_cast<int>(ctx.arg(ctx.info.buffer_fd_arg)));
+  }
+  if (t.process->trampoline) patch_site(t, ctx);
+}
+
+void RecordSession::allow_descriptor(RecordTask& t, SyscallContext& ctx, int fd) {
+  if (fd < 0 || fd >= BS_MAX_FDS) return;
+  Task& task = t.task;
+  uint64_t word_addr = t.buffer + kFdBitsOffset + static_cast<uint64_t>(fd / 64) * 8;
+  uint64_t word = 0;
+  if (task.read_some(remote_ptr<void>(word_addr), &word, sizeof(word)) != sizeof(word)) return;
+  uint64_t bit = uint64_t{1} << (fd % 64);
+  if (word & bit) return;
+  std::optional<DescriptorCache::File> f = descriptors_.file(task.tid(), fd);
+  if (!f || f->proc || f->stdio) return;
+  bool ok = S_ISDIR(f->type) || (f->regular() && !mapped_object(f->dev, f->ino)) ||
+            (S_ISCHR(f->type) && quiet_device(f->dev, f->ino));
+  if (!ok) return;
+  word |= bit;
+  task.write_bytes(remote_ptr<void>(word_addr), &word, sizeof(word));
+  ctx.record_memory(word_addr, sizeof(word));
+}
+
+void RecordSession::disallow_descriptors(RecordTask& t, SyscallContext& ctx, int lo, int hi) {
+  if (!buffering() || !t.process) return;
+  lo = std::max(lo, 0);
+  hi = std::min(hi, BS_MAX_FDS - 1);
+  if (lo > hi) return;
+  std::set<uint64_t> buffers;
+  for (auto& [tid, other] : record_tasks_) {
+    if (other->process == t.process && other->buffer && other->run != RunState::Gone) buffers.insert(other->buffer);
+  }
+  for (uint64_t buffer : buffers) {
+    for (int w = lo / 64; w <= hi / 64; ++w) {
+      uint64_t word_addr = buffer + kFdBitsOffset + static_cast<uint64_t>(w) * 8;
+      uint64_t word = 0;
+      if (t.task.read_some(remote_ptr<void>(word_addr), &word, sizeof(word)) != sizeof(word)) continue;
+      uint64_t cleared = word;
+      for (int fd = std::max(lo, w * 64); fd <= std::min(hi, w * 64 + 63); ++fd) cleared &= ~(uint64_t{1} << (fd % 64));
+      if (cleared == word) continue;
+      t.task.write_bytes(remote_ptr<void>(word_addr), &cleared, sizeof(cleared));
+      ctx.record_memory(word_addr, sizeof(cleared));
+    }
+  }
+}
+
+void RecordSession::forget_buffered_files(SyscallContext& ctx) {
+  if (RecordTask* t = record_task(ctx.task.tid())) disallow_descriptors(*t, ctx, 0, BS_MAX_FDS - 1);
+}
+
+void RecordSession::program_filter_installed(SyscallContext& ctx) {
+  RecordTask* t = record_task(ctx.task.tid());
+  if (!buffering() || !t || !t->process || ctx.failed()) return;
+  t->process->own_filter = true;
+  std::set<uint64_t> buffers;
+  for (auto& [tid, other] : record_tasks_) {
+    if (other->process != t->process || other->run == RunState::Gone) continue;
+    other->task.set_syscall_stops(true);
+    if (other->buffer) buffers.insert(other->buffer);
+  }
+  for (uint64_t buffer : buffers) {
+    uint32_t off = BS_MODE_OFF;
+    ctx.task.write_bytes(remote_ptr<void>(buffer + kModeOffset), &off, sizeof(off));
+    ctx.record_memory(buffer + kModeOffset, sizeof(off));
+  }
+}
+
+bool RecordSession::skip_strict(SyscallContext& ctx) {
+  if (!buffering()) return false;
+  ctx.entry.set_syscallno(static_cast<uint64_t>(-1));
+  ctx.task.set_regs(ctx.entry);
+  ctx.entry_rewritten = true;
+  return true;
+}
+
+void RecordSession::strict_entered(SyscallContext& ctx) {
+  RecordTask* t = record_task(ctx.task.tid());
+  if (!buffering() || !t || !t->process) return;
+  ctx.exit.set_syscallno(ctx.info.nr);
+  ctx.exit.set_syscall_result(0);
+  ctx.task.set_regs(ctx.exit);
+  t->process->strict = true;
+  // Buffered calls would escape the check.
+  t->process->own_filter = true;
+  program_filter_installed(ctx);
+}
+
+bool RecordSession::strict_forbids(RecordTask& t, long nr) {
+  if (!t.process || !t.process->strict) return false;
+  return nr != SYS_read && nr != SYS_write && nr != SYS_exit && nr != SYS_rt_sigreturn;
+}
+
+void RecordSession::disguise_seccomp_mode(SyscallContext& ctx) {
+  RecordTask* t = record_task(ctx.task.tid());
+  if (!buffering() || !t || !t->process || t->process->own_filter || ctx.failed()) return;
+  ctx.exit.set_syscall_result(0);  // SECCOMP_MODE_DISABLED
+  ctx.task.set_regs(ctx.exit);
+}
+
+void RecordSession::patch_site(RecordTask& t, SyscallContext& ctx) {
+  Task& task = t.task;
+  RecordProcess& p = *t.process;
+  uint64_t site = ctx.entry.ip() - 2;
+  if (site >= p.stub_area && site < p.stub_area + p.stub_area_size) return;
+  if (site >= kToolPageAddr && site < kToolPageAddr + kToolPageSize) return;
+  uint8_t code[kSiteLength];
+  if (task.read_some(remote_ptr<void>(site), code, sizeof(code)) != sizeof(code)) return;
+  if (code[0] != 0x0f || code[1] != 0x05) return;
+  const uint8_t* tail = nullptr;
+  for (const auto& candidate : kTails) {
+    if (std::memcmp(code + 2, candidate, sizeof(candidate)) == 0) tail = candidate;
+  }
+  if (!tail) return;
+  // Only code of a file mapped privately (a library or the executable): a
+  // write there is the process's own copy, never the file.
+  bool private_file = false;
+  for (const MapsEntry& m : read_proc_maps(task.tid())) {
+    if (site >= m.start && site + kSiteLength <= m.end) private_file = m.is_file() && !m.shared;
+  }
+  if (!private_file) return;
+  uint64_t slots = 0;
+  if (task.read_some(remote_ptr<void>(p.stub_area), &slots, sizeof(slots)) != sizeof(slots)) return;
+  slots = std::max<uint64_t>(slots, 1);  // slot 0 holds the count
+  if (slots >= p.stub_area_size / BS_STUB_SIZE) return;
+  uint64_t stub = p.stub_area + slots * BS_STUB_SIZE;
+  uint64_t handled = stub + 10;                         // after lea (5) + call (5)
+  uint64_t traced = handled + BS_STUB_TRACED_DELTA;
+  if (!within_rel32(site + 5, stub) || !within_rel32(handled, p.trampoline) ||
+      !within_rel32(traced + 21, site + kSiteLength)) {
+    return;
+  }
+  std::vector<uint8_t> s = {0x48, 0x8d, 0x64, 0x24, 0x80};  // lea -128(%rsp),%rsp
+  s.push_back(0xe8);                                        // call trampoline
+  put_rel32(s, handled, p.trampoline);
+  const uint8_t lea_back[8] = {0x48, 0x8d, 0xa4, 0x24, 0x80, 0x00, 0x00, 0x00};  // lea 128(%rsp),%rsp
+  s.insert(s.end(), lea_back, lea_back + 8);
+  s.insert(s.end(), tail, tail + 6);
+  s.push_back(0xe9);  // jmp back
+  put_rel32(s, stub + s.size() + 4, site + kSiteLength);
+  s.resize(traced - stub, 0xcc);
+  s.insert(s.end(), lea_back, lea_back + 8);
+  s.push_back(0x0f);  // syscall: the traced call, from the program's own frame
+  s.push_back(0x05);
+  uint64_t after_traced_syscall = stub + s.size();
+  s.insert(s.end(), tail, tail + 6);
+  s.push_back(0xe9);
+  put_rel32(s, stub + s.size() + 4, site + kSiteLength);
+  s.resize(BS_STUB_SIZE, 0xcc);
+  task.write_bytes(remote_ptr<void>(stub), s.data(), s.size());
+  ++slots;
+  task.write_bytes(remote_ptr<void>(p.stub_area), &slots, sizeof(slots));
+  std::vector<uint8_t> jump = {0xe9};
+  put_rel32(jump, site + 5, stub);
+  jump.insert(jump.end(), {0x0f, 0x1f, 0x00});  // nop
+  task.write_bytes(remote_ptr<void>(site), jump.data(), jump.size());
+  ctx.record_memory(stub, BS_STUB_SIZE);
+  ctx.record_memory(p.stub_area, sizeof(slots));
+  ctx.record_memory(site, kSiteLength);
+  // The thread stands after the old `syscall`, now inside the jump: it goes
+  // on from the same point of the stub's traced path, which runs the
+  // displaced check and returns after the site (a restarted call backs up
+  // onto the stub's own `syscall`).
+  ctx.exit.set_ip(after_traced_syscall);
+  task.set_regs(ctx.exit);
+  BS_LOG(Record, "patched the syscall at 0x" << std::hex << site << " (stub 0x" << stub << ")");
+}
+
+}  // namespace backstep
