@@ -52,6 +52,12 @@
 
 /* Per-thread buffer: a header, then records. */
 #define BS_BUFFER_SIZE (1u << 20)
+/* Where the library maps buffers (MAP_FIXED_NOREPLACE, the first free
+ * BS_BUFFER_SIZE slot): backstep leaves this region out of its digests of
+ * the program's state (engine/core/state_digest.h), since a buffer's header
+ * differs between record and replay. */
+#define BS_BUFFER_REGION_START 0x70100000ul
+#define BS_BUFFER_REGION_END 0x80000000ul
 #define BS_MAX_FDS 1024
 
 enum bs_mode {

@@ -14,6 +14,7 @@
 #include "engine/core/proc_maps.h"
 #include "engine/core/task.h"
 #include "engine/core/tool_page.h"
+#include "preload/preload_interface.h"
 
 namespace backstep {
 namespace {
@@ -29,6 +30,8 @@ bool is_program_state(const MapsEntry& m) {
   if (!(m.prot & PROT_WRITE)) return false;
   if (m.name.rfind("[vvar", 0) == 0 || m.name == "[vsyscall]") return false;
   if (m.start < kToolPageAddr + kToolPageSize && kToolPageAddr < m.end) return false;
+  // Syscall buffers (preload/preload_interface.h): not the program's state.
+  if (m.start < BS_BUFFER_REGION_END && BS_BUFFER_REGION_START < m.end) return false;
   return true;
 }
 

@@ -4,8 +4,8 @@
 // in the middle of user code (trace::ForcedPosition) can be recognised in
 // replay by registers plus this digest.
 //
-// Left out: backstep's tool pages, [vvar] and [vsyscall] (not the program's
-// state), and pages that read as all zero (so that an untouched page and a
+// Left out: backstep's tool pages and syscall buffers, [vvar] and [vsyscall]
+// (not the program's state), and pages that read as all zero (so that an untouched page and a
 // page that was never mapped in the same place count alike: replay builds
 // the address space from the trace, and need not fault in the same pages).
 #pragma once
