@@ -68,3 +68,7 @@ backstep_forbid_links(backstep_gdbserver
 backstep_forbid_links(backstep_rsp
   FORBIDS backstep_cpu_state backstep_core ${backstep_engine_above_core} backstep_gdbserver
   WHY "the RSP codec links only the standard library")
+backstep_forbid_links(backstep_preload
+  FORBIDS backstep_cpu_state backstep_core ${backstep_engine_above_core} backstep_gdbserver backstep_rsp
+  WHY "the preload library runs inside the recorded program and links nothing"
+)

@@ -78,5 +78,75 @@ class SpecHandlers(unittest.TestCase):
         self.assertIn("case 125: return &recorders::capget;  // capget", texts["--recorders"])
 
 
+class SpecBuffer(unittest.TestCase):
+    """The `buffer` token: what the preload library may perform itself."""
+
+    def test_preload_table_lists_bufferable_calls_with_bounds(self):
+        spec = ("0 read fs supported arg1:ret buffer=fd0 @read\n"
+                "1 write fs custom buffer=fd0,data1 @write\n"
+                "2 open fs supported\n"
+                "96 gettimeofday time supported arg0:16 arg1:8 buffer\n"
+                "115 getgroups identity supported arg1:ret*4 buffer\n")
+        proc, texts = generate(spec, "--preload-table", "--table")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        out = texts["--preload-table"]
+        self.assertIn("static const struct bs_buffered_call BS_BUFFERED_CALLS[] = {", out)
+        self.assertIn("#define BS_BUFFERED_CALL_COUNT 4", out)
+        # A ret output is bounded by the next argument, given as size_arg.
+        self.assertIn("{.nr = 0, .fd_arg = 0, .data_arg = BS_GATE_NONE, .out_count = 1, "
+                      ".outs = {{.arg = 1, .kind = BS_SIZE_RET, .size_arg = 2, .size = 0u}}}", out)
+        self.assertIn("{.nr = 1, .fd_arg = 0, .data_arg = 1, .out_count = 0}", out)
+        self.assertIn("{.nr = 96, .fd_arg = BS_GATE_NONE, .data_arg = BS_GATE_NONE, .out_count = 2", out)
+        self.assertIn("{.arg = 1, .kind = BS_SIZE_RET_TIMES, .size_arg = 2, .size = 4u}", out)
+        self.assertNotIn(".nr = 2,", out)
+        table = texts["--table"]
+        self.assertIn('.name = "read"', table)
+        self.assertIn(".bufferable = true, .buffer_fd_arg = 0}", table)
+        self.assertIn(".bufferable = true, .buffer_fd_arg = -1}", table)
+        self.assertIn(".bufferable = false, .buffer_fd_arg = -1}", table)
+
+    def expect_error(self, line, message):
+        proc, texts = generate(line, "--preload-table", "--table")
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn(message, proc.stderr)
+        self.assertEqual(texts, {})
+
+    def test_deref_output_cannot_be_buffered(self):
+        self.expect_error("43 accept net supported arg1:*arg2 arg2:4 buffer\n",
+                          "test.spec:1: accept is marked 'buffer' but its output arg1 has a DerefArg size")
+
+    def test_ret_output_needs_a_bounding_argument(self):
+        self.expect_error("0 read fs supported arg5:ret buffer\n",
+                          "output arg5 sized by ret has no argument arg6 to bound it")
+
+    def test_unsupported_cannot_be_buffered(self):
+        self.expect_error("134 uselib fs unsupported buffer\n", "uselib is unsupported but marked 'buffer'")
+
+    def test_handler_needs_a_descriptor_gate(self):
+        self.expect_error("1 write fs custom buffer @write\n",
+                          "write names a handler (@write), which does not run for a buffered call")
+        self.expect_error("17 pread64 fs supported arg1:ret buffer @read\n", "pread64 names a handler")
+
+    def test_malformed_buffer_tokens(self):
+        self.expect_error("0 read fs supported arg1:ret buffer=fd6\n", "argument 6 is not 0..5")
+        self.expect_error("0 read fs supported arg1:ret buffer=0\n", "is not buffer, buffer=fdN")
+        self.expect_error("1 write fs supported buffer=fd0,data5\n", "needs its length in the next argument")
+        self.expect_error("1 write fs supported buffer=fd1,data1\n", "the data argument is the descriptor")
+        self.expect_error("0 read fs supported buffer arg1:ret\n", "'buffer' comes after the outputs")
+        self.expect_error("0 read fs supported arg1:ret @read buffer=fd0\n", "comes last")
+
+    def test_real_spec_buffers_reads_writes_and_queries(self):
+        spec = os.path.join(os.path.dirname(GENERATOR), "syscalls.spec")
+        with open(spec, encoding="utf-8") as f:
+            proc, texts = generate(f.read(), "--preload-table")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        out = texts["--preload-table"]
+        for name in ("read", "write", "pread64", "pwrite64", "fstat", "getdents64", "clock_gettime",
+                     "getpid", "statx"):
+            self.assertIn(f"/* {name} */", out)
+        for name in ("mmap", "open", "readv", "close", "poll"):
+            self.assertNotIn(f"/* {name} */", out)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -217,6 +217,33 @@ BOOST_AUTO_TEST_CASE(statuses) {
   }
 }
 
+// `buffer` in the spec: descriptor calls are gated on their descriptor,
+// queries are always bufferable, and calls that change the process never are.
+BOOST_AUTO_TEST_CASE(bufferable_calls) {
+  for (long nr : {SYS_read, SYS_write, SYS_pread64, SYS_pwrite64, SYS_lseek, SYS_fstat, SYS_getdents64}) {
+    const sys::SyscallInfo* info = sys::lookup(nr);
+    BOOST_REQUIRE(info);
+    BOOST_TEST((info->bufferable && info->buffer_fd_arg == 0), info->name << " should be gated on arg0");
+  }
+  for (long nr : {SYS_getpid, SYS_gettid, SYS_clock_gettime, SYS_stat, SYS_newfstatat, SYS_getrandom, SYS_statx}) {
+    const sys::SyscallInfo* info = sys::lookup(nr);
+    BOOST_REQUIRE(info);
+    BOOST_TEST((info->bufferable && info->buffer_fd_arg == -1), info->name << " should be ungated");
+  }
+  for (long nr : {SYS_open, SYS_mmap, SYS_close, SYS_readv, SYS_ioctl, SYS_poll, SYS_clone}) {
+    const sys::SyscallInfo* info = sys::lookup(nr);
+    BOOST_REQUIRE(info);
+    BOOST_TEST((!info->bufferable && info->buffer_fd_arg == -1), info->name << " should not be bufferable");
+  }
+  for (const sys::SyscallInfo& info : sys::all_syscalls()) {
+    if (!info.bufferable) continue;
+    BOOST_TEST(info.supported, info.name);
+    for (uint8_t i = 0; i < info.out_count; ++i) {
+      BOOST_TEST((info.outs[i].size_kind != sys::SizeKind::DerefArg), info.name);
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(family_names_match_the_spec) {
   BOOST_TEST(std::string_view(sys::to_string(sys::Family::Fs)) == "fs");
   BOOST_TEST(std::string_view(sys::to_string(sys::Family::Identity)) == "identity");

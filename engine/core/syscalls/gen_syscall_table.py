@@ -3,10 +3,15 @@
 
 Usage: gen_syscall_table.py SPEC --table OUT.cc --test-cases OUT.h
        gen_syscall_table.py SPEC --recorders OUT.cc
+       gen_syscall_table.py SPEC --preload-table OUT.h
 
 --recorders writes the recorder's dispatch table: every handler the spec names
 (@NAME) is declared there and referenced, so a custom call whose handler was
 never written fails the build at link time.
+
+--preload-table writes the C table of bufferable calls (BS_BUFFERED_CALLS,
+struct bs_buffered_call of preload/preload_interface.h) that the preload
+library compiles in.
 
 The spec format is described at the top of syscalls.spec. A malformed spec is
 reported as FILE:LINE: message, and the script exits with status 1 without
@@ -52,6 +57,12 @@ SIZE_FORMS = (
     (re.compile(r"arg(?P<m>[0-9]+)\*(?P<k>[0-9]+)\Z"), "ArgTimes"),
     (re.compile(r"\*arg(?P<m>[0-9]+)\Z"), "DerefArg"),
 )
+# buffer, buffer=fdN, buffer=fdN,dataM (see syscalls.spec's header).
+BUFFER_RE = re.compile(r"buffer(=fd(?P<fd>[0-9]+)(,data(?P<data>[0-9]+))?)?\Z")
+# The output kinds the preload library can bound before the call.
+BUFFERABLE_KINDS = ("Fixed", "Ret", "RetTimes", "Arg", "ArgTimes")
+PRELOAD_KINDS = {"Fixed": "BS_SIZE_FIXED", "Ret": "BS_SIZE_RET", "RetTimes": "BS_SIZE_RET_TIMES",
+                 "Arg": "BS_SIZE_ARG", "ArgTimes": "BS_SIZE_ARG_TIMES"}
 
 
 class SpecError(Exception):
@@ -76,6 +87,9 @@ class Entry:
     line_no: int
     outputs: list = field(default_factory=list)
     handler: str = ""
+    bufferable: bool = False
+    buffer_fd_arg: int = -1    # the descriptor argument gating buffering, -1: ungated
+    buffer_data_arg: int = -1  # write-like: the argument holding the data, -1: none
 
 
 def parse_output(text, fail):
@@ -123,8 +137,13 @@ def parse_line(path, line_no, line):
         if not handler_match:
             fail(f"handler '{fields[-1]}' is not @ and a C identifier in lower case")
         handler = handler_match.group("name")
+    buffer_text = ""
+    if output_texts and output_texts[-1].startswith("buffer"):
+        buffer_text = output_texts.pop()
     if any(text.startswith("@") for text in output_texts):
         fail(f"{name}: the handler (@NAME) comes last, after the outputs")
+    if any(text.startswith("buffer") for text in output_texts):
+        fail(f"{name}: 'buffer' comes after the outputs, before the handler")
     if not NUMBER_RE.match(nr_text):
         fail(f"syscall number '{nr_text}' is not a decimal number")
     nr = int(nr_text)
@@ -150,7 +169,47 @@ def parse_line(path, line_no, line):
         if out.arg in seen_args:
             fail(f"{name} lists arg{out.arg} twice")
         seen_args.add(out.arg)
-    return Entry(nr, name, family, status, line_no, outputs, handler)
+    entry = Entry(nr, name, family, status, line_no, outputs, handler)
+    if buffer_text:
+        parse_buffer(entry, buffer_text, fail)
+    return entry
+
+
+def parse_buffer(entry, text, fail):
+    """Checks that the preload library can buffer the call as its spec line
+    says: it reserves each output's upper bound before the call and runs no
+    handler, so only outputs bounded by arguments, and a handler only behind
+    a descriptor gate (the recorder keeps the descriptors it must see out of
+    the gate)."""
+    match = BUFFER_RE.match(text)
+    name = entry.name
+    if not match:
+        fail(f"{name}: '{text}' is not buffer, buffer=fdN or buffer=fdN,dataM")
+    if match.group("fd") is not None:
+        entry.buffer_fd_arg = int(match.group("fd"))
+        if entry.buffer_fd_arg >= ARG_COUNT:
+            fail(f"{name}: '{text}': argument {entry.buffer_fd_arg} is not 0..{ARG_COUNT - 1}")
+    if match.group("data") is not None:
+        entry.buffer_data_arg = int(match.group("data"))
+        # The data's bound is the next argument, as for ret outputs.
+        if entry.buffer_data_arg + 1 >= ARG_COUNT:
+            fail(f"{name}: '{text}': the data argument needs its length in the next argument")
+        if entry.buffer_data_arg == entry.buffer_fd_arg:
+            fail(f"{name}: '{text}': the data argument is the descriptor")
+    if entry.status == "unsupported":
+        fail(f"{name} is unsupported but marked '{text}'")
+    if entry.handler and entry.buffer_fd_arg < 0:
+        fail(f"{name} names a handler (@{entry.handler}), which does not run for a buffered "
+             f"call: it can be buffered only behind a descriptor gate (buffer=fdN)")
+    for out in entry.outputs:
+        if out.size_kind not in BUFFERABLE_KINDS:
+            fail(f"{name} is marked '{text}' but its output arg{out.arg} has a {out.size_kind} "
+                 f"size, which the preload library cannot bound before the call "
+                 f"(bufferable: {', '.join(BUFFERABLE_KINDS)})")
+        if out.size_kind in ("Ret", "RetTimes") and out.arg + 1 >= ARG_COUNT:
+            fail(f"{name} is marked '{text}' but its output arg{out.arg} sized by ret has no "
+                 f"argument arg{out.arg + 1} to bound it")
+    entry.bufferable = True
 
 
 def parse_spec(path):
@@ -188,7 +247,9 @@ def cxx_entry(entry):
     return (f"    {{.nr = {entry.nr}, .name = \"{entry.name}\", "
             f".family = Family::{FAMILIES[entry.family]}, "
             f".supported = {supported}, .custom = {custom}, "
-            f".out_count = {len(entry.outputs)}, .outs = {{{outs}}}}},")
+            f".out_count = {len(entry.outputs)}, .outs = {{{outs}}}, "
+            f".bufferable = {'true' if entry.bufferable else 'false'}, "
+            f".buffer_fd_arg = {entry.buffer_fd_arg}}},")
 
 
 def generate_table(entries, spec_name):
@@ -326,6 +387,47 @@ def generate_recorders(entries, spec_name):
     return "\n".join(lines)
 
 
+def preload_output(out):
+    # Ret and RetTimes outputs are bounded before the call by the argument
+    # after the pointer (read's count, getcwd's size): the table gives it as
+    # size_arg so that the library reads one rule per kind.
+    size_arg = out.arg + 1 if out.size_kind in ("Ret", "RetTimes") else out.size_arg
+    return (f"{{.arg = {out.arg}, .kind = {PRELOAD_KINDS[out.size_kind]}, "
+            f".size_arg = {size_arg}, .size = {out.size}u}}")
+
+
+def generate_preload_table(entries, spec_name):
+    buffered = [entry for entry in entries if entry.bufferable]
+    lines = [
+        f"/* Generated by gen_syscall_table.py from {spec_name}. Do not edit.",
+        " * The system calls the preload library buffers (`buffer` in the spec).",
+        " * For BS_SIZE_RET and BS_SIZE_RET_TIMES outputs, size_arg is the argument",
+        " * that bounds the result (the one after the pointer). */",
+        "#ifndef BACKSTEP_SYSCALL_BUFFER_TABLE_GENERATED_H",
+        "#define BACKSTEP_SYSCALL_BUFFER_TABLE_GENERATED_H",
+        "",
+        '#include "preload/preload_interface.h"',
+        "",
+        "static const struct bs_buffered_call BS_BUFFERED_CALLS[] = {",
+    ]
+    for entry in buffered:
+        fd_arg = "BS_GATE_NONE" if entry.buffer_fd_arg < 0 else str(entry.buffer_fd_arg)
+        data_arg = "BS_GATE_NONE" if entry.buffer_data_arg < 0 else str(entry.buffer_data_arg)
+        outs = ", ".join(preload_output(out) for out in entry.outputs)
+        outs_field = f", .outs = {{{outs}}}" if outs else ""  # C11 has no empty initializer
+        lines.append(f"    {{.nr = {entry.nr}, .fd_arg = {fd_arg}, .data_arg = {data_arg}, "
+                     f".out_count = {len(entry.outputs)}{outs_field}}},  /* {entry.name} */")
+    lines += [
+        "};",
+        "",
+        f"#define BS_BUFFERED_CALL_COUNT {len(buffered)}",
+        "",
+        "#endif",
+        "",
+    ]
+    return "\n".join(lines)
+
+
 def write_file(path, text):
     """Writes through a temporary file so that an interrupted build leaves no half file."""
     temporary = path + ".tmp"
@@ -340,9 +442,10 @@ def main(argv):
     parser.add_argument("--table", help="generated syscall table (.cc) to write")
     parser.add_argument("--test-cases", help="generated test header to write")
     parser.add_argument("--recorders", help="generated recorder dispatch table (.cc) to write")
+    parser.add_argument("--preload-table", help="generated C table of bufferable calls (.h) to write")
     args = parser.parse_args(argv)
-    if not (args.table or args.test_cases or args.recorders):
-        parser.error("nothing to write: give --table, --test-cases or --recorders")
+    if not (args.table or args.test_cases or args.recorders or args.preload_table):
+        parser.error("nothing to write: give --table, --test-cases, --recorders or --preload-table")
     try:
         entries = parse_spec(args.spec)
     except SpecError as error:
@@ -358,6 +461,8 @@ def main(argv):
         write_file(args.test_cases, generate_test_cases(entries, spec_name))
     if args.recorders:
         write_file(args.recorders, generate_recorders(entries, spec_name))
+    if args.preload_table:
+        write_file(args.preload_table, generate_preload_table(entries, spec_name))
     return 0
 
 

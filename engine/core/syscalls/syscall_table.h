@@ -51,11 +51,10 @@ struct SyscallInfo {
   bool custom = false;      // true: its handler (@NAME in the spec) records it (outs unused)
   uint8_t out_count = 0;
   OutParam outs[4] = {};
-  // In-process syscall buffering (preload/): the library may perform it
-  // without a stop; when gated, only on descriptors the recorder allowed
-  // (the one in argument buffer_fd_arg).
+  // `buffer` in the spec: the preload library may perform the call itself
+  // and append it to the thread's buffer (preload/preload_interface.h).
   bool bufferable = false;
-  int8_t buffer_fd_arg = -1;
+  int8_t buffer_fd_arg = -1;  // bufferable and gated on this argument's descriptor
 };
 
 // nullptr for a number the spec does not list.

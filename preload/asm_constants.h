@@ -1,0 +1,13 @@
+/* The ABI numbers the assembly files need, spelled as the assembler reads
+ * them (preload_interface.h is C). thread_init.c checks each one against
+ * the interface header. */
+#ifndef BACKSTEP_PRELOAD_ASM_CONSTANTS_H
+#define BACKSTEP_PRELOAD_ASM_CONSTANTS_H
+
+#define BS_ASM_STUB_TRACED_DELTA 24
+#define BS_ASM_STUB_AREA_SIZE 65536
+#define BS_ASM_UNTRACED_SYSCALL_ADDR 0x70000010
+/* sizeof(struct bs_saved_regs) */
+#define BS_ASM_SAVED_REGS_SIZE 80
+
+#endif

@@ -1,0 +1,78 @@
+/* The arithmetic of records that recording and replay share: how much an
+ * output may take (reserved before the call, checked again at replay) and
+ * how much it took. The rules mirror the engine's output_size
+ * (engine/record/record_session.cc), so a buffered call records the same
+ * bytes as a traced one. */
+#ifndef BACKSTEP_PRELOAD_BUFFER_LAYOUT_H
+#define BACKSTEP_PRELOAD_BUFFER_LAYOUT_H
+
+#include <stdint.h>
+
+#include "preload/preload_internal.h"
+
+/* Room for records after the header. */
+#define BS_RECORDS_CAPACITY ((uint64_t)BS_BUFFER_SIZE - sizeof(struct bs_buffer_header))
+
+static inline uint64_t bs_round8(uint64_t n) { return (n + 7) & ~(uint64_t)7; }
+
+static inline struct bs_record *bs_record_at(struct bs_buffer_header *header, uint32_t offset) {
+  return (struct bs_record *)((unsigned char *)(header + 1) + offset);
+}
+
+/* The kernel's failure results: -4095..-1. */
+static inline int bs_failed(int64_t ret) { return ret < 0 && ret >= -4095; }
+
+/* The most bytes an output can take, from the arguments alone. Saturates
+ * at BS_RECORDS_CAPACITY + 1 (more than any buffer holds) so that a huge
+ * count never overflows. For Ret kinds size_arg is the bounding argument
+ * (the generator puts it there). */
+static inline uint64_t bs_out_bound(const struct bs_out_param *out, const uint64_t *args) {
+  const uint64_t too_big = BS_RECORDS_CAPACITY + 1;
+  uint64_t n;
+  switch (out->kind) {
+    case BS_SIZE_FIXED: return out->size;
+    case BS_SIZE_RET:
+    case BS_SIZE_ARG: n = args[out->size_arg]; return n > too_big ? too_big : n;
+    case BS_SIZE_RET_TIMES:
+    case BS_SIZE_ARG_TIMES:
+      n = args[out->size_arg];
+      return n > too_big / out->size ? too_big : n * out->size;
+    default: return too_big;  /* the generator lets no other kind through */
+  }
+}
+
+/* The bytes the call wrote through the output: nothing when it failed or
+ * the pointer is null; never more than the bound. */
+static inline uint64_t bs_out_len(const struct bs_out_param *out, const uint64_t *args, int64_t ret) {
+  if (bs_failed(ret) || args[out->arg] == 0) return 0;
+  uint64_t n;
+  switch (out->kind) {
+    case BS_SIZE_RET: n = ret > 0 ? (uint64_t)ret : 0; break;
+    case BS_SIZE_RET_TIMES: n = ret > 0 ? (uint64_t)ret * out->size : 0; break;
+    default: n = bs_out_bound(out, args); break;
+  }
+  uint64_t bound = bs_out_bound(out, args);
+  return n > bound ? bound : n;
+}
+
+/* A plain copy loop: the hook may not call libc's memcpy (the build passes
+ * -fno-tree-loop-distribute-patterns so that the compiler does not turn
+ * this back into a call). */
+static inline void bs_copy(void *dst, const void *src, uint64_t n) {
+  unsigned char *d = (unsigned char *)dst;
+  const unsigned char *s = (const unsigned char *)src;
+  uint64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    __builtin_memcpy(&w, s + i, 8);
+    __builtin_memcpy(d + i, &w, 8);
+  }
+  for (; i < n; ++i) d[i] = s[i];
+}
+
+/* Orders the library's stores to the buffer with the program's view of it
+ * (the recorder reads it at ptrace stops, which fall between instructions,
+ * so the compiler's order is all that matters). */
+#define BS_COMPILER_BARRIER() __asm__ volatile("" ::: "memory")
+
+#endif

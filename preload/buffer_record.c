@@ -1,0 +1,53 @@
+/* Record mode: perform a bufferable call through the tool page's untraced
+ * instruction and append what it returned and wrote to the thread's buffer.
+ * The recorder turns the records into a BufferFlush event at the thread's
+ * next stop. */
+#include "preload/buffer_layout.h"
+
+/* Bytes to reserve before the call: the record and every output's bound. */
+static uint64_t reservation(const struct bs_buffered_call *call, const uint64_t *args) {
+  uint64_t need = sizeof(struct bs_record);
+  for (uint8_t i = 0; i < call->out_count; ++i) need += bs_round8(bs_out_bound(&call->outs[i], args));
+  return need;
+}
+
+int bs_record_call(struct bs_buffer_header *header, const struct bs_buffered_call *call,
+                   struct bs_saved_regs *regs) {
+  /* The recorder asks for a switch point: this call is traced. */
+  if (header->yield != 0) {
+    header->yield = 0;
+    return 0;
+  }
+  const uint64_t *args = regs->args;
+  if (header->used > BS_RECORDS_CAPACITY || reservation(call, args) > BS_RECORDS_CAPACITY - header->used) {
+    return 0;  /* no room: traced, and the recorder flushes the buffer at that stop */
+  }
+  int64_t ret = bs_untraced_syscall((long)regs->rax, (long)args[0], (long)args[1], (long)args[2],
+                                    (long)args[3], (long)args[4], (long)args[5]);
+
+  struct bs_record *rec = bs_record_at(header, header->used);
+  unsigned char *data = (unsigned char *)(rec + 1);
+  uint32_t size = sizeof(struct bs_record);
+  for (uint8_t i = 0; i < BS_MAX_OUTS; ++i) rec->out_len[i] = 0;
+  for (uint8_t i = 0; i < call->out_count; ++i) {
+    const struct bs_out_param *out = &call->outs[i];
+    uint64_t len = bs_out_len(out, args, ret);
+    bs_copy(data, (const void *)args[out->arg], len);
+    rec->out_len[i] = (uint32_t)len;
+    data += bs_round8(len);
+    size += (uint32_t)bs_round8(len);
+  }
+  rec->check = 0;
+  if (call->data_arg != BS_GATE_NONE && ret > 0) {
+    rec->check = bs_hash((const void *)args[call->data_arg], (uint64_t)ret);
+  }
+  rec->size = size;
+  rec->nr = (uint32_t)regs->rax;
+  rec->ret = ret;
+  /* Published last: a stop before this line sees the call as not buffered,
+   * and the recorder knows from `busy` that the thread is inside the hook. */
+  BS_COMPILER_BARRIER();
+  header->used += size;
+  regs->rax = (uint64_t)ret;
+  return 1;
+}

@@ -1,0 +1,54 @@
+/* Replay mode: return the next record's result and copy its outputs into
+ * the program instead of calling the kernel. The records were written into
+ * the buffer by the BufferFlush event; running out of them means recording
+ * took the traced path here, so replay does too. Any mismatch with the
+ * recording is reported (header.diverged_*) and stops the thread with ud2,
+ * never replayed wrong. */
+#include "preload/buffer_layout.h"
+
+__attribute__((noreturn)) static void diverge(struct bs_buffer_header *header, uint32_t nr,
+                                              enum bs_divergence reason) {
+  header->diverged_nr = nr;
+  header->diverged_reason = reason;
+  header->busy = 0;
+  BS_COMPILER_BARRIER();
+  for (;;) __asm__ volatile("ud2");
+}
+
+int bs_replay_call(struct bs_buffer_header *header, const struct bs_buffered_call *call,
+                   struct bs_saved_regs *regs) {
+  const uint64_t *args = regs->args;
+  uint32_t nr = (uint32_t)regs->rax;
+  if (header->cursor >= header->used) return 0;
+  if (header->used > BS_RECORDS_CAPACITY || header->used - header->cursor < sizeof(struct bs_record)) {
+    diverge(header, nr, BS_DIVERGED_SIZE);  /* a truncated record */
+  }
+  const struct bs_record *rec = bs_record_at(header, header->cursor);
+  if (rec->nr != nr) diverge(header, nr, BS_DIVERGED_NR);
+  if (rec->size < sizeof(struct bs_record) || rec->size > header->used - header->cursor) {
+    diverge(header, nr, BS_DIVERGED_SIZE);
+  }
+  if (call->data_arg != BS_GATE_NONE && rec->ret > 0) {
+    /* The data's bound is the argument after it (write's count). */
+    uint64_t n = (uint64_t)rec->ret;
+    if (n > args[call->data_arg + 1] || bs_hash((const void *)args[call->data_arg], n) != rec->check) {
+      diverge(header, nr, BS_DIVERGED_DATA);
+    }
+  }
+  const unsigned char *data = (const unsigned char *)(rec + 1);
+  uint64_t consumed = sizeof(struct bs_record);
+  for (uint8_t i = 0; i < call->out_count; ++i) {
+    const struct bs_out_param *out = &call->outs[i];
+    uint64_t len = rec->out_len[i];
+    if (len == 0) continue;
+    consumed += bs_round8(len);
+    if (len > bs_out_bound(out, args) || args[out->arg] == 0 || consumed > rec->size) {
+      diverge(header, nr, BS_DIVERGED_SIZE);
+    }
+    bs_copy((void *)args[out->arg], data, len);
+    data += bs_round8(len);
+  }
+  header->cursor += rec->size;
+  regs->rax = (uint64_t)rec->ret;
+  return 1;
+}

@@ -1,0 +1,73 @@
+/* What the preload library's files share: the registers the trampoline
+ * saves, the per-thread state, and the entry points between its C and
+ * assembly halves. Nothing here calls libc: the hook runs in the middle of
+ * the program's own system call, where libc may be in any state. */
+#ifndef BACKSTEP_PRELOAD_INTERNAL_H
+#define BACKSTEP_PRELOAD_INTERNAL_H
+
+#include <stdint.h>
+
+#include "preload/preload_interface.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define BS_HIDDEN __attribute__((visibility("hidden")))
+
+/* The registers bs_syscall_trampoline pushes, lowest address first: the
+ * hook reads the call from them and, when it handles the call, writes the
+ * result into rax. It leaves every field alone when it does not. */
+struct bs_saved_regs {
+  uint64_t rax;      /* the system call number; the result once handled */
+  uint64_t args[6];  /* rdi, rsi, rdx, r10, r8, r9 */
+  uint64_t rcx;
+  uint64_t r11;
+  uint64_t rflags;
+};
+
+/* Returns 1 when the library performed (record) or replayed the call and
+ * stored its result in regs->rax, 0 when the call takes the traced path. */
+long bs_hook(struct bs_saved_regs *regs);
+
+/* Per-thread state (initial-exec TLS: no allocation, no lock, usable from
+ * the first instruction of a new thread). A fork's child inherits it with
+ * its copy of the buffer; a vfork child shares both with its parent. */
+enum bs_thread_status {
+  BS_THREAD_NEW = 0,       /* no buffer yet: the next hook call registers one */
+  BS_THREAD_STARTING = 1,  /* registering (a hook call now is not handled) */
+  BS_THREAD_READY = 2,     /* buffer registered */
+  BS_THREAD_REFUSED = 3,   /* no backstep (or it refused): never buffer */
+};
+struct bs_thread_state {
+  struct bs_buffer_header *buffer;
+  uint32_t status;  /* enum bs_thread_status */
+};
+extern __thread struct bs_thread_state bs_thread BS_HIDDEN;
+
+/* This thread's registered buffer, registering one on first use; NULL when
+ * it has none (not under backstep, or refused). */
+struct bs_buffer_header *bs_thread_buffer(void) BS_HIDDEN;
+
+/* Record and replay one call of the table; 1 when handled. */
+int bs_record_call(struct bs_buffer_header *header, const struct bs_buffered_call *call,
+                   struct bs_saved_regs *regs) BS_HIDDEN;
+int bs_replay_call(struct bs_buffer_header *header, const struct bs_buffered_call *call,
+                   struct bs_saved_regs *regs) BS_HIDDEN;
+
+/* trampoline.S and syscalls.S. */
+void bs_syscall_trampoline(void);
+extern unsigned char bs_stub_area[];
+/* Through the tool page's untraced instruction: no ptrace stop. Only valid
+ * once backstep accepted this thread's buffer (it maps the tool page). */
+long bs_untraced_syscall(long nr, long a0, long a1, long a2, long a3, long a4, long a5) BS_HIDDEN;
+/* The library's own `syscall; ret` (3 bytes, too short to be patched into a
+ * jump, so the recorder never redirects it into the library): an ordinary,
+ * traced call, which works natively too. */
+long bs_native_syscall(long nr, long a0, long a1, long a2, long a3, long a4, long a5) BS_HIDDEN;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,55 @@
+/* bs_hook: the C half of bs_syscall_trampoline. Decides whether this call
+ * can be buffered (the thread has a buffer, the call is in the table, its
+ * descriptor is allowed) and hands it to record or replay. */
+#include "preload/buffer_layout.h"
+#include "syscall_buffer_table.generated.h"
+
+/* The kernel's x86-64 numbers stop below 512 (512.. are x32). */
+#define BS_NR_LIMIT 512
+
+/* Position + 1 in BS_BUFFERED_CALLS of each number, 0 where it is not
+ * bufferable. Filled by the library's constructor, before any call can
+ * reach the hook; zero (nothing bufferable) until then. */
+static uint8_t call_index[BS_NR_LIMIT];
+
+_Static_assert(BS_BUFFERED_CALL_COUNT < 255, "call_index holds positions in a uint8_t");
+
+__attribute__((constructor(101))) static void build_call_index(void) {
+  for (unsigned i = 0; i < BS_BUFFERED_CALL_COUNT; ++i) {
+    int32_t nr = BS_BUFFERED_CALLS[i].nr;
+    if (nr >= 0 && nr < BS_NR_LIMIT) call_index[nr] = (uint8_t)(i + 1);
+  }
+}
+
+static const struct bs_buffered_call *lookup(uint64_t nr) {
+  if (nr >= BS_NR_LIMIT || call_index[nr] == 0) return 0;
+  return &BS_BUFFERED_CALLS[call_index[nr] - 1];
+}
+
+static int descriptor_allowed(const struct bs_buffer_header *header, uint64_t fd) {
+  /* Negative descriptors are huge here: never allowed. */
+  if (fd >= BS_MAX_FDS) return 0;
+  return (header->fd_allowed[fd / 64] >> (fd % 64)) & 1;
+}
+
+long bs_hook(struct bs_saved_regs *regs) {
+  const struct bs_buffered_call *call = lookup(regs->rax);
+  if (!call) return 0;
+  struct bs_buffer_header *header = bs_thread_buffer();
+  if (!header) return 0;
+  uint32_t mode = header->mode;
+  if (mode != BS_MODE_RECORD && mode != BS_MODE_REPLAY) return 0;
+  if (call->fd_arg != BS_GATE_NONE && !descriptor_allowed(header, regs->args[call->fd_arg])) return 0;
+
+  header->busy = 1;
+  BS_COMPILER_BARRIER();
+  int handled = mode == BS_MODE_RECORD ? bs_record_call(header, call, regs) : bs_replay_call(header, call, regs);
+  if (handled) header->calls++;
+  BS_COMPILER_BARRIER();
+  header->busy = 0;
+  return handled;
+}
+
+/* The trampoline calls the hook through this local name, so that neither
+ * another library's bs_hook nor the PLT stands between them. */
+extern __typeof__(bs_hook) bs_hook_local __attribute__((alias("bs_hook"), visibility("hidden")));

@@ -1,0 +1,59 @@
+/* Each thread's buffer: mapped and registered with backstep on the
+ * thread's first bufferable call (the main thread's in the constructor).
+ * Natively the registration call is unknown to the kernel (-ENOSYS): the
+ * buffer is unmapped again and the thread never buffers, so the library is
+ * harmless in any program. */
+#define _GNU_SOURCE  /* MAP_ANONYMOUS */
+#include <sys/mman.h>
+#include <sys/syscall.h>
+
+#include "preload/preload_internal.h"
+
+__thread struct bs_thread_state bs_thread __attribute__((tls_model("initial-exec")));
+
+static int is_error(long ret) { return ret < 0 && ret >= -4095; }
+
+static void start_thread_buffer(void) {
+  bs_thread.status = BS_THREAD_STARTING;
+  /* Ordinary traced calls: the recorder records the mapping like any other,
+   * and replay maps it at the same address. */
+  long addr = bs_native_syscall(SYS_mmap, 0, BS_BUFFER_SIZE, PROT_READ | PROT_WRITE,
+                                MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (is_error(addr)) {
+    bs_thread.status = BS_THREAD_REFUSED;
+    return;
+  }
+  struct bs_buffer_header *header = (struct bs_buffer_header *)addr;
+  header->version = BS_PRELOAD_VERSION;
+  long ret = bs_native_syscall(BS_CALL_REGISTER_BUFFER, addr, BS_BUFFER_SIZE, (long)bs_stub_area,
+                               BS_STUB_AREA_SIZE, (long)&bs_syscall_trampoline, BS_PRELOAD_VERSION);
+  if (ret != 0) {
+    bs_native_syscall(SYS_munmap, addr, BS_BUFFER_SIZE, 0, 0, 0, 0);
+    bs_thread.status = BS_THREAD_REFUSED;
+    return;
+  }
+  bs_thread.buffer = header;
+  bs_thread.status = BS_THREAD_READY;
+}
+
+struct bs_buffer_header *bs_thread_buffer(void) {
+  switch (bs_thread.status) {
+    case BS_THREAD_READY: return bs_thread.buffer;
+    case BS_THREAD_NEW: start_thread_buffer(); return bs_thread.status == BS_THREAD_READY ? bs_thread.buffer : 0;
+    default: return 0;  /* refused, or a call made while registering */
+  }
+}
+
+__attribute__((constructor(102))) static void start_main_thread(void) {
+  if (bs_thread.status == BS_THREAD_NEW) start_thread_buffer();
+}
+
+/* The assembly's copies of the ABI numbers (asm_constants.h). */
+#include <stddef.h>
+
+#include "preload/asm_constants.h"
+_Static_assert(BS_ASM_STUB_TRACED_DELTA == BS_STUB_TRACED_DELTA, "asm_constants.h: BS_STUB_TRACED_DELTA");
+_Static_assert(BS_ASM_STUB_AREA_SIZE == BS_STUB_AREA_SIZE, "asm_constants.h: BS_STUB_AREA_SIZE");
+_Static_assert(BS_ASM_UNTRACED_SYSCALL_ADDR == BS_UNTRACED_SYSCALL_ADDR, "asm_constants.h: BS_UNTRACED_SYSCALL_ADDR");
+_Static_assert(BS_ASM_SAVED_REGS_SIZE == sizeof(struct bs_saved_regs), "asm_constants.h: bs_saved_regs");
+_Static_assert(offsetof(struct bs_saved_regs, rflags) == BS_ASM_SAVED_REGS_SIZE - 8, "trampoline push order");

@@ -1,0 +1,97 @@
+/* bs_syscall_trampoline and the stub area (preload_interface.h has the
+ * contract and the stub layout).
+ *
+ * A patched syscall site jumps to its stub, which steps over the red zone
+ * and calls the trampoline. The trampoline saves every register it or the
+ * C hook may change, calls bs_hook with a pointer to the saved
+ * struct bs_saved_regs, and returns:
+ *   handled:     to R, rax = the result (the hook wrote it into the saved
+ *                rax), every other register and rflags as at entry;
+ *   not handled: to R + BS_STUB_TRACED_DELTA, every register and rflags as
+ *                at entry (the stub then executes the traced syscall).
+ * The C code is built with -mgeneral-regs-only, so no vector or x87 state is
+ * touched and none needs saving. */
+#include "preload/asm_constants.h"
+
+/* Pops struct bs_saved_regs back into the registers, rflags last. */
+        .macro RESTORE_SAVED_REGS
+        .irp reg, rax, rdi, rsi, rdx, r10, r8, r9, rcx, r11
+        pop %\reg
+        .cfi_adjust_cfa_offset -8
+        .endr
+        popfq
+        .cfi_adjust_cfa_offset -8
+        .endm
+
+        .text
+        .globl bs_syscall_trampoline
+        .type bs_syscall_trampoline, @function
+        .balign 16
+bs_syscall_trampoline:
+        .cfi_startproc
+        /* struct bs_saved_regs, built downwards from its last field. */
+        pushfq
+        .cfi_adjust_cfa_offset 8
+        push %r11
+        .cfi_adjust_cfa_offset 8
+        push %rcx
+        .cfi_adjust_cfa_offset 8
+        push %r9
+        .cfi_adjust_cfa_offset 8
+        push %r8
+        .cfi_adjust_cfa_offset 8
+        push %r10
+        .cfi_adjust_cfa_offset 8
+        push %rdx
+        .cfi_adjust_cfa_offset 8
+        push %rsi
+        .cfi_adjust_cfa_offset 8
+        push %rdi
+        .cfi_adjust_cfa_offset 8
+        push %rax
+        .cfi_adjust_cfa_offset 8
+        /* rbx (callee-saved in C) keeps the unaligned stack pointer. */
+        push %rbx
+        .cfi_adjust_cfa_offset 8
+        .cfi_rel_offset %rbx, 0
+        lea 8(%rsp), %rdi
+        mov %rsp, %rbx
+        .cfi_def_cfa_register %rbx
+        and $-16, %rsp
+        cld                         /* the C ABI wants DF clear; popfq restores it */
+        call bs_hook_local
+        mov %rbx, %rsp
+        .cfi_def_cfa_register %rsp
+        pop %rbx
+        .cfi_adjust_cfa_offset -8
+        .cfi_restore %rbx
+        test %rax, %rax
+        .cfi_remember_state
+        jz 1f
+        /* Handled: the saved rax now holds the result. */
+        RESTORE_SAVED_REGS
+        ret
+1:      /* Not handled: return past the handled path (the add changes flags,
+         * so it comes before popfq). */
+        .cfi_restore_state
+        addq $BS_ASM_STUB_TRACED_DELTA, BS_ASM_SAVED_REGS_SIZE(%rsp)
+        RESTORE_SAVED_REGS
+        ret
+        .cfi_endproc
+        .size bs_syscall_trampoline, . - bs_syscall_trampoline
+
+/* The stub area: executable, inside the library so that a stub reaches the
+ * trampoline with call rel32. backstep writes the stubs (through
+ * /proc/PID/mem, recorded as memory its event wrote); the first slot is
+ * reserved and its first 8 bytes count the slots in use, 1 to start with.
+ * The rest is int3, so a jump into an unwritten slot traps. */
+        .section .text.bs_stub_area, "ax", @progbits
+        .globl bs_stub_area
+        .type bs_stub_area, @object
+        .balign 64
+bs_stub_area:
+        .quad 1
+        .fill BS_ASM_STUB_AREA_SIZE - 8, 1, 0xcc
+        .size bs_stub_area, BS_ASM_STUB_AREA_SIZE
+
+        .section .note.GNU-stack, "", @progbits
