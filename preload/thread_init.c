@@ -13,12 +13,45 @@ __thread struct bs_thread_state bs_thread __attribute__((tls_model("initial-exec
 
 static int is_error(long ret) { return ret < 0 && ret >= -4095; }
 
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
+
+/* The next slot of the buffer region to try: process-wide (a fork's child
+ * has a copy). Threads register one at a time under the recorder. */
+static unsigned long next_slot;
+
+/* A buffer in the region backstep leaves out of its state digests
+ * (BS_BUFFER_REGION_START), in the first free slot from the hint on; where
+ * the region is full or taken, anywhere (the digests then see the buffer,
+ * whose header differs between record and replay). */
+static long map_buffer(void) {
+  const unsigned long slots = (BS_BUFFER_REGION_END - BS_BUFFER_REGION_START) / BS_BUFFER_SIZE;
+  for (unsigned long i = 0; i < slots; ++i) {
+    unsigned long slot = (next_slot + i) % slots;
+    unsigned long want = BS_BUFFER_REGION_START + slot * BS_BUFFER_SIZE;
+    long addr = bs_native_syscall(SYS_mmap, (long)want, BS_BUFFER_SIZE, PROT_READ | PROT_WRITE,
+                                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+    if ((unsigned long)addr == want) {
+      next_slot = slot + 1;
+      return addr;
+    }
+    if (!is_error(addr)) {
+      /* A kernel without MAP_FIXED_NOREPLACE took it as a hint. */
+      bs_native_syscall(SYS_munmap, addr, BS_BUFFER_SIZE, 0, 0, 0, 0);
+      break;
+    }
+    if (addr != -17 /* EEXIST */) break;
+  }
+  return bs_native_syscall(SYS_mmap, 0, BS_BUFFER_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+                           0);
+}
+
 static void start_thread_buffer(void) {
   bs_thread.status = BS_THREAD_STARTING;
   /* Ordinary traced calls: the recorder records the mapping like any other,
    * and replay maps it at the same address. */
-  long addr = bs_native_syscall(SYS_mmap, 0, BS_BUFFER_SIZE, PROT_READ | PROT_WRITE,
-                                MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  long addr = map_buffer();
   if (is_error(addr)) {
     bs_thread.status = BS_THREAD_REFUSED;
     return;
