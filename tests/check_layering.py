@@ -18,8 +18,11 @@ SOURCE_SUFFIXES = (".h", ".hh", ".hpp", ".c", ".cc", ".cpp", ".inc")
 # (files: a folder ending in "/" or one file, allowed project includes (folder
 # prefixes or files), why). The most specific rule for a file applies.
 RULES = [
-    ("engine/core/", ["engine/core/"],
-     "engine/core is the bottom layer: it includes nothing from trace, record, replay or timeline"),
+    ("engine/core/", ["engine/core/", "preload/preload_interface.h"],
+     "engine/core is the bottom layer: it includes nothing from trace, record, replay or timeline "
+     "(the preload library's ABI header is plain C shared by both sides)"),
+    ("preload/", ["preload/"],
+     "the preload library is injected into programs: it includes libc's headers and its own only"),
     ("engine/trace/", ["engine/trace/", "engine/core/cpu_state.h"],
      "the trace schema depends on the standard library and the plain values of engine/core/cpu_state.h only"),
     ("engine/timeline/debug_target.h", ["engine/core/"],

@@ -25,6 +25,8 @@ CLEAN = {
     "gdbserver/gdb_session.cc": ('#include "engine/timeline/debug_target.h"\n'
                                  '#include "engine/core/log.h"\n#include "gdbserver/rsp/packet.h"\n'),
     "cli/serve_command.cc": '#include "engine/timeline/replay_timeline.h"\n',
+    "preload/preload_interface.h": "#include <stdint.h>\n",
+    "preload/syscall_hook.c": '#include "preload/preload_interface.h"\n',
 }
 
 

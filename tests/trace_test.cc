@@ -439,7 +439,7 @@ BOOST_AUTO_TEST_CASE(bad_events_inside_a_valid_chunk) {
   Event sig{EventKind::Signal, 1};
   sig.reg_changes.push_back({4, 1});  // its index is at byte 18
   const std::vector<Case> cases = {
-      {[](auto& raw) { raw[0] = 13; }, "event 0: bad event kind 13"},
+      {[](auto& raw) { raw[0] = 14; }, "event 0: bad event kind 14"},
       {[](auto& raw) { raw[18] = 40; }, "event 0: bad register index 40"},
       {[](auto& raw) { raw[9] = 60; }, "event 0: unknown field tag 60"},
       {[](auto& raw) { raw.push_back(0); }, "1 bytes after the last event"},

@@ -88,7 +88,7 @@ DEBUG_FILE_PROBE = re.compile(r"^Reading \S+\.debug from remote target\.\.\.\n",
 # The syscall-buffering library backstep injects (absent from recordings
 # made with --no-syscall-buffer): the suite runs in both modes.
 # (gdb reading it, `info sharedlibrary` listing it).
-PRELOAD_LIBRARY_ROW = re.compile(r"^.*libbackstep_preload\.so\n", re.M)
+PRELOAD_LIBRARY_ROW = re.compile(r"^.*libbackstep_preload\.so\b.*\n", re.M)
 
 
 def normalise_threads(text):
