@@ -26,6 +26,7 @@
 
 #include "engine/core/log.h"
 #include "engine/core/proc_maps.h"
+#include "engine/core/syscall_stub.h"
 #include "engine/core/tool_page.h"
 #include "engine/record/record_session.h"
 #include "preload/preload_interface.h"
@@ -40,15 +41,6 @@ constexpr uint64_t kFdBitsOffset = offsetof(bs_buffer_header, fd_allowed);
 constexpr uint64_t kDataOffset = sizeof(bs_buffer_header);
 constexpr uint64_t kDataCapacity = BS_BUFFER_SIZE - sizeof(bs_buffer_header);
 
-// The instructions after a `syscall` that a patch may displace into a stub:
-// glibc's error checks, `cmp $-4096,%rax` and `cmp $-4095,%rax`. Nothing
-// jumps between a syscall and its check, so the 8 bytes can become one jump.
-constexpr uint8_t kTails[][6] = {
-    {0x48, 0x3d, 0x00, 0xf0, 0xff, 0xff},
-    {0x48, 0x3d, 0x01, 0xf0, 0xff, 0xff},
-};
-constexpr uint64_t kSiteLength = 8;  // syscall (2) + tail (6)
-
 // Character devices whose reads and writes never block and change nothing
 // the recorder tracks.
 bool quiet_device(dev_t dev, ino_t ino) {
@@ -61,18 +53,6 @@ bool quiet_device(dev_t dev, ino_t ino) {
     return s;
   }();
   return devices.count({dev, ino}) != 0;
-}
-
-void put_rel32(std::vector<uint8_t>& code, uint64_t from_end, uint64_t to) {
-  int32_t rel = static_cast<int32_t>(static_cast<int64_t>(to - from_end));
-  uint8_t b[4];
-  std::memcpy(b, &rel, 4);
-  code.insert(code.end(), b, b + 4);
-}
-
-bool within_rel32(uint64_t from_end, uint64_t to) {
-  int64_t d = static_cast<int64_t>(to - from_end);
-  return d >= INT32_MIN && d <= INT32_MAX;
 }
 
 }  // namespace
@@ -260,70 +240,60 @@ void RecordSession::disguise_seccomp_mode(SyscallContext& ctx) {
   ctx.task.set_regs(ctx.exit);
 }
 
+bool RecordSession::site_idle(RecordTask& t, uint64_t site) {
+  // Another thread inside a call made there (blocked in the kernel, or
+  // stopped at its exit waiting for its turn) would come back in the middle
+  // of the jump: patch another time.
+  for (auto& [tid, other] : record_tasks_) {
+    if (other.get() == &t || other->process != t.process || other->run == RunState::Gone) continue;
+    uint64_t ip = 0;
+    try {
+      ip = other->in_syscall ? other->in_syscall->entry.ip() : other->task.regs().ip();
+    } catch (const std::exception&) {
+      return false;
+    }
+    if (ip > site && ip < site + syscall_stub::kSiteLength) return false;
+  }
+  return true;
+}
+
 void RecordSession::patch_site(RecordTask& t, SyscallContext& ctx) {
   Task& task = t.task;
   RecordProcess& p = *t.process;
   uint64_t site = ctx.entry.ip() - 2;
   if (site >= p.stub_area && site < p.stub_area + p.stub_area_size) return;
   if (site >= kToolPageAddr && site < kToolPageAddr + kToolPageSize) return;
-  uint8_t code[kSiteLength];
+  uint8_t code[syscall_stub::kSiteLength];
   if (task.read_some(remote_ptr<void>(site), code, sizeof(code)) != sizeof(code)) return;
-  if (code[0] != 0x0f || code[1] != 0x05) return;
-  const uint8_t* tail = nullptr;
-  for (const auto& candidate : kTails) {
-    if (std::memcmp(code + 2, candidate, sizeof(candidate)) == 0) tail = candidate;
-  }
-  if (!tail) return;
+  if (!syscall_stub::patchable(code)) return;
   // Only code of a file mapped privately (a library or the executable): a
   // write there is the process's own copy, never the file.
   bool private_file = false;
   for (const MapsEntry& m : read_proc_maps(task.tid())) {
-    if (site >= m.start && site + kSiteLength <= m.end) private_file = m.is_file() && !m.shared;
+    if (site >= m.start && site + sizeof(code) <= m.end) private_file = m.is_file() && !m.shared;
   }
   if (!private_file) return;
+  if (!site_idle(t, site)) return;
   uint64_t slots = 0;
   if (task.read_some(remote_ptr<void>(p.stub_area), &slots, sizeof(slots)) != sizeof(slots)) return;
   slots = std::max<uint64_t>(slots, 1);  // slot 0 holds the count
   if (slots >= p.stub_area_size / BS_STUB_SIZE) return;
   uint64_t stub = p.stub_area + slots * BS_STUB_SIZE;
-  uint64_t handled = stub + 10;                         // after lea (5) + call (5)
-  uint64_t traced = handled + BS_STUB_TRACED_DELTA;
-  if (!within_rel32(site + 5, stub) || !within_rel32(handled, p.trampoline) ||
-      !within_rel32(traced + 21, site + kSiteLength)) {
-    return;
-  }
-  std::vector<uint8_t> s = {0x48, 0x8d, 0x64, 0x24, 0x80};  // lea -128(%rsp),%rsp
-  s.push_back(0xe8);                                        // call trampoline
-  put_rel32(s, handled, p.trampoline);
-  const uint8_t lea_back[8] = {0x48, 0x8d, 0xa4, 0x24, 0x80, 0x00, 0x00, 0x00};  // lea 128(%rsp),%rsp
-  s.insert(s.end(), lea_back, lea_back + 8);
-  s.insert(s.end(), tail, tail + 6);
-  s.push_back(0xe9);  // jmp back
-  put_rel32(s, stub + s.size() + 4, site + kSiteLength);
-  s.resize(traced - stub, 0xcc);
-  s.insert(s.end(), lea_back, lea_back + 8);
-  s.push_back(0x0f);  // syscall: the traced call, from the program's own frame
-  s.push_back(0x05);
-  uint64_t after_traced_syscall = stub + s.size();
-  s.insert(s.end(), tail, tail + 6);
-  s.push_back(0xe9);
-  put_rel32(s, stub + s.size() + 4, site + kSiteLength);
-  s.resize(BS_STUB_SIZE, 0xcc);
+  if (!syscall_stub::reachable(site, stub, p.trampoline)) return;
+  std::vector<uint8_t> s = syscall_stub::stub_code(stub, site, p.trampoline, code);
   task.write_bytes(remote_ptr<void>(stub), s.data(), s.size());
   ++slots;
   task.write_bytes(remote_ptr<void>(p.stub_area), &slots, sizeof(slots));
-  std::vector<uint8_t> jump = {0xe9};
-  put_rel32(jump, site + 5, stub);
-  jump.insert(jump.end(), {0x0f, 0x1f, 0x00});  // nop
+  std::vector<uint8_t> jump = syscall_stub::site_code(site, stub);
   task.write_bytes(remote_ptr<void>(site), jump.data(), jump.size());
-  ctx.record_memory(stub, BS_STUB_SIZE);
+  ctx.record_memory(stub, s.size());
   ctx.record_memory(p.stub_area, sizeof(slots));
-  ctx.record_memory(site, kSiteLength);
+  ctx.record_memory(site, jump.size());
   // The thread stands after the old `syscall`, now inside the jump: it goes
   // on from the same point of the stub's traced path, which runs the
   // displaced check and returns after the site (a restarted call backs up
   // onto the stub's own `syscall`).
-  ctx.exit.set_ip(after_traced_syscall);
+  ctx.exit.set_ip(syscall_stub::layout(stub).after_traced_syscall);
   task.set_regs(ctx.exit);
   BS_LOG(Record, "patched the syscall at 0x" << std::hex << site << " (stub 0x" << stub << ")");
 }

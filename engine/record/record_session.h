@@ -185,6 +185,9 @@ class RecordSession : public Session {
   // the library, and allows buffering on the call's descriptor.
   void after_traced_call(RecordTask& t, SyscallContext& ctx);
   void patch_site(RecordTask& t, SyscallContext& ctx);
+  // No other thread of `t`'s process stands inside the bytes a patch at
+  // `site` would replace.
+  bool site_idle(RecordTask& t, uint64_t site);
   void allow_descriptor(RecordTask& t, SyscallContext& ctx, int fd);
   // Whether `t` is inside the library's handling of a call: no position
   // can be named there.

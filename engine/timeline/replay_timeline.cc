@@ -10,6 +10,7 @@
 
 #include "engine/core/compat_syscalls.h"
 #include "engine/core/log.h"
+#include "engine/core/syscall_stub.h"
 #include "engine/timeline/checkpoint_policy.h"
 #include "engine/trace/trace_error.h"
 
@@ -107,7 +108,17 @@ std::string ReplayTimeline::exe_path() const {
 const std::vector<CpuidLeaf>& ReplayTimeline::cpu_features() const { return current_->header().cpuid; }
 
 Registers ReplayTimeline::registers(pid_t tid) {
-  return current_->thread_registers(tid == 0 ? current_->stopped_thread() : static_cast<uint32_t>(tid));
+  Registers regs = current_->thread_registers(tid == 0 ? current_->stopped_thread() : static_cast<uint32_t>(tid));
+  // A thread in a patched site's stub (a call the preload library did not
+  // buffer, made from there) shows where the unpatched code would stand,
+  // so that gdb finds its frame and its caller.
+  auto read = [&](uint64_t addr, void* buf, std::size_t len) {
+    std::vector<uint8_t> bytes = current_->read_memory(addr, len);
+    std::memcpy(buf, bytes.data(), bytes.size());
+    return bytes.size();
+  };
+  if (std::optional<uint64_t> pc = syscall_stub::original_pc(regs.ip(), read)) regs.set_ip(*pc);
+  return regs;
 }
 
 std::vector<uint8_t> ReplayTimeline::xstate(pid_t tid) {

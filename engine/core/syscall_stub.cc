@@ -1,0 +1,122 @@
+#include "engine/core/syscall_stub.h"
+
+#include <climits>
+#include <cstring>
+
+#include "preload/preload_interface.h"
+
+namespace backstep::syscall_stub {
+namespace {
+
+constexpr uint8_t kTails[][kTailLength] = {
+    {0x48, 0x3d, 0x00, 0xf0, 0xff, 0xff},  // cmp $-4096,%rax
+    {0x48, 0x3d, 0x01, 0xf0, 0xff, 0xff},  // cmp $-4095,%rax
+};
+constexpr uint8_t kLeaDown[5] = {0x48, 0x8d, 0x64, 0x24, 0x80};                     // lea -128(%rsp),%rsp
+constexpr uint8_t kLeaUp[8] = {0x48, 0x8d, 0xa4, 0x24, 0x80, 0x00, 0x00, 0x00};     // lea 128(%rsp),%rsp
+constexpr uint8_t kSyscall[2] = {0x0f, 0x05};
+constexpr uint8_t kJmp = 0xe9, kCall = 0xe8;
+constexpr uint64_t kRel32Insn = 5;
+
+bool is_tail(const uint8_t* p) {
+  for (const auto& t : kTails) {
+    if (std::memcmp(p, t, kTailLength) == 0) return true;
+  }
+  return false;
+}
+
+bool within_rel32(uint64_t from_end, uint64_t to) {
+  int64_t d = static_cast<int64_t>(to - from_end);
+  return d >= INT32_MIN && d <= INT32_MAX;
+}
+
+void put_rel32(std::vector<uint8_t>& code, uint8_t opcode, uint64_t at, uint64_t to) {
+  code.push_back(opcode);
+  int32_t rel = static_cast<int32_t>(static_cast<int64_t>(to - (at + kRel32Insn)));
+  uint8_t b[4];
+  std::memcpy(b, &rel, 4);
+  code.insert(code.end(), b, b + 4);
+}
+
+uint64_t rel32_target(const uint8_t* insn, uint64_t at) {
+  int32_t rel;
+  std::memcpy(&rel, insn + 1, 4);
+  return at + kRel32Insn + static_cast<int64_t>(rel);
+}
+
+}  // namespace
+
+bool patchable(const uint8_t* site_bytes) {
+  return std::memcmp(site_bytes, kSyscall, sizeof(kSyscall)) == 0 && is_tail(site_bytes + sizeof(kSyscall));
+}
+
+Layout layout(uint64_t stub) {
+  Layout l;
+  l.stub = stub;
+  l.handled = stub + sizeof(kLeaDown) + kRel32Insn;
+  l.traced = l.handled + BS_STUB_TRACED_DELTA;
+  l.after_traced_syscall = l.traced + sizeof(kLeaUp) + sizeof(kSyscall);
+  return l;
+}
+
+bool reachable(uint64_t site, uint64_t stub, uint64_t trampoline) {
+  Layout l = layout(stub);
+  return within_rel32(site + kRel32Insn, stub) && within_rel32(l.handled, trampoline) &&
+         within_rel32(l.handled + sizeof(kLeaUp) + kTailLength + kRel32Insn, site + kSiteLength) &&
+         within_rel32(l.after_traced_syscall + kTailLength + kRel32Insn, site + kSiteLength);
+}
+
+std::vector<uint8_t> stub_code(uint64_t stub, uint64_t site, uint64_t trampoline, const uint8_t* site_bytes) {
+  const uint8_t* tail = site_bytes + sizeof(kSyscall);
+  Layout l = layout(stub);
+  std::vector<uint8_t> s(kLeaDown, kLeaDown + sizeof(kLeaDown));
+  put_rel32(s, kCall, stub + s.size(), trampoline);
+  // Handled: the result is in rax; undo the red-zone step, run the
+  // displaced check, go back.
+  s.insert(s.end(), kLeaUp, kLeaUp + sizeof(kLeaUp));
+  s.insert(s.end(), tail, tail + kTailLength);
+  put_rel32(s, kJmp, stub + s.size(), site + kSiteLength);
+  s.resize(l.traced - stub, 0xcc);
+  // Not handled: the call itself, traced, from the program's own frame.
+  s.insert(s.end(), kLeaUp, kLeaUp + sizeof(kLeaUp));
+  s.insert(s.end(), kSyscall, kSyscall + sizeof(kSyscall));
+  s.insert(s.end(), tail, tail + kTailLength);
+  put_rel32(s, kJmp, stub + s.size(), site + kSiteLength);
+  s.resize(BS_STUB_SIZE, 0xcc);
+  return s;
+}
+
+std::vector<uint8_t> site_code(uint64_t site, uint64_t stub) {
+  std::vector<uint8_t> s;
+  put_rel32(s, kJmp, site, stub);
+  s.insert(s.end(), {0x0f, 0x1f, 0x00});  // nop
+  return s;
+}
+
+std::optional<uint64_t> original_pc(uint64_t pc, const ReadMemory& read) {
+  // Right after the traced `syscall` (offset 0) or at the jump back (after
+  // the displaced instruction).
+  for (uint64_t back : {uint64_t{0}, kTailLength}) {
+    if (pc < back + sizeof(kLeaUp) + sizeof(kSyscall)) continue;
+    uint64_t after_syscall = pc - back;
+    Layout l = layout(after_syscall - layout(0).after_traced_syscall);
+    uint8_t code[sizeof(kLeaUp) + sizeof(kSyscall) + kTailLength + kRel32Insn];
+    if (read(l.traced, code, sizeof(code)) != sizeof(code)) continue;
+    if (std::memcmp(code, kLeaUp, sizeof(kLeaUp)) != 0 ||
+        std::memcmp(code + sizeof(kLeaUp), kSyscall, sizeof(kSyscall)) != 0 ||
+        !is_tail(code + sizeof(kLeaUp) + sizeof(kSyscall)) || code[sizeof(code) - kRel32Insn] != kJmp) {
+      continue;
+    }
+    uint64_t jmp_at = after_syscall + kTailLength;
+    uint64_t site = rel32_target(code + sizeof(code) - kRel32Insn, jmp_at) - kSiteLength;
+    // The site must jump to this very stub.
+    uint8_t jump[kRel32Insn];
+    if (read(site, jump, sizeof(jump)) != sizeof(jump) || jump[0] != kJmp || rel32_target(jump, site) != l.stub) {
+      continue;
+    }
+    return back == 0 ? site + sizeof(kSyscall) : site + kSiteLength;
+  }
+  return std::nullopt;
+}
+
+}  // namespace backstep::syscall_stub
