@@ -12,6 +12,7 @@
 #include "engine/core/syscalls/syscall_table.h"
 #include "engine/trace/reader.h"
 #include "engine/trace/trace_error.h"
+#include "preload/preload_interface.h"
 
 namespace backstep::cli {
 namespace {
@@ -37,6 +38,21 @@ std::string describe_syscall(const trace::Event& e) {
   return out;
 }
 
+// The records of a BufferFlush event (preload/preload_interface.h), in its
+// first write: each says its size.
+std::size_t buffered_calls(const trace::Event& e) {
+  if (e.writes.empty()) return 0;
+  const std::vector<uint8_t>& data = e.writes.front().data;
+  std::size_t n = 0;
+  for (std::size_t at = 0; at + sizeof(bs_record) <= data.size(); ++n) {
+    bs_record r;
+    std::memcpy(&r, data.data() + at, sizeof(r));
+    if (r.size < sizeof(r)) break;
+    at += r.size;
+  }
+  return n;
+}
+
 std::string describe(const trace::Event& e) {
   std::string text = trace::to_string(e.kind);
   switch (e.kind) {
@@ -60,6 +76,9 @@ std::string describe(const trace::Event& e) {
     }
     case trace::EventKind::Abort:
       text += " " + e.message;
+      break;
+    case trace::EventKind::BufferFlush:
+      text += " " + std::to_string(buffered_calls(e)) + " calls";
       break;
     case trace::EventKind::Position: {
       char b[96];
