@@ -66,6 +66,7 @@ void ReplaySession::start_process(const trace::Event& event) {
   child.name = from.name;
   child.pid = event.tid;
   child.space = shares_memory ? from.space : event.tid;
+  child.buffer = from.buffer;  // a copy at the same address, or the same one
   if (!shares_memory) brk_[child.space] = brk_[from.space];
   processes_.insert(event.tid);
   execs_[event.tid] = execs_.at(from.pid);

@@ -406,6 +406,10 @@ std::optional<ReplayStop> ReplaySession::run_to_event(const trace::Event& next, 
   bool expected = (next.kind == trace::EventKind::Rdtsc && sig == SIGSEGV) ||
                   ((next.kind == trace::EventKind::Signal || next.kind == trace::EventKind::FatalSignal) &&
                    static_cast<int>(next.status) == sig);
+  if (!expected && sig == SIGILL) {
+    std::string why = buffered_call_divergence();
+    if (!why.empty()) diverged(why);
+  }
   if (!expected) {
     std::ostringstream os;
     os << "expected " << trace::to_string(next.kind) << ", got " << ws.describe() << " at rip 0x" << std::hex
@@ -496,12 +500,7 @@ void ReplaySession::replay_syscall(const trace::Event& event, ReplayStop& stop) 
     if (!problem.empty()) diverged(problem);
   }
   apply_effects(event);
-  if (nr == BS_CALL_REGISTER_BUFFER && exit.syscall_result() == 0) {
-    // The recorder accepted this thread's syscall buffer: the library in
-    // it now returns recorded results (preload/preload_interface.h).
-    uint32_t mode = BS_MODE_REPLAY;
-    task_->write_bytes(remote_ptr<void>(native->arg(0) + offsetof(bs_buffer_header, mode)), &mode, sizeof(mode));
-  }
+  if (nr == BS_CALL_REGISTER_BUFFER) registered_buffer(*native, exit.syscall_result());
   note_thread_name(*native, exit.syscall_result());
   if (event.written) check_written(event, *native, exit.syscall_result());
   echo(event);

@@ -295,8 +295,16 @@ class ReplaySession : public Session {
     // Whose memory it uses: its process's, or, for a vfork child before it
     // execs, its creator's (CLONE_VM).
     uint32_t space = 0;
+    // Its syscall buffer (preload/): registered by it, or its creator's.
+    uint64_t buffer = 0;
   };
   std::map<uint32_t, ReplayThread> threads_;
+  // A buffered call the preload library found different from its record
+  // (it wrote why into the thread's buffer and trapped): the report, or
+  // empty when the trap is not that.
+  std::string buffered_call_divergence();
+  // At a BS_CALL_REGISTER_BUFFER call (replay_buffers.cc).
+  void registered_buffer(const Registers& call, int64_t result);
   uint32_t current_tid_ = 0;
   // The processes of the tree that exist at this point, by recorded pid;
   // the one debugged (the first, unless set_debuggee); the first one's exit

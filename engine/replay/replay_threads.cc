@@ -56,6 +56,7 @@ void ReplaySession::start_thread(const trace::Event& event) {
   thread.name = parent->second.name;  // the kernel copies comm at clone
   thread.pid = parent->second.pid;
   thread.space = parent->second.space;
+  thread.buffer = parent->second.buffer;  // until it registers its own
 }
 
 void ReplaySession::end_thread(const trace::Event& event) {
@@ -81,7 +82,7 @@ void ReplaySession::copy_threads_into(ReplaySession& copy) {
   const ReplayThread& running = threads_[current_tid_];
   copy.threads_[current_tid_] = ReplayThread{copy.task_,       running.at_entry, breakpoint_reported_, false,
                                              running.restart, running.started,  running.name, running.pid,
-                                             running.space};
+                                             running.space, running.buffer};
   copy.current_tid_ = current_tid_;
   std::map<uint32_t, Task*> space_copies{{running.space, copy.task_}};
   for (auto& [tid, thread] : threads_) {
@@ -95,7 +96,7 @@ void ReplaySession::copy_threads_into(ReplaySession& copy) {
     if (space == space_copies.end()) space_copies.emplace(thread.space, &t);
     copy.threads_[tid] =
         ReplayThread{&t,          thread.at_entry, thread.breakpoint_reported, false, thread.restart, thread.started,
-                     thread.name, thread.pid,      thread.space};
+                     thread.name, thread.pid,      thread.space,  thread.buffer};
   }
 }
 

@@ -1,0 +1,51 @@
+// Replay's side of in-process syscall buffering (preload/, the ABI in
+// preload/preload_interface.h; docs/syscall-buffering.md). Replay performs
+// no system call, buffered or not: a BufferFlush event writes the records
+// back into the thread's buffer (apply_event), and the library in the
+// thread returns their results as it reaches them. Here: the buffer's
+// registration, which puts the library into replay mode, and the report
+// when the library finds the program making other calls than recorded.
+#include <cstddef>
+#include <string>
+
+#include "engine/core/syscalls/syscall_table.h"
+#include "engine/replay/replay_session.h"
+#include "preload/preload_interface.h"
+
+namespace backstep {
+
+void ReplaySession::registered_buffer(const Registers& call, int64_t result) {
+  if (result != 0) return;  // refused when recorded: the library never buffered
+  uint32_t mode = BS_MODE_REPLAY;
+  task_->write_bytes(remote_ptr<void>(call.arg(0) + offsetof(bs_buffer_header, mode)), &mode, sizeof(mode));
+  threads_[current_tid_].buffer = call.arg(0);
+}
+
+std::string ReplaySession::buffered_call_divergence() {
+  uint64_t buffer = threads_[current_tid_].buffer;
+  if (!buffer) return {};
+  bs_buffer_header h;
+  if (task_->read_some(remote_ptr<void>(buffer), &h, sizeof(h)) != sizeof(h) || h.diverged_reason == BS_DIVERGED_NONE) {
+    return {};
+  }
+  const sys::SyscallInfo* info = sys::lookup(h.diverged_nr);
+  std::string call = info ? info->name : "system call " + std::to_string(h.diverged_nr);
+  uint32_t cursor = h.cursor;
+  uint32_t recorded_nr = 0;
+  task_->read_some(remote_ptr<void>(buffer + sizeof(h) + cursor + offsetof(bs_record, nr)), &recorded_nr,
+                   sizeof(recorded_nr));
+  const sys::SyscallInfo* recorded = sys::lookup(recorded_nr);
+  switch (h.diverged_reason) {
+    case BS_DIVERGED_NR:
+      return "a buffered call differs: the program made " + call + ", the recording has " +
+             (recorded ? std::string(recorded->name) : std::to_string(recorded_nr)) + " here";
+    case BS_DIVERGED_DATA:
+      return "a buffered " + call + " writes other data than when it was recorded";
+    case BS_DIVERGED_SIZE:
+      return "a buffered " + call + " has a recorded output larger than the program's buffer";
+    default:
+      return "a buffered " + call + " differs from the recording (reason " + std::to_string(h.diverged_reason) + ")";
+  }
+}
+
+}  // namespace backstep
