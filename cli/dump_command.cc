@@ -4,6 +4,9 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "cli/commands.h"
 #include "cli/trace_dir.h"
@@ -12,6 +15,7 @@
 #include "engine/core/syscalls/syscall_table.h"
 #include "engine/trace/reader.h"
 #include "engine/trace/trace_error.h"
+#include "preload/preload_interface.h"
 
 namespace backstep::cli {
 namespace {
@@ -35,6 +39,23 @@ std::string describe_syscall(const trace::Event& e) {
   if (e.reg_changes.empty() && (nr == 60 || nr == 231)) return out;
   out += " = " + std::to_string(exit.syscall_result());
   return out;
+}
+
+// How many buffered calls a BufferFlush event holds: the records that tile
+// its first memory write (the buffer's data area, see
+// engine/record/record_buffers.cc). nullopt when they do not tile it.
+std::optional<std::size_t> buffered_calls(const trace::Event& e) {
+  if (e.writes.empty()) return std::nullopt;
+  const std::vector<uint8_t>& data = e.writes[0].data;
+  std::size_t calls = 0;
+  for (std::size_t at = 0; at < data.size(); ++calls) {
+    bs_record r;
+    if (data.size() - at < sizeof(r)) return std::nullopt;
+    std::memcpy(&r, data.data() + at, sizeof(r));
+    if (r.size < sizeof(r) || r.size % 8 != 0 || r.size > data.size() - at) return std::nullopt;
+    at += r.size;
+  }
+  return calls;
 }
 
 std::string describe(const trace::Event& e) {
@@ -61,6 +82,12 @@ std::string describe(const trace::Event& e) {
     case trace::EventKind::Abort:
       text += " " + e.message;
       break;
+    case trace::EventKind::BufferFlush: {
+      std::optional<std::size_t> calls = buffered_calls(e);
+      text += calls ? " " + std::to_string(*calls) + (*calls == 1 ? " call" : " calls")
+                    : std::string(" malformed records");
+      break;
+    }
     case trace::EventKind::Position: {
       char b[96];
       std::snprintf(b, sizeof b, " rip=0x%llx digest=%016" PRIx64 "%s",
