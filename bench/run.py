@@ -2,14 +2,17 @@
 """backstep benchmarks: native vs. record vs. replay wall time for a few workloads.
 
     python3 bench/run.py [--runs 5] [--json out.json] [--only NAME] [--backstep PATH]
+                         [--modes buffered,ptrace]
 
 Builds the workloads in bench/workloads/ with gcc -O2 into a temporary
 directory (and backstep with ./scripts/build when the default binary is
 missing), then, for each workload and each of --runs iterations, runs it
-natively, recorded (`backstep record -o DIR -- PROG ARGS`) and replayed
-(`backstep replay --autopilot DIR`), in that order, so that drifting machine
-load affects the three alike. Prints one table per workload plus a summary and
-writes every raw figure as JSON (default bench/results/latest.json).
+natively, recorded with syscall buffering (`backstep record -o DIR -- PROG
+ARGS`), replayed (`backstep replay --autopilot DIR`), recorded with a ptrace
+stop at every call (`backstep record --no-syscall-buffer ...`) and replayed
+again, in that order, so that drifting machine load affects all five alike.
+Prints one table per workload plus a summary and writes every raw figure as
+JSON (default bench/results/latest.json).
 
 Python standard library only. See bench/README.md for what the columns mean.
 """
@@ -34,6 +37,15 @@ ROOT = os.path.dirname(BENCH_DIR)
 WORKLOAD_DIR = os.path.join(BENCH_DIR, "workloads")
 DEFAULT_BACKSTEP = os.path.join(ROOT, "build", "bin", "backstep")
 DEFAULT_JSON = os.path.join(BENCH_DIR, "results", "latest.json")
+PRELOAD_NAME = "libbackstep_preload.so"
+# How backstep records in each mode: the JSON key suffix of its figures, the
+# extra record options, and the label in the tables.
+MODES = {
+    "buffered": {"suffix": "", "record_args": [], "label": ""},
+    "ptrace": {"suffix": "_nobuf", "record_args": ["--no-syscall-buffer"], "label": " (ptrace only)"},
+}
+# What `backstep record` says when it finds no preload library.
+NO_PRELOAD_WARNING = "recording without syscall buffering"
 MIB = 1 << 20
 MB = 1_000_000  # sizes and throughputs are reported in decimal MB
 
@@ -125,9 +137,17 @@ def parse_args():
                    help="seconds before one run is declared hung (default 900)")
     p.add_argument("--keep-temp", action="store_true",
                    help="keep the temporary directory (binaries, input file, last traces)")
+    p.add_argument("--modes", default="buffered,ptrace", metavar="MODE[,MODE]",
+                   help="recording modes to measure: buffered (syscall buffering, backstep's default), "
+                        "ptrace (--no-syscall-buffer); default %(default)s")
     a = p.parse_args()
     if a.runs < 1:
         p.error("--runs must be at least 1")
+    modes = [m for m in a.modes.split(",") if m]
+    bad = [m for m in modes if m not in MODES]
+    if bad or not modes:
+        p.error(f"bad --modes '{a.modes}': want a comma-separated subset of {','.join(MODES)}")
+    a.modes = [m for m in MODES if m in modes]  # always measured in the same order
     return a
 
 
@@ -165,6 +185,25 @@ def ensure_backstep(path):
         if r.returncode != 0 or not os.access(DEFAULT_BACKSTEP, os.X_OK):
             raise BenchError(f"./scripts/build failed (exit {r.returncode})")
     return DEFAULT_BACKSTEP
+
+
+def find_preload(backstep_src, modes):
+    """The preload library backstep would load: ../lib next to the binary.
+
+    None when it is missing and only ptrace mode was asked for; an error when
+    buffered mode needs it (backstep would silently record without it)."""
+    lib = os.path.join(os.path.dirname(os.path.dirname(backstep_src)), "lib", PRELOAD_NAME)
+    if os.path.isfile(lib):
+        return lib
+    if "buffered" in modes:
+        raise BenchError(f"{lib} is missing, so `backstep record` cannot buffer system calls: "
+                         f"build it (./scripts/build) or measure without buffering (--modes ptrace)")
+    return None
+
+
+def sha256_of(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
 
 
 def build_workloads(workloads, bindir):
@@ -253,151 +292,216 @@ def fail(mode, w, cmd, rc, native_rc, stderr, what):
         + "\n".join("    " + l for l in tail.splitlines()))
 
 
-def count_events(backstep, trace, kinds, env):
-    """How many events of each kind `backstep dump` lists in a trace."""
-    out = subprocess.run([backstep, "dump", trace], capture_output=True, text=True, env=env, check=True).stdout
+def dump_counts(backstep, trace, kinds, env):
+    """From `backstep dump` of a trace: how many events of each of `kinds`,
+    how many system calls were traced (`syscall` events) and how many were
+    buffered (the `buffer-flush N calls` events' N)."""
+    r = subprocess.run([backstep, "dump", trace], capture_output=True, text=True, env=env)
+    if r.returncode != 0:
+        raise BenchError(f"backstep dump {trace} failed (exit {r.returncode}): {r.stderr.strip()[-500:]}")
     counts = {k: 0 for k in kinds}
-    for line in out.splitlines():
+    traced = buffered = 0
+    for line in r.stdout.splitlines():
         fields = line.split()
-        if len(fields) >= 4 and fields[1] == "tid" and fields[3] in counts:
-            counts[fields[3]] += 1
-    return counts
+        if len(fields) < 4 or fields[1] != "tid":
+            continue
+        kind = fields[3]
+        if kind in counts:
+            counts[kind] += 1
+        if kind == "syscall":
+            traced += 1
+        elif kind == "buffer-flush":
+            if len(fields) < 6 or not fields[4].isdigit() or fields[5] not in ("call", "calls"):
+                raise BenchError(f"backstep dump {trace}: unexpected buffer-flush line: {line}")
+            buffered += int(fields[4])
+    return counts, {"traced": traced, "buffered": buffered}
+
+
+def record_and_replay(mode, w, i, backstep, args, tmp, env, res, native):
+    """One record (in `mode`) and one replay of its trace; appends to res."""
+    sfx = MODES[mode]["suffix"]
+    label = "record" + MODES[mode]["label"]
+    native_rc, native_out = native
+    trace = os.path.join(tmp, "traces", f"{w['name']}-{i}{sfx}")
+    rec_cmd = [backstep, "record", "-o", trace] + MODES[mode]["record_args"]
+    if args.compress:
+        rec_cmd.append(f"--compress={args.compress}")
+    rec_cmd += ["--"] + workload_argv(w, tmp)
+    t, rc, out, err, cpu = timed_run(rec_cmd, tmp, args.timeout, env)
+    cleanup_after_run(w, tmp)
+    if rc != native_rc:
+        fail(label, w, rec_cmd, rc, native_rc, err, "exit status differs from native")
+    if out != native_out:
+        fail(label, w, rec_cmd, rc, native_rc, err,
+             f"stdout differs from native: {out[:200]!r} vs {native_out[:200]!r}")
+    if mode == "buffered" and NO_PRELOAD_WARNING in err:
+        fail(label, w, rec_cmd, rc, native_rc, err, "did not find the preload library")
+    res[f"record{sfx}_s"].append(t)
+    res[f"record{sfx}_cpu_s"].append(cpu)
+    res[f"trace{sfx}"].append(trace_sizes(trace))
+    kinds = w.get("count_events", [])
+    if mode == "buffered" or kinds:
+        counts, calls = dump_counts(backstep, trace, kinds, env)
+        if kinds:
+            res.setdefault(f"event_counts{sfx}", []).append(counts)
+        if mode == "buffered":
+            res["syscalls"].append(calls)
+    if t > SLOW_RUN_WARNING_S:
+        log(f"  warning: one {label} run of {w['name']} took {t:.1f} s (> {SLOW_RUN_WARNING_S:.0f} s); "
+            f"consider --param {w['name']}=SMALLER")
+    label = "replay" + MODES[mode]["label"]
+    rep_cmd = [backstep, "replay", "--autopilot", trace]
+    t, rc, out, err, cpu = timed_run(rep_cmd, tmp, args.timeout, env)
+    if rc != native_rc:
+        fail(label, w, rep_cmd, rc, native_rc, err, "exit status differs from native")
+    if out != native_out:
+        fail(label, w, rep_cmd, rc, native_rc, err,
+             f"re-emitted stdout differs from native: {out[:200]!r} vs {native_out[:200]!r}")
+    res[f"replay{sfx}_s"].append(t)
+    res[f"replay{sfx}_cpu_s"].append(cpu)
+    shutil.rmtree(trace)
 
 
 def run_workload(w, backstep, args, tmp, env):
     res = {"name": w["name"], "about": w["about"], "param": w["param"], "value": w["value"],
-           "per_op": w.get("per_op"),
-           "native_s": [], "record_s": [], "replay_s": [],
-           "native_cpu_s": [], "record_cpu_s": [], "replay_cpu_s": [],
-           "trace": [], "exit_status": None}
+           "per_op": w.get("per_op"), "modes": args.modes,
+           "native_s": [], "native_cpu_s": [], "exit_status": None}
+    for mode in args.modes:
+        sfx = MODES[mode]["suffix"]
+        for key in ("record", "replay"):
+            res[f"{key}{sfx}_s"] = []
+            res[f"{key}{sfx}_cpu_s"] = []
+        res[f"trace{sfx}"] = []
+    if "buffered" in args.modes:
+        res["syscalls"] = []  # per buffered record: {"traced": N, "buffered": M}
     argv = workload_argv(w, tmp)
     res["argv"] = [os.path.basename(argv[0])] + argv[1:]
     for _ in range(args.warmup):
         timed_run(argv, tmp, args.timeout, env)
         cleanup_after_run(w, tmp)
-    trace_root = os.path.join(tmp, "traces")
-    os.makedirs(trace_root, exist_ok=True)
+    os.makedirs(os.path.join(tmp, "traces"), exist_ok=True)
     res["loadavg_1m"] = []
     for i in range(args.runs):
         res["loadavg_1m"].append(os.getloadavg()[0])  # other load on the machine, per iteration
-        # native
         t, rc, out, err, cpu = timed_run(argv, tmp, args.timeout, env)
         cleanup_after_run(w, tmp)
         if rc != 0:
             fail("native run", w, argv, rc, rc, err, "failed")
-        native_rc, native_out = rc, out
         res["native_s"].append(t)
         res["native_cpu_s"].append(cpu)
         res["exit_status"] = rc
-        # record
-        trace = os.path.join(trace_root, f"{w['name']}-{i}")
-        rec_cmd = [backstep, "record", "-o", trace]
-        if args.compress:
-            rec_cmd.append(f"--compress={args.compress}")
-        rec_cmd += ["--"] + argv
-        t, rc, out, err, cpu = timed_run(rec_cmd, tmp, args.timeout, env)
-        cleanup_after_run(w, tmp)
-        if rc != native_rc:
-            fail("record", w, rec_cmd, rc, native_rc, err, "exit status differs from native")
-        if out != native_out:
-            fail("record", w, rec_cmd, rc, native_rc, err,
-                 f"stdout differs from native: {out[:200]!r} vs {native_out[:200]!r}")
-        res["record_s"].append(t)
-        res["record_cpu_s"].append(cpu)
-        res["trace"].append(trace_sizes(trace))
-        if w.get("count_events"):
-            res.setdefault("event_counts", []).append(count_events(backstep, trace, w["count_events"], env))
-        if t > SLOW_RUN_WARNING_S:
-            log(f"  warning: one record run of {w['name']} took {t:.1f} s (> {SLOW_RUN_WARNING_S:.0f} s); "
-                f"consider --param {w['name']}=SMALLER")
-        # replay
-        rep_cmd = [backstep, "replay", "--autopilot", trace]
-        t, rc, out, err, cpu = timed_run(rep_cmd, tmp, args.timeout, env)
-        if rc != native_rc:
-            fail("replay", w, rep_cmd, rc, native_rc, err, "exit status differs from native")
-        if out != native_out:
-            fail("replay", w, rep_cmd, rc, native_rc, err,
-                 f"re-emitted stdout differs from native: {out[:200]!r} vs {native_out[:200]!r}")
-        res["replay_s"].append(t)
-        res["replay_cpu_s"].append(cpu)
-        shutil.rmtree(trace)
-        log(f"  {w['name']} run {i + 1}/{args.runs}: native {res['native_s'][-1]:.3f} s, "
-            f"record {res['record_s'][-1]:.3f} s, replay {res['replay_s'][-1]:.3f} s")
+        for mode in args.modes:
+            record_and_replay(mode, w, i, backstep, args, tmp, env, res, (rc, out))
+        log(f"  {w['name']} run {i + 1}/{args.runs}: "
+            + ", ".join(f"{label} {res[f'{k}_s'][-1]:.3f} s" for k, label in timed_modes(res)))
     res["summary"] = summarize(res)
     return res
 
 
+def timed_modes(res):
+    """(JSON key prefix, table label) of every timed mode in res, native first."""
+    out = [("native", "native")]
+    for mode in res["modes"]:
+        sfx, label = MODES[mode]["suffix"], MODES[mode]["label"]
+        out += [(f"record{sfx}", f"record{label}"), (f"replay{sfx}", f"replay{label}")]
+    return out
+
+
 def summarize(res):
-    med = {m: statistics.median(res[f"{m}_s"]) for m in ("native", "record", "replay")}
-    own = statistics.median(t["own_bytes"] for t in res["trace"])
-    events = statistics.median(t["events_bytes"] for t in res["trace"])
-    linked = statistics.median(t["hardlinked_bytes"] for t in res["trace"])
-    cpu = {m: statistics.median(res[f"{m}_cpu_s"]) for m in ("native", "record", "replay")}
-    per_op = {}
-    if res.get("per_op"):
-        # What one operation (one rdtsc) costs beyond its native cost, and
-        # how many of them record and replay get through per second.
-        n = res["value"]
-        for m in ("record", "replay"):
-            per_op[f"{m}_us_per_{res['per_op']}"] = (med[m] - med["native"]) / n * 1e6
-            per_op[f"{m}_{res['per_op']}_per_s"] = n / med[m]
-    return {
-        **per_op,
-        "native_median_s": med["native"],
-        "record_median_s": med["record"],
-        "replay_median_s": med["replay"],
-        "record_ratio": med["record"] / med["native"],
-        "replay_ratio": med["replay"] / med["native"],
-        "native_min_max_s": [min(res["native_s"]), max(res["native_s"])],
-        "record_min_max_s": [min(res["record_s"]), max(res["record_s"])],
-        "replay_min_max_s": [min(res["replay_s"]), max(res["replay_s"])],
-        "trace_mb": own / MB,
-        "events_mb": events / MB,
-        "hardlinked_mb": linked / MB,
-        "record_throughput_mb_s": (own / MB) / med["record"],
+    keys = [k for k, _ in timed_modes(res)]
+    med = {k: statistics.median(res[f"{k}_s"]) for k in keys}
+    cpu = {k: statistics.median(res[f"{k}_cpu_s"]) for k in keys}
+    s = {"native_median_s": med["native"], "native_cpu_median_s": cpu["native"]}
+    for k in keys:
+        s[f"{k}_median_s"] = med[k]
+        s[f"{k}_min_max_s"] = [min(res[f"{k}_s"]), max(res[f"{k}_s"])]
+        if k == "native":
+            continue
+        s[f"{k}_ratio"] = med[k] / med["native"]
         # user+sys CPU seconds (tracer + tracee for record/replay): less sensitive
         # than wall time to other load on the machine
-        "native_cpu_median_s": cpu["native"],
-        "record_cpu_ratio": cpu["record"] / cpu["native"] if cpu["native"] > 0 else None,
-        "replay_cpu_ratio": cpu["replay"] / cpu["native"] if cpu["native"] > 0 else None,
-    }
+        s[f"{k}_cpu_ratio"] = cpu[k] / cpu["native"] if cpu["native"] > 0 else None
+        if res.get("per_op"):
+            # What one operation (one rdtsc) costs beyond its native cost, and
+            # how many of them record and replay get through per second.
+            n, op = res["value"], res["per_op"]
+            s[f"{k}_us_per_{op}"] = (med[k] - med["native"]) / n * 1e6
+            s[f"{k}_{op}_per_s"] = n / med[k]
+    for mode in res["modes"]:
+        sfx = MODES[mode]["suffix"]
+        traces = res[f"trace{sfx}"]
+        own = statistics.median(t["own_bytes"] for t in traces)
+        s[f"trace{sfx}_mb"] = own / MB
+        s[f"events{sfx}_mb"] = statistics.median(t["events_bytes"] for t in traces) / MB
+        s[f"hardlinked{sfx}_mb"] = statistics.median(t["hardlinked_bytes"] for t in traces) / MB
+        s[f"record{sfx}_throughput_mb_s"] = (own / MB) / med[f"record{sfx}"]
+    if res.get("syscalls"):
+        # The share of the program's system calls that the preload library
+        # performed itself (median over the buffered records).
+        traced = statistics.median(c["traced"] for c in res["syscalls"])
+        buffered = statistics.median(c["buffered"] for c in res["syscalls"])
+        s["syscalls_traced"] = traced
+        s["syscalls_buffered"] = buffered
+        s["buffered_share"] = buffered / (traced + buffered) if traced + buffered else None
+    return s
 
 
 def print_table(res):
     s = res["summary"]
     print(f"\n== {res['name']} ({res['param']}={res['value']}): {res['about']} ==")
-    print(f"{'mode':<8} {'median s':>9} {'x native':>9} {'min..max s':>17} {'cpu s':>7} {'cpu x':>8}")
-    native_cpu = statistics.median(res["native_cpu_s"])
-    for m in ("native", "record", "replay"):
-        lo, hi = s[f"{m}_min_max_s"]
-        ratio = s[f"{m}_median_s"] / s["native_median_s"]
-        cpu = statistics.median(res[f"{m}_cpu_s"])
+    print(f"{'mode':<22} {'median s':>9} {'x native':>9} {'min..max s':>17} {'cpu s':>7} {'cpu x':>8}")
+    native_cpu = s["native_cpu_median_s"]
+    for k, label in timed_modes(res):
+        lo, hi = s[f"{k}_min_max_s"]
+        ratio = s[f"{k}_median_s"] / s["native_median_s"]
+        cpu = statistics.median(res[f"{k}_cpu_s"])
         cpu_x = f"{cpu / native_cpu:>7.2f}x" if native_cpu > 0 else f"{'-':>8}"
-        print(f"{m:<8} {s[f'{m}_median_s']:>9.3f} {ratio:>8.2f}x {lo:>8.3f}..{hi:<8.3f} {cpu:>7.2f} {cpu_x}")
-    print(f"trace {s['trace_mb']:.2f} MB (events {s['events_mb']:.2f} MB; "
-          f"+{s['hardlinked_mb']:.2f} MB hard-linked, not counted), "
-          f"record throughput {s['record_throughput_mb_s']:.2f} MB/s")
-    for counts in res.get("event_counts", [])[-1:]:
-        print("events per record: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+        print(f"{label:<22} {s[f'{k}_median_s']:>9.3f} {ratio:>8.2f}x {lo:>8.3f}..{hi:<8.3f} {cpu:>7.2f} {cpu_x}")
+    for mode in res["modes"]:
+        sfx, label = MODES[mode]["suffix"], MODES[mode]["label"] or " (buffered)"
+        print(f"trace{label}: {s[f'trace{sfx}_mb']:.2f} MB (events {s[f'events{sfx}_mb']:.2f} MB; "
+              f"+{s[f'hardlinked{sfx}_mb']:.2f} MB hard-linked, not counted), "
+              f"record throughput {s[f'record{sfx}_throughput_mb_s']:.2f} MB/s")
+    if "syscalls_traced" in s:
+        share = s["buffered_share"]
+        print(f"syscalls: {s['syscalls_traced']:,.0f} traced, {s['syscalls_buffered']:,.0f} buffered "
+              f"({'-' if share is None else f'{share * 100:.1f}%'} buffered)")
+    for mode in res["modes"]:
+        sfx, label = MODES[mode]["suffix"], MODES[mode]["label"]
+        for counts in res.get(f"event_counts{sfx}", [])[-1:]:
+            print(f"events per record{label}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
     op = res.get("per_op")
     if op:
-        print(f"per {op}: record {s[f'record_us_per_{op}']:.1f} us ({s[f'record_{op}_per_s']:,.0f}/s), "
-              f"replay {s[f'replay_us_per_{op}']:.1f} us ({s[f'replay_{op}_per_s']:,.0f}/s)")
+        print(f"per {op}: " + ", ".join(
+            f"{label} {s[f'{k}_us_per_{op}']:.1f} us ({s[f'{k}_{op}_per_s']:,.0f}/s)"
+            for k, label in timed_modes(res)[1:]))
 
 
-def print_summary(results, runs):
+def print_summary(results, runs, modes):
     print(f"\nSummary (median of {runs} runs; ratio = median / median native)")
-    hdr = (f"{'workload':<15} {'native s':>9} {'record':>8} {'replay':>8} "
-           f"{'record min..max s':>18} {'replay min..max s':>18} {'trace MB':>9} {'events MB':>10} {'rec MB/s':>9}")
+    cols = []  # (header, summary key, width)
+    if "buffered" in modes:
+        cols += [("record", "record_ratio", 8), ("replay", "replay_ratio", 8)]
+    if "ptrace" in modes:
+        cols += [("rec-ptrace", "record_nobuf_ratio", 11), ("rep-ptrace", "replay_nobuf_ratio", 11)]
+    sfx = MODES[modes[0]]["suffix"]  # trace figures of the first mode measured
+    hdr = (f"{'workload':<15} {'native s':>9} " + " ".join(f"{h:>{wd}}" for h, _, wd in cols)
+           + (f" {'buffered':>9}" if "buffered" in modes else "")
+           + f" {'trace MB':>9} {'events MB':>10} {'rec MB/s':>9}")
     print(hdr)
     print("-" * len(hdr))
     for r in results:
         s = r["summary"]
-        rl, rh = s["record_min_max_s"]
-        pl, ph = s["replay_min_max_s"]
-        print(f"{r['name']:<15} {s['native_median_s']:>9.3f} {s['record_ratio']:>7.2f}x {s['replay_ratio']:>7.2f}x "
-              f"{rl:>8.3f}..{rh:<8.3f} {pl:>8.3f}..{ph:<8.3f} {s['trace_mb']:>9.2f} {s['events_mb']:>10.2f} "
-              f"{s['record_throughput_mb_s']:>9.2f}")
+        line = f"{r['name']:<15} {s['native_median_s']:>9.3f} "
+        line += " ".join(f"{s[key]:>{wd - 1}.2f}x" for _, key, wd in cols)
+        if "buffered" in modes:
+            share = s.get("buffered_share")
+            line += f" {'-' if share is None else f'{share * 100:.1f}%':>9}"
+        line += (f" {s[f'trace{sfx}_mb']:>9.2f} {s[f'events{sfx}_mb']:>10.2f}"
+                 f" {s[f'record{sfx}_throughput_mb_s']:>9.2f}")
+        print(line)
+    if modes[0] == "buffered" and len(modes) > 1:
+        print("(trace MB, events MB and rec MB/s: the buffered recording's; the per-workload tables have both)")
 
 
 def git_rev():
@@ -428,7 +532,7 @@ def main():
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "host": platform.node(), "kernel": platform.release(), "machine": platform.machine(),
         "cpus": os.cpu_count(), "python": platform.python_version(),
-        "runs": args.runs, "warmup": args.warmup, "compress": args.compress or "default",
+        "runs": args.runs, "warmup": args.warmup, "modes": args.modes, "compress": args.compress or "default",
         "command": " ".join([os.path.relpath(sys.argv[0], ROOT)] + sys.argv[1:]),
         "git": git_rev(),
         "loadavg_start": os.getloadavg(),
@@ -444,17 +548,29 @@ def main():
         tmp = tempfile.mkdtemp(prefix="backstep-bench-")
         bindir = os.path.join(tmp, "bin")
         os.makedirs(bindir)
-        # Measure one fixed binary even if build/ is rebuilt while we run.
+        # Measure one fixed binary and preload library even if build/ is
+        # rebuilt while we run. backstep looks for the library in ../lib
+        # next to itself, so it goes to TMP/lib.
+        preload_src = find_preload(backstep_src, args.modes)
         backstep = os.path.join(bindir, "backstep")
         shutil.copy2(backstep_src, backstep)
-        with open(backstep, "rb") as f:
-            digest = hashlib.sha256(f.read()).hexdigest()
-        meta["backstep"] = {"path": backstep_src, "sha256": digest,
+        meta["backstep"] = {"path": backstep_src, "sha256": sha256_of(backstep),
                             "mtime": datetime.datetime.fromtimestamp(
                                 os.stat(backstep_src).st_mtime).isoformat(timespec="seconds")}
+        if preload_src:
+            libdir = os.path.join(tmp, "lib")
+            os.makedirs(libdir)
+            preload = os.path.join(libdir, PRELOAD_NAME)
+            shutil.copy2(preload_src, preload)
+            meta["preload"] = {"path": preload_src, "sha256": sha256_of(preload)}
         build_workloads(workloads, bindir)
         env = dict(os.environ)
         env["BACKSTEP_DIR"] = os.path.join(tmp, "backstep-home")  # never touch the user's trace dir
+        # The modes say how backstep records, not the caller's environment:
+        # these would turn buffering off, or load another library.
+        for var in ("BACKSTEP_SYSCALL_BUFFER", "BACKSTEP_PRELOAD"):
+            if env.pop(var, None) is not None:
+                log(f"ignoring ${var} (see --modes)")
         for w in workloads:
             if w["name"] == "copy_file":
                 w["input"] = os.path.join(tmp, "copy_file.in")
@@ -467,7 +583,7 @@ def main():
             sys.stdout.flush()
             if w["name"] == "copy_file":
                 os.unlink(w["input"])
-        print_summary(results, args.runs)
+        print_summary(results, args.runs, args.modes)
         meta["loadavg_end"] = os.getloadavg()
         print(f"load average (1/5/15 min) at start {' '.join(f'{x:.2f}' for x in meta['loadavg_start'])}, "
               f"at end {' '.join(f'{x:.2f}' for x in meta['loadavg_end'])} on {os.cpu_count()} CPUs")

@@ -4,6 +4,9 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "cli/commands.h"
 #include "cli/trace_dir.h"
@@ -38,19 +41,21 @@ std::string describe_syscall(const trace::Event& e) {
   return out;
 }
 
-// The records of a BufferFlush event (preload/preload_interface.h), in its
-// first write: each says its size.
-std::size_t buffered_calls(const trace::Event& e) {
-  if (e.writes.empty()) return 0;
-  const std::vector<uint8_t>& data = e.writes.front().data;
-  std::size_t n = 0;
-  for (std::size_t at = 0; at + sizeof(bs_record) <= data.size(); ++n) {
+// How many buffered calls a BufferFlush event holds: the records that tile
+// its first memory write (the buffer's data area, see
+// engine/record/record_buffers.cc). nullopt when they do not tile it.
+std::optional<std::size_t> buffered_calls(const trace::Event& e) {
+  if (e.writes.empty()) return std::nullopt;
+  const std::vector<uint8_t>& data = e.writes[0].data;
+  std::size_t calls = 0;
+  for (std::size_t at = 0; at < data.size(); ++calls) {
     bs_record r;
+    if (data.size() - at < sizeof(r)) return std::nullopt;
     std::memcpy(&r, data.data() + at, sizeof(r));
-    if (r.size < sizeof(r)) break;
+    if (r.size < sizeof(r) || r.size % 8 != 0 || r.size > data.size() - at) return std::nullopt;
     at += r.size;
   }
-  return n;
+  return calls;
 }
 
 std::string describe(const trace::Event& e) {
@@ -77,9 +82,12 @@ std::string describe(const trace::Event& e) {
     case trace::EventKind::Abort:
       text += " " + e.message;
       break;
-    case trace::EventKind::BufferFlush:
-      text += " " + std::to_string(buffered_calls(e)) + " calls";
+    case trace::EventKind::BufferFlush: {
+      std::optional<std::size_t> calls = buffered_calls(e);
+      text += calls ? " " + std::to_string(*calls) + (*calls == 1 ? " call" : " calls")
+                    : std::string(" malformed records");
       break;
+    }
     case trace::EventKind::Position: {
       char b[96];
       std::snprintf(b, sizeof b, " rip=0x%llx digest=%016" PRIx64 "%s",

@@ -391,6 +391,49 @@ def t_dump_good(ctx):
                      "dump's event numbers are not 0, 1, 2, ...")
 
 
+def dump_event_lines(ctx, trace):
+    res = ctx.bs("dump", trace)
+    ctx.check.expect(res.returncode == 0 and res.stderr == b"", "dump: %s" % res.describe())
+    return [l for l in res.stdout.decode("utf-8", "replace").splitlines() if not l.startswith("#")]
+
+
+def t_dump_buffer_flush(ctx):
+    """dump counts the calls in each buffer-flush event: chatty's getrandom
+    calls (one per 10 lines) are buffered, or traced where recording had to
+    stop anyway; every one of them is in one count or the other."""
+    count = 200
+    getrandoms = count // 10
+    c = ctx.check
+    ctx.env.pop("BACKSTEP_SYSCALL_BUFFER", None)  # this subtest records both ways itself
+    trace, _ = ctx.record(count=count)
+    lines = dump_event_lines(ctx, trace)
+    flush_re = re.compile(r"^\d+ tid \d+ buffer-flush (\d+) calls? \[(\d+) bytes written\]$")
+    flushes = [l for l in lines if " buffer-flush" in l]
+    buffered = 0
+    for line in flushes:
+        m = flush_re.match(line)
+        if not c.expect(m is not None, "buffer-flush line without a call count: %r" % line):
+            continue
+        calls, written = int(m.group(1)), int(m.group(2))
+        c.expect(calls >= 1, "a buffer-flush of no calls: %r" % line)
+        # Each record is at least its 40-byte header; the event also writes
+        # the buffer header's 8 bytes (used, cursor).
+        c.expect(written >= 40 * calls + 8, "%d calls cannot fit in %d bytes: %r" % (calls, written, line))
+        buffered += calls
+    traced = sum(1 for l in lines if " syscall getrandom(" in l)
+    print("dump: %d buffer-flush events, %d calls buffered, %d getrandom traced" %
+          (len(flushes), buffered, traced))
+    c.expect(buffered >= 1, "nothing was buffered (is libbackstep_preload.so next to backstep?)")
+    c.expect(buffered + traced >= getrandoms,
+             "%d buffered + %d traced getrandom calls, fewer than chatty's %d" % (buffered, traced, getrandoms))
+    # Without buffering, every call is a syscall event and nothing is flushed.
+    trace, _ = ctx.record(count=count, extra=["--no-syscall-buffer"])
+    lines = dump_event_lines(ctx, trace)
+    c.expect(not any(" buffer-flush" in l for l in lines), "buffer-flush events with --no-syscall-buffer")
+    traced = sum(1 for l in lines if " syscall getrandom(" in l)
+    c.expect(traced == getrandoms, "--no-syscall-buffer: %d getrandom events, expected %d" % (traced, getrandoms))
+
+
 def t_dump_missing(ctx):
     ctx.expect_clean_failure(ctx.bs("dump", ctx.path("no-such-trace")), "dump of a missing trace",
                              mention="no-such-trace")
