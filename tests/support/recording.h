@@ -46,7 +46,9 @@ inline uint64_t symbol_address(const std::string& path, const std::string& name)
 // with the object); the program's stdout goes to /dev/null.
 class Recording {
  public:
-  explicit Recording(const std::string& binary, std::vector<std::string> args = {}) : binary_(binary) {
+  // `preload`: the syscall-buffering library to inject (empty: none).
+  explicit Recording(const std::string& binary, std::vector<std::string> args = {}, const std::string& preload = "")
+      : binary_(binary) {
     char tmpl[] = "/tmp/backstep-test-XXXXXX";
     if (!mkdtemp(tmpl)) throw std::runtime_error("mkdtemp failed");
     dir_ = tmpl;
@@ -55,6 +57,7 @@ class Recording {
     options.argv = {binary};
     options.argv.insert(options.argv.end(), args.begin(), args.end());
     options.trace_dir = trace();
+    options.preload_library = preload;
     int saved = dup(1);
     int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
     dup2(devnull, 1);
