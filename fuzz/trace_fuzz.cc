@@ -166,7 +166,7 @@ bool fix_chunk_checksums(std::vector<std::uint8_t>& file) {
     }
     if (raw_len > kMaxFuzzRawBytes) return false;
     std::size_t data = std::min<std::size_t>(compressed_len, file.size() - at - trace::kChunkHeaderSize);
-    put_le32(head + kDataCrcAt, trace::crc32_of(head + trace::kChunkHeaderSize, data));
+    put_le32(head + kDataCrcAt, trace::chunk_data_check(head + trace::kChunkHeaderSize, data));
     put_le32(head + fields, trace::crc32_of(head, fields));
     at += trace::kChunkHeaderSize + data;
   }

@@ -156,7 +156,7 @@ std::string trace_with_raw_chunk(const TempDir& tmp, const std::vector<uint8_t>&
   Compressor(Codec::Zstd).compress(raw, file);
   ChunkHeader h{Codec::Zstd, static_cast<uint32_t>(raw.size()),
                 static_cast<uint32_t>(file.size() - kPreambleSize - kChunkHeaderSize), 0, count, 0};
-  h.data_crc = crc32_of(file.data() + kPreambleSize + kChunkHeaderSize, h.compressed_len);
+  h.data_crc = chunk_data_check(file.data() + kPreambleSize + kChunkHeaderSize, h.compressed_len);
   encode_chunk_header(h, file.data() + kPreambleSize);
   spit(dir + "/events", file);
   return dir;

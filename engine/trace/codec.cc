@@ -6,6 +6,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <new>
 #include <string>
 
@@ -17,14 +18,21 @@ namespace {
 
 constexpr int kZstdLevel = 1;
 constexpr int kZlibLevel = 1;
+// A chunk this large is sampled first: its first kSampleSize bytes must
+// compress to at most kStoredAbove of their size, or it is stored.
+constexpr std::size_t kSampleFrom = 256 * 1024;
+constexpr std::size_t kSampleSize = 64 * 1024;
+constexpr double kStoredAbove = 0.95;
 
 }  // namespace
 
 bool is_known_codec(uint8_t codec) {
-  return codec == static_cast<uint8_t>(Codec::Zstd) || codec == static_cast<uint8_t>(Codec::Zlib);
+  return codec == static_cast<uint8_t>(Codec::Zstd) || codec == static_cast<uint8_t>(Codec::Zlib) ||
+         codec == static_cast<uint8_t>(Codec::Stored);
 }
 
 std::size_t max_compressed_size(Codec codec, std::size_t raw_len) {
+  if (codec == Codec::Stored) return raw_len;
   if (codec == Codec::Zstd) return ZSTD_compressBound(raw_len);
   return compressBound(static_cast<uLong>(raw_len));
 }
@@ -38,11 +46,24 @@ Compressor::Compressor(Codec codec) : codec_(codec) {
 
 Compressor::~Compressor() { ZSTD_freeCCtx(zstd_); }
 
-void Compressor::compress(std::span<const uint8_t> raw, std::vector<uint8_t>& out) {
+Codec Compressor::compress(std::span<const uint8_t> raw, std::vector<uint8_t>& out) {
+  if (raw.size() >= kSampleFrom) {
+    sample_.clear();
+    compress_as(codec_, raw.first(kSampleSize), sample_);
+    if (static_cast<double>(sample_.size()) > kStoredAbove * kSampleSize) {
+      out.insert(out.end(), raw.begin(), raw.end());
+      return Codec::Stored;
+    }
+  }
+  compress_as(codec_, raw, out);
+  return codec_;
+}
+
+void Compressor::compress_as(Codec codec, std::span<const uint8_t> raw, std::vector<uint8_t>& out) {
   std::size_t start = out.size();
-  std::size_t bound = max_compressed_size(codec_, raw.size());
+  std::size_t bound = max_compressed_size(codec, raw.size());
   out.resize(start + bound);
-  if (codec_ == Codec::Zstd) {
+  if (codec == Codec::Zstd) {
     std::size_t n = ZSTD_compressCCtx(zstd_, out.data() + start, bound, raw.data(), raw.size(), kZstdLevel);
     if (ZSTD_isError(n)) throw FormatError(std::string("zstd compression failed: ") + ZSTD_getErrorName(n));
     out.resize(start + n);
@@ -64,6 +85,13 @@ Decompressor::~Decompressor() { ZSTD_freeDCtx(zstd_); }
 void Decompressor::decompress(Codec codec, std::span<const uint8_t> compressed, std::size_t raw_len,
                               std::vector<uint8_t>& out) {
   out.resize(raw_len);
+  if (codec == Codec::Stored) {
+    if (compressed.size() != raw_len)
+      throw FormatError("stored data of " + std::to_string(compressed.size()) + " bytes, expected " +
+                        std::to_string(raw_len));
+    std::copy(compressed.begin(), compressed.end(), out.begin());
+    return;
+  }
   if (codec == Codec::Zstd) {
     std::size_t n = ZSTD_decompressDCtx(zstd_, out.data(), raw_len, compressed.data(), compressed.size());
     if (ZSTD_isError(n)) throw FormatError(std::string("zstd: ") + ZSTD_getErrorName(n));

@@ -28,13 +28,19 @@ class Compressor {
   Compressor(const Compressor&) = delete;
   Compressor& operator=(const Compressor&) = delete;
 
-  // Appends the compressed form of `raw` to `out`. Throws FormatError if the
-  // library fails (which it only does when out of memory).
-  void compress(std::span<const uint8_t> raw, std::vector<uint8_t>& out);
+  // Appends the compressed form of `raw` to `out` and returns the codec
+  // used: the compressor's, or Stored (`raw` itself) when a sample of a
+  // large chunk shows it does not compress (random data, compressed files:
+  // compressing them would cost the recorder's background thread as much
+  // as all the rest). Throws FormatError if the library fails (which it
+  // only does when out of memory).
+  Codec compress(std::span<const uint8_t> raw, std::vector<uint8_t>& out);
 
  private:
+  void compress_as(Codec codec, std::span<const uint8_t> raw, std::vector<uint8_t>& out);
   Codec codec_;
   ZSTD_CCtx_s* zstd_ = nullptr;
+  std::vector<uint8_t> sample_;
 };
 
 class Decompressor {

@@ -207,7 +207,9 @@ struct Event {
   bool operator==(const Event&) const = default;
 };
 
-enum class Codec : uint8_t { Zstd = 1, Zlib = 2 };
+// Stored: a chunk of data that does not compress (what the writer found by
+// compressing a sample of it), kept as it is. Never a header's choice.
+enum class Codec : uint8_t { Zstd = 1, Zlib = 2, Stored = 3 };
 const char* to_string(Codec codec);
 
 // The trace header: written once at the start of a recording.

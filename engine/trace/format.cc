@@ -2,6 +2,7 @@
 // preamble, chunk headers). See docs/trace-format.md.
 #include "engine/trace/format.h"
 
+#include <xxhash.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -139,6 +140,10 @@ Header decode_header(ByteReader& r) {
   for (uint8_t tag = 1; tag <= kLastHeaderTag; ++tag)
     if (!(seen & (uint64_t{1} << tag))) throw FormatError("missing field tag " + std::to_string(tag));
   return h;
+}
+
+uint32_t chunk_data_check(const uint8_t* data, std::size_t size) {
+  return static_cast<uint32_t>(XXH3_64bits(data, size));
 }
 
 uint32_t crc32_of(const uint8_t* data, std::size_t size) {

@@ -204,7 +204,7 @@ bool TraceReader::Impl::load_chunk() {
     truncated = true;
     return false;
   }
-  if (crc32_of(compressed.data(), compressed.size()) != h.data_crc)
+  if (chunk_data_check(compressed.data(), compressed.size()) != h.data_crc)
     chunk_error(offset, next_event, "checksum mismatch");
   try {
     decompressor.decompress(h.codec, compressed, h.raw_len, raw);

@@ -383,14 +383,14 @@ std::string TraceWriter::Impl::store(Compressor& compressor, const PendingChunk&
                                      std::vector<uint8_t>& out) {
   try {
     out.resize(kChunkHeaderSize);
-    compressor.compress(pending.raw, out);
+    Codec used = compressor.compress(pending.raw, out);
     ChunkHeader h;
-    h.codec = codec;
+    h.codec = used;
     h.raw_len = static_cast<uint32_t>(pending.raw.size());
     h.compressed_len = static_cast<uint32_t>(out.size() - kChunkHeaderSize);
     h.first_event = pending.first_event;
     h.event_count = pending.event_count;
-    h.data_crc = crc32_of(out.data() + kChunkHeaderSize, h.compressed_len);
+    h.data_crc = chunk_data_check(out.data() + kChunkHeaderSize, h.compressed_len);
     encode_chunk_header(h, out.data());
   } catch (const std::exception& e) {
     return events_path + ": cannot compress events from " + std::to_string(pending.first_event) + ": " + e.what();
