@@ -35,6 +35,7 @@ int bs_replay_call(struct bs_buffer_header *header, const struct bs_buffered_cal
       diverge(header, nr, BS_DIVERGED_DATA);
     }
   }
+  if ((call->flags & BS_CALL_CLOSES_FD) && rec->check != args[call->fd_arg]) diverge(header, nr, BS_DIVERGED_DATA);
   const unsigned char *data = (const unsigned char *)(rec + 1);
   uint64_t consumed = sizeof(struct bs_record);
   for (uint8_t i = 0; i < call->out_count; ++i) {

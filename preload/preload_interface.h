@@ -112,7 +112,8 @@ struct bs_record {
   uint32_t nr;
   int64_t ret;
   /* Write-like calls: bs_hash of the bytes the call consumed (ret bytes at
-   * the data argument); replay recomputes it and reports a difference. */
+   * the data argument); replay recomputes it and reports a difference.
+   * BS_CALL_CLOSES_FD calls: the descriptor. */
   uint64_t check;
   uint32_t out_len[BS_MAX_OUTS];
 };
@@ -146,9 +147,15 @@ struct bs_buffered_call {
   uint8_t fd_arg;      /* the descriptor argument that gates it, or BS_GATE_NONE */
   uint8_t data_arg;    /* write-like: the argument holding the data, else BS_GATE_NONE */
   uint8_t out_count;
-  uint8_t pad;
+  uint8_t flags;       /* BS_CALL_* */
   struct bs_out_param outs[BS_MAX_OUTS];
 };
+
+/* bs_buffered_call.flags. CLOSES_FD: a successful call closes the gating
+ * descriptor: the library clears the descriptor's bit in its own buffer (in
+ * record and replay alike), and the recorder, at the flush, in the other
+ * threads' buffers of the process and in what it knows of descriptors. */
+#define BS_CALL_CLOSES_FD 1u
 
 /* A patched syscall site jumps to a stub (written by the recorder into the
  * library's stub area, BS_STUB_SIZE bytes each):

@@ -44,7 +44,13 @@ long bs_hook(struct bs_saved_regs *regs) {
   header->busy = 1;
   BS_COMPILER_BARRIER();
   int handled = mode == BS_MODE_RECORD ? bs_record_call(header, call, regs) : bs_replay_call(header, call, regs);
-  if (handled) header->calls++;
+  if (handled) {
+    header->calls++;
+    if ((call->flags & BS_CALL_CLOSES_FD) && regs->rax == 0) {
+      uint64_t fd = regs->args[call->fd_arg];
+      header->fd_allowed[fd / 64] &= ~(1ull << (fd % 64));
+    }
+  }
   BS_COMPILER_BARRIER();
   header->busy = 0;
   return handled;

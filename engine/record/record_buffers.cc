@@ -26,6 +26,7 @@
 
 #include "engine/core/log.h"
 #include "engine/core/proc_maps.h"
+#include "engine/core/syscalls/syscall_table.h"
 #include "engine/core/syscall_stub.h"
 #include "engine/core/tool_page.h"
 #include "engine/record/record_session.h"
@@ -102,6 +103,7 @@ void RecordSession::flush_buffer(RecordTask& t) {
   flush.tid = static_cast<uint32_t>(t.tid());
   std::vector<uint8_t> records = task.read_bytes(remote_ptr<void>(t.buffer + kDataOffset), used);
   // The records must tile the bytes used: the library in replay walks them.
+  std::vector<int> closed;
   for (uint64_t at = 0; at < used;) {
     bs_record r;
     if (used - at < sizeof(r)) at = used + 1;
@@ -110,6 +112,9 @@ void RecordSession::flush_buffer(RecordTask& t) {
       throw RecordingRefused("thread " + std::to_string(t.tid()) + "'s syscall buffer holds a malformed record at event " +
                              std::to_string(next_event()));
     }
+    if (const sys::SyscallInfo* info = sys::lookup(r.nr); info && info->buffer_closes && r.ret == 0) {
+      closed.push_back(static_cast<int>(r.check));  // the descriptor it closed
+    }
     at += r.size;
   }
   flush.writes.push_back({t.buffer + kDataOffset, std::move(records)});
@@ -117,9 +122,39 @@ void RecordSession::flush_buffer(RecordTask& t) {
   std::vector<uint8_t> header(sizeof(counts));
   std::memcpy(header.data(), counts, sizeof(counts));
   flush.writes.push_back({t.buffer + kUsedOffset, std::move(header)});
+  if (!closed.empty()) forget_closed(t, closed, flush);
   write_event(flush);
   uint32_t zero = 0;
   task.write_bytes(remote_ptr<void>(t.buffer + kUsedOffset), &zero, sizeof(zero));
+}
+
+void RecordSession::forget_closed(RecordTask& t, const std::vector<int>& closed, trace::Event& flush) {
+  // The thread's own library cleared their bits; the process's other
+  // buffers still have them, and the descriptor cache knows the files.
+  // Both change now, before any other thread runs again.
+  descriptors_.table_changing(t.tid());
+  descriptors_.table_changed(t.tid());
+  std::set<uint64_t> buffers;
+  for (auto& [tid, other] : record_tasks_) {
+    if (other.get() != &t && other->process == t.process && other->buffer && other->buffer != t.buffer &&
+        other->run != RunState::Gone) {
+      buffers.insert(other->buffer);
+    }
+  }
+  for (uint64_t buffer : buffers) {
+    for (int fd : closed) {
+      if (fd < 0 || fd >= BS_MAX_FDS) continue;
+      uint64_t word_addr = buffer + kFdBitsOffset + static_cast<uint64_t>(fd / 64) * 8;
+      uint64_t word = 0;
+      if (t.task.read_some(remote_ptr<void>(word_addr), &word, sizeof(word)) != sizeof(word)) continue;
+      uint64_t cleared = word & ~(uint64_t{1} << (fd % 64));
+      if (cleared == word) continue;
+      t.task.write_bytes(remote_ptr<void>(word_addr), &cleared, sizeof(cleared));
+      std::vector<uint8_t> bytes(sizeof(cleared));
+      std::memcpy(bytes.data(), &cleared, sizeof(cleared));
+      flush.writes.push_back({word_addr, std::move(bytes)});
+    }
+  }
 }
 
 bool RecordSession::in_buffered_call(RecordTask& t) {

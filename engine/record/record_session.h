@@ -181,6 +181,9 @@ class RecordSession : public Session {
   // Writes the calls `t` buffered since its last event as a BufferFlush
   // event, and empties its buffer.
   void flush_buffer(RecordTask& t);
+  // The descriptors `t`'s buffered calls closed: gone from the other
+  // buffers of its process (as writes of `flush`) and from the cache.
+  void forget_closed(RecordTask& t, const std::vector<int>& closed, trace::Event& flush);
   // At a traced call's exit: patches its `syscall` instruction to jump to
   // the library, and allows buffering on the call's descriptor.
   void after_traced_call(RecordTask& t, SyscallContext& ctx);

@@ -57,8 +57,8 @@ SIZE_FORMS = (
     (re.compile(r"arg(?P<m>[0-9]+)\*(?P<k>[0-9]+)\Z"), "ArgTimes"),
     (re.compile(r"\*arg(?P<m>[0-9]+)\Z"), "DerefArg"),
 )
-# buffer, buffer=fdN, buffer=fdN,dataM (see syscalls.spec's header).
-BUFFER_RE = re.compile(r"buffer(=fd(?P<fd>[0-9]+)(,data(?P<data>[0-9]+))?)?\Z")
+# buffer, buffer=fdN, buffer=fdN,dataM, buffer=fdN,closes (see syscalls.spec's header).
+BUFFER_RE = re.compile(r"buffer(=fd(?P<fd>[0-9]+)(,data(?P<data>[0-9]+)|(?P<closes>,closes))?)?\Z")
 # The output kinds the preload library can bound before the call.
 BUFFERABLE_KINDS = ("Fixed", "Ret", "RetTimes", "Arg", "ArgTimes")
 PRELOAD_KINDS = {"Fixed": "BS_SIZE_FIXED", "Ret": "BS_SIZE_RET", "RetTimes": "BS_SIZE_RET_TIMES",
@@ -90,6 +90,7 @@ class Entry:
     bufferable: bool = False
     buffer_fd_arg: int = -1    # the descriptor argument gating buffering, -1: ungated
     buffer_data_arg: int = -1  # write-like: the argument holding the data, -1: none
+    buffer_closes: bool = False  # closes its descriptor when it succeeds
 
 
 def parse_output(text, fail):
@@ -184,7 +185,8 @@ def parse_buffer(entry, text, fail):
     match = BUFFER_RE.match(text)
     name = entry.name
     if not match:
-        fail(f"{name}: '{text}' is not buffer, buffer=fdN or buffer=fdN,dataM")
+        fail(f"{name}: '{text}' is not buffer, buffer=fdN, buffer=fdN,dataM or buffer=fdN,closes")
+    entry.buffer_closes = match.group("closes") is not None
     if match.group("fd") is not None:
         entry.buffer_fd_arg = int(match.group("fd"))
         if entry.buffer_fd_arg >= ARG_COUNT:
@@ -249,7 +251,8 @@ def cxx_entry(entry):
             f".supported = {supported}, .custom = {custom}, "
             f".out_count = {len(entry.outputs)}, .outs = {{{outs}}}, "
             f".bufferable = {'true' if entry.bufferable else 'false'}, "
-            f".buffer_fd_arg = {entry.buffer_fd_arg}}},")
+            f".buffer_fd_arg = {entry.buffer_fd_arg}, "
+            f".buffer_closes = {'true' if entry.buffer_closes else 'false'}}},")
 
 
 def generate_table(entries, spec_name):
@@ -415,8 +418,9 @@ def generate_preload_table(entries, spec_name):
         data_arg = "BS_GATE_NONE" if entry.buffer_data_arg < 0 else str(entry.buffer_data_arg)
         outs = ", ".join(preload_output(out) for out in entry.outputs)
         outs_field = f", .outs = {{{outs}}}" if outs else ""  # C11 has no empty initializer
+        flags = "BS_CALL_CLOSES_FD" if entry.buffer_closes else "0"
         lines.append(f"    {{.nr = {entry.nr}, .fd_arg = {fd_arg}, .data_arg = {data_arg}, "
-                     f".out_count = {len(entry.outputs)}{outs_field}}},  /* {entry.name} */")
+                     f".out_count = {len(entry.outputs)}, .flags = {flags}{outs_field}}},  /* {entry.name} */")
     lines += [
         "};",
         "",

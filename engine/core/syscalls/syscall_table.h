@@ -55,6 +55,7 @@ struct SyscallInfo {
   // and append it to the thread's buffer (preload/preload_interface.h).
   bool bufferable = false;
   int8_t buffer_fd_arg = -1;  // bufferable and gated on this argument's descriptor
+  bool buffer_closes = false;  // buffered, a success closes that descriptor
 };
 
 // nullptr for a number the spec does not list.
