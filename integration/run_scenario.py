@@ -44,6 +44,11 @@ Header syntax: comment lines at the very top of NAME.c, `// KEY: VALUE`:
   record-args: ARGS         options for `backstep record` (before the --)
   stack-limit: BYTES        RLIMIT_STACK (soft) of the native and recorded runs;
                             replay runs with the driver's own
+  expect-buffered: N        when the recording buffers system calls (the
+                            environment's BACKSTEP_SYSCALL_BUFFER is not "0"
+                            and record-args has no --no-syscall-buffer), the
+                            `buffer-flush N calls` lines of `backstep dump`
+                            must add up to at least N
 Any other comment line at the top is description. Input names are relative
 to the program's working directory and may not contain "/" or "..".
 
@@ -124,12 +129,13 @@ class Scenario:
         self.requires = set()  # "threads"
         self.stack_limit = None
         self.record_args = []
+        self.expect_buffered = None
 
 
 DIRECTIVE = re.compile(r"^//\s?([a-z][a-z0-9-]*):(?: (.*)|)$")
 KNOWN = {"scenario", "args", "env", "stdin", "stdin-random", "input", "input-random",
          "input-lines", "expect-exit", "output", "stdout", "stderr", "timeout", "requires",
-         "stack-limit", "record-args"}
+         "stack-limit", "record-args", "expect-buffered"}
 REQUIREMENTS = {"threads"}
 SKIPPED = 77  # CTest's SKIP_RETURN_CODE for the scenario tests
 
@@ -201,6 +207,10 @@ def parse_header(path):
                 sc.record_args = shlex.split(value)
             elif key == "stack-limit":
                 sc.stack_limit = int(value)
+            elif key == "expect-buffered":
+                sc.expect_buffered = int(value)
+                if sc.expect_buffered < 1:
+                    raise ScenarioError("expect-buffered needs a count of at least 1: %r" % value)
     sc.stdin = b"".join(stdin_parts)
     names = [n for n, _ in sc.inputs]
     if len(set(names)) != len(names):
@@ -553,6 +563,7 @@ def record_and_replay(sc, binary, root, native, check, opts):
                      (label, d, tail(rec.stderr)))
     if not check.expect(os.path.isdir(trace), "record wrote no trace directory %s" % trace):
         return
+    check_buffered(sc, backstep, trace, env, check)
 
     # Take away everything the replay must not need.
     os.unlink(exe)
@@ -586,6 +597,38 @@ def record_and_replay(sc, binary, root, native, check, opts):
         if check.failures:
             print("replay stderr:\n%s" % tail(rep.stderr), flush=True)
             break
+
+
+# `backstep dump` shows the calls the preload library performed in the
+# program itself as `buffer-flush N calls`, one line per flush of a buffer.
+BUFFER_FLUSH = re.compile(rb"\bbuffer-flush (\d+) calls\b")
+
+
+def buffering_requested(sc):
+    """Whether this recording was asked to buffer system calls."""
+    return os.environ.get("BACKSTEP_SYSCALL_BUFFER") != "0" and \
+        "--no-syscall-buffer" not in sc.record_args
+
+
+def check_buffered(sc, backstep, trace, env, check):
+    """expect-buffered: the trace holds at least that many buffered calls."""
+    if sc.expect_buffered is None:
+        return
+    if not buffering_requested(sc):
+        print("buffered calls: not checked (recorded without syscall buffering)", flush=True)
+        return
+    res = run([backstep, "dump", trace], "/", env, None, sc.timeout)
+    if not check.expect(not res.timed_out and res.returncode == 0,
+                        "backstep dump of the trace: %s; stderr:\n%s" %
+                        (res.describe(), tail(res.stderr))):
+        return
+    flushes = BUFFER_FLUSH.findall(res.stdout)
+    calls = sum(int(n) for n in flushes)
+    print("buffered calls: %d in %d flushes (expected at least %d)" %
+          (calls, len(flushes), sc.expect_buffered), flush=True)
+    check.expect(calls >= sc.expect_buffered,
+                 "only %d system calls were buffered (%d buffer-flush events), expected at "
+                 "least %d (expect-buffered)" % (calls, len(flushes), sc.expect_buffered))
 
 
 def finish(check, root, opts, sc):

@@ -22,10 +22,13 @@ sys.path.insert(0, INTEGRATION)
 import run_scenario  # noqa: E402
 
 
-def driver(script, args, bug=None, timeout=300, refuse=None):
+def driver(script, args, bug=None, timeout=300, refuse=None, buffering=None):
     env = dict(os.environ)
     env.pop("FAKE_BACKSTEP_BUG", None)
     env.pop("FAKE_BACKSTEP_REFUSE", None)
+    env.pop("BACKSTEP_SYSCALL_BUFFER", None)
+    if buffering is not None:
+        env["BACKSTEP_SYSCALL_BUFFER"] = buffering
     if bug:
         env["FAKE_BACKSTEP_BUG"] = bug
     if refuse:
@@ -52,11 +55,11 @@ def main():
     work = tempfile.mkdtemp(prefix="selftest-", dir=opts.tmp_root)
     tmp = ["--tmp-root", work]
 
-    def scenario(name, bug=None, extra=(), refuse=None):
+    def scenario(name, bug=None, extra=(), refuse=None, buffering=None):
         return driver("run_scenario.py",
                       ["--backstep", FAKE, "--binary", os.path.join(opts.scenario_bin, name),
                        "--source", os.path.join(opts.scenario_src, name + ".c")] + tmp +
-                      list(extra), bug, refuse=refuse)
+                      list(extra), bug, refuse=refuse, buffering=buffering)
 
     def bad(subtest, bug=None):
         return driver("run_bad_input.py",
@@ -119,6 +122,14 @@ def main():
            scenario("thread_tls", refuse="fork"), 1, "record exited with")
     expect("bug record-stderr is caught in a thread scenario",
            scenario("thread_pool", "record-stderr"), 1, "recorded stderr differs")
+
+    # `expect-buffered`: the fake buffers nothing (its dump has no
+    # buffer-flush lines), like a backstep whose buffering stopped working;
+    # a recording made without buffering is not checked.
+    expect("no buffered calls: expect-buffered fails", scenario("buf_fd_reuse"), 1,
+           "only 0 system calls were buffered")
+    expect("recorded unbuffered: expect-buffered not checked",
+           scenario("buf_fd_reuse", buffering="0"), 0, "buffered calls: not checked")
 
     print("%d failure(s)" % len(failures))
     if failures:
