@@ -46,7 +46,7 @@ std::string find_program(const std::string& prog, int& err) {
 // Empty (with a warning) when there is none: recording then stops at every
 // call, which is slower but records the same.
 std::string find_preload_library() {
-  if (const char* given = std::getenv("BACKSTEP_PRELOAD")) return given;
+  if (const char* given = std::getenv("BACKSTEP_PRELOAD")) return given;  // checked by record_command
   std::error_code ec;
   std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (!ec) {
@@ -98,7 +98,22 @@ int record_command(const Args& args) {
     return kExitNotFound;
   }
   for (char** e = environ; *e; ++e) options.envp.push_back(*e);
-  if (buffer) options.preload_library = find_preload_library();
+  if (buffer) {
+    options.preload_library = find_preload_library();
+    // A library named by hand must be one: ld.so would only print a warning
+    // into the program's stderr and go on without it.
+    const char* given = std::getenv("BACKSTEP_PRELOAD");
+    if (given && (options.preload_library.empty() || options.preload_library.find(':') != std::string::npos ||
+                  options.preload_library.find(' ') != std::string::npos ||
+                  access(options.preload_library.c_str(), R_OK) != 0)) {
+      error("BACKSTEP_PRELOAD='" + options.preload_library +
+            "' is not a readable library file (unset it, or use --no-syscall-buffer)");
+      return kExitUsage;
+    }
+    if (given && options.preload_library[0] != '/') {
+      options.preload_library = std::filesystem::absolute(options.preload_library).string();
+    }
+  }
 
   bool default_place = out_dir.empty();
   options.trace_dir = default_place ? new_trace_dir(options.argv[0]) : out_dir;

@@ -85,6 +85,24 @@ void RecordSession::register_buffer(RecordTask& t, SyscallContext& ctx) {
   task.set_regs(ctx.exit);
 }
 
+bool RecordSession::flushes_before(trace::EventKind kind) {
+  // The thread's own events; not ThreadStart or ProcessStart (their tid is
+  // the new task, whose buffer may be its creator's), and not the flush.
+  switch (kind) {
+    case trace::EventKind::Syscall:
+    case trace::EventKind::SyscallEntered:
+    case trace::EventKind::Rdtsc:
+    case trace::EventKind::Signal:
+    case trace::EventKind::FatalSignal:
+    case trace::EventKind::Position:
+    case trace::EventKind::ThreadExit:
+    case trace::EventKind::Abort:
+      return true;
+    default:
+      return false;
+  }
+}
+
 void RecordSession::flush_buffer(RecordTask& t) {
   if (!t.buffer) return;
   Task& task = t.task;
@@ -278,7 +296,10 @@ void RecordSession::disguise_seccomp_mode(SyscallContext& ctx) {
 bool RecordSession::site_idle(RecordTask& t, uint64_t site) {
   // Another thread inside a call made there (blocked in the kernel, or
   // stopped at its exit waiting for its turn) would come back in the middle
-  // of the jump: patch another time.
+  // of the jump: patch another time. So would one that left the site since
+  // its last event: replay runs a thread from its last event only when its
+  // next one comes, after this patch.
+  auto inside = [&](uint64_t ip) { return ip > site && ip < site + syscall_stub::kSiteLength; };
   for (auto& [tid, other] : record_tasks_) {
     if (other.get() == &t || other->process != t.process || other->run == RunState::Gone) continue;
     uint64_t ip = 0;
@@ -287,7 +308,7 @@ bool RecordSession::site_idle(RecordTask& t, uint64_t site) {
     } catch (const std::exception&) {
       return false;
     }
-    if (ip > site && ip < site + syscall_stub::kSiteLength) return false;
+    if (inside(ip) || inside(other->last_exit_regs.ip())) return false;
   }
   return true;
 }

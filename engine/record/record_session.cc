@@ -277,8 +277,6 @@ bool RecordSession::handle_stop(RecordTask& t, const WaitStatus& ws) {
   // waiter) come after its event (on_syscall_exit).
   bool exit_stop = ws.is_syscall() && t.in_syscall;
   if (live_threads() > 1 && !exiting(t) && !exit_stop) flush_completed_calls(t);
-  // What it did through its syscall buffer comes before its event.
-  if (!exit_stop) flush_buffer(t);
   t.yield_asked_ns = 0;
   switch (ws.kind) {
     case WaitStatus::Kind::SyscallStop:
@@ -349,6 +347,14 @@ void RecordSession::stop_recording(Task& task, const std::string& why, std::opti
 }
 
 void RecordSession::write_event(const trace::Event& event) {
+  // The calls a thread made through its syscall buffer come right before
+  // its next event, and only then: replay writes them back there, and the
+  // thread runs (consuming them) only to reach that event. A stop that
+  // records nothing (a held-back signal) must not flush, or a second flush
+  // would overwrite the first before the thread ran.
+  if (flushes_before(event.kind)) {
+    if (RecordTask* t = record_task(static_cast<pid_t>(event.tid))) flush_buffer(*t);
+  }
   BS_LOG(Record, "event " << writer_->events_written() << ": " << trace::to_string(event.kind));
   writer_->write(event);
 }
@@ -411,6 +417,9 @@ void RecordSession::enter_syscall(RecordTask& t, const Registers& regs) {
   std::optional<Registers> compat = compat_entry(task, regs, next_event());
   const Registers& call = compat ? *compat : regs;
   long nr = static_cast<long>(call.syscallno());
+  // An exec replaces the buffer with the memory: its calls go now (the
+  // Exec event, written after the exec, follows them).
+  if (nr == SYS_execve || nr == SYS_execveat) flush_buffer(t);
   if (strict_forbids(t, nr)) {
     // Emulated strict mode (record_buffers.cc): the kernel's answer.
     ::kill(t.process->pid, SIGKILL);

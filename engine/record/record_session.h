@@ -181,6 +181,8 @@ class RecordSession : public Session {
   // Writes the calls `t` buffered since its last event as a BufferFlush
   // event, and empties its buffer.
   void flush_buffer(RecordTask& t);
+  // Whether an event of this kind comes after the thread's flush.
+  static bool flushes_before(trace::EventKind kind);
   // The descriptors `t`'s buffered calls closed: gone from the other
   // buffers of its process (as writes of `flush`) and from the cache.
   void forget_closed(RecordTask& t, const std::vector<int>& closed, trace::Event& flush);
