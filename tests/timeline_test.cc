@@ -375,3 +375,28 @@ BOOST_AUTO_TEST_CASE(state_anchors_order_like_traps_and_never_merge) {
   BOOST_TEST((legs[1].is_trap && legs[1].trap.kind == Anchor::Kind::State && legs[1].n == 1u));
   BOOST_TEST((!legs[2].is_trap && legs[2].n == 2u));
 }
+
+BOOST_AUTO_TEST_CASE(reverse_catch_syscall_sees_a_return_at_a_checkpoint) {
+  // A checkpoint right at a syscall's return: going back from the next
+  // syscall's entry, the search from that checkpoint sees nothing, and the
+  // one from the checkpoint before must still report the return (it once
+  // stopped at the entry instead, depending on where checkpoints fell).
+  Recording rec;
+  ReplayTimeline t(rec.trace());
+  t.set_catch_syscalls(std::vector<int>{1});  // write
+  TargetStop entry = go(t, kFwd);
+  BOOST_REQUIRE(entry.kind == TargetStop::Kind::Syscall);
+  BOOST_REQUIRE(!entry.syscall_return);
+  TargetStop ret = go(t, kFwd);
+  BOOST_REQUIRE(ret.kind == TargetStop::Kind::Syscall);
+  BOOST_REQUIRE(ret.syscall_return);
+  uint64_t returned_at = t.current_event();
+  t.create_checkpoint();
+  TargetStop next = go(t, kFwd);
+  BOOST_REQUIRE(next.kind == TargetStop::Kind::Syscall);
+  BOOST_REQUIRE(!next.syscall_return);
+  TargetStop back = go(t, kBack);
+  BOOST_TEST(back.kind == TargetStop::Kind::Syscall);
+  BOOST_TEST(back.syscall_return);
+  BOOST_TEST(t.current_event() == returned_at);
+}

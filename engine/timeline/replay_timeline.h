@@ -154,9 +154,12 @@ class ReplayTimeline : public DebugTarget {
   std::vector<Candidate> hits_to_event(ReplaySession& session, const Mark& from,
                                        const std::optional<StateKey>& until);
 
-  // The backwards search (timeline_search.cc).
+  // The backwards search (timeline_search.cc). A stop exactly at `to`
+  // counts when `to_included`: `to` is then a checkpoint the search went on
+  // from (the user's position is later), not where the user stands.
   std::optional<Candidate> last_hit_between(const Checkpoint& from, const Mark& to,
-                                            const std::function<bool()>& interrupted, bool& was_interrupted);
+                                            const std::function<bool()>& interrupted, bool& was_interrupted,
+                                            bool to_included = false);
   std::optional<Mark> mark_before(const Mark& at);
   void arm_user_traps(ReplaySession& session) const;
   std::optional<TargetStop> user_trap(const ReplayStop& stop, ReplaySession& session) const;

@@ -55,7 +55,8 @@ const trace::Event& ReplayTimeline::event_at(uint64_t number) {
 }
 
 std::optional<ReplayTimeline::Candidate> ReplayTimeline::last_hit_between(
-    const Checkpoint& from, const Mark& to, const std::function<bool()>& interrupted, bool& was_interrupted) {
+    const Checkpoint& from, const Mark& to, const std::function<bool()>& interrupted, bool& was_interrupted,
+    bool to_included) {
   std::unique_ptr<ReplaySession> s = from.session->clone();
   s->set_echo(false);
   Mark cur = from.mark;
@@ -79,13 +80,15 @@ std::optional<ReplayTimeline::Candidate> ReplayTimeline::last_hit_between(
     switch (r.kind) {
       case ReplayStop::Kind::EventPending:
         cur = Mark{s->next_event(), {}, 0, true};
-        if (cur == to) return last;
+        if (cur == to && !to_included) return last;
         last = Candidate{cur, pending_stop(*s->peek_next())};
+        if (cur == to) return last;
         break;
       case ReplayStop::Kind::EventReplayed:
         cur = Mark{s->next_event(), {}, 0};
-        if (cur == to) return last;
+        if (cur == to && !to_included) return last;
         consider(r);
+        if (cur == to) return last;
         break;
       case ReplayStop::Kind::Watchpoint:
         // A write is undone first when going back: a watch hit reported
@@ -202,7 +205,7 @@ std::optional<ReplayTimeline::Candidate> ReplayTimeline::last_hit_between(
         prefix.steps = 0;
         cur = prefix;
         if (final_leg) {  // reached `to`
-          if (r.kind == ReplayStop::Kind::Watchpoint) consider(r);
+          if (r.kind == ReplayStop::Kind::Watchpoint || to_included) consider(r);
           return last;
         }
       }
@@ -221,7 +224,10 @@ TargetStop ReplayTimeline::continue_backward(const std::function<bool()>& interr
       return make_stop(TargetStop::Kind::HistoryStart);
     }
     bool was_interrupted = false;
-    std::optional<Candidate> hit = last_hit_between(*cp, end, interrupted, was_interrupted);
+    // After the first search, `end` is the checkpoint that search started
+    // from: a stop right there was not seen by it (the session started
+    // past the trap or event that leads there).
+    std::optional<Candidate> hit = last_hit_between(*cp, end, interrupted, was_interrupted, end != mark_);
     if (was_interrupted) return make_stop(TargetStop::Kind::Interrupted);
     if (hit) {
       seek(hit->mark);
