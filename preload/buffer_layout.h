@@ -55,6 +55,14 @@ static inline uint64_t bs_out_len(const struct bs_out_param *out, const uint64_t
   return n > bound ? bound : n;
 }
 
+/* A write-like call's check: the hash of the n bytes it consumed (for a
+ * gathering call, of its iovec array's buffers; the kernel read them all,
+ * so they are valid). */
+static inline uint64_t bs_data_check(const struct bs_buffered_call *call, const uint64_t *args, uint64_t n) {
+  if (call->flags & BS_CALL_GATHER) return bs_hash_iov((const uint64_t *)args[call->data_arg], args[call->data_arg + 1], n);
+  return bs_hash((const void *)args[call->data_arg], n);
+}
+
 /* The hook may not call libc's memcpy, nor touch vector registers: `rep
  * movsb` copies fast on any CPU with ERMS, with general registers only (the
  * trampoline clears the direction flag and restores it). */

@@ -38,9 +38,7 @@ int bs_record_call(struct bs_buffer_header *header, const struct bs_buffered_cal
     size += (uint32_t)bs_round8(len);
   }
   rec->check = 0;
-  if (call->data_arg != BS_GATE_NONE && ret > 0) {
-    rec->check = bs_hash((const void *)args[call->data_arg], (uint64_t)ret);
-  }
+  if (call->data_arg != BS_GATE_NONE && ret > 0) rec->check = bs_data_check(call, args, (uint64_t)ret);
   if (call->flags & BS_CALL_CLOSES_FD) rec->check = args[call->fd_arg];  /* for the recorder's flush */
   rec->size = size;
   rec->nr = (uint32_t)regs->rax;

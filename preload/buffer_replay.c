@@ -31,7 +31,8 @@ int bs_replay_call(struct bs_buffer_header *header, const struct bs_buffered_cal
   if (call->data_arg != BS_GATE_NONE && rec->ret > 0) {
     /* The data's bound is the argument after it (write's count). */
     uint64_t n = (uint64_t)rec->ret;
-    if (n > args[call->data_arg + 1] || bs_hash((const void *)args[call->data_arg], n) != rec->check) {
+    int gather = (call->flags & BS_CALL_GATHER) != 0;
+    if ((!gather && n > args[call->data_arg + 1]) || bs_data_check(call, args, n) != rec->check) {
       diverge(header, nr, BS_DIVERGED_DATA);
     }
   }

@@ -156,6 +156,10 @@ struct bs_buffered_call {
  * record and replay alike), and the recorder, at the flush, in the other
  * threads' buffers of the process and in what it knows of descriptors. */
 #define BS_CALL_CLOSES_FD 1u
+/* GATHER: a write-like call whose data argument is an iovec array (its
+ * count in the next argument): `check` hashes the ret bytes it consumed,
+ * buffer by buffer (bs_hash_iov). */
+#define BS_CALL_GATHER 2u
 
 /* A patched syscall site jumps to a stub (written by the recorder into the
  * library's stub area, BS_STUB_SIZE bytes each):
@@ -213,6 +217,18 @@ static inline uint64_t bs_hash(const void *p, uint64_t n) {
     h ^= h >> 29;
   }
   for (; i < n; ++i) h = (h ^ b[i]) * k;
+  return h;
+}
+
+/* bs_hash over the first n bytes of an iovec array's buffers (struct iovec
+ * is two 64-bit words: base, length). */
+static inline uint64_t bs_hash_iov(const uint64_t *iov, uint64_t count, uint64_t n) {
+  uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+  for (uint64_t i = 0; i < count && n > 0; ++i) {
+    uint64_t len = iov[2 * i + 1] < n ? iov[2 * i + 1] : n;
+    h = (h ^ bs_hash((const void *)(uintptr_t)iov[2 * i], len)) * 0x100000001b3ull;
+    n -= len;
+  }
   return h;
 }
 

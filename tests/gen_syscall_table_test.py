@@ -93,17 +93,17 @@ class SpecBuffer(unittest.TestCase):
         self.assertIn("static const struct bs_buffered_call BS_BUFFERED_CALLS[] = {", out)
         self.assertIn("#define BS_BUFFERED_CALL_COUNT 4", out)
         # A ret output is bounded by the next argument, given as size_arg.
-        self.assertIn("{.nr = 0, .fd_arg = 0, .data_arg = BS_GATE_NONE, .out_count = 1, "
+        self.assertIn("{.nr = 0, .fd_arg = 0, .data_arg = BS_GATE_NONE, .out_count = 1, .flags = 0, "
                       ".outs = {{.arg = 1, .kind = BS_SIZE_RET, .size_arg = 2, .size = 0u}}}", out)
-        self.assertIn("{.nr = 1, .fd_arg = 0, .data_arg = 1, .out_count = 0}", out)
+        self.assertIn("{.nr = 1, .fd_arg = 0, .data_arg = 1, .out_count = 0, .flags = 0}", out)
         self.assertIn("{.nr = 96, .fd_arg = BS_GATE_NONE, .data_arg = BS_GATE_NONE, .out_count = 2", out)
         self.assertIn("{.arg = 1, .kind = BS_SIZE_RET_TIMES, .size_arg = 2, .size = 4u}", out)
         self.assertNotIn(".nr = 2,", out)
         table = texts["--table"]
         self.assertIn('.name = "read"', table)
-        self.assertIn(".bufferable = true, .buffer_fd_arg = 0}", table)
-        self.assertIn(".bufferable = true, .buffer_fd_arg = -1}", table)
-        self.assertIn(".bufferable = false, .buffer_fd_arg = -1}", table)
+        self.assertIn(".bufferable = true, .buffer_fd_arg = 0, .buffer_closes = false}", table)
+        self.assertIn(".bufferable = true, .buffer_fd_arg = -1, .buffer_closes = false}", table)
+        self.assertIn(".bufferable = false, .buffer_fd_arg = -1, .buffer_closes = false}", table)
 
     def expect_error(self, line, message):
         proc, texts = generate(line, "--preload-table", "--table")
@@ -142,10 +142,22 @@ class SpecBuffer(unittest.TestCase):
         self.assertEqual(proc.returncode, 0, proc.stderr)
         out = texts["--preload-table"]
         for name in ("read", "write", "pread64", "pwrite64", "fstat", "getdents64", "clock_gettime",
-                     "getpid", "statx"):
+                     "getpid", "statx", "close", "writev"):
             self.assertIn(f"/* {name} */", out)
-        for name in ("mmap", "open", "readv", "close", "poll"):
+        for name in ("mmap", "open", "readv", "poll"):
             self.assertNotIn(f"/* {name} */", out)
+        self.assertIn(".flags = BS_CALL_CLOSES_FD},  /* close */", out)
+        self.assertIn(".flags = BS_CALL_GATHER},  /* writev */", out)
+
+    def test_closes_and_gather_tokens(self):
+        proc, texts = generate("3 close fs supported buffer=fd0,closes @descriptor_table\n"
+                               "20 writev fs custom buffer=fd0,gather1 @gather_write\n", "--preload-table", "--table")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        out = texts["--preload-table"]
+        self.assertIn("{.nr = 3, .fd_arg = 0, .data_arg = BS_GATE_NONE, .out_count = 0, .flags = BS_CALL_CLOSES_FD}", out)
+        self.assertIn("{.nr = 20, .fd_arg = 0, .data_arg = 1, .out_count = 0, .flags = BS_CALL_GATHER}", out)
+        self.assertIn(".buffer_closes = true}", texts["--table"])
+        self.expect_error("20 writev fs custom buffer=fd0,gather5 @gather_write\n", "needs its count in the next argument")
 
 
 if __name__ == "__main__":

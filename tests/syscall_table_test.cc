@@ -220,7 +220,8 @@ BOOST_AUTO_TEST_CASE(statuses) {
 // `buffer` in the spec: descriptor calls are gated on their descriptor,
 // queries are always bufferable, and calls that change the process never are.
 BOOST_AUTO_TEST_CASE(bufferable_calls) {
-  for (long nr : {SYS_read, SYS_write, SYS_pread64, SYS_pwrite64, SYS_lseek, SYS_fstat, SYS_getdents64}) {
+  for (long nr : {SYS_read, SYS_write, SYS_pread64, SYS_pwrite64, SYS_lseek, SYS_fstat, SYS_getdents64, SYS_close,
+                  SYS_writev}) {
     const sys::SyscallInfo* info = sys::lookup(nr);
     BOOST_REQUIRE(info);
     BOOST_TEST((info->bufferable && info->buffer_fd_arg == 0), info->name << " should be gated on arg0");
@@ -230,7 +231,9 @@ BOOST_AUTO_TEST_CASE(bufferable_calls) {
     BOOST_REQUIRE(info);
     BOOST_TEST((info->bufferable && info->buffer_fd_arg == -1), info->name << " should be ungated");
   }
-  for (long nr : {SYS_open, SYS_mmap, SYS_close, SYS_readv, SYS_ioctl, SYS_poll, SYS_clone}) {
+  BOOST_TEST(sys::lookup(SYS_close)->buffer_closes);
+  BOOST_TEST(!sys::lookup(SYS_read)->buffer_closes);
+  for (long nr : {SYS_open, SYS_mmap, SYS_readv, SYS_ioctl, SYS_poll, SYS_clone}) {
     const sys::SyscallInfo* info = sys::lookup(nr);
     BOOST_REQUIRE(info);
     BOOST_TEST((!info->bufferable && info->buffer_fd_arg == -1), info->name << " should not be bufferable");

@@ -57,8 +57,9 @@ SIZE_FORMS = (
     (re.compile(r"arg(?P<m>[0-9]+)\*(?P<k>[0-9]+)\Z"), "ArgTimes"),
     (re.compile(r"\*arg(?P<m>[0-9]+)\Z"), "DerefArg"),
 )
-# buffer, buffer=fdN, buffer=fdN,dataM, buffer=fdN,closes (see syscalls.spec's header).
-BUFFER_RE = re.compile(r"buffer(=fd(?P<fd>[0-9]+)(,data(?P<data>[0-9]+)|(?P<closes>,closes))?)?\Z")
+# buffer, buffer=fdN, buffer=fdN,dataM, buffer=fdN,gatherM, buffer=fdN,closes
+# (see syscalls.spec's header).
+BUFFER_RE = re.compile(r"buffer(=fd(?P<fd>[0-9]+)(,data(?P<data>[0-9]+)|,gather(?P<gather>[0-9]+)|(?P<closes>,closes))?)?\Z")
 # The output kinds the preload library can bound before the call.
 BUFFERABLE_KINDS = ("Fixed", "Ret", "RetTimes", "Arg", "ArgTimes")
 PRELOAD_KINDS = {"Fixed": "BS_SIZE_FIXED", "Ret": "BS_SIZE_RET", "RetTimes": "BS_SIZE_RET_TIMES",
@@ -91,6 +92,7 @@ class Entry:
     buffer_fd_arg: int = -1    # the descriptor argument gating buffering, -1: ungated
     buffer_data_arg: int = -1  # write-like: the argument holding the data, -1: none
     buffer_closes: bool = False  # closes its descriptor when it succeeds
+    buffer_gather: bool = False  # write-like over an iovec array (buffer_data_arg)
 
 
 def parse_output(text, fail):
@@ -185,8 +187,14 @@ def parse_buffer(entry, text, fail):
     match = BUFFER_RE.match(text)
     name = entry.name
     if not match:
-        fail(f"{name}: '{text}' is not buffer, buffer=fdN, buffer=fdN,dataM or buffer=fdN,closes")
+        fail(f"{name}: '{text}' is not buffer, buffer=fdN, buffer=fdN,dataM, buffer=fdN,gatherM "
+             f"or buffer=fdN,closes")
     entry.buffer_closes = match.group("closes") is not None
+    if match.group("gather") is not None:
+        entry.buffer_gather = True
+        entry.buffer_data_arg = int(match.group("gather"))
+        if entry.buffer_data_arg + 1 >= ARG_COUNT:
+            fail(f"{name}: '{text}': the iovec array needs its count in the next argument")
     if match.group("fd") is not None:
         entry.buffer_fd_arg = int(match.group("fd"))
         if entry.buffer_fd_arg >= ARG_COUNT:
@@ -418,7 +426,7 @@ def generate_preload_table(entries, spec_name):
         data_arg = "BS_GATE_NONE" if entry.buffer_data_arg < 0 else str(entry.buffer_data_arg)
         outs = ", ".join(preload_output(out) for out in entry.outputs)
         outs_field = f", .outs = {{{outs}}}" if outs else ""  # C11 has no empty initializer
-        flags = "BS_CALL_CLOSES_FD" if entry.buffer_closes else "0"
+        flags = "BS_CALL_CLOSES_FD" if entry.buffer_closes else "BS_CALL_GATHER" if entry.buffer_gather else "0"
         lines.append(f"    {{.nr = {entry.nr}, .fd_arg = {fd_arg}, .data_arg = {data_arg}, "
                      f".out_count = {len(entry.outputs)}, .flags = {flags}{outs_field}}},  /* {entry.name} */")
     lines += [
