@@ -244,55 +244,6 @@ void RecordSession::forget_buffered_files(SyscallContext& ctx) {
   if (RecordTask* t = record_task(ctx.task.tid())) disallow_descriptors(*t, ctx, 0, BS_MAX_FDS - 1);
 }
 
-void RecordSession::program_filter_installed(SyscallContext& ctx) {
-  RecordTask* t = record_task(ctx.task.tid());
-  if (!buffering() || !t || !t->process || ctx.failed()) return;
-  t->process->own_filter = true;
-  std::set<uint64_t> buffers;
-  for (auto& [tid, other] : record_tasks_) {
-    if (other->process != t->process || other->run == RunState::Gone) continue;
-    other->task.set_syscall_stops(true);
-    if (other->buffer) buffers.insert(other->buffer);
-  }
-  for (uint64_t buffer : buffers) {
-    uint32_t off = BS_MODE_OFF;
-    ctx.task.write_bytes(remote_ptr<void>(buffer + kModeOffset), &off, sizeof(off));
-    ctx.record_memory(buffer + kModeOffset, sizeof(off));
-  }
-}
-
-bool RecordSession::skip_strict(SyscallContext& ctx) {
-  if (!buffering()) return false;
-  ctx.entry.set_syscallno(static_cast<uint64_t>(-1));
-  ctx.task.set_regs(ctx.entry);
-  ctx.entry_rewritten = true;
-  return true;
-}
-
-void RecordSession::strict_entered(SyscallContext& ctx) {
-  RecordTask* t = record_task(ctx.task.tid());
-  if (!buffering() || !t || !t->process) return;
-  ctx.exit.set_syscallno(ctx.info.nr);
-  ctx.exit.set_syscall_result(0);
-  ctx.task.set_regs(ctx.exit);
-  t->process->strict = true;
-  // Buffered calls would escape the check.
-  t->process->own_filter = true;
-  program_filter_installed(ctx);
-}
-
-bool RecordSession::strict_forbids(RecordTask& t, long nr) {
-  if (!t.process || !t.process->strict) return false;
-  return nr != SYS_read && nr != SYS_write && nr != SYS_exit && nr != SYS_rt_sigreturn;
-}
-
-void RecordSession::disguise_seccomp_mode(SyscallContext& ctx) {
-  RecordTask* t = record_task(ctx.task.tid());
-  if (!buffering() || !t || !t->process || t->process->own_filter || ctx.failed()) return;
-  ctx.exit.set_syscall_result(0);  // SECCOMP_MODE_DISABLED
-  ctx.task.set_regs(ctx.exit);
-}
-
 bool RecordSession::site_idle(RecordTask& t, uint64_t site) {
   // Another thread inside a call made there (blocked in the kernel, or
   // stopped at its exit waiting for its turn) would come back in the middle

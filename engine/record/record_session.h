@@ -82,7 +82,7 @@ class RecordSession : public Session {
   // until the recorder looks again.
   void forget_buffered_files(SyscallContext& ctx);
   // The program's own seccomp use under the recorder's filter
-  // (record_buffers.cc). A filter of its own: its process stops buffering
+  // (program_seccomp.cc). A filter of its own: its process stops buffering
   // and its tasks stop at every call's entry, so that the program's
   // filter acts on each call as natively. Strict mode, which the kernel
   // refuses on top of a filter, is emulated: the call is skipped and
