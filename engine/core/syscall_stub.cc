@@ -94,29 +94,43 @@ std::vector<uint8_t> site_code(uint64_t site, uint64_t stub) {
 }
 
 std::optional<uint64_t> original_pc(uint64_t pc, const ReadMemory& read) {
-  // Right after the traced `syscall` (offset 0) or at the jump back (after
-  // the displaced instruction).
-  for (uint64_t back : {uint64_t{0}, kTailLength}) {
-    if (pc < back + sizeof(kLeaUp) + sizeof(kSyscall)) continue;
-    uint64_t after_syscall = pc - back;
-    Layout l = layout(after_syscall - layout(0).after_traced_syscall);
-    uint8_t code[sizeof(kLeaUp) + sizeof(kSyscall) + kTailLength + kRel32Insn];
-    if (read(l.traced, code, sizeof(code)) != sizeof(code)) continue;
-    if (std::memcmp(code, kLeaUp, sizeof(kLeaUp)) != 0 ||
-        std::memcmp(code + sizeof(kLeaUp), kSyscall, sizeof(kSyscall)) != 0 ||
-        !is_tail(code + sizeof(kLeaUp) + sizeof(kSyscall)) || code[sizeof(code) - kRel32Insn] != kJmp) {
-      continue;
+  // On the traced path right after its `syscall`, or on the handled path
+  // right after it undid the red-zone step (the result is in rax, as after
+  // the syscall); or at either path's jump back (after the displaced
+  // instruction).
+  for (bool traced : {true, false}) {
+    for (uint64_t back : {uint64_t{0}, kTailLength}) {
+      std::optional<uint64_t> site = site_of(pc - back, traced, read);
+      if (site) return back == 0 ? *site + sizeof(kSyscall) : *site + kSiteLength;
     }
-    uint64_t jmp_at = after_syscall + kTailLength;
-    uint64_t site = rel32_target(code + sizeof(code) - kRel32Insn, jmp_at) - kSiteLength;
+  }
+  return std::nullopt;
+}
+
+std::optional<uint64_t> site_of(uint64_t at_tail, bool traced, const ReadMemory& read) {
+  // The bytes before the displaced instruction: lea + syscall on the
+  // traced path, lea alone on the handled one.
+  uint64_t lead = sizeof(kLeaUp) + (traced ? sizeof(kSyscall) : 0);
+  if (at_tail < layout(0).after_traced_syscall) return std::nullopt;
+  Layout l = layout(traced ? at_tail - layout(0).after_traced_syscall : at_tail - sizeof(kLeaUp) - layout(0).handled);
+  uint8_t code[sizeof(kLeaUp) + sizeof(kSyscall) + kTailLength + kRel32Insn];
+  std::size_t len = lead + kTailLength + kRel32Insn;
+  if (read(at_tail - lead, code, len) != len) return std::nullopt;
+  if (std::memcmp(code, kLeaUp, sizeof(kLeaUp)) != 0 ||
+      (traced && std::memcmp(code + sizeof(kLeaUp), kSyscall, sizeof(kSyscall)) != 0) || !is_tail(code + lead) ||
+      code[lead + kTailLength] != kJmp) {
+    return std::nullopt;
+  }
+  {
+    uint64_t jmp_at = at_tail + kTailLength;
+    uint64_t site = rel32_target(code + lead + kTailLength, jmp_at) - kSiteLength;
     // The site must jump to this very stub.
     uint8_t jump[kRel32Insn];
     if (read(site, jump, sizeof(jump)) != sizeof(jump) || jump[0] != kJmp || rel32_target(jump, site) != l.stub) {
-      continue;
+      return std::nullopt;
     }
-    return back == 0 ? site + sizeof(kSyscall) : site + kSiteLength;
+    return site;
   }
-  return std::nullopt;
 }
 
 }  // namespace backstep::syscall_stub

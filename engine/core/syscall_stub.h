@@ -15,6 +15,8 @@ namespace backstep::syscall_stub {
 // `syscall` plus the displaced instruction: what a patch replaces.
 inline constexpr uint64_t kSiteLength = 8;
 inline constexpr uint64_t kTailLength = 6;
+// The `lea 128(%rsp),%rsp` that starts both of a stub's ways back.
+inline constexpr uint64_t kLeaUpLength = 8;
 
 // Whether the kSiteLength bytes at a site are `syscall` followed by an
 // instruction a patch may displace into a stub: glibc's error checks,
@@ -48,5 +50,8 @@ using ReadMemory = std::function<std::size_t(uint64_t addr, void* buf, std::size
 // for (site + 2, or site + kSiteLength); registers there are the ones the
 // unpatched code would have.
 std::optional<uint64_t> original_pc(uint64_t pc, const ReadMemory& read);
+// The site of the stub whose displaced instruction is at `at_tail`, on its
+// traced or its handled path; nullopt if that is not such a place.
+std::optional<uint64_t> site_of(uint64_t at_tail, bool traced, const ReadMemory& read);
 
 }  // namespace backstep::syscall_stub

@@ -5,9 +5,16 @@
 // thread returns their results as it reaches them. Here: the buffer's
 // registration, which puts the library into replay mode, and the report
 // when the library finds the program making other calls than recorded.
+#include <sys/mman.h>
+
 #include <cstddef>
 #include <string>
 
+#include <algorithm>
+#include <set>
+
+#include "engine/core/proc_maps.h"
+#include "engine/core/syscall_stub.h"
 #include "engine/core/syscalls/syscall_table.h"
 #include "engine/replay/replay_session.h"
 #include "preload/preload_interface.h"
@@ -19,6 +26,20 @@ void ReplaySession::registered_buffer(const Registers& call, int64_t result) {
   uint32_t mode = BS_MODE_REPLAY;
   task_->write_bytes(remote_ptr<void>(call.arg(0) + offsetof(bs_buffer_header, mode)), &mode, sizeof(mode));
   threads_[current_tid_].buffer = call.arg(0);
+  stub_areas_.emplace(threads_[current_tid_].space, call.arg(2));
+}
+
+std::set<uint64_t> ReplaySession::buffered_call_returns() {
+  std::set<uint64_t> out;
+  auto area = stub_areas_.find(threads_[current_tid_].space);
+  if (area == stub_areas_.end()) return out;
+  uint64_t slots = 0;
+  if (task_->read_some(remote_ptr<void>(area->second), &slots, sizeof(slots)) != sizeof(slots)) return out;
+  slots = std::min<uint64_t>(slots, BS_STUB_AREA_SIZE / BS_STUB_SIZE);
+  for (uint64_t i = 1; i < slots; ++i) {
+    out.insert(syscall_stub::layout(area->second + i * BS_STUB_SIZE).handled + syscall_stub::kLeaUpLength);
+  }
+  return out;
 }
 
 std::string ReplaySession::buffered_call_divergence() {
@@ -46,6 +67,15 @@ std::string ReplaySession::buffered_call_divergence() {
     default:
       return "a buffered " + call + " differs from the recording (reason " + std::to_string(h.diverged_reason) + ")";
   }
+}
+
+bool ReplaySession::in_preload_library(uint64_t pc) {
+  for (const MapsEntry& m : read_proc_maps(task_->tid())) {
+    if (pc >= m.start && pc < m.end) {
+      return (m.prot & PROT_EXEC) && m.name.find("libbackstep_preload.so") != std::string::npos;
+    }
+  }
+  return false;
 }
 
 }  // namespace backstep

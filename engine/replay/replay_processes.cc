@@ -68,6 +68,7 @@ void ReplaySession::start_process(const trace::Event& event) {
   child.space = shares_memory ? from.space : event.tid;
   child.buffer = from.buffer;  // a copy at the same address, or the same one
   if (!shares_memory) brk_[child.space] = brk_[from.space];
+  if (!shares_memory && stub_areas_.count(from.space)) stub_areas_[child.space] = stub_areas_[from.space];
   processes_.insert(event.tid);
   execs_[event.tid] = execs_.at(from.pid);
 }
@@ -93,6 +94,7 @@ void ReplaySession::exec_process(const trace::Event& event) {
   thread.restart.reset();
   thread.name.clear();  // comm becomes the new program's name
   brk_[thread.space] = static_cast<uint64_t>(event.status);
+  stub_areas_.erase(thread.space);  // the new program's library registers again
   execs_[thread.pid] = std::make_shared<const trace::Event>(event);
   if (current_tid_ != thread.pid) {
     // A thread other than the first exec'd: it takes the process's id, as

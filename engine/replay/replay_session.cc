@@ -105,6 +105,7 @@ ReplaySession::ReplaySession(const ReplaySession& parent, pid_t child)
       event_number_(parent.event_number_),
       peeked_(parent.peeked_),
       brk_(parent.brk_),
+      stub_areas_(parent.stub_areas_),
       echo_failed_(parent.echo_failed_),
       at_pending_event_(parent.at_pending_event_),
       breakpoint_reported_(parent.breakpoint_reported_),

@@ -155,6 +155,12 @@ class ReplaySession : public Session {
 
   // The thread whose event is next (or was last replayed): the one that runs.
   Task& task() { return *task_; }
+  // Whether `pc` is code of the preload library (its hook, trampoline or
+  // stubs: replay_buffers.cc) in the current thread's address space.
+  bool in_preload_library(uint64_t pc);
+  // Where the current thread's buffered calls come back to the program: the
+  // handled path of every stub in use (after it undid the red-zone step).
+  std::set<uint64_t> buffered_call_returns();
   uint32_t current_thread() const { return current_tid_; }
   std::size_t thread_count() const { return threads_.size(); }
   // Processes of the tree that exist at this point; the one debugged (the
@@ -257,6 +263,9 @@ class ReplaySession : public Session {
   std::optional<trace::Event> peeked_;
   // Each address space's program break, as recorded, by ReplayThread::space.
   std::map<uint32_t, uint64_t> brk_;
+  // The preload library's stub area in each address space (by space), from
+  // its first buffer's registration (replay_buffers.cc).
+  std::map<uint32_t, uint64_t> stub_areas_;
   bool echo_failed_ = false;
   bool at_pending_event_ = false;  // the program reached the next event, not replayed yet
   // The pc is at a breakpoint whose hit was just reported: the next run

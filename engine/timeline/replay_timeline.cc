@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <set>
 #include <sstream>
+#include <utility>
 
 #include "engine/core/compat_syscalls.h"
 #include "engine/core/log.h"
@@ -212,6 +214,7 @@ TargetStop ReplayTimeline::make_stop(TargetStop::Kind kind, uint64_t address) {
 
 TargetStop ReplayTimeline::resume(const ResumeRequest& request, const std::function<bool()>& interrupted) {
   TargetStop stop = run(request, interrupted);
+  if (stop.kind == TargetStop::Kind::Watchpoint) out_of_buffered_call(stop, request.direction);
   // A signal stop set the signal's own siginfo.
   if (stop.kind != TargetStop::Kind::Signal) last_siginfo_ = trap_siginfo(stop);
   return stop;
@@ -230,6 +233,43 @@ TargetStop ReplayTimeline::run(const ResumeRequest& request, const std::function
       return range_step_forward(request.thread, request.range_start, request.range_end, interrupted);
   }
   return step_forward(request.thread, interrupted);
+}
+
+void ReplayTimeline::out_of_buffered_call(TargetStop& stop, RunDirection direction) {
+  // A buffered call's outputs are copied into the program by the preload
+  // library in replay, where the kernel wrote them when recording: a watch
+  // hit there stops inside the library. Show it as at a system call
+  // instead: going forwards, after the call (the stub's way back, which
+  // registers() shows as the instruction after the syscall); going
+  // backwards, before it (at the patched site). The user's breakpoints do
+  // not stop these steps; the watchpoints stay armed (a position counts
+  // steps as they fall with them), and their further hits in the copy are
+  // passed over.
+  auto pc = [&] { return current_->thread_registers(current_->stopped_thread()).ip(); };
+  if (!current_->in_preload_library(pc())) return;
+  pid_t thread = static_cast<pid_t>(current_->stopped_thread());
+  if (direction == RunDirection::Forward) {
+    // To the stub's way back, with breakpoints there: a position after a
+    // breakpoint hit is cheap to find again, unlike one after steps.
+    std::set<uint64_t> returns = current_->buffered_call_returns();
+    if (returns.empty()) return;
+    std::set<uint64_t> breakpoints = std::exchange(breakpoints_, returns);
+    std::vector<Watchpoint> watchpoints = std::exchange(watchpoints_, {});
+    TargetStop s = continue_forward(nullptr);
+    breakpoints_ = std::move(breakpoints);
+    watchpoints_ = std::move(watchpoints);
+    if (s.kind != TargetStop::Kind::Breakpoint) stop = s;  // the end of history came first
+    else stop.tid = thread;
+    return;
+  }
+  std::set<uint64_t> breakpoints = std::exchange(breakpoints_, {});
+  constexpr int kMaxSteps = 10000;
+  for (int n = 0; n < kMaxSteps && current_->in_preload_library(pc()); ++n) {
+    TargetStop s = step_backward(thread);
+    if (s.kind != TargetStop::Kind::Step && s.kind != TargetStop::Kind::Watchpoint) break;  // the start of history
+  }
+  breakpoints_ = std::move(breakpoints);
+  stop.tid = thread;
 }
 
 std::vector<uint8_t> ReplayTimeline::trap_siginfo(const TargetStop& stop) {

@@ -154,6 +154,9 @@ class ReplayTimeline : public DebugTarget {
   std::vector<Candidate> hits_to_event(ReplaySession& session, const Mark& from,
                                        const std::optional<StateKey>& until);
 
+  // A watch stop inside the preload library's copy of a buffered call's
+  // outputs moves to the call's boundary (replay_timeline.cc).
+  void out_of_buffered_call(TargetStop& stop, RunDirection direction);
   // The backwards search (timeline_search.cc). A stop exactly at `to`
   // counts when `to_included`: `to` is then a checkpoint the search went on
   // from (the user's position is later), not where the user stands.
