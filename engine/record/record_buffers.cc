@@ -16,6 +16,7 @@
 // Every byte the recorder writes into the program for this (stubs, the
 // patched site, descriptor bits) is recorded as memory the event wrote,
 // so that replay builds the same code and the library takes the same paths.
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
@@ -192,7 +193,10 @@ void RecordSession::request_yield(RecordTask& t) {
 }
 
 void RecordSession::after_traced_call(RecordTask& t, SyscallContext& ctx) {
-  if (!buffering() || !t.process || !ctx.info.bufferable) return;
+  if (!buffering() || !t.process) return;
+  // Mappings may have changed: what can be patched is read again.
+  if (ctx.info.family == sys::Family::Mm) t.process->patchable_code_known = false;
+  if (!ctx.info.bufferable) return;
   if (t.buffer && ctx.info.buffer_fd_arg >= 0 && !ctx.failed()) {
     allow_descriptor(t, ctx, static_cast<int>(ctx.arg(ctx.info.buffer_fd_arg)));
   }
@@ -275,9 +279,16 @@ void RecordSession::patch_site(RecordTask& t, SyscallContext& ctx) {
   if (!syscall_stub::patchable(code)) return;
   // Only code of a file mapped privately (a library or the executable): a
   // write there is the process's own copy, never the file.
+  if (!p.patchable_code_known) {
+    p.patchable_code.clear();
+    for (const MapsEntry& m : read_proc_maps(task.tid())) {
+      if (m.is_file() && !m.shared && (m.prot & PROT_EXEC)) p.patchable_code.push_back({m.start, m.end});
+    }
+    p.patchable_code_known = true;
+  }
   bool private_file = false;
-  for (const MapsEntry& m : read_proc_maps(task.tid())) {
-    if (site >= m.start && site + sizeof(code) <= m.end) private_file = m.is_file() && !m.shared;
+  for (const RecordProcess::CodeRange& r : p.patchable_code) {
+    if (site >= r.start && site + sizeof(code) <= r.end) private_file = true;
   }
   if (!private_file) return;
   if (!site_idle(t, site)) return;

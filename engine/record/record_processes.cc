@@ -171,6 +171,7 @@ void RecordSession::on_exec_event(RecordTask& t) {
   t.robust_list = 0;
   t.buffer = 0;  // the new program's library registers its own
   p.stub_area = p.stub_area_size = p.trampoline = 0;
+  p.patchable_code_known = false;
   t.last_exit_regs = t.task.regs();
   t.at_syscall_boundary = true;
   t.interrupted_entry.reset();

@@ -41,6 +41,14 @@ struct RecordProcess {
   // mode (emulated): inherited by its children, kept across exec.
   bool own_filter = false;
   bool strict = false;
+  // Its code mapped privately from files (where syscall sites may be
+  // patched), read from /proc/PID/maps when first needed and forgotten at
+  // every call that changes mappings (record_buffers.cc).
+  struct CodeRange {
+    uint64_t start = 0, end = 0;
+  };
+  std::vector<CodeRange> patchable_code;
+  bool patchable_code_known = false;
 };
 
 struct RecordTask {
