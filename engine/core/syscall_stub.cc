@@ -93,6 +93,13 @@ std::vector<uint8_t> site_code(uint64_t site, uint64_t stub) {
   return s;
 }
 
+std::optional<uint64_t> patched_site_stub(uint64_t addr, const std::vector<uint8_t>& bytes) {
+  if (bytes.size() != kSiteLength || bytes[0] != kJmp || bytes[5] != 0x0f || bytes[6] != 0x1f || bytes[7] != 0x00) {
+    return std::nullopt;
+  }
+  return rel32_target(bytes.data(), addr);
+}
+
 std::optional<uint64_t> original_pc(uint64_t pc, const ReadMemory& read) {
   // On the traced path right after its `syscall`, or on the handled path
   // right after it undid the red-zone step (the result is in rax, as after

@@ -41,6 +41,8 @@ bool reachable(uint64_t site, uint64_t stub, uint64_t trampoline);
 // `site_bytes` (patchable), and the kSiteLength bytes that replace them.
 std::vector<uint8_t> stub_code(uint64_t stub, uint64_t site, uint64_t trampoline, const uint8_t* site_bytes);
 std::vector<uint8_t> site_code(uint64_t site, uint64_t stub);
+// If `bytes` written at `addr` are a patched site (site_code), its stub.
+std::optional<uint64_t> patched_site_stub(uint64_t addr, const std::vector<uint8_t>& bytes);
 
 // Reads program memory: bytes read.
 using ReadMemory = std::function<std::size_t(uint64_t addr, void* buf, std::size_t len)>;

@@ -249,23 +249,52 @@ void RecordSession::forget_buffered_files(SyscallContext& ctx) {
 }
 
 bool RecordSession::site_idle(RecordTask& t, uint64_t site) {
-  // Another thread inside a call made there (blocked in the kernel, or
-  // stopped at its exit waiting for its turn) would come back in the middle
-  // of the jump: patch another time. So would one that left the site since
-  // its last event: replay runs a thread from its last event only when its
-  // next one comes, after this patch.
+  // Another thread that would come back in the middle of the jump: one
+  // blocked in the kernel in a call made there, or one right after such a
+  // call whose stop the recorder has not handled yet (the running thread,
+  // when another thread's finished call is recorded at its stop): patch
+  // another time. One that stands right after it and waits for its turn
+  // is moved into the stub (move_out_of_site; replay moves the threads it
+  // holds there: ReplaySession::patched_sites).
   auto inside = [&](uint64_t ip) { return ip > site && ip < site + syscall_stub::kSiteLength; };
   for (auto& [tid, other] : record_tasks_) {
     if (other.get() == &t || other->process != t.process || other->run == RunState::Gone) continue;
+    if (other->in_syscall) {
+      if (inside(other->in_syscall->entry.ip())) return false;
+      continue;
+    }
     uint64_t ip = 0;
     try {
-      ip = other->in_syscall ? other->in_syscall->entry.ip() : other->task.regs().ip();
+      ip = other->task.regs().ip();
     } catch (const std::exception&) {
       return false;
     }
-    if (inside(ip) || inside(other->last_exit_regs.ip())) return false;
+    if (inside(ip) && !movable(*other)) return false;
   }
   return true;
+}
+
+bool RecordSession::movable(RecordTask& other) {
+  return other.run == RunState::Stopped && &other != current_ && !other.in_syscall && !other.task.has_kept_status();
+}
+
+void RecordSession::move_out_of_site(RecordTask& t, uint64_t site, uint64_t resume_at) {
+  // A thread of the process stopped right after the old `syscall` (its
+  // call returned, its turn has not come) would resume in the middle of the
+  // jump: it resumes at the same point of the stub instead, which runs the
+  // displaced instruction and returns after the site.
+  for (auto& [tid, other] : record_tasks_) {
+    if (other.get() == &t || other->process != t.process || !movable(*other)) continue;
+    try {
+      Registers regs = other->task.regs();
+      if (regs.ip() != site + 2) continue;
+      regs.set_ip(resume_at);
+      other->task.set_regs(regs);
+      if (other->last_exit_regs.ip() == site + 2) other->last_exit_regs.set_ip(resume_at);
+    } catch (const std::exception&) {
+      // A thread that cannot be read is not running: it never resumes there.
+    }
+  }
 }
 
 void RecordSession::patch_site(RecordTask& t, SyscallContext& ctx) {
@@ -313,6 +342,7 @@ void RecordSession::patch_site(RecordTask& t, SyscallContext& ctx) {
   // onto the stub's own `syscall`).
   ctx.exit.set_ip(syscall_stub::layout(stub).after_traced_syscall);
   task.set_regs(ctx.exit);
+  move_out_of_site(t, site, syscall_stub::layout(stub).after_traced_syscall);
   BS_LOG(Record, "patched the syscall at 0x" << std::hex << site << " (stub 0x" << stub << ")");
 }
 

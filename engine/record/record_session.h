@@ -193,6 +193,10 @@ class RecordSession : public Session {
   // No other thread of `t`'s process stands inside the bytes a patch at
   // `site` would replace.
   bool site_idle(RecordTask& t, uint64_t site);
+  void move_out_of_site(RecordTask& t, uint64_t site, uint64_t resume_at);
+  // A thread stopped for its turn, with nothing pending: its registers
+  // may change before it runs.
+  bool movable(RecordTask& other);
   void allow_descriptor(RecordTask& t, SyscallContext& ctx, int fd);
   // Whether `t` is inside the library's handling of a call: no position
   // can be named there.

@@ -29,6 +29,23 @@ void ReplaySession::registered_buffer(const Registers& call, int64_t result) {
   stub_areas_.emplace(threads_[current_tid_].space, call.arg(2));
 }
 
+void ReplaySession::patched_sites(const trace::Event& event) {
+  if (threads_.size() < 2) return;
+  for (const trace::MemoryWrite& w : event.writes) {
+    std::optional<uint64_t> stub = syscall_stub::patched_site_stub(w.addr, w.data);
+    if (!stub) continue;
+    uint64_t resume_at = syscall_stub::layout(*stub).after_traced_syscall;
+    uint32_t space = threads_[current_tid_].space;
+    for (auto& [tid, thread] : threads_) {
+      if (tid == current_tid_ || thread.space != space || thread.at_entry) continue;
+      Registers regs = thread.task->regs();
+      if (regs.ip() != w.addr + 2) continue;
+      regs.set_ip(resume_at);
+      thread.task->set_regs(regs);
+    }
+  }
+}
+
 std::set<uint64_t> ReplaySession::buffered_call_returns() {
   std::set<uint64_t> out;
   auto area = stub_areas_.find(threads_[current_tid_].space);

@@ -501,6 +501,7 @@ void ReplaySession::replay_syscall(const trace::Event& event, ReplayStop& stop) 
     if (!problem.empty()) diverged(problem);
   }
   apply_effects(event);
+  patched_sites(event);
   if (nr == BS_CALL_REGISTER_BUFFER) registered_buffer(*native, exit.syscall_result());
   note_thread_name(*native, exit.syscall_result());
   if (event.written) check_written(event, *native, exit.syscall_result());

@@ -312,6 +312,12 @@ class ReplaySession : public Session {
   // (it wrote why into the thread's buffer and trapped): the report, or
   // empty when the trap is not that.
   std::string buffered_call_divergence();
+  // After a Syscall event's memory writes: where they patched a syscall
+  // site, the other threads of the address space that stand right after
+  // its `syscall` (their call returned; their next event comes later) go
+  // on from the same point of the stub, as the recorder moved them or as
+  // they went on when recorded (replay_buffers.cc).
+  void patched_sites(const trace::Event& event);
   // At a BS_CALL_REGISTER_BUFFER call (replay_buffers.cc).
   void registered_buffer(const Registers& call, int64_t result);
   uint32_t current_tid_ = 0;

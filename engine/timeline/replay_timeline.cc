@@ -246,8 +246,10 @@ void ReplayTimeline::out_of_buffered_call(TargetStop& stop, RunDirection directi
   // steps as they fall with them), and their further hits in the copy are
   // passed over.
   auto pc = [&] { return current_->thread_registers(current_->stopped_thread()).ip(); };
-  if (!current_->in_preload_library(pc())) return;
   pid_t thread = static_cast<pid_t>(current_->stopped_thread());
+  // A stub's way back (a traced call's return, or a buffered one's) is
+  // already shown as the call's site.
+  if (!current_->in_preload_library(pc()) || registers(thread).ip() != pc()) return;
   if (direction == RunDirection::Forward) {
     // To the stub's way back, with breakpoints there: a position after a
     // breakpoint hit is cheap to find again, unlike one after steps.

@@ -5,7 +5,7 @@
 // call) until main writes to it. Each thread registers its own buffer at its
 // first bufferable call. Results are printed by main after joining.
 // requires: threads
-// expect-buffered: 1000
+// expect-buffered: 800
 #include "thread_util.h"
 
 #include <sys/stat.h>
