@@ -8,13 +8,9 @@
  *                        recorder's 5-byte jump, so it never patches them. */
 #include "preload/asm_constants.h"
 
-        .text
-        .globl bs_untraced_syscall
-        .hidden bs_untraced_syscall
-        .type bs_untraced_syscall, @function
-        .balign 16
-bs_untraced_syscall:
-        .cfi_startproc
+/* A C call's (nr, a0..a5) into the kernel's registers: rax, rdi, rsi,
+ * rdx, r10, r8, r9 (a5 is on the stack, above the return address). */
+        .macro syscall_args_from_c
         mov %rdi, %rax
         mov %rsi, %rdi
         mov %rdx, %rsi
@@ -22,6 +18,16 @@ bs_untraced_syscall:
         mov %r8, %r10
         mov %r9, %r8
         mov 8(%rsp), %r9
+        .endm
+
+        .text
+        .globl bs_untraced_syscall
+        .hidden bs_untraced_syscall
+        .type bs_untraced_syscall, @function
+        .balign 16
+bs_untraced_syscall:
+        .cfi_startproc
+        syscall_args_from_c
         /* The tool page's `syscall; ret` returns straight to our caller. */
         mov $BS_ASM_UNTRACED_SYSCALL_ADDR, %r11
         jmp *%r11
@@ -34,13 +40,7 @@ bs_untraced_syscall:
         .balign 16
 bs_native_syscall:
         .cfi_startproc
-        mov %rdi, %rax
-        mov %rsi, %rdi
-        mov %rdx, %rsi
-        mov %rcx, %rdx
-        mov %r8, %r10
-        mov %r9, %r8
-        mov 8(%rsp), %r9
+        syscall_args_from_c
         syscall
         ret
         .cfi_endproc
