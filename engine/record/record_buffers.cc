@@ -153,27 +153,38 @@ void RecordSession::forget_closed(RecordTask& t, const std::vector<int>& closed,
   // Both change now, before any other thread runs again.
   descriptors_.table_changing(t.tid());
   descriptors_.table_changed(t.tid());
+  for (int fd : closed) {
+    for (trace::MemoryWrite& w : clear_descriptor_bits(t, fd, fd, t.buffer)) flush.writes.push_back(std::move(w));
+  }
+}
+
+std::vector<trace::MemoryWrite> RecordSession::clear_descriptor_bits(RecordTask& t, int lo, int hi,
+                                                                     uint64_t except) {
+  std::vector<trace::MemoryWrite> made;
+  lo = std::max(lo, 0);
+  hi = std::min(hi, BS_MAX_FDS - 1);
+  if (lo > hi) return made;
   std::set<uint64_t> buffers;
   for (auto& [tid, other] : record_tasks_) {
-    if (other.get() != &t && other->process == t.process && other->buffer && other->buffer != t.buffer &&
-        other->run != RunState::Gone) {
+    if (other->process == t.process && other->buffer && other->buffer != except && other->run != RunState::Gone) {
       buffers.insert(other->buffer);
     }
   }
   for (uint64_t buffer : buffers) {
-    for (int fd : closed) {
-      if (fd < 0 || fd >= BS_MAX_FDS) continue;
-      uint64_t word_addr = buffer + kFdBitsOffset + static_cast<uint64_t>(fd / 64) * 8;
+    for (int w = lo / 64; w <= hi / 64; ++w) {
+      uint64_t word_addr = buffer + kFdBitsOffset + static_cast<uint64_t>(w) * 8;
       uint64_t word = 0;
       if (t.task.read_some(remote_ptr<void>(word_addr), &word, sizeof(word)) != sizeof(word)) continue;
-      uint64_t cleared = word & ~(uint64_t{1} << (fd % 64));
+      uint64_t cleared = word;
+      for (int fd = std::max(lo, w * 64); fd <= std::min(hi, w * 64 + 63); ++fd) cleared &= ~(uint64_t{1} << (fd % 64));
       if (cleared == word) continue;
       t.task.write_bytes(remote_ptr<void>(word_addr), &cleared, sizeof(cleared));
       std::vector<uint8_t> bytes(sizeof(cleared));
       std::memcpy(bytes.data(), &cleared, sizeof(cleared));
-      flush.writes.push_back({word_addr, std::move(bytes)});
+      made.push_back({word_addr, std::move(bytes)});
     }
   }
+  return made;
 }
 
 bool RecordSession::in_buffered_call(RecordTask& t) {
@@ -223,25 +234,7 @@ void RecordSession::allow_descriptor(RecordTask& t, SyscallContext& ctx, int fd)
 
 void RecordSession::disallow_descriptors(RecordTask& t, SyscallContext& ctx, int lo, int hi) {
   if (!buffering() || !t.process) return;
-  lo = std::max(lo, 0);
-  hi = std::min(hi, BS_MAX_FDS - 1);
-  if (lo > hi) return;
-  std::set<uint64_t> buffers;
-  for (auto& [tid, other] : record_tasks_) {
-    if (other->process == t.process && other->buffer && other->run != RunState::Gone) buffers.insert(other->buffer);
-  }
-  for (uint64_t buffer : buffers) {
-    for (int w = lo / 64; w <= hi / 64; ++w) {
-      uint64_t word_addr = buffer + kFdBitsOffset + static_cast<uint64_t>(w) * 8;
-      uint64_t word = 0;
-      if (t.task.read_some(remote_ptr<void>(word_addr), &word, sizeof(word)) != sizeof(word)) continue;
-      uint64_t cleared = word;
-      for (int fd = std::max(lo, w * 64); fd <= std::min(hi, w * 64 + 63); ++fd) cleared &= ~(uint64_t{1} << (fd % 64));
-      if (cleared == word) continue;
-      t.task.write_bytes(remote_ptr<void>(word_addr), &cleared, sizeof(cleared));
-      ctx.record_memory(word_addr, sizeof(cleared));
-    }
-  }
+  for (trace::MemoryWrite& w : clear_descriptor_bits(t, lo, hi, 0)) ctx.event.writes.push_back(std::move(w));
 }
 
 void RecordSession::forget_buffered_files(SyscallContext& ctx) {

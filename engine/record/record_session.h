@@ -186,6 +186,9 @@ class RecordSession : public Session {
   // The descriptors `t`'s buffered calls closed: gone from the other
   // buffers of its process (as writes of `flush`) and from the cache.
   void forget_closed(RecordTask& t, const std::vector<int>& closed, trace::Event& flush);
+  // Clears descriptors [lo, hi] in every buffer of `t`'s process but
+  // `except`; returns the words it wrote (for the event that says so).
+  std::vector<trace::MemoryWrite> clear_descriptor_bits(RecordTask& t, int lo, int hi, uint64_t except);
   // At a traced call's exit: patches its `syscall` instruction to jump to
   // the library, and allows buffering on the call's descriptor.
   void after_traced_call(RecordTask& t, SyscallContext& ctx);
