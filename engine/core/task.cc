@@ -188,7 +188,7 @@ std::optional<WaitStatus> Task::wait_interruptible() {
     }
     ws = parse_wait_status(status);
     BS_LOG(Core, "task " << tid_ << ": " << ws.describe());
-    if (seccomp_syscalls_ && !translate_seccomp(ws)) return std::nullopt;
+    if (!note_status(ws)) return std::nullopt;
     if (stop_requested_ && ws.is_signal() && ws.signal == SIGSTOP) {
       stop_requested_ = false;
       if (!stop_stale_) {

@@ -86,13 +86,14 @@ std::string ReplaySession::buffered_call_divergence() {
   }
 }
 
-bool ReplaySession::in_preload_library(uint64_t pc) {
+std::vector<std::pair<uint64_t, uint64_t>> ReplaySession::preload_library_code() {
+  std::vector<std::pair<uint64_t, uint64_t>> code;
   for (const MapsEntry& m : read_proc_maps(task_->tid())) {
-    if (pc >= m.start && pc < m.end) {
-      return (m.prot & PROT_EXEC) && m.name.find("libbackstep_preload.so") != std::string::npos;
+    if ((m.prot & PROT_EXEC) && m.name.find("libbackstep_preload.so") != std::string::npos) {
+      code.emplace_back(m.start, m.end);
     }
   }
-  return false;
+  return code;
 }
 
 }  // namespace backstep

@@ -60,7 +60,7 @@ void ReplaySession::start_process(const trace::Event& event) {
   if (!event.xstate.empty()) t.set_xstate(event.xstate);
   // What the kernel wrote into the child's memory (its tid at
   // CLONE_CHILD_SETTID).
-  for (const trace::MemoryWrite& w : event.writes) t.write_bytes(remote_ptr<void>(w.addr), w.data.data(), w.data.size());
+  write_memory(t, event);
   ReplayThread& child = threads_[event.tid] = ReplayThread{&t};
   child.started = event_number_;
   child.name = from.name;

@@ -1,7 +1,5 @@
 #include "engine/replay/replay_session.h"
 
-#include "preload/preload_interface.h"
-
 #include <sched.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
@@ -27,6 +25,7 @@
 #include "engine/replay/replay_stub.h"
 #include "engine/trace/trace_error.h"
 #include "engine/trace/written_data.h"
+#include "preload/preload_interface.h"
 
 namespace backstep {
 namespace {
@@ -439,7 +438,7 @@ void ReplaySession::apply_event(const trace::Event& event, ReplayStop& stop) {
     case trace::EventKind::Position: break;     // reached: nothing changes
     case trace::EventKind::SyscallEntered:
       // What the kernel wrote as the call began (a PI futex word).
-      for (const trace::MemoryWrite& w : event.writes) task_->write_bytes(remote_ptr<void>(w.addr), w.data.data(), w.data.size());
+      write_memory(*task_, event);
       threads_[current_tid_].at_entry = true;
       break;
     case trace::EventKind::ThreadStart: start_thread(event); break;
@@ -450,7 +449,7 @@ void ReplaySession::apply_event(const trace::Event& event, ReplayStop& stop) {
     case trace::EventKind::BufferFlush:
       // The thread's buffered calls until its next event: the library
       // returns their results as it reaches them (preload/).
-      for (const trace::MemoryWrite& w : event.writes) task_->write_bytes(remote_ptr<void>(w.addr), w.data.data(), w.data.size());
+      write_memory(*task_, event);
       break;
     default: diverged(std::string("unexpected ") + trace::to_string(event.kind) + " event");
   }
@@ -464,10 +463,12 @@ void ReplaySession::check_registers(const trace::Event& event) {
   if (!diff.empty()) diverged(std::string(trace::to_string(event.kind)) + ": registers differ: " + diff);
 }
 
+void ReplaySession::write_memory(Task& task, const trace::Event& event) {
+  for (const trace::MemoryWrite& w : event.writes) task.write_bytes(remote_ptr<void>(w.addr), w.data.data(), w.data.size());
+}
+
 void ReplaySession::apply_effects(const trace::Event& event) {
-  for (const trace::MemoryWrite& w : event.writes) {
-    task_->write_bytes(remote_ptr<void>(w.addr), w.data.data(), w.data.size());
-  }
+  write_memory(*task_, event);
   Registers regs = Registers::from_block(*event.regs);
   regs.apply(event.reg_changes);
   if (event.kind == trace::EventKind::Rdtsc && changes_only_up_to_ip(event.reg_changes)) {

@@ -155,9 +155,10 @@ class ReplaySession : public Session {
 
   // The thread whose event is next (or was last replayed): the one that runs.
   Task& task() { return *task_; }
-  // Whether `pc` is code of the preload library (its hook, trampoline or
-  // stubs: replay_buffers.cc) in the current thread's address space.
-  bool in_preload_library(uint64_t pc);
+  // The code of the preload library (its hook, trampoline and stubs:
+  // replay_buffers.cc) in the current thread's address space, as
+  // [start, end) ranges.
+  std::vector<std::pair<uint64_t, uint64_t>> preload_library_code();
   // Where the current thread's buffered calls come back to the program: the
   // handled path of every stub in use (after it undid the red-zone step).
   std::set<uint64_t> buffered_call_returns();
@@ -318,6 +319,8 @@ class ReplaySession : public Session {
   // on from the same point of the stub, as the recorder moved them or as
   // they went on when recorded (replay_buffers.cc).
   void patched_sites(const trace::Event& event);
+  // The memory an event wrote, written into `task`'s address space.
+  static void write_memory(Task& task, const trace::Event& event);
   // At a BS_CALL_REGISTER_BUFFER call (replay_buffers.cc).
   void registered_buffer(const Registers& call, int64_t result);
   uint32_t current_tid_ = 0;

@@ -63,7 +63,7 @@ void ReplaySession::end_thread(const trace::Event& event) {
   auto it = threads_.find(event.tid);
   if (it == threads_.end()) diverged("thread " + std::to_string(event.tid) + " ends but does not exist");
   Task& t = *it->second.task;
-  for (const trace::MemoryWrite& w : event.writes) t.write_bytes(remote_ptr<void>(w.addr), w.data.data(), w.data.size());
+  write_memory(t, event);
   t.kill();
   threads_.erase(it);
   if (current_tid_ == event.tid) {

@@ -247,9 +247,14 @@ void ReplayTimeline::out_of_buffered_call(TargetStop& stop, RunDirection directi
   // passed over.
   auto pc = [&] { return current_->thread_registers(current_->stopped_thread()).ip(); };
   pid_t thread = static_cast<pid_t>(current_->stopped_thread());
+  // Read once: the library stays where it is while the thread steps in it.
+  std::vector<std::pair<uint64_t, uint64_t>> library = current_->preload_library_code();
+  auto in_library = [&](uint64_t at) {
+    return std::any_of(library.begin(), library.end(), [&](const auto& r) { return at >= r.first && at < r.second; });
+  };
   // A stub's way back (a traced call's return, or a buffered one's) is
   // already shown as the call's site.
-  if (!current_->in_preload_library(pc()) || registers(thread).ip() != pc()) return;
+  if (!in_library(pc()) || registers(thread).ip() != pc()) return;
   if (direction == RunDirection::Forward) {
     // To the stub's way back, with breakpoints there: a position after a
     // breakpoint hit is cheap to find again, unlike one after steps.
@@ -266,7 +271,7 @@ void ReplayTimeline::out_of_buffered_call(TargetStop& stop, RunDirection directi
   }
   std::set<uint64_t> breakpoints = std::exchange(breakpoints_, {});
   constexpr int kMaxSteps = 10000;
-  for (int n = 0; n < kMaxSteps && current_->in_preload_library(pc()); ++n) {
+  for (int n = 0; n < kMaxSteps && in_library(pc()); ++n) {
     TargetStop s = step_backward(thread);
     if (s.kind != TargetStop::Kind::Step && s.kind != TargetStop::Kind::Watchpoint) break;  // the start of history
   }
