@@ -601,7 +601,7 @@ def record_and_replay(sc, binary, root, native, check, opts):
 
 # `backstep dump` shows the calls the preload library performed in the
 # program itself as `buffer-flush N calls`, one line per flush of a buffer.
-BUFFER_FLUSH = re.compile(rb"\bbuffer-flush (\d+) calls\b")
+BUFFER_FLUSH = re.compile(rb"\bbuffer-flush (\d+) calls?\b")
 
 
 def buffering_requested(sc):

@@ -37,6 +37,7 @@ static inline uint64_t bs_out_bound(const struct bs_out_param *out, const uint64
     case BS_SIZE_ARG_TIMES:
       n = args[out->size_arg];
       return n > too_big / out->size ? too_big : n * out->size;
+    case BS_SIZE_DEREF_ARG: return args[out->arg] == 0 ? 0 : too_big;  /* a null pointer writes nothing */
     default: return too_big;  /* the generator lets no other kind through */
   }
 }

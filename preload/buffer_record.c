@@ -12,7 +12,7 @@ static uint64_t reservation(const struct bs_buffered_call *call, const uint64_t 
 }
 
 int bs_record_call(struct bs_buffer_header *header, const struct bs_buffered_call *call,
-                   struct bs_saved_regs *regs) {
+                   struct bs_saved_regs *regs, int may_block) {
   /* The recorder asks for a switch point: this call is traced. */
   if (header->yield != 0) {
     header->yield = 0;
@@ -22,8 +22,15 @@ int bs_record_call(struct bs_buffer_header *header, const struct bs_buffered_cal
   if (header->used > BS_RECORDS_CAPACITY || reservation(call, args) > BS_RECORDS_CAPACITY - header->used) {
     return 0;  /* no room: traced, and the recorder flushes the buffer at that stop */
   }
+  /* A call that may wait is made with the desched event armed, so that the
+   * recorder hears of it if it blocks (desched.c). */
+  if (may_block && !bs_desched_arm(header)) return 0;
   int64_t ret = bs_untraced_syscall((long)regs->rax, (long)args[0], (long)args[1], (long)args[2],
                                     (long)args[3], (long)args[4], (long)args[5]);
+  if (may_block) bs_desched_disarm(header);
+  /* The recorder abandoned it (the thread blocked, or a signal came): the
+   * call did nothing, and is made again on the traced path. */
+  if (ret == BS_RESULT_ABANDONED) return 0;
 
   struct bs_record *rec = bs_record_at(header, header->used);
   unsigned char *data = (unsigned char *)(rec + 1);

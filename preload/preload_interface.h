@@ -32,7 +32,7 @@
 
 #include <stdint.h>
 
-#define BS_PRELOAD_VERSION 1u
+#define BS_PRELOAD_VERSION 2u
 
 /* The tool page (engine/core/tool_page.h), mapped by backstep at this fixed
  * address in every recorded and replayed process. Offsets hold code: */
@@ -89,12 +89,37 @@ struct bs_buffer_header {
   /* Buffered calls completed by this thread, never reset (a position
    * coordinate: calls since the thread's last event). */
   uint64_t calls;
+  /* Record mode, the desched event (preload/desched.c): a per-thread
+   * software perf event counting context switches, armed around a call that
+   * may block. Its signal goes to the recorder, which then looks whether
+   * the thread waits in the untraced call and, if so, abandons the buffered
+   * attempt (the call's result becomes BS_RESULT_ABANDONED and the library
+   * makes it again on the traced path, where other threads can run).
+   * desched_fd and desched_tid belong to the library (-1 and 0 until it
+   * opened one; the tid tells a fork's child that the descriptor it
+   * inherited counts its parent); backstep writes the other two at
+   * registration. */
+  int32_t desched_fd;
+  uint32_t desched_tid;
+  uint32_t recorder_tid;    /* the recording thread: the event's signal goes there */
+  uint32_t desched_signal;  /* F_SETSIG's signal */
   /* One bit per descriptor: calls gated on a descriptor (BS_GATE_FD) are
-   * buffered only when its bit is set. Written by the recorder, which
-   * records each write as memory its event wrote, so replay sees the same
-   * bits at the same moments. */
+   * buffered only when its bit is set in fd_allowed (a file: the call does
+   * not block) or, for BS_CALL_MAY_BLOCK calls, in fd_blocking (a pipe or
+   * a socket: the call is made with the desched event armed). Written by
+   * the recorder, which records each write as memory its event wrote, so
+   * replay sees the same bits at the same moments. */
   uint64_t fd_allowed[BS_MAX_FDS / 64];
+  uint64_t fd_blocking[BS_MAX_FDS / 64];
 };
+
+/* The result the recorder gives a buffered call it abandoned (the thread
+ * blocked in it, or a signal interrupted it): the kernel never returns it.
+ * The library then takes the traced path with the program's registers. */
+#define BS_RESULT_ABANDONED (-4095l)
+/* The library keeps each thread's desched descriptor at this number or
+ * above (F_DUPFD_CLOEXEC), out of the way of the program's own. */
+#define BS_DESCHED_FD_MIN 900
 
 enum bs_divergence {
   BS_DIVERGED_NONE = 0,
@@ -129,7 +154,8 @@ enum bs_size_kind {
   BS_SIZE_RET_TIMES = 2,  /* the result times size */
   BS_SIZE_ARG = 3,        /* argument size_arg, in bytes */
   BS_SIZE_ARG_TIMES = 4,  /* argument size_arg times size */
-  BS_SIZE_DEREF_ARG = 5,  /* the uint32 argument size_arg points at */
+  BS_SIZE_DEREF_ARG = 5,  /* the uint32 argument size_arg points at: buffered
+                           * only when the output's pointer is null */
 };
 
 struct bs_out_param {
@@ -160,6 +186,10 @@ struct bs_buffered_call {
  * count in the next argument): `check` hashes the ret bytes it consumed,
  * buffer by buffer (bs_hash_iov). */
 #define BS_CALL_GATHER 2u
+/* MAY_BLOCK: the call may wait (for a pipe, a socket, poll's descriptors).
+ * Ungated, it is always made with the desched event armed; gated, when its
+ * descriptor's fd_blocking bit is set (fd_allowed: it cannot block there). */
+#define BS_CALL_MAY_BLOCK 4u
 
 /* A patched syscall site jumps to a stub (written by the recorder into the
  * library's stub area, BS_STUB_SIZE bytes each):
@@ -233,13 +263,13 @@ static inline uint64_t bs_hash_iov(const uint64_t *iov, uint64_t count, uint64_t
 }
 
 #ifdef __cplusplus
-static_assert(sizeof(bs_buffer_header) == 40 + BS_MAX_FDS / 8, "bs_buffer_header layout");
+static_assert(sizeof(bs_buffer_header) == 56 + 2 * (BS_MAX_FDS / 8), "bs_buffer_header layout");
 static_assert(sizeof(bs_record) == 40, "bs_record layout");
 static_assert(sizeof(bs_out_param) == 8, "bs_out_param layout");
 static_assert(sizeof(bs_buffered_call) == 8 + 8 * BS_MAX_OUTS, "bs_buffered_call layout");
 static_assert(BS_STUB_SIZE >= 8 + 5 + BS_STUB_TRACED_DELTA + 8 + 2 + 8 + 5, "stub too small");
 #else
-_Static_assert(sizeof(struct bs_buffer_header) == 40 + BS_MAX_FDS / 8, "bs_buffer_header layout");
+_Static_assert(sizeof(struct bs_buffer_header) == 56 + 2 * (BS_MAX_FDS / 8), "bs_buffer_header layout");
 _Static_assert(sizeof(struct bs_record) == 40, "bs_record layout");
 _Static_assert(sizeof(struct bs_out_param) == 8, "bs_out_param layout");
 _Static_assert(sizeof(struct bs_buffered_call) == 8 + 8 * BS_MAX_OUTS, "bs_buffered_call layout");

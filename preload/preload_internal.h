@@ -51,9 +51,14 @@ struct bs_buffer_header *bs_thread_buffer(void) BS_HIDDEN;
 
 /* Record and replay one call of the table; 1 when handled. */
 int bs_record_call(struct bs_buffer_header *header, const struct bs_buffered_call *call,
-                   struct bs_saved_regs *regs) BS_HIDDEN;
+                   struct bs_saved_regs *regs, int may_block) BS_HIDDEN;
 int bs_replay_call(struct bs_buffer_header *header, const struct bs_buffered_call *call,
                    struct bs_saved_regs *regs) BS_HIDDEN;
+
+/* desched.c: arm this thread's desched event around a call that may block
+ * (opening it on first use); 0 when it cannot (the call is then traced). */
+int bs_desched_arm(struct bs_buffer_header *header) BS_HIDDEN;
+void bs_desched_disarm(struct bs_buffer_header *header) BS_HIDDEN;
 
 /* trampoline.S and syscalls.S. */
 void bs_syscall_trampoline(void);

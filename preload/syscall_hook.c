@@ -26,10 +26,22 @@ static const struct bs_buffered_call *lookup(uint64_t nr) {
   return &BS_BUFFERED_CALLS[call_index[nr] - 1];
 }
 
-static int descriptor_allowed(const struct bs_buffer_header *header, uint64_t fd) {
+static int bit(const uint64_t *bits, uint64_t fd) { return (bits[fd / 64] >> (fd % 64)) & 1; }
+
+/* How the call's descriptor gate lets it through: GATE_CLOSED (traced),
+ * GATE_OPEN, or GATE_BLOCKING (buffered with the desched event armed). */
+enum gate { GATE_CLOSED, GATE_OPEN, GATE_BLOCKING };
+
+static enum gate gate_of(const struct bs_buffer_header *header, const struct bs_buffered_call *call,
+                         const uint64_t *args) {
+  int may_block = (call->flags & BS_CALL_MAY_BLOCK) != 0;
+  if (call->fd_arg == BS_GATE_NONE) return may_block ? GATE_BLOCKING : GATE_OPEN;
+  uint64_t fd = args[call->fd_arg];
   /* Negative descriptors are huge here: never allowed. */
-  if (fd >= BS_MAX_FDS) return 0;
-  return (header->fd_allowed[fd / 64] >> (fd % 64)) & 1;
+  if (fd >= BS_MAX_FDS) return GATE_CLOSED;
+  if (bit(header->fd_allowed, fd)) return GATE_OPEN;
+  if (may_block && bit(header->fd_blocking, fd)) return GATE_BLOCKING;
+  return GATE_CLOSED;
 }
 
 long bs_hook(struct bs_saved_regs *regs) {
@@ -39,16 +51,19 @@ long bs_hook(struct bs_saved_regs *regs) {
   if (!header) return 0;
   uint32_t mode = header->mode;
   if (mode != BS_MODE_RECORD && mode != BS_MODE_REPLAY) return 0;
-  if (call->fd_arg != BS_GATE_NONE && !descriptor_allowed(header, regs->args[call->fd_arg])) return 0;
+  enum gate gate = gate_of(header, call, regs->args);
+  if (gate == GATE_CLOSED) return 0;
 
   header->busy = 1;
   BS_COMPILER_BARRIER();
-  int handled = mode == BS_MODE_RECORD ? bs_record_call(header, call, regs) : bs_replay_call(header, call, regs);
+  int handled = mode == BS_MODE_RECORD ? bs_record_call(header, call, regs, gate == GATE_BLOCKING)
+                                        : bs_replay_call(header, call, regs);
   if (handled) {
     header->calls++;
     if ((call->flags & BS_CALL_CLOSES_FD) && regs->rax == 0) {
       uint64_t fd = regs->args[call->fd_arg];
       header->fd_allowed[fd / 64] &= ~(1ull << (fd % 64));
+      header->fd_blocking[fd / 64] &= ~(1ull << (fd % 64));
     }
   }
   BS_COMPILER_BARRIER();

@@ -58,6 +58,7 @@ static void start_thread_buffer(void) {
   }
   struct bs_buffer_header *header = (struct bs_buffer_header *)addr;
   header->version = BS_PRELOAD_VERSION;
+  header->desched_fd = -1;  /* opened on the first call that may block */
   long ret = bs_native_syscall(BS_CALL_REGISTER_BUFFER, addr, BS_BUFFER_SIZE, (long)bs_stub_area,
                                BS_STUB_AREA_SIZE, (long)&bs_syscall_trampoline, BS_PRELOAD_VERSION);
   if (ret != 0) {

@@ -40,6 +40,7 @@ constexpr uint64_t kUsedOffset = offsetof(bs_buffer_header, used);
 constexpr uint64_t kModeOffset = offsetof(bs_buffer_header, mode);
 constexpr uint64_t kBusyOffset = offsetof(bs_buffer_header, busy);
 constexpr uint64_t kFdBitsOffset = offsetof(bs_buffer_header, fd_allowed);
+constexpr uint64_t kFdBlockingOffset = offsetof(bs_buffer_header, fd_blocking);
 constexpr uint64_t kDataOffset = sizeof(bs_buffer_header);
 constexpr uint64_t kDataCapacity = BS_BUFFER_SIZE - sizeof(bs_buffer_header);
 
@@ -75,6 +76,12 @@ void RecordSession::register_buffer(RecordTask& t, SyscallContext& ctx) {
   }
   uint32_t mode = BS_MODE_RECORD;
   task.write_bytes(remote_ptr<void>(buffer + kModeOffset), &mode, sizeof(mode));
+  // Where the library's desched event sends its signal: this thread, whose
+  // waits the wake signal interrupts (desched.c; check_blocked_call). Not
+  // recorded: replay never arms one, and the header is outside the digests.
+  uint32_t desched[2] = {static_cast<uint32_t>(gettid()), static_cast<uint32_t>(RecorderSignals::kWakeSignal)};
+  static_assert(offsetof(bs_buffer_header, desched_signal) == offsetof(bs_buffer_header, recorder_tid) + 4);
+  task.write_bytes(remote_ptr<void>(buffer + offsetof(bs_buffer_header, recorder_tid)), desched, sizeof(desched));
   t.buffer = buffer;
   RecordProcess& p = *t.process;
   if (!p.trampoline) {
@@ -171,17 +178,20 @@ std::vector<trace::MemoryWrite> RecordSession::clear_descriptor_bits(RecordTask&
     }
   }
   for (uint64_t buffer : buffers) {
-    for (int w = lo / 64; w <= hi / 64; ++w) {
-      uint64_t word_addr = buffer + kFdBitsOffset + static_cast<uint64_t>(w) * 8;
-      uint64_t word = 0;
-      if (t.task.read_some(remote_ptr<void>(word_addr), &word, sizeof(word)) != sizeof(word)) continue;
-      uint64_t cleared = word;
-      for (int fd = std::max(lo, w * 64); fd <= std::min(hi, w * 64 + 63); ++fd) cleared &= ~(uint64_t{1} << (fd % 64));
-      if (cleared == word) continue;
-      t.task.write_bytes(remote_ptr<void>(word_addr), &cleared, sizeof(cleared));
-      std::vector<uint8_t> bytes(sizeof(cleared));
-      std::memcpy(bytes.data(), &cleared, sizeof(cleared));
-      made.push_back({word_addr, std::move(bytes)});
+    // Both bitmaps: a closed descriptor is neither a quiet file nor a pipe.
+    for (uint64_t bitmap : {kFdBitsOffset, kFdBlockingOffset}) {
+      for (int w = lo / 64; w <= hi / 64; ++w) {
+        uint64_t word_addr = buffer + bitmap + static_cast<uint64_t>(w) * 8;
+        uint64_t word = 0;
+        if (t.task.read_some(remote_ptr<void>(word_addr), &word, sizeof(word)) != sizeof(word)) continue;
+        uint64_t cleared = word;
+        for (int fd = std::max(lo, w * 64); fd <= std::min(hi, w * 64 + 63); ++fd) cleared &= ~(uint64_t{1} << (fd % 64));
+        if (cleared == word) continue;
+        t.task.write_bytes(remote_ptr<void>(word_addr), &cleared, sizeof(cleared));
+        std::vector<uint8_t> bytes(sizeof(cleared));
+        std::memcpy(bytes.data(), &cleared, sizeof(cleared));
+        made.push_back({word_addr, std::move(bytes)});
+      }
     }
   }
   return made;
@@ -200,7 +210,11 @@ bool RecordSession::in_buffered_call(RecordTask& t) {
 void RecordSession::request_yield(RecordTask& t) {
   if (!t.buffer) return;
   uint32_t yes = 1;
-  t.task.write_bytes(remote_ptr<void>(t.buffer + offsetof(bs_buffer_header, yield)), &yes, sizeof(yes));
+  try {
+    t.task.write_bytes(remote_ptr<void>(t.buffer + offsetof(bs_buffer_header, yield)), &yes, sizeof(yes));
+  } catch (const std::exception&) {
+    // Its memory is going (an execve under way, an exit): no call to yield.
+  }
 }
 
 void RecordSession::after_traced_call(RecordTask& t, SyscallContext& ctx) {
@@ -217,17 +231,24 @@ void RecordSession::after_traced_call(RecordTask& t, SyscallContext& ctx) {
 void RecordSession::allow_descriptor(RecordTask& t, SyscallContext& ctx, int fd) {
   if (fd < 0 || fd >= BS_MAX_FDS) return;
   Task& task = t.task;
-  uint64_t word_addr = t.buffer + kFdBitsOffset + static_cast<uint64_t>(fd / 64) * 8;
-  uint64_t word = 0;
-  if (task.read_some(remote_ptr<void>(word_addr), &word, sizeof(word)) != sizeof(word)) return;
+  uint64_t words[2] = {};  // fd_allowed's and fd_blocking's word of fd
+  uint64_t offsets[2] = {kFdBitsOffset + static_cast<uint64_t>(fd / 64) * 8,
+                         kFdBlockingOffset + static_cast<uint64_t>(fd / 64) * 8};
+  for (int i = 0; i < 2; ++i) {
+    if (task.read_some(remote_ptr<void>(t.buffer + offsets[i]), &words[i], 8) != 8) return;
+  }
   uint64_t bit = uint64_t{1} << (fd % 64);
-  if (word & bit) return;
+  if ((words[0] | words[1]) & bit) return;
   std::optional<DescriptorCache::File> f = descriptors_.file(task.tid(), fd);
   if (!f || f->proc || f->stdio) return;
-  bool ok = S_ISDIR(f->type) || (f->regular() && !mapped_object(f->dev, f->ino)) ||
-            (S_ISCHR(f->type) && quiet_device(f->dev, f->ino));
-  if (!ok) return;
-  word |= bit;
+  bool quiet = S_ISDIR(f->type) || (f->regular() && !mapped_object(f->dev, f->ino)) ||
+               (S_ISCHR(f->type) && quiet_device(f->dev, f->ino));
+  // A pipe or a socket: buffered too, by the calls that may block there,
+  // with the desched event armed (preload/desched.c).
+  bool blocking = !quiet && ctx.info.buffer_block && (S_ISFIFO(f->type) || S_ISSOCK(f->type));
+  if (!quiet && !blocking) return;
+  uint64_t word_addr = t.buffer + offsets[quiet ? 0 : 1];
+  uint64_t word = words[quiet ? 0 : 1] | bit;
   task.write_bytes(remote_ptr<void>(word_addr), &word, sizeof(word));
   ctx.record_memory(word_addr, sizeof(word));
 }

@@ -237,6 +237,9 @@ RecordResult RecordSession::run() {
       }
       if (live_threads() > 1) signals_->tick_every(kTickMs);
       else if (forcing_tasks_ == 0) signals_->stop_ticking();
+      // A desched event's signal that came while we were busy: the running
+      // thread may have blocked in a buffered call since.
+      if (current_ && RecorderSignals::take_wake()) check_blocked_call(*current_);
       std::optional<TaskStatus> stop;
       {
         // While the program runs, the writer may send our events to disk.
@@ -247,6 +250,8 @@ RecordResult RecordSession::run() {
         // A signal came (see check_stop_signals), or a tick: a signal held
         // back, or another thread waiting (forced_position.cc).
         if (current_) {
+          RecorderSignals::take_wake();
+          check_blocked_call(*current_);
           maybe_interrupt(*current_);
         } else if (idle_too_long() && schedule(true)) {
           return result_;
@@ -276,6 +281,9 @@ bool RecordSession::handle_stop(RecordTask& t, const WaitStatus& ws) {
   // those that this thread's own call caused (an unlock that woke a
   // waiter) come after its event (on_syscall_exit).
   bool exit_stop = ws.is_syscall() && t.in_syscall;
+  // Our interrupt of a thread blocked in a buffered call (record_desched.cc):
+  // its stop is the PTRACE_EVENT_STOP, or whatever came first.
+  bool desched = std::exchange(t.desched_pending, false);
   if (live_threads() > 1 && !exiting(t) && !exit_stop) flush_completed_calls(t);
   t.yield_asked_ns = 0;
   switch (ws.kind) {
@@ -302,7 +310,12 @@ bool RecordSession::handle_stop(RecordTask& t, const WaitStatus& ws) {
         return false;
       }
       if (ws.event == PTRACE_EVENT_STOP) {
+        if (desched) abandon_interrupted_call(t);
         if (t.interrupt_pending) return on_interrupted(t);
+        if (desched) {
+          t.task.resume(ResumeHow::Syscall);
+          return false;
+        }
         if (is_group_stop(ws)) return on_group_stop(t);
         // A seized tracee also stops like this whenever its process gets
         // SIGCONT (the kernel's notice to a tracer that may be listening):

@@ -207,6 +207,17 @@ class RecordSession : public Session {
   // Asks `t`'s library to take the traced path at its next bufferable call
   // (a switch point), rather than buffer it.
   void request_yield(RecordTask& t);
+  // Buffered calls that block (record_desched.cc). While `t` runs: if it
+  // waits in the library's untraced call (its desched event woke us, or a
+  // tick did), interrupt it, so that the call goes the traced way.
+  void check_blocked_call(RecordTask& t);
+  // At a stop of `t` right after the untraced call was interrupted (our
+  // interrupt, a signal), or failed raising `signal` (SIGPIPE): its result
+  // becomes BS_RESULT_ABANDONED, and the library makes the call again on
+  // the traced path. Says why it did (RaisesSignal: drop `signal`, the
+  // traced call raises it again).
+  enum class Abandoned { No, Interrupted, RaisesSignal };
+  Abandoned abandon_interrupted_call(RecordTask& t, const siginfo_t* signal = nullptr);
   // Threads (record_threads.cc).
   RecordTask& add_record_task(pid_t tid);
   void start_created_thread();

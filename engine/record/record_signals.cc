@@ -95,6 +95,14 @@ void RecordSession::on_signal(RecordTask& t, int sig) {
 
   bool at_boundary = t.at_syscall_boundary && Registers::differences(t.last_exit_regs, regs).empty();
   if (!is_synchronous_fault(info) && !at_boundary) {
+    // A buffered call it interrupted goes the traced way, where the signal
+    // is delivered (record_desched.cc); one that raised it as it failed
+    // raises it again there, so this copy is dropped.
+    if (abandon_interrupted_call(t, &info) == Abandoned::RaisesSignal) {
+      BS_LOG(Record, "dropping signal " << sig << ": the traced call raises it again");
+      task.resume(ResumeHow::Syscall);
+      return;
+    }
     BS_LOG(Record, "deferring signal " << sig << " to the next syscall");
     t.deferred_signals.push_back(info);
     want_forced_position(t);

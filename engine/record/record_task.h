@@ -93,6 +93,10 @@ struct RecordTask {
   // not seen yet.
   bool interrupt_pending = false;
   uint64_t interrupt_sent_ns = 0;
+  // PTRACE_INTERRUPT sent because the thread waits in a buffered call
+  // (check_blocked_call); cleared at its next stop, whatever it is.
+  bool desched_pending = false;
+  uint64_t desched_sent_ns = 0;
 
   RunState run = RunState::Stopped;
   // When the scheduler last let it run (steady clock, ns), and whether the

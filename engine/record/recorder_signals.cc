@@ -68,10 +68,15 @@ void on_stop_signal(int sig, siginfo_t* info, void*) {
   errno = saved_errno;
 }
 
-// Interrupting the wait is all it is for.
-void on_wake(int) {}
+// Interrupting the wait is its main work; it also notes that it came, for a
+// wake that arrives while the recorder is busy rather than waiting (a
+// desched event's: RecorderSignals::take_wake).
+std::atomic<bool> g_woken{false};
+void on_wake(int) { g_woken.store(true, std::memory_order_relaxed); }
 
 }  // namespace
+
+bool RecorderSignals::take_wake() { return g_woken.exchange(false, std::memory_order_relaxed); }
 
 RecorderSignals::RecorderSignals() {
   pthread_sigmask(SIG_SETMASK, nullptr, &saved_mask_);

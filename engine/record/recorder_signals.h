@@ -67,6 +67,10 @@ class RecorderSignals {
   // nothing: that stops the wake-up timer.
   std::optional<StopSignal> take();
 
+  // Whether kWakeSignal came (a timer's, or a desched event's, which the
+  // preload library points at this thread) since the last call.
+  static bool take_wake();
+
   // The handlers are installed with SA_RESTART, so that no system call of
   // the recorder fails with EINTR because of them. To make sure that a wait
   // for the tracee still returns soon after a stop signal came (even one

@@ -59,11 +59,14 @@ SIZE_FORMS = (
 )
 # buffer, buffer=fdN, buffer=fdN,dataM, buffer=fdN,gatherM, buffer=fdN,closes
 # (see syscalls.spec's header).
-BUFFER_RE = re.compile(r"buffer(=fd(?P<fd>[0-9]+)(,data(?P<data>[0-9]+)|,gather(?P<gather>[0-9]+)|(?P<closes>,closes))?)?\Z")
+BUFFER_RE = re.compile(r"buffer(=fd(?P<fd>[0-9]+)(,data(?P<data>[0-9]+)|,gather(?P<gather>[0-9]+)|(?P<closes>,closes))?)?"
+                       r"(?P<block>,block)?\Z")
 # The output kinds the preload library can bound before the call.
-BUFFERABLE_KINDS = ("Fixed", "Ret", "RetTimes", "Arg", "ArgTimes")
+# DerefArg outputs are bounded only when their pointer is null (recv's
+# source address): the library takes the traced path otherwise.
+BUFFERABLE_KINDS = ("Fixed", "Ret", "RetTimes", "Arg", "ArgTimes", "DerefArg")
 PRELOAD_KINDS = {"Fixed": "BS_SIZE_FIXED", "Ret": "BS_SIZE_RET", "RetTimes": "BS_SIZE_RET_TIMES",
-                 "Arg": "BS_SIZE_ARG", "ArgTimes": "BS_SIZE_ARG_TIMES"}
+                 "Arg": "BS_SIZE_ARG", "ArgTimes": "BS_SIZE_ARG_TIMES", "DerefArg": "BS_SIZE_DEREF_ARG"}
 
 
 class SpecError(Exception):
@@ -93,6 +96,7 @@ class Entry:
     buffer_data_arg: int = -1  # write-like: the argument holding the data, -1: none
     buffer_closes: bool = False  # closes its descriptor when it succeeds
     buffer_gather: bool = False  # write-like over an iovec array (buffer_data_arg)
+    buffer_block: bool = False   # may block: made with the desched event armed
 
 
 def parse_output(text, fail):
@@ -188,8 +192,9 @@ def parse_buffer(entry, text, fail):
     name = entry.name
     if not match:
         fail(f"{name}: '{text}' is not buffer, buffer=fdN, buffer=fdN,dataM, buffer=fdN,gatherM "
-             f"or buffer=fdN,closes")
+             f"or buffer=fdN,closes (each optionally followed by ,block)")
     entry.buffer_closes = match.group("closes") is not None
+    entry.buffer_block = match.group("block") is not None
     if match.group("gather") is not None:
         entry.buffer_gather = True
         entry.buffer_data_arg = int(match.group("gather"))
@@ -260,7 +265,8 @@ def cxx_entry(entry):
             f".out_count = {len(entry.outputs)}, .outs = {{{outs}}}, "
             f".bufferable = {'true' if entry.bufferable else 'false'}, "
             f".buffer_fd_arg = {entry.buffer_fd_arg}, "
-            f".buffer_closes = {'true' if entry.buffer_closes else 'false'}}},")
+            f".buffer_closes = {'true' if entry.buffer_closes else 'false'}, "
+            f".buffer_block = {'true' if entry.buffer_block else 'false'}}},")
 
 
 def generate_table(entries, spec_name):
@@ -426,7 +432,10 @@ def generate_preload_table(entries, spec_name):
         data_arg = "BS_GATE_NONE" if entry.buffer_data_arg < 0 else str(entry.buffer_data_arg)
         outs = ", ".join(preload_output(out) for out in entry.outputs)
         outs_field = f", .outs = {{{outs}}}" if outs else ""  # C11 has no empty initializer
-        flags = "BS_CALL_CLOSES_FD" if entry.buffer_closes else "BS_CALL_GATHER" if entry.buffer_gather else "0"
+        flag_names = [name for name, on in (("BS_CALL_CLOSES_FD", entry.buffer_closes),
+                                            ("BS_CALL_GATHER", entry.buffer_gather),
+                                            ("BS_CALL_MAY_BLOCK", entry.buffer_block)) if on]
+        flags = " | ".join(flag_names) if flag_names else "0"
         lines.append(f"    {{.nr = {entry.nr}, .fd_arg = {fd_arg}, .data_arg = {data_arg}, "
                      f".out_count = {len(entry.outputs)}, .flags = {flags}{outs_field}}},  /* {entry.name} */")
     lines += [

@@ -56,6 +56,7 @@ struct SyscallInfo {
   bool bufferable = false;
   int8_t buffer_fd_arg = -1;  // bufferable and gated on this argument's descriptor
   bool buffer_closes = false;  // buffered, a success closes that descriptor
+  bool buffer_block = false;   // buffered with the desched event armed (it may block)
 };
 
 // nullptr for a number the spec does not list.
