@@ -13,6 +13,7 @@
 #include <sys/prctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -429,4 +430,93 @@ BOOST_AUTO_TEST_CASE(replay_reports_a_divergence_with_ud2, *boost::unit_test::pr
   BOOST_TEST(d.exit_code == 0);
   BOOST_TEST(d.reason == unsigned{BS_DIVERGED_NONE});
   close(fd);
+}
+
+// Calls that may block (BS_CALL_MAY_BLOCK): on a descriptor whose
+// fd_blocking bit is set, buffered only with the desched event armed, which
+// the library opens on first use at BS_DESCHED_FD_MIN or above and points at
+// the recorder's thread (here: this one, with a signal that is ignored).
+BOOST_AUTO_TEST_CASE(calls_that_may_block_arm_the_desched_event,
+                     *boost::unit_test::precondition(tool_page_available)) {
+  int p[2];
+  BOOST_REQUIRE(pipe(p) == 0);
+  BOOST_REQUIRE(write(p[1], "hello", 5) == 5);
+  char buf[16] = {};
+  {
+    Buffer b(BS_MODE_RECORD);
+    b.header->desched_fd = -1;
+    // No bit: traced. fd_allowed is for calls that cannot block.
+    BOOST_TEST(!hook(SYS_read, {uint64_t(p[0]), u(buf), sizeof(buf)}).handled);
+    b.header->fd_blocking[p[0] / 64] |= uint64_t{1} << (p[0] % 64);
+    // No recorder to tell: the event cannot be armed, so traced.
+    BOOST_TEST(!hook(SYS_read, {uint64_t(p[0]), u(buf), sizeof(buf)}).handled);
+    BOOST_TEST(b.header->used == 0u);
+
+    b.header->recorder_tid = static_cast<uint32_t>(syscall(SYS_gettid));
+    b.header->desched_signal = SIGURG;  // ignored by default, should a switch happen
+    HookResult r = hook(SYS_read, {uint64_t(p[0]), u(buf), sizeof(buf)});
+    BOOST_TEST(r.handled);
+    BOOST_TEST(r.result == 5);
+    BOOST_TEST(std::string(buf, 5) == "hello");
+    BOOST_TEST(b.record_at(0)->nr == unsigned{SYS_read});
+    int fd = b.header->desched_fd;
+    BOOST_TEST(fd >= BS_DESCHED_FD_MIN);
+    BOOST_TEST(b.header->desched_tid == static_cast<uint32_t>(syscall(SYS_gettid)));
+    BOOST_TEST((fcntl(fd, F_GETFD) & FD_CLOEXEC) != 0);
+    BOOST_TEST(fcntl(fd, F_GETSIG) == SIGURG);
+    f_owner_ex owner{};
+    BOOST_REQUIRE(fcntl(fd, F_GETOWN_EX, &owner) == 0);
+    BOOST_TEST(owner.type == F_OWNER_TID);
+    BOOST_TEST(owner.pid == static_cast<pid_t>(syscall(SYS_gettid)));
+
+    // The next call reuses it; a write of the pipe is buffered the same way.
+    BOOST_TEST(hook(SYS_write, {uint64_t(p[1]), u("ab"), 2}).handled == false);  // p[1] has no bit
+    b.header->fd_blocking[p[1] / 64] |= uint64_t{1} << (p[1] % 64);
+    BOOST_TEST(hook(SYS_write, {uint64_t(p[1]), u("ab"), 2}).handled);
+    BOOST_TEST(b.header->desched_fd == fd);
+
+    // A thread that did not open it (a fork's child) opens its own at the
+    // same number.
+    b.header->desched_tid = 1;
+    BOOST_TEST(hook(SYS_read, {uint64_t(p[0]), u(buf), sizeof(buf)}).handled);
+    BOOST_TEST(b.header->desched_fd == fd);
+    BOOST_TEST(b.header->desched_tid == static_cast<uint32_t>(syscall(SYS_gettid)));
+
+    // A buffered close clears both of the descriptor's bits.
+    int spare = dup(p[0]);
+    uint64_t bit = uint64_t{1} << (spare % 64);
+    b.header->fd_blocking[spare / 64] |= bit;
+    b.header->fd_allowed[spare / 64] |= bit;
+    BOOST_TEST(hook(SYS_close, {uint64_t(spare)}).handled);
+    BOOST_TEST((b.header->fd_blocking[spare / 64] & bit) == 0u);
+    BOOST_TEST((b.header->fd_allowed[spare / 64] & bit) == 0u);
+    close(fd);
+  }
+  close(p[0]);
+  close(p[1]);
+}
+
+// recvfrom's source address is an output of unknown size: buffered only
+// when its pointer is null (recv).
+BOOST_AUTO_TEST_CASE(recv_is_buffered_without_a_source_address,
+                     *boost::unit_test::precondition(tool_page_available)) {
+  int s[2];
+  BOOST_REQUIRE(socketpair(AF_UNIX, SOCK_STREAM, 0, s) == 0);
+  BOOST_REQUIRE(write(s[1], "0123456789", 10) == 10);
+  Buffer b(BS_MODE_RECORD);
+  b.header->desched_fd = -1;
+  b.header->recorder_tid = static_cast<uint32_t>(syscall(SYS_gettid));
+  b.header->desched_signal = SIGURG;
+  b.header->fd_blocking[s[0] / 64] |= uint64_t{1} << (s[0] % 64);
+  char buf[4];
+  sockaddr_storage from{};
+  socklen_t len = sizeof(from);
+  BOOST_TEST(!hook(SYS_recvfrom, {uint64_t(s[0]), u(buf), 4, 0, u(&from), u(&len)}).handled);
+  HookResult r = hook(SYS_recvfrom, {uint64_t(s[0]), u(buf), 4, 0, 0, 0});
+  BOOST_TEST(r.handled);
+  BOOST_TEST(r.result == 4);
+  BOOST_TEST(std::string(buf, 4) == "0123");
+  if (b.header->desched_fd >= 0) close(b.header->desched_fd);
+  close(s[0]);
+  close(s[1]);
 }
