@@ -310,7 +310,10 @@ bool RecordSession::handle_stop(RecordTask& t, const WaitStatus& ws) {
         return false;
       }
       if (ws.event == PTRACE_EVENT_STOP) {
-        if (desched) abandon_interrupted_call(t);
+        // Our interrupt (for a blocked buffered call, a held-back signal or
+        // a switch) of a thread waiting in a buffered call: the call goes
+        // the traced way, where it can wait and a signal can be delivered.
+        if (desched || t.interrupt_pending) abandon_interrupted_call(t);
         if (t.interrupt_pending) return on_interrupted(t);
         if (desched) {
           t.task.resume(ResumeHow::Syscall);
