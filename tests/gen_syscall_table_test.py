@@ -101,9 +101,9 @@ class SpecBuffer(unittest.TestCase):
         self.assertNotIn(".nr = 2,", out)
         table = texts["--table"]
         self.assertIn('.name = "read"', table)
-        self.assertIn(".bufferable = true, .buffer_fd_arg = 0, .buffer_closes = false}", table)
-        self.assertIn(".bufferable = true, .buffer_fd_arg = -1, .buffer_closes = false}", table)
-        self.assertIn(".bufferable = false, .buffer_fd_arg = -1, .buffer_closes = false}", table)
+        self.assertIn(".bufferable = true, .buffer_fd_arg = 0, .buffer_closes = false, .buffer_block = false}", table)
+        self.assertIn(".bufferable = true, .buffer_fd_arg = -1, .buffer_closes = false, .buffer_block = false}", table)
+        self.assertIn(".bufferable = false, .buffer_fd_arg = -1, .buffer_closes = false, .buffer_block = false}", table)
 
     def expect_error(self, line, message):
         proc, texts = generate(line, "--preload-table", "--table")
@@ -111,9 +111,26 @@ class SpecBuffer(unittest.TestCase):
         self.assertIn(message, proc.stderr)
         self.assertEqual(texts, {})
 
-    def test_deref_output_cannot_be_buffered(self):
-        self.expect_error("43 accept net supported arg1:*arg2 arg2:4 buffer\n",
-                          "test.spec:1: accept is marked 'buffer' but its output arg1 has a DerefArg size")
+    def test_deref_output_is_buffered_only_when_null(self):
+        # The library takes the traced path when the pointer is not null
+        # (its bound is then unknown): the table says DEREF_ARG.
+        proc, texts = generate("45 recvfrom net supported arg1:ret arg4:*arg5 arg5:4 buffer=fd0,block\n",
+                               "--preload-table", "--table")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("{.arg = 4, .kind = BS_SIZE_DEREF_ARG, .size_arg = 5, .size = 0u}", texts["--preload-table"])
+        self.assertIn(".flags = BS_CALL_MAY_BLOCK,", texts["--preload-table"])
+        self.assertIn(".buffer_block = true}", texts["--table"])
+
+    def test_block_token(self):
+        proc, texts = generate("7 poll poll supported arg0:arg1*8 buffer,block\n"
+                               "20 writev fs custom buffer=fd0,gather1,block @gather_write\n", "--preload-table")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        out = texts["--preload-table"]
+        self.assertIn("{.nr = 7, .fd_arg = BS_GATE_NONE, .data_arg = BS_GATE_NONE, .out_count = 1, "
+                      ".flags = BS_CALL_MAY_BLOCK,", out)
+        self.assertIn(".flags = BS_CALL_GATHER | BS_CALL_MAY_BLOCK}", out)
+        self.expect_error("7 poll poll supported arg0:arg1*8 buffer,blocks\n", "is not buffer, buffer=fdN")
+        self.expect_error("7 poll poll supported arg0:arg1*8 block\n", "")
 
     def test_ret_output_needs_a_bounding_argument(self):
         self.expect_error("0 read fs supported arg5:ret buffer\n",
@@ -144,10 +161,13 @@ class SpecBuffer(unittest.TestCase):
         for name in ("read", "write", "pread64", "pwrite64", "fstat", "getdents64", "clock_gettime",
                      "getpid", "statx", "close", "writev"):
             self.assertIn(f"/* {name} */", out)
-        for name in ("mmap", "open", "readv", "poll"):
+        for name in ("mmap", "open", "readv", "futex", "ppoll", "recvmsg"):
             self.assertNotIn(f"/* {name} */", out)
         self.assertIn(".flags = BS_CALL_CLOSES_FD},  /* close */", out)
-        self.assertIn(".flags = BS_CALL_GATHER},  /* writev */", out)
+        self.assertIn(".flags = BS_CALL_GATHER | BS_CALL_MAY_BLOCK},  /* writev */", out)
+        for name in ("read", "write", "poll", "epoll_wait", "sendto", "recvfrom"):
+            line = [l for l in out.splitlines() if l.endswith(f"/* {name} */")][0]
+            self.assertIn("BS_CALL_MAY_BLOCK", line, name)
 
     def test_closes_and_gather_tokens(self):
         proc, texts = generate("3 close fs supported buffer=fd0,closes @descriptor_table\n"
@@ -156,7 +176,7 @@ class SpecBuffer(unittest.TestCase):
         out = texts["--preload-table"]
         self.assertIn("{.nr = 3, .fd_arg = 0, .data_arg = BS_GATE_NONE, .out_count = 0, .flags = BS_CALL_CLOSES_FD}", out)
         self.assertIn("{.nr = 20, .fd_arg = 0, .data_arg = 1, .out_count = 0, .flags = BS_CALL_GATHER}", out)
-        self.assertIn(".buffer_closes = true}", texts["--table"])
+        self.assertIn(".buffer_closes = true, .buffer_block = false}", texts["--table"])
         self.expect_error("20 writev fs custom buffer=fd0,gather5 @gather_write\n", "needs its count in the next argument")
 
 
