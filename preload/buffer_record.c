@@ -23,14 +23,28 @@ int bs_record_call(struct bs_buffer_header *header, const struct bs_buffered_cal
     return 0;  /* no room: traced, and the recorder flushes the buffer at that stop */
   }
   /* A call that may wait is made with the desched event armed, so that the
-   * recorder hears of it if it blocks (desched.c). */
+   * recorder hears of it if it blocks (desched.c); right after the same call
+   * blocked, it is traced at once (see skip_left). */
+  if (may_block && header->skip_left != 0 && header->skip_nr == (uint32_t)regs->rax && header->skip_arg == args[0]) {
+    header->skip_left--;
+    return 0;
+  }
   if (may_block && !bs_desched_arm(header)) return 0;
   int64_t ret = bs_untraced_syscall((long)regs->rax, (long)args[0], (long)args[1], (long)args[2],
                                     (long)args[3], (long)args[4], (long)args[5]);
   if (may_block) bs_desched_disarm(header);
   /* The recorder abandoned it (the thread blocked, or a signal came): the
    * call did nothing, and is made again on the traced path. */
-  if (ret == BS_RESULT_ABANDONED) return 0;
+  int same = header->skip_nr == (uint32_t)regs->rax && header->skip_arg == args[0];
+  if (ret == BS_RESULT_ABANDONED) {
+    uint32_t next = same && header->skip_next >= BS_SKIP_AFTER_BLOCK ? header->skip_next : BS_SKIP_AFTER_BLOCK;
+    header->skip_nr = (uint32_t)regs->rax;
+    header->skip_arg = args[0];
+    header->skip_left = next;
+    header->skip_next = next >= BS_SKIP_MAX ? BS_SKIP_MAX : next * 2;
+    return 0;
+  }
+  if (may_block && same) header->skip_next = BS_SKIP_AFTER_BLOCK;  /* it did not block this time */
 
   struct bs_record *rec = bs_record_at(header, header->used);
   unsigned char *data = (unsigned char *)(rec + 1);

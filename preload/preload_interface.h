@@ -103,6 +103,17 @@ struct bs_buffer_header {
   uint32_t desched_tid;
   uint32_t recorder_tid;    /* the recording thread: the event's signal goes there */
   uint32_t desched_signal;  /* F_SETSIG's signal */
+  /* Record mode, the library's: after a call that blocked (abandoned), the
+   * next skip_left calls of the same number on the same first argument take
+   * the traced path at once, without arming the event (a strict ping-pong
+   * would pay for the abandonment every time). skip_next is how many the
+   * next abandonment skips: doubled each time one follows a skip, back to
+   * BS_SKIP_AFTER_BLOCK when such a call completes without blocking. */
+  uint32_t skip_nr;
+  uint32_t skip_left;
+  uint64_t skip_arg;
+  uint32_t skip_next;
+  uint32_t pad0;
   /* One bit per descriptor: calls gated on a descriptor (BS_GATE_FD) are
    * buffered only when its bit is set in fd_allowed (a file: the call does
    * not block) or, for BS_CALL_MAY_BLOCK calls, in fd_blocking (a pipe or
@@ -120,6 +131,10 @@ struct bs_buffer_header {
 /* The library keeps each thread's desched descriptor at this number or
  * above (F_DUPFD_CLOEXEC), out of the way of the program's own. */
 #define BS_DESCHED_FD_MIN 900
+/* How many calls skip_left lets through traced after an abandonment, at
+ * first and at most. */
+#define BS_SKIP_AFTER_BLOCK 8u
+#define BS_SKIP_MAX 1024u
 
 enum bs_divergence {
   BS_DIVERGED_NONE = 0,
@@ -263,13 +278,13 @@ static inline uint64_t bs_hash_iov(const uint64_t *iov, uint64_t count, uint64_t
 }
 
 #ifdef __cplusplus
-static_assert(sizeof(bs_buffer_header) == 56 + 2 * (BS_MAX_FDS / 8), "bs_buffer_header layout");
+static_assert(sizeof(bs_buffer_header) == 80 + 2 * (BS_MAX_FDS / 8), "bs_buffer_header layout");
 static_assert(sizeof(bs_record) == 40, "bs_record layout");
 static_assert(sizeof(bs_out_param) == 8, "bs_out_param layout");
 static_assert(sizeof(bs_buffered_call) == 8 + 8 * BS_MAX_OUTS, "bs_buffered_call layout");
 static_assert(BS_STUB_SIZE >= 8 + 5 + BS_STUB_TRACED_DELTA + 8 + 2 + 8 + 5, "stub too small");
 #else
-_Static_assert(sizeof(struct bs_buffer_header) == 56 + 2 * (BS_MAX_FDS / 8), "bs_buffer_header layout");
+_Static_assert(sizeof(struct bs_buffer_header) == 80 + 2 * (BS_MAX_FDS / 8), "bs_buffer_header layout");
 _Static_assert(sizeof(struct bs_record) == 40, "bs_record layout");
 _Static_assert(sizeof(struct bs_out_param) == 8, "bs_out_param layout");
 _Static_assert(sizeof(struct bs_buffered_call) == 8 + 8 * BS_MAX_OUTS, "bs_buffered_call layout");
