@@ -2,6 +2,9 @@
  * instruction and append what it returned and wrote to the thread's buffer.
  * The recorder turns the records into a BufferFlush event at the thread's
  * next stop. */
+#include <sys/socket.h>
+#include <sys/syscall.h>
+
 #include "preload/buffer_layout.h"
 
 /* Bytes to reserve before the call: the record and every output's bound. */
@@ -29,6 +32,11 @@ int bs_record_call(struct bs_buffer_header *header, const struct bs_buffered_cal
     header->skip_left--;
     return 0;
   }
+  /* A write larger than a pipe takes atomically could be cut short by the
+   * recorder's interrupt, natively it would wait to the end: traced. */
+  if (may_block && call->data_arg != BS_GATE_NONE && args[call->data_arg + 1] > BS_BLOCKING_WRITE_MAX) return 0;
+  /* recv(MSG_WAITALL) could likewise return part of what it waits for. */
+  if (may_block && regs->rax == SYS_recvfrom && (args[3] & MSG_WAITALL)) return 0;
   if (may_block && !bs_desched_arm(header)) return 0;
   int64_t ret = bs_untraced_syscall((long)regs->rax, (long)args[0], (long)args[1], (long)args[2],
                                     (long)args[3], (long)args[4], (long)args[5]);

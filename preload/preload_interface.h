@@ -135,6 +135,11 @@ struct bs_buffer_header {
  * first and at most. */
 #define BS_SKIP_AFTER_BLOCK 8u
 #define BS_SKIP_MAX 1024u
+/* The largest write-like call buffered on a descriptor that may block: up
+ * to PIPE_BUF a pipe takes it whole or not at all (a write that blocks is
+ * then interrupted before it wrote anything, and made again traced); a
+ * larger one could be cut short by the recorder's interrupt. */
+#define BS_BLOCKING_WRITE_MAX 4096u
 
 enum bs_divergence {
   BS_DIVERGED_NONE = 0,

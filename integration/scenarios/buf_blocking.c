@@ -2,6 +2,8 @@
 // pass a token back and forth over two pipes (each read waits for the other
 // thread, which the recorder must let run), then over a socketpair with
 // send/recv; a thread waits in poll() and in epoll_wait() until main writes;
+// one write of 256 KiB into a pipe that another thread drains returns all
+// of it (traced: a larger buffered write could be cut short);
 // a reader blocked in a buffered read() is interrupted by a signal whose
 // handler runs (EINTR, no SA_RESTART); a forked child feeds its parent
 // through a pipe; and a burst of writes fills a pipe that is then drained
@@ -41,7 +43,7 @@ static void* echo(void* arg) {
     CHECK(SYS(write(pong[1], msg, MSG)) == MSG);
   }
   for (int i = 0; i < ROUNDS; i++) {
-    CHECK(SYS(recv(socks[1], msg, MSG, MSG_WAITALL)) == MSG);
+    CHECK(SYS(recv(socks[1], msg, MSG, 0)) == MSG);
     uint64_t v;
     memcpy(&v, msg, 8);
     v = token_step(v) ^ 0x5555;
@@ -65,6 +67,21 @@ static void* poller(void* arg) {
   printf("epoll_wait: %d ready, events %#x, data %llu\n", n, ev.events, (unsigned long long)ev.data.u64);
   CHECK(SYS(read(wake[0], &c, 1)) == 1);
   printf("epoll read '%c'\n", c);
+  return NULL;
+}
+
+#define BIG (256 * 1024)
+static long drained;
+static uint64_t drained_hash = FNV_INIT;
+
+static void* drain(void* arg) {
+  (void)arg;
+  char buf[1000];
+  ssize_t n;
+  while ((n = SYS(read(ping[0], buf, sizeof buf))) > 0) {
+    drained += n;
+    drained_hash = fnv1a(buf, (size_t)n, drained_hash);
+  }
   return NULL;
 }
 
@@ -108,7 +125,7 @@ int main(void) {
   for (int i = 0; i < ROUNDS; i++) {
     memcpy(msg, &v, 8);
     CHECK(SYS(send(socks[0], msg, MSG, 0)) == MSG);
-    CHECK(SYS(recv(socks[0], msg, MSG, MSG_WAITALL)) == MSG);
+    CHECK(SYS(recv(socks[0], msg, MSG, i % 50 == 0 ? MSG_WAITALL : 0)) == MSG);
     memcpy(&v, msg, 8);
     expect = token_step(expect) ^ 0x5555;
   }
@@ -170,7 +187,20 @@ int main(void) {
   SYS(waitpid(child, &status, 0));
   printf("from the child: %ld bytes, hash %016llx, status %d\n", total, (unsigned long long)h, WEXITSTATUS(status));
 
-  // 5. A burst that fits in the pipe, drained without blocking.
+  // 5. One write of 256 KiB into a pipe (64 KiB) that another thread drains
+  // 1000 bytes at a time: natively it waits until all of it is written.
+  waiter_tid = 0;
+  PCHECK(pthread_create(&t, NULL, drain, NULL));
+  static char big[BIG];
+  for (int i = 0; i < BIG; i++) big[i] = (char)('a' + i % 26);
+  ssize_t wrote = SYS(write(ping[1], big, BIG));
+  SYS(close(ping[1]));
+  PCHECK(pthread_join(t, NULL));
+  printf("big write: %zd of %d bytes; drained %ld bytes, hash %016llx\n", wrote, BIG, drained,
+         (unsigned long long)drained_hash);
+  SYS(pipe(ping));
+
+  // 6. A burst that fits in the pipe, drained without blocking.
   for (int i = 0; i < 200; i++) CHECK(SYS(write(ping[1], "0123456789abcdef", 16)) == 16);
   h = FNV_INIT;
   for (int i = 0; i < 200; i++) {
