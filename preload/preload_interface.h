@@ -195,6 +195,13 @@ struct bs_buffered_call {
   uint8_t out_count;
   uint8_t flags;       /* BS_CALL_* */
   struct bs_out_param outs[BS_MAX_OUTS];
+  /* Operation gate (futex's, fcntl's command): buffered only when argument
+   * op_arg, masked with op_mask, is below 64 with its bit set in op_values.
+   * BS_GATE_NONE: no such gate. */
+  uint8_t op_arg;
+  uint8_t op_pad[3];
+  uint32_t op_mask;
+  uint64_t op_values;
 };
 
 /* bs_buffered_call.flags. CLOSES_FD: a successful call closes the gating
@@ -286,13 +293,13 @@ static inline uint64_t bs_hash_iov(const uint64_t *iov, uint64_t count, uint64_t
 static_assert(sizeof(bs_buffer_header) == 80 + 2 * (BS_MAX_FDS / 8), "bs_buffer_header layout");
 static_assert(sizeof(bs_record) == 40, "bs_record layout");
 static_assert(sizeof(bs_out_param) == 8, "bs_out_param layout");
-static_assert(sizeof(bs_buffered_call) == 8 + 8 * BS_MAX_OUTS, "bs_buffered_call layout");
+static_assert(sizeof(bs_buffered_call) == 24 + 8 * BS_MAX_OUTS, "bs_buffered_call layout");
 static_assert(BS_STUB_SIZE >= 8 + 5 + BS_STUB_TRACED_DELTA + 8 + 2 + 8 + 5, "stub too small");
 #else
 _Static_assert(sizeof(struct bs_buffer_header) == 80 + 2 * (BS_MAX_FDS / 8), "bs_buffer_header layout");
 _Static_assert(sizeof(struct bs_record) == 40, "bs_record layout");
 _Static_assert(sizeof(struct bs_out_param) == 8, "bs_out_param layout");
-_Static_assert(sizeof(struct bs_buffered_call) == 8 + 8 * BS_MAX_OUTS, "bs_buffered_call layout");
+_Static_assert(sizeof(struct bs_buffered_call) == 24 + 8 * BS_MAX_OUTS, "bs_buffered_call layout");
 #endif
 
 #endif

@@ -35,6 +35,10 @@ enum gate { GATE_CLOSED, GATE_OPEN, GATE_BLOCKING };
 static enum gate gate_of(const struct bs_buffer_header *header, const struct bs_buffered_call *call,
                          const uint64_t *args) {
   int may_block = (call->flags & BS_CALL_MAY_BLOCK) != 0;
+  if (call->op_arg != BS_GATE_NONE) {
+    uint64_t op = args[call->op_arg] & call->op_mask;
+    if (op >= 64 || !((call->op_values >> op) & 1)) return GATE_CLOSED;
+  }
   if (call->fd_arg == BS_GATE_NONE) return may_block ? GATE_BLOCKING : GATE_OPEN;
   uint64_t fd = args[call->fd_arg];
   /* Negative descriptors are huge here: never allowed. */

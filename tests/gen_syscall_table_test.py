@@ -94,8 +94,8 @@ class SpecBuffer(unittest.TestCase):
         self.assertIn("#define BS_BUFFERED_CALL_COUNT 4", out)
         # A ret output is bounded by the next argument, given as size_arg.
         self.assertIn("{.nr = 0, .fd_arg = 0, .data_arg = BS_GATE_NONE, .out_count = 1, .flags = 0, "
-                      ".outs = {{.arg = 1, .kind = BS_SIZE_RET, .size_arg = 2, .size = 0u}}}", out)
-        self.assertIn("{.nr = 1, .fd_arg = 0, .data_arg = 1, .out_count = 0, .flags = 0}", out)
+                      ".outs = {{.arg = 1, .kind = BS_SIZE_RET, .size_arg = 2, .size = 0u}}, .op_arg = BS_GATE_NONE}", out)
+        self.assertIn("{.nr = 1, .fd_arg = 0, .data_arg = 1, .out_count = 0, .flags = 0, .op_arg = BS_GATE_NONE}", out)
         self.assertIn("{.nr = 96, .fd_arg = BS_GATE_NONE, .data_arg = BS_GATE_NONE, .out_count = 2", out)
         self.assertIn("{.arg = 1, .kind = BS_SIZE_RET_TIMES, .size_arg = 2, .size = 4u}", out)
         self.assertNotIn(".nr = 2,", out)
@@ -128,7 +128,7 @@ class SpecBuffer(unittest.TestCase):
         out = texts["--preload-table"]
         self.assertIn("{.nr = 7, .fd_arg = BS_GATE_NONE, .data_arg = BS_GATE_NONE, .out_count = 1, "
                       ".flags = BS_CALL_MAY_BLOCK,", out)
-        self.assertIn(".flags = BS_CALL_GATHER | BS_CALL_MAY_BLOCK}", out)
+        self.assertIn(".flags = BS_CALL_GATHER | BS_CALL_MAY_BLOCK, .op_arg = BS_GATE_NONE}", out)
         self.expect_error("7 poll poll supported arg0:arg1*8 buffer,blocks\n", "is not buffer, buffer=fdN")
         self.expect_error("7 poll poll supported arg0:arg1*8 block\n", "")
 
@@ -161,21 +161,34 @@ class SpecBuffer(unittest.TestCase):
         for name in ("read", "write", "pread64", "pwrite64", "fstat", "getdents64", "clock_gettime",
                      "getpid", "statx", "close", "writev"):
             self.assertIn(f"/* {name} */", out)
-        for name in ("mmap", "open", "readv", "futex", "ppoll", "recvmsg"):
+        for name in ("mmap", "open", "readv", "ppoll", "recvmsg"):
             self.assertNotIn(f"/* {name} */", out)
-        self.assertIn(".flags = BS_CALL_CLOSES_FD},  /* close */", out)
-        self.assertIn(".flags = BS_CALL_GATHER | BS_CALL_MAY_BLOCK},  /* writev */", out)
-        for name in ("read", "write", "poll", "epoll_wait", "sendto", "recvfrom"):
+        self.assertIn(".flags = BS_CALL_CLOSES_FD, .op_arg = BS_GATE_NONE},  /* close */", out)
+        self.assertIn(".flags = BS_CALL_GATHER, .op_arg = BS_GATE_NONE},  /* writev */", out)
+        # futex: WAIT, WAKE, WAIT_BITSET and WAKE_BITSET only; fcntl: F_GETFD..F_SETFL.
+        self.assertIn(".op_arg = 1, .op_mask = 0x7fu, .op_values = 0x603ull},  /* futex */", out)
+        self.assertIn(".op_arg = 1, .op_mask = 0xffffffffu, .op_values = 0x1eull},  /* fcntl */", out)
+        for name in ("read", "write", "poll", "epoll_wait", "sendto", "recvfrom", "futex"):
             line = [l for l in out.splitlines() if l.endswith(f"/* {name} */")][0]
             self.assertIn("BS_CALL_MAY_BLOCK", line, name)
+
+    def test_operation_gate(self):
+        proc, texts = generate("202 futex thread custom buffer=op1&0x7f:0|1,block @futex\n", "--preload-table")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn(".flags = BS_CALL_MAY_BLOCK, .op_arg = 1, .op_mask = 0x7fu, .op_values = 0x3ull}",
+                      texts["--preload-table"])
+        self.expect_error("202 futex thread custom buffer=op1:64 @futex\n", "operation values must be below 64")
+        self.expect_error("202 futex thread custom buffer=op6:1 @futex\n", "argument 6 is not 0..5")
 
     def test_closes_and_gather_tokens(self):
         proc, texts = generate("3 close fs supported buffer=fd0,closes @descriptor_table\n"
                                "20 writev fs custom buffer=fd0,gather1 @gather_write\n", "--preload-table", "--table")
         self.assertEqual(proc.returncode, 0, proc.stderr)
         out = texts["--preload-table"]
-        self.assertIn("{.nr = 3, .fd_arg = 0, .data_arg = BS_GATE_NONE, .out_count = 0, .flags = BS_CALL_CLOSES_FD}", out)
-        self.assertIn("{.nr = 20, .fd_arg = 0, .data_arg = 1, .out_count = 0, .flags = BS_CALL_GATHER}", out)
+        self.assertIn("{.nr = 3, .fd_arg = 0, .data_arg = BS_GATE_NONE, .out_count = 0, .flags = BS_CALL_CLOSES_FD, "
+                      ".op_arg = BS_GATE_NONE}", out)
+        self.assertIn("{.nr = 20, .fd_arg = 0, .data_arg = 1, .out_count = 0, .flags = BS_CALL_GATHER, "
+                      ".op_arg = BS_GATE_NONE}", out)
         self.assertIn(".buffer_closes = true, .buffer_block = false}", texts["--table"])
         self.expect_error("20 writev fs custom buffer=fd0,gather5 @gather_write\n", "needs its count in the next argument")
 

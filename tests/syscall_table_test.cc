@@ -233,13 +233,13 @@ BOOST_AUTO_TEST_CASE(bufferable_calls) {
   }
   BOOST_TEST(sys::lookup(SYS_close)->buffer_closes);
   BOOST_TEST(!sys::lookup(SYS_read)->buffer_closes);
-  for (long nr : {SYS_read, SYS_write, SYS_writev, SYS_sendto, SYS_recvfrom, SYS_poll, SYS_epoll_wait}) {
+  for (long nr : {SYS_read, SYS_write, SYS_sendto, SYS_recvfrom, SYS_poll, SYS_epoll_wait, SYS_futex}) {
     BOOST_TEST(sys::lookup(nr)->buffer_block, sys::lookup(nr)->name << " may block");
   }
-  for (long nr : {SYS_pread64, SYS_fstat, SYS_getpid, SYS_close}) {
+  for (long nr : {SYS_pread64, SYS_fstat, SYS_getpid, SYS_close, SYS_writev, SYS_fcntl}) {
     BOOST_TEST(!sys::lookup(nr)->buffer_block, sys::lookup(nr)->name << " does not block");
   }
-  for (long nr : {SYS_open, SYS_mmap, SYS_readv, SYS_ioctl, SYS_futex, SYS_ppoll, SYS_clone}) {
+  for (long nr : {SYS_open, SYS_mmap, SYS_readv, SYS_ioctl, SYS_ppoll, SYS_clone}) {
     const sys::SyscallInfo* info = sys::lookup(nr);
     BOOST_REQUIRE(info);
     BOOST_TEST((!info->bufferable && info->buffer_fd_arg == -1), info->name << " should not be bufferable");

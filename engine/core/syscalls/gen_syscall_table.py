@@ -59,8 +59,11 @@ SIZE_FORMS = (
 )
 # buffer, buffer=fdN, buffer=fdN,dataM, buffer=fdN,gatherM, buffer=fdN,closes
 # (see syscalls.spec's header).
-BUFFER_RE = re.compile(r"buffer(=fd(?P<fd>[0-9]+)(,data(?P<data>[0-9]+)|,gather(?P<gather>[0-9]+)|(?P<closes>,closes))?)?"
+BUFFER_RE = re.compile(r"buffer(=fd(?P<fd>[0-9]+)(,data(?P<data>[0-9]+)|,gather(?P<gather>[0-9]+)|(?P<closes>,closes))?"
+                       r"|=op(?P<op>[0-9]+)(&(?P<mask>0x[0-9a-f]+))?:(?P<values>[0-9]+(\|[0-9]+)*))?"
                        r"(?P<block>,block)?\Z")
+# An operation gate (buffer=opN&MASK:V|V...) lists values below this.
+OP_VALUE_LIMIT = 64
 # The output kinds the preload library can bound before the call.
 # DerefArg outputs are bounded only when their pointer is null (recv's
 # source address): the library takes the traced path otherwise.
@@ -97,6 +100,9 @@ class Entry:
     buffer_closes: bool = False  # closes its descriptor when it succeeds
     buffer_gather: bool = False  # write-like over an iovec array (buffer_data_arg)
     buffer_block: bool = False   # may block: made with the desched event armed
+    buffer_op_arg: int = -1      # operation gate: the argument, -1: none
+    buffer_op_mask: int = 0      # ... masked with this
+    buffer_op_values: int = 0    # ... must be one of these (a bit per value)
 
 
 def parse_output(text, fail):
@@ -191,10 +197,19 @@ def parse_buffer(entry, text, fail):
     match = BUFFER_RE.match(text)
     name = entry.name
     if not match:
-        fail(f"{name}: '{text}' is not buffer, buffer=fdN, buffer=fdN,dataM, buffer=fdN,gatherM "
-             f"or buffer=fdN,closes (each optionally followed by ,block)")
+        fail(f"{name}: '{text}' is not buffer, buffer=fdN, buffer=fdN,dataM, buffer=fdN,gatherM, "
+             f"buffer=fdN,closes or buffer=opN&MASK:V|V... (each optionally followed by ,block)")
     entry.buffer_closes = match.group("closes") is not None
     entry.buffer_block = match.group("block") is not None
+    if match.group("op") is not None:
+        entry.buffer_op_arg = int(match.group("op"))
+        if entry.buffer_op_arg >= ARG_COUNT:
+            fail(f"{name}: '{text}': argument {entry.buffer_op_arg} is not 0..{ARG_COUNT - 1}")
+        entry.buffer_op_mask = int(match.group("mask"), 16) if match.group("mask") else 0xffffffff
+        for value in match.group("values").split("|"):
+            if int(value) >= OP_VALUE_LIMIT:
+                fail(f"{name}: '{text}': operation values must be below {OP_VALUE_LIMIT}")
+            entry.buffer_op_values |= 1 << int(value)
     if match.group("gather") is not None:
         entry.buffer_gather = True
         entry.buffer_data_arg = int(match.group("gather"))
@@ -213,9 +228,10 @@ def parse_buffer(entry, text, fail):
             fail(f"{name}: '{text}': the data argument is the descriptor")
     if entry.status == "unsupported":
         fail(f"{name} is unsupported but marked '{text}'")
-    if entry.handler and entry.buffer_fd_arg < 0:
+    if entry.handler and entry.buffer_fd_arg < 0 and entry.buffer_op_arg < 0:
         fail(f"{name} names a handler (@{entry.handler}), which does not run for a buffered "
-             f"call: it can be buffered only behind a descriptor gate (buffer=fdN)")
+             f"call: it can be buffered only behind a descriptor gate (buffer=fdN) or an "
+             f"operation gate (buffer=opN:...) that keeps out what the handler handles")
     for out in entry.outputs:
         if out.size_kind not in BUFFERABLE_KINDS:
             fail(f"{name} is marked '{text}' but its output arg{out.arg} has a {out.size_kind} "
@@ -436,8 +452,14 @@ def generate_preload_table(entries, spec_name):
                                             ("BS_CALL_GATHER", entry.buffer_gather),
                                             ("BS_CALL_MAY_BLOCK", entry.buffer_block)) if on]
         flags = " | ".join(flag_names) if flag_names else "0"
+        op_field = ""
+        if entry.buffer_op_arg >= 0:
+            op_field = (f", .op_arg = {entry.buffer_op_arg}, .op_mask = {entry.buffer_op_mask:#x}u, "
+                        f".op_values = {entry.buffer_op_values:#x}ull")
+        else:
+            op_field = ", .op_arg = BS_GATE_NONE"
         lines.append(f"    {{.nr = {entry.nr}, .fd_arg = {fd_arg}, .data_arg = {data_arg}, "
-                     f".out_count = {len(entry.outputs)}, .flags = {flags}{outs_field}}},  /* {entry.name} */")
+                     f".out_count = {len(entry.outputs)}, .flags = {flags}{outs_field}{op_field}}},  /* {entry.name} */")
     lines += [
         "};",
         "",
