@@ -57,7 +57,8 @@ SIZE_FORMS = (
     (re.compile(r"arg(?P<m>[0-9]+)\*(?P<k>[0-9]+)\Z"), "ArgTimes"),
     (re.compile(r"\*arg(?P<m>[0-9]+)\Z"), "DerefArg"),
 )
-# buffer, buffer=fdN, buffer=fdN,dataM, buffer=fdN,gatherM, buffer=fdN,closes
+# buffer, buffer=fdN, buffer=fdN,dataM, buffer=fdN,gatherM, buffer=fdN,closes,
+# buffer=opN&MASK:V|V..., each optionally followed by ,block
 # (see syscalls.spec's header).
 BUFFER_RE = re.compile(r"buffer(=fd(?P<fd>[0-9]+)(,data(?P<data>[0-9]+)|,gather(?P<gather>[0-9]+)|(?P<closes>,closes))?"
                        r"|=op(?P<op>[0-9]+)(&(?P<mask>0x[0-9a-f]+))?:(?P<values>[0-9]+(\|[0-9]+)*))?"
