@@ -132,6 +132,7 @@ void exit_mmap(SyscallContext& ctx) {
   // written at each mapping of it (fs_syscalls.cc).
   ctx.session.track_shared_mapping(ctx.task, {m.start, m.end, m.offset, st.st_dev, st.st_ino});
   ctx.session.forget_buffered_files(ctx);
+  ctx.session.forget_buffered_file_elsewhere(ctx, st.st_dev, st.st_ino);
   ctx.event.mappings.push_back(std::move(m));
 }
 

@@ -81,6 +81,9 @@ class RecordSession : public Session {
   // shared object, so no descriptor of the calling process is buffered on
   // until the recorder looks again.
   void forget_buffered_files(SyscallContext& ctx);
+  // ... and in the other processes of the tree, the descriptors of that
+  // file (dev, ino): their buffered writes would not reach the mapping.
+  void forget_buffered_file_elsewhere(SyscallContext& ctx, dev_t dev, ino_t ino);
   // The program's own seccomp use under the recorder's filter
   // (program_seccomp.cc). A filter of its own: its process stops buffering
   // and its tasks stop at every call's entry, so that the program's
