@@ -99,6 +99,16 @@ WORKLOADS = [
         "count_events": ["position", "syscall-entered"],
     },
     {
+        "name": "pipe_threads",
+        "source": "pipe_threads.c",
+        "param": "messages",
+        "default": 200_000,
+        "about": "a producer thread writes 64-byte messages into a pipe that a consumer thread reads",
+        # Blocking calls the recorder saw (a buffered one that blocks is made
+        # again traced, a syscall-entered event).
+        "count_events": ["syscall-entered"],
+    },
+    {
         "name": "make_tree",
         "source": "make_tree.c",
         "param": "files",
