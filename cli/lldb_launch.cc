@@ -6,6 +6,8 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <stdexcept>
 
 #include "engine/trace/reader.h"
@@ -19,25 +21,21 @@ namespace fs = std::filesystem;
 // long recording can take minutes, so the session waits this long instead.
 constexpr int kPacketTimeoutS = 3600;
 
-// The exec event that gave `choice`'s process its program: the last exec
-// of that process up to its start, else the recording's first (event 0:
-// a process that only forked runs its parent's program).
-trace::Mapping recorded_program(trace::TraceReader& reader, const DebuggeeChoice& choice,
-                                const std::string& dir) {
-  uint64_t start = ReplayTimeline::start_event(dir, choice);
-  std::optional<trace::Event> chosen;
-  for (uint64_t n = 0; std::optional<trace::Event> e = reader.next(); ++n) {
-    if (n > start) break;
-    if (e->kind != trace::EventKind::Exec) continue;
-    if (n == 0 || e->tid == choice.pid) chosen = std::move(e);
-  }
-  if (chosen) {
-    // The program is the lowest file mapping at exec (ld.so comes after it).
-    for (const trace::Mapping& m : chosen->mappings) {
-      if (m.kind == trace::MappingKind::File) return m;
-    }
-  }
-  throw std::runtime_error(dir + ": the recording holds no program file to give lldb");
+// A file that lldb loads as a library: an ELF shared object (ET_DYN).
+bool is_shared_object(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  unsigned char head[18] = {};
+  if (!f.read(reinterpret_cast<char*>(head), sizeof head)) return false;
+  return std::memcmp(head, "\x7f" "ELF", 4) == 0 && head[16] == 3 && head[17] == 0;  // e_type ET_DYN, LE
+}
+
+// Copies `from` to `to` (a copy, never a link: lldb and the user may
+// write to it), creating its directories.
+void copy_out(const std::string& from, const std::string& to) {
+  std::error_code ec;
+  fs::create_directories(fs::path(to).parent_path(), ec);
+  if (!ec) fs::copy_file(from, to, fs::copy_options::skip_existing, ec);
+  if (ec) throw std::runtime_error("cannot copy " + from + " for lldb: " + ec.message());
 }
 
 bool on_path(const std::string& name) {
@@ -64,20 +62,61 @@ std::string lldb_program() {
 }
 
 LldbLaunch::LldbLaunch(const std::string& dir, const DebuggeeChoice& choice) {
-  trace::TraceReader reader(dir);
-  trace::Mapping program = recorded_program(reader, choice, dir);
-  std::string copy_from = reader.verified_file_path(program);
   char temp[] = "/tmp/backstep-lldb-XXXXXX";
   if (!mkdtemp(temp)) throw std::runtime_error(std::string("cannot create a temporary directory: ") + strerror(errno));
   temp_dir_ = temp;
-  std::string name = fs::path(program.name).filename().string();
-  program_ = temp_dir_ + "/" + (name.empty() ? "program" : name);
-  // A copy, never a link: lldb and the user may write to it.
-  std::error_code ec;
-  fs::copy_file(copy_from, program_, fs::copy_options::none, ec);
-  if (ec) {
+  try {
+    copy_files(dir, choice);
+  } catch (...) {
+    std::error_code ec;
     fs::remove_all(temp_dir_, ec);
-    throw std::runtime_error("cannot copy " + copy_from + " for lldb: " + ec.message());
+    throw;
+  }
+}
+
+void LldbLaunch::copy_files(const std::string& dir, const DebuggeeChoice& choice) {
+  // The program: the lowest file mapping (ld.so comes after it) of the exec
+  // that gave `choice`'s process its program, the last exec of that process
+  // up to its start, else the recording's first (event 0: a process that
+  // only forked runs its parent's program).
+  trace::TraceReader reader(dir);
+  uint64_t start = ReplayTimeline::start_event(dir, choice);
+  std::optional<trace::Mapping> program;
+  std::map<std::string, trace::Mapping> files;  // by recorded path
+  for (uint64_t n = 0; std::optional<trace::Event> e = reader.next(); ++n) {
+    for (const trace::Mapping& m : e->mappings) {
+      if (m.kind == trace::MappingKind::File) files.emplace(m.name, m);
+    }
+    if (n > start || e->kind != trace::EventKind::Exec || (n != 0 && e->tid != choice.pid)) continue;
+    for (const trace::Mapping& m : e->mappings) {
+      if (m.kind != trace::MappingKind::File) continue;
+      program = m;
+      break;
+    }
+  }
+  if (!program) throw std::runtime_error(dir + ": the recording holds no program file to give lldb");
+  std::string name = fs::path(program->name).filename().string();
+  program_ = temp_dir_ + "/" + (name.empty() ? "program" : name);
+  copy_out(reader.verified_file_path(*program), program_);
+
+  // The libraries, by their recorded paths under a sysroot that lldb
+  // searches first: lldb reads libraries from disk, and this host's may
+  // differ from the recording's (gdb reads them from the trace instead).
+  sysroot_ = temp_dir_ + "/sysroot";
+  for (const auto& [path, m] : files) {
+    if (path.empty() || path[0] != '/' || path == program->name) continue;
+    std::string copy = reader.verified_file_path(m);
+    if (is_shared_object(copy)) copy_out(copy, sysroot_ + path);
+  }
+  // The dynamic linker names libraries by the paths it opened (/lib/...),
+  // the kernel by the resolved ones (/usr/lib/...): on a merged-/usr host
+  // the first are links to the second.
+  for (const char* top : {"lib", "lib64", "lib32", "libx32", "bin", "sbin"}) {
+    std::error_code ec;
+    fs::path alias = fs::path(sysroot_) / top;
+    if (fs::is_directory(fs::path(sysroot_) / "usr" / top, ec) && !fs::exists(alias, ec)) {
+      fs::create_directory_symlink(fs::path("usr") / top, alias, ec);
+    }
   }
 }
 
@@ -93,6 +132,7 @@ std::vector<std::string> LldbLaunch::argv(int port, const Args& user_args) const
       lldb_program(),
       "-O", "settings set plugin.process.gdb-remote.packet-timeout " + std::to_string(kPacketTimeoutS),
       "-f", program_,
+      "-o", "target modules search-paths add / " + sysroot_ + "/",
       "-o", "gdb-remote 127.0.0.1:" + std::to_string(port),
   };
   argv.insert(argv.end(), user_args.begin(), user_args.end());

@@ -15,8 +15,9 @@ namespace backstep::cli {
 
 class LldbLaunch {
  public:
-  // Copies the program that `choice` starts with out of trace `dir` into a
-  // fresh temporary directory. Throws std::runtime_error.
+  // Copies the program that `choice` starts with, and the libraries of the
+  // recording, out of trace `dir` into a fresh temporary directory. Throws
+  // std::runtime_error (trace::TraceError for a damaged trace).
   LldbLaunch(const std::string& dir, const DebuggeeChoice& choice);
   ~LldbLaunch();  // removes the copy
   LldbLaunch(const LldbLaunch&) = delete;
@@ -26,8 +27,11 @@ class LldbLaunch {
   std::vector<std::string> argv(int port, const Args& user_args) const;
 
  private:
+  void copy_files(const std::string& dir, const DebuggeeChoice& choice);
+
   std::string temp_dir_;
   std::string program_;  // the copy
+  std::string sysroot_;  // the libraries' copies, by their recorded paths
 };
 
 // The lldb to run: $BACKSTEP_LLDB, else the first of lldb, lldb-22, ...

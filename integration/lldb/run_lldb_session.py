@@ -15,7 +15,8 @@ What happens, in a fresh work directory (kept on failure):
      "(lldb) CMD") and each block is checked for exact lines and values.
 
 Subtests (the program: programs/lldb_target.c, total = 3 + 6 + 9):
-  forward  libraries (image list shows libc after the program starts),
+  forward  libraries (image list shows libc after the program starts, from
+           the launcher's copies of the recorded files),
            `breakpoint set -n write` resolving into libc, `bt` from write
            and report() back to main, `frame variable`, `register read`,
            `memory region`
@@ -144,9 +145,13 @@ def check_forward(s):
     # process can have it; see docs/protocol.md).
     pid = int(need(r"^Process (\d+) stopped$", text, "first stop").group(1))
 
+    # The program from the launcher's copy, the libraries from the copies
+    # of the recording's under its sysroot (not this host's files).
     text = s.take("image list")
-    for lib in (r"/lldb_target", r"/ld-linux-x86-64\.so\.2", r"/libc\.so\.6"):
-        need(r"^\[ *\d+\] \S+ 0x[0-9a-f]+ \S*%s\s*$" % lib, text, "image list")
+    copies = r"/tmp/backstep-lldb-\w+"
+    need(r"^\[ *\d+\] \S+ 0x[0-9a-f]+ %s/lldb_target\s*$" % copies, text, "image list")
+    for lib in (r"/ld-linux-x86-64\.so\.2", r"/libc\.so\.6"):
+        need(r"^\[ *\d+\] \S+ 0x[0-9a-f]+ %s/sysroot/\S*%s\s*$" % (copies, lib), text, "image list")
 
     text = s.take("breakpoint set -n write")
     need(r"^Breakpoint 2: where = libc\.so\.6`\S*write\S* at \S+, address = 0x[0-9a-f]+$", text,
