@@ -62,8 +62,11 @@ std::string lldb_program() {
 }
 
 LldbLaunch::LldbLaunch(const std::string& dir, const DebuggeeChoice& choice) {
-  char temp[] = "/tmp/backstep-lldb-XXXXXX";
-  if (!mkdtemp(temp)) throw std::runtime_error(std::string("cannot create a temporary directory: ") + strerror(errno));
+  const char* tmp = getenv("TMPDIR");
+  std::string temp = std::string(tmp && *tmp ? tmp : "/tmp") + "/backstep-lldb-XXXXXX";
+  if (!mkdtemp(temp.data())) {
+    throw std::runtime_error("cannot create a temporary directory " + temp + ": " + strerror(errno));
+  }
   temp_dir_ = temp;
   try {
     copy_files(dir, choice);

@@ -16,7 +16,8 @@ namespace backstep::cli {
 class LldbLaunch {
  public:
   // Copies the program that `choice` starts with, and the libraries of the
-  // recording, out of trace `dir` into a fresh temporary directory. Throws
+  // recording, out of trace `dir` into a fresh temporary directory
+  // ($TMPDIR/backstep-lldb-XXXXXX, /tmp without TMPDIR). Throws
   // std::runtime_error (trace::TraceError for a damaged trace).
   LldbLaunch(const std::string& dir, const DebuggeeChoice& choice);
   ~LldbLaunch();  // removes the copy

@@ -148,7 +148,7 @@ def check_forward(s):
     # The program from the launcher's copy, the libraries from the copies
     # of the recording's under its sysroot (not this host's files).
     text = s.take("image list")
-    copies = r"/tmp/backstep-lldb-\w+"
+    copies = r"\S*/backstep-lldb-\w+"
     need(r"^\[ *\d+\] \S+ 0x[0-9a-f]+ %s/lldb_target\s*$" % copies, text, "image list")
     for lib in (r"/ld-linux-x86-64\.so\.2", r"/libc\.so\.6"):
         need(r"^\[ *\d+\] \S+ 0x[0-9a-f]+ %s/sysroot/\S*%s\s*$" % (copies, lib), text, "image list")
