@@ -78,26 +78,48 @@ LldbLaunch::LldbLaunch(const std::string& dir, const DebuggeeChoice& choice) {
 }
 
 void LldbLaunch::copy_files(const std::string& dir, const DebuggeeChoice& choice) {
-  // The program: the lowest file mapping (ld.so comes after it) of the exec
-  // that gave `choice`'s process its program, the last exec of that process
-  // up to its start, else the recording's first (event 0: a process that
-  // only forked runs its parent's program).
+  // The program of `choice`'s process at its start, as replay gives it
+  // (each process runs its creator's program until it execs its own): the
+  // lowest file mapping of that exec (ld.so comes after it).
   trace::TraceReader reader(dir);
   uint64_t start = ReplayTimeline::start_event(dir, choice);
-  std::optional<trace::Mapping> program;
-  std::map<std::string, trace::Mapping> files;  // by recorded path
+  std::map<uint32_t, uint32_t> process_of;  // tid -> pid
+  std::map<uint32_t, trace::Mapping> program_of;  // pid -> its program
+  std::map<std::string, trace::Mapping> files;  // every mapped file, by recorded path
+  uint32_t first = 0;
   for (uint64_t n = 0; std::optional<trace::Event> e = reader.next(); ++n) {
     for (const trace::Mapping& m : e->mappings) {
       if (m.kind == trace::MappingKind::File) files.emplace(m.name, m);
     }
-    if (n > start || e->kind != trace::EventKind::Exec || (n != 0 && e->tid != choice.pid)) continue;
-    for (const trace::Mapping& m : e->mappings) {
-      if (m.kind != trace::MappingKind::File) continue;
-      program = m;
-      break;
+    if (n > start) continue;
+    auto creator = process_of.find(static_cast<uint32_t>(e->status));
+    switch (e->kind) {
+      case trace::EventKind::Exec: {
+        if (n == 0) first = process_of[e->tid] = e->tid;
+        uint32_t pid = process_of.count(e->tid) ? process_of[e->tid] : e->tid;
+        for (const trace::Mapping& m : e->mappings) {
+          if (m.kind != trace::MappingKind::File) continue;
+          program_of[pid] = m;
+          break;
+        }
+        break;
+      }
+      case trace::EventKind::ThreadStart:
+        if (creator != process_of.end()) process_of[e->tid] = creator->second;
+        break;
+      case trace::EventKind::ProcessStart:
+        process_of[e->tid] = e->tid;
+        if (creator != process_of.end() && program_of.count(creator->second)) {
+          program_of[e->tid] = program_of[creator->second];
+        }
+        break;
+      default:
+        break;
     }
   }
-  if (!program) throw std::runtime_error(dir + ": the recording holds no program file to give lldb");
+  auto chosen = program_of.find(choice.pid != 0 ? choice.pid : first);
+  if (chosen == program_of.end()) throw std::runtime_error(dir + ": the recording holds no program file to give lldb");
+  const trace::Mapping* program = &chosen->second;
   std::string name = fs::path(program->name).filename().string();
   program_ = temp_dir_ + "/" + (name.empty() ? "program" : name);
   copy_out(reader.verified_file_path(*program), program_);

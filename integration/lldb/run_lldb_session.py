@@ -4,7 +4,7 @@ installs) against a recording, through `backstep replay --debugger lldb`.
 
 Usage:
   run_lldb_session.py --backstep PATH --binary PATH --source lldb_target.c \\
-                      --subtest forward|reverse [options]
+                      --subtest forward|reverse|onexec [options]
 
 What happens, in a fresh work directory (kept on failure):
   1. the program is recorded and its binary deleted (../gdb/gdbtest.record):
@@ -24,7 +24,9 @@ Subtests (the program: programs/lldb_target.c, total = 3 + 6 + 9):
   reverse  `process continue --reverse` to a breakpoint and to a watchpoint
            (frame, line and values reached; the direction then stays
            reverse until `process continue -F`), and the raw reverse
-           packets through `process plugin packet send bc` / `bs`.
+           packets through `process plugin packet send bc` / `bs`;
+  onexec   (a process tree, ../scenarios/proc_exec_chain.c) `--onexec CHILD`:
+           lldb gets the program the child execs, the one the server names.
 
 Exit status: 0 pass, 1 fail, 2 usage error.
 """
@@ -33,6 +35,7 @@ import argparse
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 
@@ -83,6 +86,10 @@ SUBTESTS = {
         "target variable total",
         "process plugin packet send bc",
         "process plugin packet send bs",
+    ],
+    "onexec": [
+        "image list",
+        "process plugin packet send qXfer:exec-file:read::0,1000",
     ],
 }
 
@@ -241,6 +248,24 @@ def check_reverse(s):
         raise Failure("bs: %r is not one instruction before pc %#x" % (reply, pc_bc))
 
 
+def check_onexec(s):
+    text = s.take("image list")
+    loaded = need(r"^\[ *0\] \S+ 0x[0-9a-f]+ \S*/backstep-lldb-\w+/(\S+)\s*$", text, "image list").group(1)
+    text = s.take("process plugin packet send qXfer:exec-file:read::0,1000")
+    served = need(r"^response: l(/\S+)$", text, "exec-file").group(1)
+    if loaded != os.path.basename(served) or loaded == "proc_exec_chain":
+        raise Failure("lldb loaded %r, the server debugs %r (the child's exec)" % (loaded, served))
+
+
+def child_pid(backstep, trace):
+    """The first child process, from `backstep ps` (as a user finds it)."""
+    table = subprocess.run([backstep, "ps", trace], capture_output=True, text=True, check=True).stdout
+    rows = [line.split("\t") for line in table.splitlines()[1:]]
+    if len(rows) < 2:
+        raise Failure("the recording has no child process:\n" + table)
+    return rows[1][0]
+
+
 def find_lldb():
     chosen = os.environ.get("BACKSTEP_LLDB")
     if chosen:
@@ -254,7 +279,8 @@ def find_lldb():
 def run_one(opts, root, backstep):
     trace, _, _ = gdbtest.record(backstep, opts.binary, opts.source, root, opts.timeout)
     commands = SUBTESTS[opts.subtest]
-    argv = [backstep, "replay", "--debugger", "lldb", trace, "--", "-x", "-b"]
+    choice = ["--onexec", child_pid(backstep, trace)] if opts.subtest == "onexec" else []
+    argv = [backstep, "replay", "--debugger", "lldb"] + choice + [trace, "--", "-x", "-b"]
     for c in commands:
         argv += ["-o", c]
     res = gdbtest.run(argv, root, gdbtest.gdb_env(root), None, opts.timeout, merged=True)
@@ -267,7 +293,7 @@ def run_one(opts, root, backstep):
         return False
     try:
         s = Session(raw, commands)
-        {"forward": check_forward, "reverse": check_reverse}[opts.subtest](s)
+        {"forward": check_forward, "reverse": check_reverse, "onexec": check_onexec}[opts.subtest](s)
         if res.status() != 0:
             raise Failure("backstep replay --debugger lldb exited with %s" % res.describe())
         # lldb got a private copy of the program, outside the trace, and
