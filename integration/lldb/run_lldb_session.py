@@ -20,7 +20,8 @@ Subtests (the program: programs/lldb_target.c, total = 3 + 6 + 9):
            `breakpoint set -n write` resolving into libc, `bt` from write
            and report() back to main, `frame variable`, `register read`,
            `memory region`
-           naming the recorded program, the pid lldb is shown;
+           naming the recorded program, the pid lldb is shown, step-out,
+           next and step;
   reverse  `process continue --reverse` to a breakpoint and to a watchpoint
            (frame, line and values reached; the direction then stays
            reverse until `process continue -F`), and the raw reverse
@@ -48,7 +49,10 @@ LLDB_NAMES = ("lldb", "lldb-22", "lldb-21", "lldb-20", "lldb-19")
 # lldb_target.c's lines.
 LINE_RETURN_R = 12   # scale: return r;
 LINE_TOTAL = 16      # accumulate: total += scale(v);
+LINE_TOTAL_END = 17  # accumulate: }
 LINE_WRITE = 23      # report: write(1, line, sizeof line - 1);
+LINE_FOR = 27        # main: for (int i = 1; i <= 3; i++) {
+LINE_CALL = 28       # main:   accumulate(i);
 LINE_REPORT = 30     # main: report();
 LINE_RETURN_0 = 31   # main: return 0;
 
@@ -63,6 +67,11 @@ SUBTESTS = {
         "thread list",
         "memory region $pc",
         "breakpoint disable 1",
+        "thread step-out",
+        "next",
+        "next",
+        "step",
+        "step",
         "continue",
         "bt",
     ],
@@ -180,7 +189,22 @@ def check_forward(s):
     # The recorded program's path (run/lldb_target), not the trace's copy.
     need(r"^\[0x[0-9a-f]+-0x[0-9a-f]+\) r-x \S+/run/lldb_target PT_LOAD", text, "memory region")
 
+    # Forward stepping: out of scale, over the rest of accumulate, the
+    # loop's increment, into the next call.
     s.take("breakpoint disable 1")
+    steps = [("thread step-out", "step out", "accumulate", "v=1", LINE_TOTAL),
+             ("next", "step over", "accumulate", "v=1", LINE_TOTAL_END),
+             ("next", "step over", "main", "", LINE_FOR),
+             ("step", "step in", "main", "", LINE_CALL),
+             ("step", "step in", "accumulate", "v=2", LINE_TOTAL)]
+    for command, reason, function, args, line in steps:
+        text = s.take(command)
+        need(r"^\* thread #1, stop reason = %s$" % reason, text, command)
+        need(r"^    frame #0: 0x[0-9a-f]+ lldb_target`%s%s at lldb_target\.c:%d:\d+$" %
+             (function, r"\(%s\)" % re.escape(args) if args else "", line), text, command)
+        if command == "thread step-out":
+            need(r"^Return value: \(int\) \$\d+ = 3$", text, "scale(1)'s return value")
+
     text = s.take("continue")
     need(r"^\* thread #1, stop reason = breakpoint 2\.1$", text, "stop at write")
     need(r"^    frame #0: 0x[0-9a-f]+ libc\.so\.6`\S*write", text, "stop at write")
