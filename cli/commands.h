@@ -15,14 +15,17 @@ int dump_command(const Args& args);
 int ps_command(const Args& args);
 int ls_command(const Args& args);
 int serve_command(const Args& args);
-// Starts the server and gdb connected to it, for process `debuggee_pid`
-// from `debuggee_from` (a DebuggeeChoice; 0: the first process); returns
-// gdb's exit status.
+// Starts the server and a debugger (gdb or lldb) connected to it, for
+// process `pid` from `from` (a DebuggeeChoice; 0: the first process);
+// returns the debugger's exit status. `debugger_args` go after the
+// launcher's own.
 struct LaunchChoice {
   uint32_t pid = 0;
   int from = 0;  // DebuggeeChoice::From
 };
-int launch_gdb(const std::string& trace_arg, const Args& gdb_args, LaunchChoice choice = {});
+enum class Debugger { Gdb, Lldb };
+int launch_debugger(const std::string& trace_arg, const Args& debugger_args, LaunchChoice choice = {},
+                    Debugger debugger = Debugger::Gdb);
 
 // Exit statuses of backstep itself (the program's own statuses pass through).
 inline constexpr int kExitUsage = 2;

@@ -13,6 +13,8 @@ int replay_command(const Args& args) {
   DebuggeeChoice choice;
   std::string trace_arg;
   Args gdb_args;
+  Debugger debugger = Debugger::Gdb;
+  bool debugger_given = false;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--") {
@@ -21,6 +23,24 @@ int replay_command(const Args& args) {
     }
     if (a == "--autopilot" || a == "-a") {
       autopilot = true;
+      continue;
+    }
+    if (a == "--debugger" || a.starts_with("--debugger=")) {
+      std::string name;
+      if (a != "--debugger") {
+        name = a.substr(std::string("--debugger=").size());
+      } else if (i + 1 < args.size()) {
+        name = args[++i];
+      }
+      if (name == "gdb") {
+        debugger = Debugger::Gdb;
+      } else if (name == "lldb") {
+        debugger = Debugger::Lldb;
+      } else {
+        error("--debugger takes gdb or lldb" + (name.empty() ? std::string() : ", not '" + name + "'"));
+        return kExitUsage;
+      }
+      debugger_given = true;
       continue;
     }
     OptionRead chosen = read_debuggee_option(args, i, /*short_p=*/true, choice);
@@ -41,7 +61,11 @@ int replay_command(const Args& args) {
     error("--autopilot replays every process; -p/--onfork/--onexec choose one for a debugger");
     return kExitUsage;
   }
-  if (!autopilot) return launch_gdb(trace_arg, gdb_args, {choice.pid, static_cast<int>(choice.from)});
+  if (autopilot && debugger_given) {
+    error("--autopilot replays without a debugger; --debugger chooses one");
+    return kExitUsage;
+  }
+  if (!autopilot) return launch_debugger(trace_arg, gdb_args, {choice.pid, static_cast<int>(choice.from)}, debugger);
   std::signal(SIGPIPE, SIG_IGN);
   std::string dir = resolve_trace(trace_arg);
   try {

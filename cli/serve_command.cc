@@ -1,5 +1,5 @@
 // `serve`: the RSP server alone. `replay` (without --autopilot): the server
-// plus gdb, connected, with the recorded program's symbols loaded.
+// plus gdb or lldb, connected, with the recorded program's symbols loaded.
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -12,6 +12,7 @@
 
 #include "cli/commands.h"
 #include "cli/debuggee_option.h"
+#include "cli/lldb_launch.h"
 #include "cli/trace_dir.h"
 #include "engine/timeline/replay_timeline.h"
 #include "gdbserver/gdb_server.h"
@@ -143,9 +144,19 @@ std::string write_gdb_commands() {
   return path;
 }
 
+// gdb's argv: our commands, the connection to `port`, then `user_args`.
+std::vector<std::string> gdb_argv(int port, const std::string& commands, const Args& user_args) {
+  std::string target = "target extended-remote 127.0.0.1:" + std::to_string(port);
+  std::vector<std::string> argv = {"gdb", "-q", "-l", "10000", "-ex", "set sysroot target:",
+                                   "-x", commands, "-ex", target};
+  argv.insert(argv.end(), user_args.begin(), user_args.end());
+  return argv;
+}
+
 }  // namespace
 
-int launch_gdb(const std::string& trace_arg, const Args& gdb_args, LaunchChoice launch) {
+int launch_debugger(const std::string& trace_arg, const Args& debugger_args, LaunchChoice launch,
+                    Debugger debugger) {
   std::string dir = resolve_trace(trace_arg);
   trace::TraceReader(dir).verify_files();
   DebuggeeChoice choice{launch.pid, static_cast<DebuggeeChoice::From>(launch.from)};
@@ -153,24 +164,33 @@ int launch_gdb(const std::string& trace_arg, const Args& gdb_args, LaunchChoice 
   signal(SIGPIPE, SIG_IGN);
   gdb::ServerOptions options;
   options.once = true;
-  // Our own gdb, on the user's terminal: it may sit at the prompt for hours.
+  // Our own debugger, on the user's terminal: it may sit at the prompt for hours.
   options.limits.idle_timeout_s = 0;
   gdb::GdbServer server(options, timeline_factory(dir, choice));
   int port = server.listen();
-  std::string commands = write_gdb_commands();
+  std::string commands;
+  std::optional<LldbLaunch> lldb;
+  std::vector<std::string> argv;
+  if (debugger == Debugger::Lldb) {
+    lldb.emplace(dir, choice);
+    argv = lldb->argv(port, debugger_args);
+    std::fprintf(stderr,
+                 "backstep: in lldb, `process continue --reverse` (lldb 21 and later) runs back to the "
+                 "previous breakpoint or watchpoint; `process plugin packet send bs` steps one instruction back\n");
+  } else {
+    commands = write_gdb_commands();
+    argv = gdb_argv(port, commands, debugger_args);
+  }
 
   pid_t child = fork();
   if (child < 0) throw std::runtime_error(std::string("fork failed: ") + strerror(errno));
   if (child == 0) {
-    std::string target = "target extended-remote 127.0.0.1:" + std::to_string(port);
-    std::vector<std::string> argv = {"gdb", "-q", "-l", "10000", "-ex", "set sysroot target:",
-                                     "-x", commands, "-ex", target};
-    argv.insert(argv.end(), gdb_args.begin(), gdb_args.end());
     std::vector<char*> c_argv;
     for (auto& s : argv) c_argv.push_back(s.data());
     c_argv.push_back(nullptr);
-    execvp("gdb", c_argv.data());
-    std::fprintf(stderr, "backstep: cannot start gdb: %s\n", strerror(errno));
+    execvp(c_argv[0], c_argv.data());
+    std::fprintf(stderr, "backstep: cannot start %s: %s%s\n", c_argv[0], strerror(errno),
+                 debugger == Debugger::Lldb ? " (scripts/setup installs lldb-22; BACKSTEP_LLDB names another)" : "");
     _exit(kExitNotFound);
   }
   // gdb owns the terminal; ^C reaches it, and it interrupts us over the wire.
@@ -185,7 +205,7 @@ int launch_gdb(const std::string& trace_arg, const Args& gdb_args, LaunchChoice 
   int status = 0;
   while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
-  unlink(commands.c_str());
+  if (!commands.empty()) unlink(commands.c_str());
   serving.detach();  // gdb is gone; the process exit ends the server
   return WIFEXITED(status) ? WEXITSTATUS(status) : kExitFailure;
 }

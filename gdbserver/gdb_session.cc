@@ -29,7 +29,7 @@ void GdbSession::dispatch(const std::string& payload) {
   rsp::ParseResult parsed = rsp::parse_request(payload);
   if (auto* error = std::get_if<rsp::ParseError>(&parsed)) {
     BS_LOG(Cli, "malformed packet: " << error->what);
-    reply(rsp::error(rsp::ErrorCode::InvalidArgument));
+    reply(error_reply(rsp::ErrorCode::InvalidArgument, error->what));
     return;
   }
   try {
@@ -40,7 +40,7 @@ void GdbSession::dispatch(const std::string& payload) {
     BS_LOG(Cli, "request failed: " << e.what());
     std::string text = std::string("backstep: ") + e.what() + "\n";
     connection_.send_packet(rsp::console_output(text));
-    reply(rsp::error(rsp::ErrorCode::Failed));
+    reply(error_reply(rsp::ErrorCode::Failed, e.what()));
   }
 }
 
@@ -76,9 +76,8 @@ void GdbSession::resume(const ResumeRequest& request) {
 }
 
 std::string GdbSession::stop_reply(const TargetStop& stop) {
-  pid_t pid = target_.process_id();
   std::optional<std::int64_t> process;
-  if (multiprocess_) process = pid;
+  if (multiprocess_) process = wire_pid();
   switch (stop.kind) {
     case TargetStop::Kind::Exited: return rsp::exited(stop.exit_code, process);
     case TargetStop::Kind::Killed: return rsp::terminated(to_gdb_signal(stop.signal), process);

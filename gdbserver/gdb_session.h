@@ -24,6 +24,10 @@ class GdbSession {
   // request gets an error and the session goes on.
   static constexpr std::size_t kMaxCheckpoints = 64;  // made with `monitor checkpoint`
   static constexpr std::size_t kMaxOpenFiles = 64;    // vFile:open handles
+  // lldb reads /proc/PID of its own host for the pid it is given (exe,
+  // cmdline, environ): it sees the recorded pid plus this, more than any
+  // Linux pid can be (PID_MAX_LIMIT is 2^22), so never a local process.
+  static constexpr std::int64_t kLldbPidOffset = 10'000'000;
 
   GdbSession(DebugTarget& target, Connection& connection);
 
@@ -36,13 +40,24 @@ class GdbSession {
   void handle(const rsp::MustReplyEmpty&) { reply(""); }
   void handle(const rsp::StartNoAckMode&);
   void handle(const rsp::EnableExtendedMode&) { reply(rsp::ok()); }
-  void handle(const rsp::ThreadSuffixSupported&) { reply(rsp::ok()); }
+  void handle(const rsp::ThreadSuffixSupported&) {
+    lldb_ = true;
+    reply(rsp::ok());
+  }
   void handle(const rsp::ListThreadsInStopReply&);
-  void handle(const rsp::EnableErrorStrings&) { reply(rsp::ok()); }
-  void handle(const rsp::SetNonStop& r) { reply(r.enabled ? rsp::error(rsp::ErrorCode::NotSupported) : rsp::ok()); }
+  void handle(const rsp::EnableErrorStrings&) {
+    lldb_ = true;
+    error_strings_ = true;
+    reply(rsp::ok());
+  }
+  void handle(const rsp::SetNonStop& r) { reply(r.enabled ? error_reply(rsp::ErrorCode::NotSupported) : rsp::ok()); }
   void handle(const rsp::QueryStopReason&);
   void handle(const rsp::QueryAttached&) { reply("1"); }
+  // lldb's dialect (handlers_lldb.cc).
   void handle(const rsp::QueryHostInfo&);
+  void handle(const rsp::QueryProcessInfo&);
+  void handle(const rsp::QueryShlibInfoAddr&);
+  void handle(const rsp::QueryMemoryRegion& r);
   void handle(const rsp::QueryWatchpointSupport&) { reply("num:4;"); }
   void handle(const rsp::QuerySymbol&) { reply(rsp::ok()); }
   void handle(const rsp::MonitorCommand& r);
@@ -57,7 +72,7 @@ class GdbSession {
   void handle(const rsp::ReadRegister& r);
   void handle(const rsp::WriteRegister& r);
   void handle(const rsp::ReadMemory& r);
-  void handle(const rsp::WriteMemory&) { reply(rsp::error(rsp::ErrorCode::NotWritable)); }
+  void handle(const rsp::WriteMemory&) { reply(error_reply(rsp::ErrorCode::NotWritable)); }
   void handle(const rsp::WriteMemoryBinary& r);
   void handle(const rsp::InsertBreakpoint& r);
   void handle(const rsp::RemoveBreakpoint& r);
@@ -97,6 +112,9 @@ class GdbSession {
 
  private:
   void reply(const std::string& payload) { connection_.send_packet(payload); }
+  // "E<code>", or with a text once the client sent QEnableErrorStrings
+  // (`message`, else a default one for the code).
+  std::string error_reply(rsp::ErrorCode code, std::string_view message = {}) const;
   void dispatch(const std::string& payload);
   static ResumeRequest forward(ResumeRequest::How how);
   // `s`: steps the Hc thread (or the one due to run).
@@ -105,6 +123,9 @@ class GdbSession {
   std::string stop_reply(const TargetStop& stop);
   // Threads (handlers_threads.cc).
   rsp::ThreadId thread_id(pid_t tid) const;
+  // The pid the client sees: the recorded one, or for lldb that plus
+  // kLldbPidOffset.
+  std::int64_t wire_pid() const;
   bool thread_alive(pid_t tid) const;
   // A specific thread of the recorded process (or of any process): its
   // tid; nullopt for "any"/"all"; 0 for one that does not exist here.
@@ -128,6 +149,11 @@ class GdbSession {
   bool swbreak_ = false;
   bool hwbreak_ = false;
   bool list_threads_in_stop_ = false;
+  bool error_strings_ = false;  // QEnableErrorStrings (lldb)
+  // The client behaves like lldb: it sent one of the packets only lldb
+  // sends (QThreadSuffixSupported, QListThreadsInStopReply, qHostInfo,
+  // qProcessInfo, QEnableErrorStrings), before it asks for any thread id.
+  bool lldb_ = false;
   bool done_ = false;
   TargetStop last_stop_;
   bool exited_ = false;

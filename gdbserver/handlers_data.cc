@@ -13,7 +13,7 @@ std::string GdbSession::register_hex(std::size_t regnum, const Registers& regs, 
 void GdbSession::handle(const rsp::ReadRegisters& r) {
   pid_t tid = register_thread(r.thread);
   if (tid == 0) {
-    reply(rsp::error(rsp::ErrorCode::NoSuchThread));
+    reply(error_reply(rsp::ErrorCode::NoSuchThread));
     return;
   }
   Registers regs = target_.registers(tid);
@@ -25,12 +25,12 @@ void GdbSession::handle(const rsp::ReadRegisters& r) {
 
 void GdbSession::handle(const rsp::ReadRegister& r) {
   if (register_size(registers_, r.regnum) == 0) {
-    reply(rsp::error(rsp::ErrorCode::InvalidArgument));
+    reply(error_reply(rsp::ErrorCode::InvalidArgument));
     return;
   }
   pid_t tid = register_thread(r.thread);
   if (tid == 0) {
-    reply(rsp::error(rsp::ErrorCode::NoSuchThread));
+    reply(error_reply(rsp::ErrorCode::NoSuchThread));
     return;
   }
   reply(register_hex(r.regnum, target_.registers(tid), target_.xstate(tid)));
@@ -55,7 +55,7 @@ bool GdbSession::write_changes_nothing(std::size_t regnum, const std::vector<uin
 void GdbSession::handle(const rsp::WriteRegisters& r) {
   pid_t tid = register_thread(r.thread);
   if (tid == 0) {
-    reply(rsp::error(rsp::ErrorCode::NoSuchThread));
+    reply(error_reply(rsp::ErrorCode::NoSuchThread));
     return;
   }
   Registers regs = target_.registers(tid);
@@ -70,7 +70,7 @@ void GdbSession::handle(const rsp::WriteRegisters& r) {
     // Registers we report unavailable come back as whatever gdb holds.
     if (!register_value(registers_, n, regs, xsave)) continue;
     if (!write_changes_nothing(n, value, regs, xsave)) {
-      reply(rsp::error(rsp::ErrorCode::NotWritable));
+      reply(error_reply(rsp::ErrorCode::NotWritable));
       return;
     }
   }
@@ -80,22 +80,22 @@ void GdbSession::handle(const rsp::WriteRegisters& r) {
 void GdbSession::handle(const rsp::WriteRegister& r) {
   std::size_t size = register_size(registers_, r.regnum);
   if (size == 0 || r.value.size() != size) {
-    reply(rsp::error(rsp::ErrorCode::InvalidArgument));
+    reply(error_reply(rsp::ErrorCode::InvalidArgument));
     return;
   }
   pid_t tid = register_thread(r.thread);
   if (tid == 0) {
-    reply(rsp::error(rsp::ErrorCode::NoSuchThread));
+    reply(error_reply(rsp::ErrorCode::NoSuchThread));
     return;
   }
   bool ok = write_changes_nothing(r.regnum, r.value, target_.registers(tid), target_.xstate(tid));
-  reply(ok ? rsp::ok() : rsp::error(rsp::ErrorCode::NotWritable));
+  reply(ok ? rsp::ok() : error_reply(rsp::ErrorCode::NotWritable));
 }
 
 void GdbSession::handle(const rsp::ReadMemory& r) {
   std::vector<uint8_t> bytes = target_.read_memory(r.addr, static_cast<std::size_t>(std::min<uint64_t>(r.length, 0x8000)));
   if (bytes.empty() && r.length > 0) {
-    reply(rsp::error(rsp::ErrorCode::NotReadable));
+    reply(error_reply(rsp::ErrorCode::NotReadable));
     return;
   }
   reply(rsp::memory_hex(bytes));
@@ -104,7 +104,7 @@ void GdbSession::handle(const rsp::ReadMemory& r) {
 void GdbSession::handle(const rsp::WriteMemoryBinary& r) {
   // "X addr,0:" probes whether X exists; saying no makes gdb use M, which
   // is refused below the same way.
-  reply(r.data.empty() ? "" : rsp::error(rsp::ErrorCode::NotWritable));
+  reply(r.data.empty() ? "" : error_reply(rsp::ErrorCode::NotWritable));
 }
 
 namespace {
@@ -126,7 +126,7 @@ void GdbSession::handle(const rsp::InsertBreakpoint& r) {
     case rsp::BreakpointType::Hardware:
       if (b.type == rsp::BreakpointType::Software && target_.read_memory(b.addr, 1).empty()) {
         // Nothing mapped there to put an int3 into (gdbserver says the same).
-        reply(rsp::error(rsp::ErrorCode::NotReadable));
+        reply(error_reply(rsp::ErrorCode::NotReadable));
         return;
       }
       target_.set_breakpoint(b.addr, b.type == rsp::BreakpointType::Hardware ? TrapKind::Hardware : TrapKind::Software);
@@ -137,7 +137,7 @@ void GdbSession::handle(const rsp::InsertBreakpoint& r) {
       return;
     default:
       reply(target_.set_watchpoint(b.addr, b.kind, *watch_type(b.type)) ? rsp::ok()
-                                                                         : rsp::error(rsp::ErrorCode::NoSpace));
+                                                                         : error_reply(rsp::ErrorCode::NoSpace));
   }
 }
 

@@ -20,7 +20,7 @@ void GdbSession::handle(const rsp::VCont& r) {
   for (const rsp::VContAction& a : r.actions) {
     std::optional<pid_t> named = a.thread ? named_thread(*a.thread) : std::nullopt;
     if (named && *named == 0) {
-      reply(rsp::error(rsp::ErrorCode::NoSuchThread));
+      reply(error_reply(rsp::ErrorCode::NoSuchThread));
       return;
     }
     bool stepping = a.kind == rsp::VContAction::Kind::Step || a.kind == rsp::VContAction::Kind::StepSignal ||
@@ -30,7 +30,7 @@ void GdbSession::handle(const rsp::VCont& r) {
   }
   const rsp::VContAction* chosen = step ? step : other;
   if (!chosen) {
-    reply(rsp::error(rsp::ErrorCode::NoSuchThread));
+    reply(error_reply(rsp::ErrorCode::NoSuchThread));
     return;
   }
   ResumeRequest req;
@@ -87,7 +87,7 @@ void GdbSession::handle(const rsp::Kill&) {
   // gdb expects no reply and closes; lldb waits for one. The session ends
   // either way, so the reply cannot be mistaken for a later stop.
   std::optional<std::int64_t> process;
-  if (multiprocess_) process = target_.process_id();
+  if (multiprocess_) process = wire_pid();
   reply(rsp::terminated(to_gdb_signal(SIGKILL), process));
   done_ = true;
 }
@@ -111,7 +111,7 @@ void GdbSession::handle(const rsp::VRun& r) {
       number = std::stoull(digits, &used, 10);
       if (used != digits.size()) throw std::invalid_argument("trailing text");
     } catch (const std::exception&) {
-      reply(rsp::error(rsp::ErrorCode::InvalidArgument));
+      reply(error_reply(rsp::ErrorCode::InvalidArgument));
       return;
     }
   }

@@ -22,16 +22,12 @@ void GdbSession::handle(const rsp::StartNoAckMode&) {
 }
 
 void GdbSession::handle(const rsp::ListThreadsInStopReply&) {
+  lldb_ = true;
   list_threads_in_stop_ = true;
   reply(rsp::ok());
 }
 
 void GdbSession::handle(const rsp::QueryStopReason&) { reply(stop_reply(last_stop_)); }
-
-void GdbSession::handle(const rsp::QueryHostInfo&) {
-  // lldb asks; gdb does not. "x86_64-pc-linux-gnu" in hex.
-  reply("triple:" + rsp::hex_encode("x86_64-pc-linux-gnu") + ";ptrsize:8;endian:little;");
-}
 
 void GdbSession::handle(const rsp::XferRead& r) {
   std::string object;
@@ -39,7 +35,7 @@ void GdbSession::handle(const rsp::XferRead& r) {
     case rsp::XferObject::Features: {
       std::optional<std::string> xml = target_description(registers_, r.annex);
       if (!xml) {
-        reply(rsp::error(rsp::ErrorCode::InvalidArgument));
+        reply(error_reply(rsp::ErrorCode::InvalidArgument));
         return;
       }
       object = *xml;
@@ -56,7 +52,7 @@ void GdbSession::handle(const rsp::XferRead& r) {
     case rsp::XferObject::Siginfo: {
       std::vector<uint8_t> info = target_.siginfo();
       if (info.empty()) {
-        reply(rsp::error(rsp::ErrorCode::NotReadable));
+        reply(error_reply(rsp::ErrorCode::NotReadable));
         return;
       }
       object.assign(info.begin(), info.end());

@@ -34,9 +34,13 @@ std::string xml_escape(const std::string& text) {
 
 }  // namespace
 
+std::int64_t GdbSession::wire_pid() const {
+  std::int64_t pid = target_.process_id();
+  return lldb_ ? pid + kLldbPidOffset : pid;
+}
+
 rsp::ThreadId GdbSession::thread_id(pid_t tid) const {
-  pid_t pid = target_.process_id();
-  return multiprocess_ ? rsp::ThreadId::in_process(pid, tid) : rsp::ThreadId::specific(tid);
+  return multiprocess_ ? rsp::ThreadId::in_process(wire_pid(), tid) : rsp::ThreadId::specific(tid);
 }
 
 bool GdbSession::thread_alive(pid_t tid) const {
@@ -46,7 +50,7 @@ bool GdbSession::thread_alive(pid_t tid) const {
 }
 
 std::optional<pid_t> GdbSession::named_thread(const rsp::ThreadId& id) const {
-  if (id.pid && *id.pid > 0 && *id.pid != target_.process_id()) return 0;  // another process
+  if (id.pid && *id.pid > 0 && *id.pid != wire_pid()) return 0;  // another process
   if (!id.is_specific()) return std::nullopt;
   pid_t tid = static_cast<pid_t>(id.tid);
   return thread_alive(tid) ? tid : 0;
@@ -80,14 +84,14 @@ void GdbSession::handle(const rsp::ThreadInfoFirst&) {
 void GdbSession::handle(const rsp::ThreadAlive& r) {
   std::optional<pid_t> named = named_thread(r.thread);
   bool alive = !exited_ && (named ? *named != 0 : !(r.thread.pid && *r.thread.pid > 0 &&
-                                                     *r.thread.pid != target_.process_id()));
-  reply(alive ? rsp::ok() : rsp::error(rsp::ErrorCode::NoSuchThread));
+                                                     *r.thread.pid != wire_pid()));
+  reply(alive ? rsp::ok() : error_reply(rsp::ErrorCode::NoSuchThread));
 }
 
 void GdbSession::handle(const rsp::ThreadExtraInfo& r) {
   std::optional<pid_t> named = named_thread(r.thread);
   if (named && *named == 0) {
-    reply(rsp::error(rsp::ErrorCode::NoSuchThread));
+    reply(error_reply(rsp::ErrorCode::NoSuchThread));
     return;
   }
   reply(rsp::hex_encode(target_.thread_name(named ? *named : stopped_thread())));
@@ -97,7 +101,7 @@ void GdbSession::handle(const rsp::SetThread& r) {
   // An unknown thread is refused and the previous choice stays (as rr).
   std::optional<pid_t> named = named_thread(r.thread);
   if (named && *named == 0) {
-    reply(rsp::error(rsp::ErrorCode::NoSuchThread));
+    reply(error_reply(rsp::ErrorCode::NoSuchThread));
     return;
   }
   pid_t chosen = named ? *named : 0;  // "any" or "all": the thread of the last stop

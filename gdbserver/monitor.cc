@@ -71,7 +71,7 @@ void GdbSession::handle(const rsp::MonitorCommand& r) {
   connection_.send_packet(rsp::console_output(monitor(r.command, limit_reached)));
   // An error makes the gdb command fail (a script stops there), after the
   // text above says why.
-  reply(limit_reached ? rsp::error(rsp::ErrorCode::LimitReached) : rsp::ok());
+  reply(limit_reached ? error_reply(rsp::ErrorCode::LimitReached) : rsp::ok());
 }
 
 }  // namespace backstep::gdb

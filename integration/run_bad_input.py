@@ -523,6 +523,32 @@ def t_process_choice(ctx):
         ctx.check.expect(b"serving" not in res.stdout, "%s: it served anyway" % what)
 
 
+def t_debugger_choice(ctx):
+    """replay --debugger names gdb or lldb: anything else, no name, or a
+    debugger with --autopilot is a usage error (status 2) before anything
+    starts; an lldb that cannot be run is a clear failure (127) that leaves
+    no copy of the program behind in $TMPDIR."""
+    trace, _ = ctx.record(count=3)
+    cases = [(["replay", "--debugger", "ddd"], "gdb or lldb"),
+             (["replay", "--debugger=", ], "gdb or lldb"),
+             (["replay", "--autopilot", "--debugger", "lldb"], "autopilot")]
+    for args, mention in cases:
+        res = ctx.bs(*(args + [trace]), timeout=30)
+        what = " ".join(args)
+        ctx.expect_clean_failure(res, what, mention=mention)
+        ctx.check.expect(res.returncode == 2, "%s: exit status %s, expected 2 (usage)" % (what, res.returncode))
+    res = ctx.bs("replay", trace, "--debugger", timeout=30)
+    ctx.expect_clean_failure(res, "replay TRACE --debugger", mention="gdb or lldb")
+    tmp = ctx.path("tmp")
+    os.makedirs(tmp)
+    env = dict(ctx.env, BACKSTEP_LLDB=ctx.path("no-such-lldb"), TMPDIR=tmp)
+    res = ctx.bs("replay", "--debugger", "lldb", trace, env=env, timeout=60)
+    ctx.expect_clean_failure(res, "replay --debugger lldb without lldb", mention="cannot start")
+    ctx.check.expect(res.returncode == 127, "replay --debugger lldb without lldb: exit status %s, expected 127" %
+                     res.returncode)
+    ctx.check.expect(os.listdir(tmp) == [], "the program's copies were left behind: %s" % os.listdir(tmp))
+
+
 def t_serve_bad_options(ctx):
     """Out-of-range or malformed numbers for serve's options: a usage error
     (status 2) that names the option, before any trace is opened or any

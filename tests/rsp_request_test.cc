@@ -103,6 +103,7 @@ BOOST_AUTO_TEST_CASE(connection_and_queries) {
       {"qMemoryRegionInfo:7ffff7fcc060", QueryMemoryRegion{.addr = 0x7ffff7fcc060}},
       {"qWatchpointSupportInfo", QueryWatchpointSupport{}},
       {"qWatchpointSupportInfo:", QueryWatchpointSupport{}},
+      {"qShlibInfoAddr", QueryShlibInfoAddr{}},
       {"qRegisterInfo0", QueryRegisterInfo{.regnum = 0}},
       {"qRegisterInfo3a", QueryRegisterInfo{.regnum = 0x3a}},
       {"qSymbol::", QuerySymbol{}},
@@ -338,7 +339,6 @@ BOOST_AUTO_TEST_CASE(unknown_packets_are_named) {
       {"", Unknown{""}},
       {"qVAttachOrWaitSupported", Unknown{"qVAttachOrWaitSupported"}},
       {"qStructuredDataPlugins", Unknown{"qStructuredDataPlugins"}},
-      {"qShlibInfoAddr", Unknown{"qShlibInfoAddr"}},
       {"jThreadExtendedInfo:{\"thread\":1}", Unknown{"jThreadExtendedInfo"}},
       {"qCRC:401000,10", Unknown{"qCRC"}},  // "qC" is a word, not a prefix
       {"vAttach;1a2", Unknown{"vAttach"}},
@@ -386,6 +386,7 @@ BOOST_AUTO_TEST_CASE(malformed_packets_are_parse_errors) {
       "QNonStop", "QNonStop:", "QNonStop:2", "QNonStop:1x", "qSymbol", "qSymbol:", "qSymbol:zz:",
       "qSymbol::6", "qSymbol:1:zz", "qSymbol:1", "qAttached:", "qAttached:zz", "qAttached;1",
       "qMemoryRegionInfo", "qMemoryRegionInfo:", "qMemoryRegionInfo:zz", "qWatchpointSupportInfo:x",
+      "qShlibInfoAddr:1", "qShlibInfoAddr;",
       "qOffsets:1", "qTStatus,", "QDisableRandomization", "QDisableRandomization:5",
       "QStartupWithShell:", "QEnvironmentReset:", "QEnvironmentHexEncoded:",
       "QEnvironmentHexEncoded:464f4f", "QEnvironmentHexEncoded:zz", "QSetWorkingDir",

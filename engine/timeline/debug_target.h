@@ -80,6 +80,14 @@ struct CheckpointInfo {
   std::string where;  // human-readable position
 };
 
+// One mapping of the replayed process, as /proc/PID/maps shows it, with a
+// mapped copy of a recorded file named by its path on the recording host.
+struct MemoryMapping {
+  uint64_t start = 0, end = 0;
+  bool readable = false, writable = false, executable = false;
+  std::string name;  // "/usr/lib/x86_64-linux-gnu/libc.so.6", "[stack]", "" (anonymous)
+};
+
 class DebugTarget {
  public:
   virtual ~DebugTarget() = default;
@@ -133,6 +141,12 @@ class DebugTarget {
   // The program's loaded libraries for qXfer:libraries-svr4 (empty: let
   // the client walk the link map).
   virtual std::string libraries_svr4_xml() = 0;
+  // Where the executable's DT_DEBUG entry keeps its value (the dynamic
+  // linker stores &r_debug there); nullopt for a program without one
+  // (static). lldb finds the libraries from it (qShlibInfoAddr).
+  virtual std::optional<uint64_t> debug_pointer_address() = 0;
+  // The replayed process's mappings, in address order.
+  virtual std::vector<MemoryMapping> memory_map() = 0;
 };
 
 }  // namespace backstep

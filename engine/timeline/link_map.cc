@@ -1,6 +1,7 @@
 // The dynamic linker's list of loaded objects, read from the replayed
 // process (the executable's DT_DEBUG -> r_debug -> link_map chain), as the
-// library-list-svr4 XML that gdb asks for with qXfer:libraries-svr4:read.
+// library-list-svr4 XML that gdb asks for with qXfer:libraries-svr4:read,
+// and the DT_DEBUG slot itself, which lldb asks for (qShlibInfoAddr).
 #include <elf.h>
 #include <link.h>
 
@@ -35,15 +36,50 @@ std::string hex(uint64_t v) {
   return os.str();
 }
 
+bool read_u64(ReplaySession& session, uint64_t addr, uint64_t& out) {
+  std::vector<uint8_t> b = session.read_memory(addr, 8);
+  if (b.size() != 8) return false;
+  std::memcpy(&out, b.data(), 8);
+  return true;
+}
+
 }  // namespace
 
+std::optional<uint64_t> ReplayTimeline::debug_pointer_address() {
+  auto read_word = [&](uint64_t addr, uint64_t& out) { return read_u64(*current_, addr, out); };
+  // The executable's program headers, from the auxiliary vector.
+  std::vector<uint8_t> auxv_bytes = auxv();
+  uint64_t phdr = 0, phnum = 0;
+  for (std::size_t i = 0; i + 16 <= auxv_bytes.size(); i += 16) {
+    uint64_t type, value;
+    std::memcpy(&type, &auxv_bytes[i], 8);
+    std::memcpy(&value, &auxv_bytes[i + 8], 8);
+    if (type == AT_PHDR) phdr = value;
+    if (type == AT_PHNUM) phnum = value;
+  }
+  if (!phdr || !phnum) return std::nullopt;
+  uint64_t load_bias = 0, dynamic = 0;
+  for (uint64_t i = 0; i < phnum && i < 256; ++i) {
+    std::vector<uint8_t> b = current_->read_memory(phdr + i * sizeof(Elf64_Phdr), sizeof(Elf64_Phdr));
+    if (b.size() != sizeof(Elf64_Phdr)) return std::nullopt;
+    Elf64_Phdr ph;
+    std::memcpy(&ph, b.data(), sizeof(ph));
+    if (ph.p_type == PT_PHDR) load_bias = phdr - ph.p_vaddr;
+    if (ph.p_type == PT_DYNAMIC) dynamic = ph.p_vaddr;
+  }
+  if (!dynamic) return std::nullopt;
+  dynamic += load_bias;
+  for (uint64_t i = 0; i < 1024; ++i) {
+    uint64_t entry = dynamic + i * sizeof(Elf64_Dyn);
+    uint64_t tag = 0;
+    if (!read_word(entry + offsetof(Elf64_Dyn, d_tag), tag) || tag == DT_NULL) break;
+    if (tag == DT_DEBUG) return entry + offsetof(Elf64_Dyn, d_un);
+  }
+  return std::nullopt;
+}
+
 std::string ReplayTimeline::libraries_svr4_xml() {
-  auto read_word = [&](uint64_t addr, uint64_t& out) {
-    std::vector<uint8_t> b = current_->read_memory(addr, 8);
-    if (b.size() != 8) return false;
-    std::memcpy(&out, b.data(), 8);
-    return true;
-  };
+  auto read_word = [&](uint64_t addr, uint64_t& out) { return read_u64(*current_, addr, out); };
   auto read_string = [&](uint64_t addr) {
     std::string s;
     while (s.size() < 4096) {
@@ -58,37 +94,10 @@ std::string ReplayTimeline::libraries_svr4_xml() {
   };
   const std::string empty = "<library-list-svr4 version=\"1.0\"/>";
 
-  // The executable's program headers, from the auxiliary vector.
-  std::vector<uint8_t> auxv_bytes = auxv();
-  uint64_t phdr = 0, phnum = 0;
-  for (std::size_t i = 0; i + 16 <= auxv_bytes.size(); i += 16) {
-    uint64_t type, value;
-    std::memcpy(&type, &auxv_bytes[i], 8);
-    std::memcpy(&value, &auxv_bytes[i + 8], 8);
-    if (type == AT_PHDR) phdr = value;
-    if (type == AT_PHNUM) phnum = value;
-  }
-  if (!phdr || !phnum) return empty;
-  uint64_t load_bias = 0, dynamic = 0;
-  for (uint64_t i = 0; i < phnum && i < 256; ++i) {
-    std::vector<uint8_t> b = current_->read_memory(phdr + i * sizeof(Elf64_Phdr), sizeof(Elf64_Phdr));
-    if (b.size() != sizeof(Elf64_Phdr)) return empty;
-    Elf64_Phdr ph;
-    std::memcpy(&ph, b.data(), sizeof(ph));
-    if (ph.p_type == PT_PHDR) load_bias = phdr - ph.p_vaddr;
-    if (ph.p_type == PT_DYNAMIC) dynamic = ph.p_vaddr;
-  }
-  if (!dynamic) return empty;
-  dynamic += load_bias;
-
   // DT_DEBUG holds &r_debug once the dynamic linker has started.
+  std::optional<uint64_t> slot = debug_pointer_address();
   uint64_t r_debug = 0;
-  for (int i = 0; i < 1024; ++i) {
-    uint64_t tag = 0, value = 0;
-    if (!read_word(dynamic + 16 * i, tag) || !read_word(dynamic + 16 * i + 8, value)) return empty;
-    if (tag == DT_NULL) break;
-    if (tag == DT_DEBUG) r_debug = value;
-  }
+  if (!slot || !read_word(*slot, r_debug)) return empty;
   uint64_t map = 0;
   if (!r_debug || !read_word(r_debug + offsetof(struct r_debug, r_map), map) || !map) return empty;
 

@@ -76,6 +76,8 @@ class ReplayTimeline : public DebugTarget {
 
   std::optional<std::string> recorded_file(const std::string& path) const override;
   std::string libraries_svr4_xml() override;  // link_map.cc
+  std::optional<uint64_t> debug_pointer_address() override;  // link_map.cc
+  std::vector<MemoryMapping> memory_map() override;  // memory_map.cc
 
   const Mark& position() const { return mark_; }
   std::size_t checkpoint_count() const { return checkpoints_.size(); }

@@ -178,7 +178,7 @@ std::string key_values(std::span<const std::pair<std::string_view, std::string>>
 
 std::string memory_region(const MemoryRegion& region) {
   std::string out = "start:" + hex_number(region.start) + ";size:" + hex_number(region.size) + ";";
-  out += "permissions:" + region.permissions + ";";
+  if (!region.permissions.empty()) out += "permissions:" + region.permissions + ";";
   if (region.name) out += "name:" + hex_encode(*region.name) + ";";
   return out;
 }

@@ -135,7 +135,8 @@ std::string supported_features(std::span<const SupportedFeature> features);
 std::string key_values(std::span<const std::pair<std::string_view, std::string>> pairs);
 
 // qMemoryRegionInfo: "start:<hex>;size:<hex>;permissions:rx;name:<hex>;".
-// An address in no mapping is reported with empty permissions.
+// Empty permissions leave the key out, as lldb-server does: lldb then takes
+// the range as unmapped (an address in no mapping, or a PROT_NONE guard).
 struct MemoryRegion {
   std::uint64_t start = 0;
   std::uint64_t size = 0;

@@ -45,6 +45,7 @@ constexpr auto kTable = std::to_array<Entry>({
     {"qProcessInfo", Match::Word, parse_no_args<QueryProcessInfo>},
     {"qMemoryRegionInfo", Match::Word, parse_query_memory_region},
     {"qWatchpointSupportInfo", Match::Word, parse_query_watchpoint_support},
+    {"qShlibInfoAddr", Match::Word, parse_no_args<QueryShlibInfoAddr>},
     {"qRegisterInfo", Match::Raw, parse_query_register_info},
     {"qSymbol", Match::Word, parse_query_symbol},
     {"qRcmd", Match::Word, parse_monitor_command},

@@ -70,6 +70,8 @@ struct QueryMemoryRegion {                 // qMemoryRegionInfo:<addr>
   bool operator==(const QueryMemoryRegion&) const = default;
 };
 struct QueryWatchpointSupport : NoArguments {};  // qWatchpointSupportInfo[:]
+// lldb: where the dynamic linker's r_debug pointer lives (DT_DEBUG's value).
+struct QueryShlibInfoAddr : NoArguments {};  // qShlibInfoAddr
 struct QueryRegisterInfo {                       // qRegisterInfo<regnum>
   std::uint32_t regnum = 0;
   bool operator==(const QueryRegisterInfo&) const = default;
@@ -347,7 +349,7 @@ using Request =
     std::variant<QuerySupported, MustReplyEmpty, StartNoAckMode, EnableExtendedMode,
                  ThreadSuffixSupported, ListThreadsInStopReply, EnableErrorStrings, SetNonStop,
                  QueryStopReason, QueryAttached, QueryOffsets, QueryTraceStatus, QueryHostInfo,
-                 QueryProcessInfo, QueryMemoryRegion, QueryWatchpointSupport, QueryRegisterInfo,
+                 QueryProcessInfo, QueryMemoryRegion, QueryWatchpointSupport, QueryShlibInfoAddr, QueryRegisterInfo,
                  QuerySymbol, MonitorCommand, QueryCurrentThread, ThreadInfoFirst, ThreadInfoNext,
                  ThreadsInfoJson, ThreadAlive, ThreadExtraInfo, SetThread, ReadRegisters,
                  WriteRegisters, ReadRegister, WriteRegister, SaveRegisterState,

@@ -1,0 +1,167 @@
+#include "cli/lldb_launch.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <stdexcept>
+
+#include "engine/trace/reader.h"
+
+namespace backstep::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+// lldb gives up on a reply after its packet timeout; a reverse search over a
+// long recording can take minutes, so the session waits this long instead.
+constexpr int kPacketTimeoutS = 3600;
+
+// A file that lldb loads as a library: an ELF shared object (ET_DYN).
+bool is_shared_object(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  unsigned char head[18] = {};
+  if (!f.read(reinterpret_cast<char*>(head), sizeof head)) return false;
+  return std::memcmp(head, "\x7f" "ELF", 4) == 0 && head[16] == 3 && head[17] == 0;  // e_type ET_DYN, LE
+}
+
+// Copies `from` to `to` (a copy, never a link: lldb and the user may
+// write to it), creating its directories.
+void copy_out(const std::string& from, const std::string& to) {
+  std::error_code ec;
+  fs::create_directories(fs::path(to).parent_path(), ec);
+  if (!ec) fs::copy_file(from, to, fs::copy_options::skip_existing, ec);
+  if (ec) throw std::runtime_error("cannot copy " + from + " for lldb: " + ec.message());
+}
+
+bool on_path(const std::string& name) {
+  const char* path = getenv("PATH");
+  std::string dirs = path ? path : "/usr/bin:/bin";
+  for (std::size_t at = 0; at <= dirs.size();) {
+    std::size_t end = dirs.find(':', at);
+    if (end == std::string::npos) end = dirs.size();
+    std::string dir = dirs.substr(at, end - at);
+    if (!dir.empty() && access((dir + "/" + name).c_str(), X_OK) == 0) return true;
+    at = end + 1;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string lldb_program() {
+  if (const char* chosen = getenv("BACKSTEP_LLDB"); chosen && *chosen) return chosen;
+  for (const char* name : {"lldb", "lldb-22", "lldb-21", "lldb-20", "lldb-19"}) {
+    if (on_path(name)) return name;
+  }
+  return "lldb";
+}
+
+LldbLaunch::LldbLaunch(const std::string& dir, const DebuggeeChoice& choice) {
+  const char* tmp = getenv("TMPDIR");
+  std::string temp = std::string(tmp && *tmp ? tmp : "/tmp") + "/backstep-lldb-XXXXXX";
+  if (!mkdtemp(temp.data())) {
+    throw std::runtime_error("cannot create a temporary directory " + temp + ": " + strerror(errno));
+  }
+  temp_dir_ = temp;
+  try {
+    copy_files(dir, choice);
+  } catch (...) {
+    std::error_code ec;
+    fs::remove_all(temp_dir_, ec);
+    throw;
+  }
+}
+
+void LldbLaunch::copy_files(const std::string& dir, const DebuggeeChoice& choice) {
+  // The program of `choice`'s process at its start, as replay gives it
+  // (each process runs its creator's program until it execs its own): the
+  // lowest file mapping of that exec (ld.so comes after it).
+  trace::TraceReader reader(dir);
+  uint64_t start = ReplayTimeline::start_event(dir, choice);
+  std::map<uint32_t, uint32_t> process_of;  // tid -> pid
+  std::map<uint32_t, trace::Mapping> program_of;  // pid -> its program
+  std::map<std::string, trace::Mapping> files;  // every mapped file, by recorded path
+  uint32_t first = 0;
+  for (uint64_t n = 0; std::optional<trace::Event> e = reader.next(); ++n) {
+    for (const trace::Mapping& m : e->mappings) {
+      if (m.kind == trace::MappingKind::File) files.emplace(m.name, m);
+    }
+    if (n > start) continue;
+    auto creator = process_of.find(static_cast<uint32_t>(e->status));
+    switch (e->kind) {
+      case trace::EventKind::Exec: {
+        if (n == 0) first = process_of[e->tid] = e->tid;
+        uint32_t pid = process_of.count(e->tid) ? process_of[e->tid] : e->tid;
+        for (const trace::Mapping& m : e->mappings) {
+          if (m.kind != trace::MappingKind::File) continue;
+          program_of[pid] = m;
+          break;
+        }
+        break;
+      }
+      case trace::EventKind::ThreadStart:
+        if (creator != process_of.end()) process_of[e->tid] = creator->second;
+        break;
+      case trace::EventKind::ProcessStart:
+        process_of[e->tid] = e->tid;
+        if (creator != process_of.end() && program_of.count(creator->second)) {
+          program_of[e->tid] = program_of[creator->second];
+        }
+        break;
+      default:
+        break;
+    }
+  }
+  auto chosen = program_of.find(choice.pid != 0 ? choice.pid : first);
+  if (chosen == program_of.end()) throw std::runtime_error(dir + ": the recording holds no program file to give lldb");
+  const trace::Mapping* program = &chosen->second;
+  std::string name = fs::path(program->name).filename().string();
+  program_ = temp_dir_ + "/" + (name.empty() ? "program" : name);
+  copy_out(reader.verified_file_path(*program), program_);
+
+  // The libraries, by their recorded paths under a sysroot that lldb
+  // searches first: lldb reads libraries from disk, and this host's may
+  // differ from the recording's (gdb reads them from the trace instead).
+  sysroot_ = temp_dir_ + "/sysroot";
+  for (const auto& [path, m] : files) {
+    if (path.empty() || path[0] != '/' || path == program->name) continue;
+    std::string copy = reader.verified_file_path(m);
+    if (is_shared_object(copy)) copy_out(copy, sysroot_ + path);
+  }
+  // The dynamic linker names libraries by the paths it opened (/lib/...),
+  // the kernel by the resolved ones (/usr/lib/...): on a merged-/usr host
+  // the first are links to the second.
+  for (const char* top : {"lib", "lib64", "lib32", "libx32", "bin", "sbin"}) {
+    std::error_code ec;
+    fs::path alias = fs::path(sysroot_) / top;
+    if (fs::is_directory(fs::path(sysroot_) / "usr" / top, ec) && !fs::exists(alias, ec)) {
+      fs::create_directory_symlink(fs::path("usr") / top, alias, ec);
+    }
+  }
+}
+
+LldbLaunch::~LldbLaunch() {
+  std::error_code ec;
+  fs::remove_all(temp_dir_, ec);
+}
+
+std::vector<std::string> LldbLaunch::argv(int port, const Args& user_args) const {
+  std::vector<std::string> argv = {
+      // -O runs before the target is created, -f creates it (lldb quotes
+      // the path itself), -o runs after.
+      lldb_program(),
+      "-O", "settings set plugin.process.gdb-remote.packet-timeout " + std::to_string(kPacketTimeoutS),
+      "-f", program_,
+      "-o", "target modules search-paths add / " + sysroot_ + "/",
+      "-o", "gdb-remote 127.0.0.1:" + std::to_string(port),
+  };
+  argv.insert(argv.end(), user_args.begin(), user_args.end());
+  return argv;
+}
+
+}  // namespace backstep::cli

@@ -1,0 +1,41 @@
+// The replayed process's mappings (lldb's qMemoryRegionInfo), read from the
+// live replay's /proc/PID/maps. Replay maps the trace's copies of the
+// recorded files, so their names are translated back to the paths they had
+// on the recording host: the client must see the program it recorded, not
+// the trace's files/ directory.
+#include <sys/mman.h>
+
+#include <filesystem>
+#include <map>
+
+#include "engine/core/proc_maps.h"
+#include "engine/timeline/replay_timeline.h"
+
+namespace backstep {
+
+std::vector<MemoryMapping> ReplayTimeline::memory_map() {
+  std::vector<MapsEntry> maps = read_proc_maps(current_->task().tid());
+  // The trace's copy (as the kernel names it) -> the recorded path.
+  std::map<std::string, std::string> recorded_name;
+  for (const auto& [host_path, copy] : recorded_files_) {
+    std::error_code ec;
+    std::string live = std::filesystem::weakly_canonical(lookup_->file_path(copy), ec).string();
+    if (!ec) recorded_name.emplace(live, host_path);
+  }
+  std::vector<MemoryMapping> out;
+  out.reserve(maps.size());
+  for (const MapsEntry& e : maps) {
+    MemoryMapping m;
+    m.start = e.start;
+    m.end = e.end;
+    m.readable = (e.prot & PROT_READ) != 0;
+    m.writable = (e.prot & PROT_WRITE) != 0;
+    m.executable = (e.prot & PROT_EXEC) != 0;
+    auto it = recorded_name.find(e.name);
+    m.name = it != recorded_name.end() ? it->second : e.name;
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+}  // namespace backstep

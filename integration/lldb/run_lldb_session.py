@@ -1,0 +1,368 @@
+#!/usr/bin/env python3
+"""lldb as a client: one batch session of real lldb (lldb-22, which scripts/setup
+installs) against a recording, through `backstep replay --debugger lldb`.
+
+Usage:
+  run_lldb_session.py --backstep PATH --binary PATH --source lldb_target.c \\
+                      --subtest forward|reverse|onexec [options]
+
+What happens, in a fresh work directory (kept on failure):
+  1. the program is recorded and its binary deleted (../gdb/gdbtest.record):
+     lldb gets the program from the trace, through the launcher's copy;
+  2. `backstep replay --debugger lldb TRACE -- -x -b -o CMD ...` runs the
+     subtest's commands (below), stdout and stderr in one pipe;
+  3. the output is cut into one block per command (lldb -b echoes each as
+     "(lldb) CMD") and each block is checked for exact lines and values.
+
+Subtests (the program: programs/lldb_target.c, total = 3 + 6 + 9):
+  forward  libraries (image list shows libc after the program starts, from
+           the launcher's copies of the recorded files),
+           `breakpoint set -n write` resolving into libc, `bt` from write
+           and report() back to main, `frame variable`, `register read`,
+           `memory region`
+           naming the recorded program, the pid lldb is shown, step-out,
+           next and step;
+  reverse  `process continue --reverse` to a breakpoint and to a watchpoint
+           (frame, line and values reached; the direction then stays
+           reverse until `process continue -F`), and the raw reverse
+           packets through `process plugin packet send bc` / `bs`;
+  onexec   (a process tree, ../scenarios/proc_exec_chain.c) `--onexec CHILD`:
+           lldb gets the program the child execs, the one the server names.
+
+Exit status: 0 pass, 1 fail, 2 usage error.
+"""
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "gdb"))
+import gdbtest  # noqa: E402
+
+LLDB_NAMES = ("lldb", "lldb-22", "lldb-21", "lldb-20", "lldb-19")
+
+# lldb_target.c's lines.
+LINE_RETURN_R = 12   # scale: return r;
+LINE_TOTAL = 16      # accumulate: total += scale(v);
+LINE_TOTAL_END = 17  # accumulate: }
+LINE_WRITE = 23      # report: write(1, line, sizeof line - 1);
+LINE_FOR = 27        # main: for (int i = 1; i <= 3; i++) {
+LINE_CALL = 28       # main:   accumulate(i);
+LINE_REPORT = 30     # main: report();
+LINE_RETURN_0 = 31   # main: return 0;
+
+SUBTESTS = {
+    "forward": [
+        "breakpoint set -f lldb_target.c -l %d" % LINE_RETURN_R,
+        "continue",
+        "image list",
+        "breakpoint set -n write",
+        "frame variable",
+        "register read rip",
+        "thread list",
+        "memory region $pc",
+        "breakpoint disable 1",
+        "thread step-out",
+        "next",
+        "next",
+        "step",
+        "step",
+        "continue",
+        "bt",
+    ],
+    "reverse": [
+        "breakpoint set -f lldb_target.c -l %d" % LINE_RETURN_R,
+        "continue",
+        "continue",
+        "frame variable",
+        "process continue --reverse",
+        "frame variable",
+        "breakpoint disable 1",
+        "breakpoint set -f lldb_target.c -l %d" % LINE_RETURN_0,
+        "process continue -F",
+        "target variable total",
+        "watchpoint set variable total",
+        "process continue --reverse",
+        "frame variable",
+        "target variable total",
+        "process continue --reverse",
+        "frame variable",
+        "target variable total",
+        "process plugin packet send bc",
+        "process plugin packet send bs",
+    ],
+    "onexec": [
+        "image list",
+        "process plugin packet send qXfer:exec-file:read::0,1000",
+    ],
+}
+
+
+class Failure(Exception):
+    pass
+
+
+def blocks(output):
+    """[(command, text)] for each "(lldb) CMD" echo, the text up to the next."""
+    parts = re.split(r"^\(lldb\) (.*)$", output, flags=re.M)
+    return [(parts[i], parts[i + 1]) for i in range(1, len(parts) - 1, 2)]
+
+
+class Session:
+    def __init__(self, output, commands):
+        self.output = output
+        self.blocks = blocks(output)
+        # lldb echoes the launcher's own commands (-O/-o) first.
+        self.commands = [b for b in self.blocks if b[0] in commands]
+        self.next = 0
+
+    def take(self, command):
+        """The output of the next command, which must be `command`."""
+        if self.next >= len(self.commands):
+            raise Failure("lldb stopped before %r (a command before it failed)" % command)
+        name, text = self.commands[self.next]
+        if name != command:
+            raise Failure("expected command %r next, lldb ran %r" % (command, name))
+        self.next += 1
+        return text
+
+
+def need(pattern, text, what):
+    m = re.search(pattern, text, re.M)
+    if not m:
+        raise Failure("%s: no match for /%s/ in:\n%s" % (what, pattern, text))
+    return m
+
+
+def check_stop(text, function, args, line, reason, what):
+    """A stop at `function(args)` on lldb_target.c:`line`, for `reason`."""
+    need(r"^\* thread #1, stop reason = %s$" % re.escape(reason), text, what)
+    need(r"^    frame #0: 0x[0-9a-f]+ lldb_target`%s\(%s\) at lldb_target\.c:%d:\d+$" %
+         (function, re.escape(args), line), text, what)
+
+
+def check_variables(text, expected, what):
+    got = re.findall(r"^\((\w+)\) (\w+) = (.*)$", text, re.M)
+    want = [(t, n, v) for t, n, v in expected]
+    if got != want:
+        raise Failure("%s: variables %r, expected %r" % (what, got, want))
+
+
+def check_forward(s):
+    s.take("breakpoint set -f lldb_target.c -l %d" % LINE_RETURN_R)
+    text = s.take("continue")
+    check_stop(text, "scale", "v=1", LINE_RETURN_R, "breakpoint 1.1", "first stop")
+    # The pid lldb is shown: the recorded one plus 10,000,000 (no local
+    # process can have it; see docs/protocol.md).
+    pid = int(need(r"^Process (\d+) stopped$", text, "first stop").group(1))
+
+    # The program from the launcher's copy, the libraries from the copies
+    # of the recording's under its sysroot (not this host's files).
+    text = s.take("image list")
+    copies = r"\S*/backstep-lldb-\w+"
+    need(r"^\[ *\d+\] \S+ 0x[0-9a-f]+ %s/lldb_target\s*$" % copies, text, "image list")
+    for lib in (r"/ld-linux-x86-64\.so\.2", r"/libc\.so\.6"):
+        need(r"^\[ *\d+\] \S+ 0x[0-9a-f]+ %s/sysroot/\S*%s\s*$" % (copies, lib), text, "image list")
+
+    text = s.take("breakpoint set -n write")
+    need(r"^Breakpoint 2: where = libc\.so\.6`\S*write\S* at \S+, address = 0x[0-9a-f]+$", text,
+         "breakpoint on write")
+
+    check_variables(s.take("frame variable"), [("int", "v", "1"), ("int", "r", "3")], "frame variable")
+
+    text = s.take("register read rip")
+    need(r"^ +rip = 0x[0-9a-f]+ +lldb_target`scale \+ \d+ at lldb_target\.c:%d:\d+" % LINE_RETURN_R, text,
+         "register read")
+
+    text = s.take("thread list")
+    tid = int(need(r"^\* thread #1: tid = (\d+), ", text, "thread list").group(1))
+    if pid != tid + 10000000:
+        raise Failure("lldb was shown process %d for recorded process %d, expected %d" %
+                      (pid, tid, tid + 10000000))
+
+    text = s.take("memory region $pc")
+    # The recorded program's path (run/lldb_target), not the trace's copy.
+    need(r"^\[0x[0-9a-f]+-0x[0-9a-f]+\) r-x \S+/run/lldb_target PT_LOAD", text, "memory region")
+
+    # Forward stepping: out of scale, over the rest of accumulate, the
+    # loop's increment, into the next call.
+    s.take("breakpoint disable 1")
+    steps = [("thread step-out", "step out", "accumulate", "v=1", LINE_TOTAL),
+             ("next", "step over", "accumulate", "v=1", LINE_TOTAL_END),
+             ("next", "step over", "main", "", LINE_FOR),
+             ("step", "step in", "main", "", LINE_CALL),
+             ("step", "step in", "accumulate", "v=2", LINE_TOTAL)]
+    for command, reason, function, args, line in steps:
+        text = s.take(command)
+        need(r"^\* thread #1, stop reason = %s$" % reason, text, command)
+        need(r"^    frame #0: 0x[0-9a-f]+ lldb_target`%s%s at lldb_target\.c:%d:\d+$" %
+             (function, r"\(%s\)" % re.escape(args) if args else "", line), text, command)
+        if command == "thread step-out":
+            need(r"^Return value: \(int\) \$\d+ = 3$", text, "scale(1)'s return value")
+
+    text = s.take("continue")
+    need(r"^\* thread #1, stop reason = breakpoint 2\.1$", text, "stop at write")
+    need(r"^    frame #0: 0x[0-9a-f]+ libc\.so\.6`\S*write", text, "stop at write")
+
+    # write in libc, then report() and main in the program.
+    text = s.take("bt")
+    frames = re.findall(r"^  [* ] frame #(\d+): 0x[0-9a-f]+ (\S+?)`(\w+)", text, re.M)
+    names = [(f[1], f[2]) for f in frames[:3]]
+    if len(names) < 3 or names[0][0] != "libc.so.6" or "write" not in names[0][1] or \
+            names[1:] != [("lldb_target", "report"), ("lldb_target", "main")]:
+        raise Failure("bt: %r, expected libc's write, report, main:\n%s" % (names, text))
+    need(r"^    frame #1: 0x[0-9a-f]+ lldb_target`report at lldb_target\.c:%d:\d+$" % LINE_WRITE, text, "bt")
+    need(r"^    frame #2: 0x[0-9a-f]+ lldb_target`main at lldb_target\.c:%d:\d+$" % LINE_REPORT, text, "bt")
+
+
+def stop_packet(text, what):
+    """The T stop reply of a `process plugin packet send` and its fields."""
+    reply = need(r"^response: (T[0-9a-f]{2}.*)$", text, what).group(1)
+    fields = dict(f.split(":", 1) for f in reply[3:].rstrip(";").split(";"))
+    return reply, fields
+
+
+def check_reverse(s):
+    s.take("breakpoint set -f lldb_target.c -l %d" % LINE_RETURN_R)
+    check_stop(s.take("continue"), "scale", "v=1", LINE_RETURN_R, "breakpoint 1.1", "first stop")
+    check_stop(s.take("continue"), "scale", "v=2", LINE_RETURN_R, "breakpoint 1.1", "second stop")
+    check_variables(s.take("frame variable"), [("int", "v", "2"), ("int", "r", "6")], "second stop")
+
+    # Back to the breakpoint's previous hit.
+    text = s.take("process continue --reverse")
+    check_stop(text, "scale", "v=1", LINE_RETURN_R, "breakpoint 1.1", "reverse to the breakpoint")
+    check_variables(s.take("frame variable"), [("int", "v", "1"), ("int", "r", "3")],
+                    "reverse to the breakpoint")
+
+    s.take("breakpoint disable 1")
+    s.take("breakpoint set -f lldb_target.c -l %d" % LINE_RETURN_0)
+    # lldb keeps going backwards after -R until told -F.
+    text = s.take("process continue -F")
+    need(r"^    frame #0: 0x[0-9a-f]+ lldb_target`main at lldb_target\.c:%d:\d+$" % LINE_RETURN_0, text, "at the end")
+    check_variables(s.take("target variable total"), [("int", "total", "18")], "at the end")
+    text = s.take("watchpoint set variable total")
+    total_addr = int(need(r"^Watchpoint created: Watchpoint 1: addr = 0x([0-9a-f]+) size = 4 ", text,
+                          "watchpoint").group(1), 16)
+
+    # Back to the last write of total (i = 3: 9 -> 18), which has not
+    # happened yet there; then the one before (i = 2: 3 -> 9).
+    for v, before in ((3, 9), (2, 3)):
+        what = "reverse to the watchpoint (v=%d)" % v
+        text = s.take("process continue --reverse")
+        check_stop(text, "accumulate", "v=%d" % v, LINE_TOTAL, "watchpoint 1", what)
+        check_variables(s.take("frame variable"), [("int", "v", str(v))], what)
+        check_variables(s.take("target variable total"), [("int", "total", str(before))], what)
+
+    # The raw packets: bc reaches the write of i = 1 (0 -> 3) at the same pc
+    # as the two before; bs then goes back one instruction.
+    text = s.take("process plugin packet send bc")
+    reply, fields = stop_packet(text, "bc")
+    if int(fields.get("watch", "0"), 16) != total_addr:
+        raise Failure("bc: %r does not report the watchpoint on total at %#x" % (reply, total_addr))
+    pc_bc = int(fields["thread-pcs"], 16)
+    text = s.take("process plugin packet send bs")
+    reply, fields = stop_packet(text, "bs")
+    pc_bs = int(fields["thread-pcs"], 16)
+    if "watch" in fields or not 0 < pc_bc - pc_bs <= 15:
+        raise Failure("bs: %r is not one instruction before pc %#x" % (reply, pc_bc))
+
+
+def check_onexec(s):
+    text = s.take("image list")
+    loaded = need(r"^\[ *0\] \S+ 0x[0-9a-f]+ \S*/backstep-lldb-\w+/(\S+)\s*$", text, "image list").group(1)
+    text = s.take("process plugin packet send qXfer:exec-file:read::0,1000")
+    served = need(r"^response: l(/\S+)$", text, "exec-file").group(1)
+    if loaded != os.path.basename(served) or loaded == "proc_exec_chain":
+        raise Failure("lldb loaded %r, the server debugs %r (the child's exec)" % (loaded, served))
+
+
+def child_pid(backstep, trace):
+    """The first child process, from `backstep ps` (as a user finds it)."""
+    table = subprocess.run([backstep, "ps", trace], capture_output=True, text=True, check=True).stdout
+    rows = [line.split("\t") for line in table.splitlines()[1:]]
+    if len(rows) < 2:
+        raise Failure("the recording has no child process:\n" + table)
+    return rows[1][0]
+
+
+def find_lldb():
+    chosen = os.environ.get("BACKSTEP_LLDB")
+    if chosen:
+        return chosen
+    for name in LLDB_NAMES:
+        if shutil.which(name):
+            return name
+    return None
+
+
+def run_one(opts, root, backstep):
+    trace, _, _ = gdbtest.record(backstep, opts.binary, opts.source, root, opts.timeout)
+    commands = SUBTESTS[opts.subtest]
+    choice = ["--onexec", child_pid(backstep, trace)] if opts.subtest == "onexec" else []
+    argv = [backstep, "replay", "--debugger", "lldb"] + choice + [trace, "--", "-x", "-b"]
+    for c in commands:
+        argv += ["-o", c]
+    res = gdbtest.run(argv, root, gdbtest.gdb_env(root), None, opts.timeout, merged=True)
+    print("replay under lldb: %s in %.2f s" % (res.describe(), res.elapsed), flush=True)
+    raw = res.stdout.decode("utf-8", "replace")
+    with open(os.path.join(root, "lldb-output.txt"), "w") as f:
+        f.write(raw)
+    if res.timed_out:
+        print("FAIL: timed out after %.0f s; output so far:\n%s" % (opts.timeout, raw))
+        return False
+    try:
+        s = Session(raw, commands)
+        {"forward": check_forward, "reverse": check_reverse, "onexec": check_onexec}[opts.subtest](s)
+        if res.status() != 0:
+            raise Failure("backstep replay --debugger lldb exited with %s" % res.describe())
+        # lldb got a private copy of the program, outside the trace, and
+        # the copy is gone once lldb is.
+        copy = need(r'^\(lldb\) target create "(.+)"$', raw, "the launcher's target").group(1)
+        if os.path.realpath(copy).startswith(os.path.realpath(trace) + os.sep) or os.path.exists(copy):
+            raise Failure("lldb's copy of the program %s is inside the trace or left behind" % copy)
+    except Failure as e:
+        print("FAIL: %s\n--- lldb output ---\n%s" % (e, raw))
+        return False
+    return True
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--backstep", required=True)
+    p.add_argument("--binary", required=True)
+    p.add_argument("--source", required=True)
+    p.add_argument("--subtest", required=True, choices=sorted(SUBTESTS))
+    p.add_argument("--tmp-root", default=tempfile.gettempdir())
+    p.add_argument("--timeout", type=float, default=gdbtest.TIMEOUT)
+    p.add_argument("--keep", action="store_true")
+    opts = p.parse_args()
+    if not find_lldb():
+        print("FAIL: lldb is not installed (scripts/setup installs lldb-22)")
+        return 1
+    os.makedirs(opts.tmp_root, exist_ok=True)
+    root = tempfile.mkdtemp(prefix="lldb-%s-" % opts.subtest, dir=os.path.abspath(opts.tmp_root))
+    ok = False
+    try:
+        ok = run_one(opts, root, os.path.abspath(opts.backstep))
+    except gdbtest.RecordError as e:
+        print("FAIL: %s" % e)
+    except Exception:
+        import traceback
+        traceback.print_exc()
+        print("FAIL: driver error")
+    if ok and not opts.keep:
+        shutil.rmtree(root, ignore_errors=True)
+    else:
+        print("work directory kept: %s" % root)
+    if ok:
+        print("PASS lldb.%s" % opts.subtest)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,137 @@
+// A fake DebugTarget with three threads and a client talking to a
+// GdbSession over a socketpair: for unit tests of the server's handlers.
+#pragma once
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <boost/test/unit_test.hpp>
+#include <algorithm>
+#include <string>
+#include <thread>
+
+#include "gdbserver/connection.h"
+#include "gdbserver/gdb_session.h"
+#include "gdbserver/rsp/framing.h"
+
+namespace backstep::testing {
+
+constexpr pid_t kPid = 0x64;
+
+class FakeTarget : public DebugTarget {
+ public:
+  std::vector<pid_t> tids{0x64, 0x65, 0x66};
+  ResumeRequest last_request;
+  pid_t stop_in = 0x66;  // the thread every resume stops in
+  std::vector<CpuidLeaf> cpuid;
+  std::optional<uint64_t> debug_slot;
+  std::vector<MemoryMapping> mappings;
+
+  pid_t process_id() const override { return kPid; }
+  std::vector<pid_t> thread_ids() const override { return tids; }
+  std::string thread_name(pid_t tid) const override { return tid == 0x66 ? "a<b&\"c" : "w" + std::to_string(tid); }
+  std::string exe_path() const override { return "/bin/prog"; }
+  const std::vector<CpuidLeaf>& cpu_features() const override { return cpuid; }
+  Registers registers(pid_t tid) override {
+    BOOST_REQUIRE(std::find(tids.begin(), tids.end(), tid) != tids.end());
+    Registers r;
+    r.set_ip(0x1000 + static_cast<uint64_t>(tid));  // tells the threads apart
+    return r;
+  }
+  std::vector<uint8_t> xstate(pid_t) override { return {}; }
+  std::vector<uint8_t> read_memory(uint64_t, std::size_t) override { return {}; }
+  std::vector<uint8_t> auxv() override { return {}; }
+  std::vector<uint8_t> siginfo() override { return {}; }
+  bool set_breakpoint(uint64_t, TrapKind) override { return true; }
+  bool remove_breakpoint(uint64_t, TrapKind) override { return true; }
+  bool set_watchpoint(uint64_t, uint64_t, WatchType) override { return true; }
+  bool remove_watchpoint(uint64_t, uint64_t, WatchType) override { return true; }
+  void set_catch_syscalls(std::optional<std::vector<int>>) override {}
+  void set_pass_signals(const std::vector<int>&) override {}
+  TargetStop resume(const ResumeRequest& request, const std::function<bool()>&) override {
+    last_request = request;
+    TargetStop stop;
+    stop.kind = TargetStop::Kind::Breakpoint;
+    stop.tid = stop_in;
+    return stop;
+  }
+  uint64_t current_event() const override { return 0; }
+  std::string describe_position() const override { return "event 0"; }
+  void restart(std::optional<uint64_t>) override {}
+  int create_checkpoint() override { return 1; }
+  bool delete_checkpoint(int) override { return false; }
+  std::vector<CheckpointInfo> checkpoints() const override { return {}; }
+  bool restart_checkpoint(int) override { return false; }
+  std::optional<std::string> recorded_file(const std::string&) const override { return std::nullopt; }
+  std::string libraries_svr4_xml() override { return ""; }
+  std::optional<uint64_t> debug_pointer_address() override { return debug_slot; }
+  std::vector<MemoryMapping> memory_map() override { return mappings; }
+};
+
+// A client in no-ack mode talking to a GdbSession that serves on a thread.
+class Client {
+ public:
+  explicit Client(FakeTarget& target) {
+    int fds[2];
+    BOOST_REQUIRE(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) == 0);
+    fd_ = fds[1];
+    server_ = std::thread([&target, fd = fds[0]] {
+      gdb::Connection connection(fd);
+      gdb::GdbSession session(target, connection);
+      session.serve();
+    });
+    send_raw(rsp::encode_packet("QStartNoAckMode"));
+    BOOST_REQUIRE_EQUAL(read_reply(true), "OK");
+    send_raw("+");
+    BOOST_REQUIRE(ask("qSupported:multiprocess+;swbreak+").find("multiprocess+") != std::string::npos);
+  }
+  ~Client() {
+    send_raw(rsp::encode_packet("D"));
+    read_reply(false);
+    close(fd_);
+    server_.join();
+  }
+  std::string ask(const std::string& payload) {
+    send_raw(rsp::encode_packet(payload));
+    return read_reply(false);
+  }
+
+ private:
+  void send_raw(const std::string& bytes) {
+    BOOST_REQUIRE(::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(bytes.size()));
+  }
+  char read_byte() {
+    char c;
+    BOOST_REQUIRE(recv(fd_, &c, 1, 0) == 1);
+    return c;
+  }
+  // One reply's payload (our replies hold no escapes or runs).
+  std::string read_reply(bool acked) {
+    char c = read_byte();
+    if (acked && c == '+') c = read_byte();
+    BOOST_REQUIRE_EQUAL(c, '$');
+    std::string payload;
+    while ((c = read_byte()) != '#') payload += c;
+    read_byte();
+    read_byte();
+    return payload;
+  }
+
+  int fd_ = -1;
+  std::thread server_;
+};
+
+// The p reply for rip (register 16) of thread `tid` in the fake.
+inline std::string rip_of(pid_t tid) {
+  uint64_t v = 0x1000 + static_cast<uint64_t>(tid);
+  std::string hex;
+  const char* digits = "0123456789abcdef";
+  for (int i = 0; i < 8; ++i, v >>= 8) {
+    hex += digits[(v >> 4) & 0xf];
+    hex += digits[v & 0xf];
+  }
+  return hex;
+}
+
+
+}  // namespace backstep::testing
