@@ -7,6 +7,10 @@
 #define BS_ASM_STUB_TRACED_DELTA 24
 #define BS_ASM_STUB_AREA_SIZE 65536
 #define BS_ASM_UNTRACED_SYSCALL_ADDR 0x70000010
+#define BS_ASM_BUFFER_SIZE 1048576
+/* bs_hook's answer: the thread registered its buffer just now, on the
+ * program's stack; call it again, on the buffer's stack. */
+#define BS_ASM_HOOK_AGAIN 2
 /* sizeof(struct bs_saved_regs) */
 #define BS_ASM_SAVED_REGS_SIZE 80
 

@@ -11,7 +11,7 @@
 #include "preload/preload_internal.h"
 
 /* Room for records after the header. */
-#define BS_RECORDS_CAPACITY ((uint64_t)BS_BUFFER_SIZE - sizeof(struct bs_buffer_header))
+#define BS_RECORDS_CAPACITY ((uint64_t)BS_BUFFER_SIZE - BS_HOOK_STACK_SIZE - sizeof(struct bs_buffer_header))
 
 static inline uint64_t bs_round8(uint64_t n) { return (n + 7) & ~(uint64_t)7; }
 

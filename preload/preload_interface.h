@@ -50,8 +50,12 @@
  * Returns 0 when backstep accepted the buffer. */
 #define BS_CALL_REGISTER_BUFFER 0x5b5001l
 
-/* Per-thread buffer: a header, then records. */
+/* Per-thread buffer: a header, then records, and at its end the stack the
+ * library's hook runs on (BS_HOOK_STACK_SIZE): record and replay run
+ * different code there, whose leftovers must not be in the program's own
+ * stack, which backstep's state digests read. */
 #define BS_BUFFER_SIZE (1u << 20)
+#define BS_HOOK_STACK_SIZE (16u << 10)
 /* Where the library maps buffers (MAP_FIXED_NOREPLACE, the first free
  * BS_BUFFER_SIZE slot): backstep leaves this region out of its digests of
  * the program's state (engine/core/state_digest.h), since a buffer's header

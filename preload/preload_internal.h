@@ -27,7 +27,10 @@ struct bs_saved_regs {
 };
 
 /* Returns 1 when the library performed (record) or replayed the call and
- * stored its result in regs->rax, 0 when the call takes the traced path. */
+ * stored its result in regs->rax, 0 when the call takes the traced path,
+ * BS_HOOK_AGAIN when it registered the thread's buffer just now (the
+ * trampoline calls it again, on the buffer's stack). */
+#define BS_HOOK_AGAIN 2
 long bs_hook(struct bs_saved_regs *regs);
 
 /* Per-thread state (initial-exec TLS: no allocation, no lock, usable from

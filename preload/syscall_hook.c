@@ -51,8 +51,12 @@ static enum gate gate_of(const struct bs_buffer_header *header, const struct bs_
 long bs_hook(struct bs_saved_regs *regs) {
   const struct bs_buffered_call *call = lookup(regs->rax);
   if (!call) return 0;
+  int fresh = bs_thread.status == BS_THREAD_NEW;
   struct bs_buffer_header *header = bs_thread_buffer();
   if (!header) return 0;
+  /* Registered just now, on the program's stack: the trampoline calls again
+   * on the buffer's own stack. */
+  if (fresh) return BS_HOOK_AGAIN;
   uint32_t mode = header->mode;
   if (mode != BS_MODE_RECORD && mode != BS_MODE_REPLAY) return 0;
   enum gate gate = gate_of(header, call, regs->args);

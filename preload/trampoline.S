@@ -9,6 +9,10 @@
  *                rax), every other register and rflags as at entry;
  *   not handled: to R + BS_STUB_TRACED_DELTA, every register and rflags as
  *                at entry (the stub then executes the traced syscall).
+ * The hook itself runs on the stack at the end of the thread's buffer
+ * (BS_HOOK_STACK_SIZE); on a thread's first call, which registers the
+ * buffer on the program's stack (the same code in record and replay), it
+ * answers BS_ASM_HOOK_AGAIN and is called again on the new stack.
  * The C code is built with -mgeneral-regs-only, so no vector or x87 state is
  * touched and none needs saving. */
 #include "preload/asm_constants.h"
@@ -54,13 +58,24 @@ bs_syscall_trampoline:
         push %rbx
         .cfi_adjust_cfa_offset 8
         .cfi_rel_offset %rbx, 0
-        lea 8(%rsp), %rdi
         mov %rsp, %rbx
         .cfi_def_cfa_register %rbx
-        and $-16, %rsp
+        /* The hook runs on the stack at the end of the thread's buffer, once
+         * it has one: recording and replay run different code in it, and
+         * what that leaves below the program's stack pointer would differ
+         * between them (backstep's state digests read the program's stack). */
+2:      lea 8(%rbx), %rdi
+        movq bs_thread@gottpoff(%rip), %rax
+        movq %fs:(%rax), %rax       /* bs_thread.buffer */
+        test %rax, %rax
+        jz 1f
+        lea BS_ASM_BUFFER_SIZE(%rax), %rsp
+1:      and $-16, %rsp
         cld                         /* the C ABI wants DF clear; popfq restores it */
         call bs_hook_local
         mov %rbx, %rsp
+        cmp $BS_ASM_HOOK_AGAIN, %rax
+        je 2b                       /* registered just now: again, on its stack */
         .cfi_def_cfa_register %rsp
         pop %rbx
         .cfi_adjust_cfa_offset -8

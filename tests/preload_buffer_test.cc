@@ -31,7 +31,7 @@
 
 namespace {
 
-constexpr uint64_t kRecordsCapacity = BS_BUFFER_SIZE - sizeof(bs_buffer_header);
+constexpr uint64_t kRecordsCapacity = BS_BUFFER_SIZE - BS_HOOK_STACK_SIZE - sizeof(bs_buffer_header);
 
 // The tool page backstep maps in every recorded process, with the same
 // `syscall; ret` at both entries. Mapped once; absent when something else
@@ -207,6 +207,13 @@ BOOST_AUTO_TEST_CASE(an_accepted_registration_keeps_the_buffer) {
     if (bs_hook(&regs) != 0) _exit(4);  // mode off: traced
     header->used = 8;  // the buffer is writable, and BS_BUFFER_SIZE long
     reinterpret_cast<volatile char*>(header)[BS_BUFFER_SIZE - 1] = 1;
+    // A thread's first call registers on the program's stack and asks the
+    // trampoline to call again, on the buffer's stack; then as any call.
+    bs_thread.status = BS_THREAD_NEW;
+    bs_thread.buffer = nullptr;
+    regs.rax = SYS_getpid;
+    if (bs_hook(&regs) != BS_HOOK_AGAIN) _exit(5);
+    if (bs_thread.buffer == nullptr || bs_hook(&regs) != 0) _exit(6);
     _exit(0);
   }
   int status = 0;

@@ -5,6 +5,7 @@
 #define BOOST_TEST_MODULE preload_trampoline
 #include <boost/test/unit_test.hpp>
 
+#include <sys/mman.h>
 #include <sys/syscall.h>
 
 #include <cstdint>
@@ -51,11 +52,12 @@ void check_registers(uint64_t expected_rax) {
 
 // A replay buffer holding one getpid record that returns `ret`: handled
 // without the kernel or the tool page.
+// A whole buffer: the hook runs on the stack at its end.
 struct ReplayBuffer {
-  alignas(64) static inline unsigned char memory[sizeof(bs_buffer_header) + sizeof(bs_record)];
-  bs_buffer_header* header = reinterpret_cast<bs_buffer_header*>(memory);
+  void* memory = mmap(nullptr, BS_BUFFER_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  bs_buffer_header* header = static_cast<bs_buffer_header*>(memory);
   explicit ReplayBuffer(int64_t ret) {
-    std::memset(memory, 0, sizeof(memory));
+    BOOST_REQUIRE(memory != MAP_FAILED);
     header->mode = BS_MODE_REPLAY;
     header->used = sizeof(bs_record);
     auto* rec = reinterpret_cast<bs_record*>(header + 1);
@@ -68,6 +70,7 @@ struct ReplayBuffer {
   ~ReplayBuffer() {
     bs_thread.buffer = nullptr;
     bs_thread.status = BS_THREAD_REFUSED;
+    munmap(memory, BS_BUFFER_SIZE);
   }
 };
 

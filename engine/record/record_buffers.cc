@@ -40,7 +40,7 @@ constexpr uint64_t kUsedOffset = offsetof(bs_buffer_header, used);
 constexpr uint64_t kModeOffset = offsetof(bs_buffer_header, mode);
 constexpr uint64_t kBusyOffset = offsetof(bs_buffer_header, busy);
 constexpr uint64_t kDataOffset = sizeof(bs_buffer_header);
-constexpr uint64_t kDataCapacity = BS_BUFFER_SIZE - sizeof(bs_buffer_header);
+constexpr uint64_t kDataCapacity = BS_BUFFER_SIZE - BS_HOOK_STACK_SIZE - sizeof(bs_buffer_header);
 
 }  // namespace
 
