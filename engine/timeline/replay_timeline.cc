@@ -289,7 +289,7 @@ std::vector<uint8_t> ReplayTimeline::trap_siginfo(const TargetStop& stop) {
   info.si_signo = SIGTRAP;
   switch (stop.kind) {
     case TargetStop::Kind::Breakpoint:
-      info.si_code = stop.hardware ? TRAP_HWBKPT : SI_KERNEL;
+      info.si_code = stop.hardware ? int{TRAP_HWBKPT} : int{SI_KERNEL};
       break;
     case TargetStop::Kind::Watchpoint:
       info.si_code = TRAP_HWBKPT;
