@@ -38,6 +38,11 @@ const char kUsage[] =
     "                       port 0 picks a free one; up to N (4) clients at once,\n"
     "                       each dropped after S (1800) seconds without a request\n"
     "                       or S (20) seconds inside one packet (0: never)\n"
+    "  ide vscode|clion [--port N] [--output DIR] [--force] [TRACE]\n"
+    "                       write IDE configurations for `serve --port N TRACE`\n"
+    "                       (VS Code: DIR/launch.json and tasks.json, default\n"
+    "                       .vscode; CLion: DIR/backstep-clion.txt) with a copy of\n"
+    "                       the recorded program next to them\n"
     "  dump [TRACE]         print one line per recorded event\n"
     "  ps [TRACE]           list the recorded processes: PID, PPID, EXIT, CMD\n"
     "  ls                   list the traces in the trace directory\n"
@@ -55,6 +60,7 @@ const std::map<std::string, Command> kCommands = {
     {"ps", {ps_command}},
     {"ls", {ls_command}},
     {"serve", {serve_command}},
+    {"ide", {ide_command}},
 };
 
 }  // namespace

@@ -1,0 +1,256 @@
+// `backstep ide vscode|clion [--port N] [--output DIR] [--force] [TRACE]`:
+// writes configurations that connect an IDE to `backstep serve --port N
+// TRACE`, with the recorded program copied next to them (an IDE loads the
+// program's symbols from disk; the copy is never a link into the trace's
+// files/, which may be hard links to the host's own files).
+//
+// vscode: DIR (default .vscode) gets launch.json with three configurations
+// (cppdbg through gdb, CodeLLDB, lldb-dap) and tasks.json with the server as
+// a background task that each configuration starts first. clion: DIR
+// (default .) gets backstep-clion.txt, the "Remote Debug" settings to enter.
+// docs/ide-setup.md says what works in each.
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "cli/commands.h"
+#include "cli/trace_dir.h"
+#include "engine/trace/reader.h"
+
+namespace backstep::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kDefaultPort = 50505;
+// Seconds gdb and lldb wait for one reply: a reverse search over a long
+// recording can take minutes.
+constexpr int kReplyTimeoutS = 3600;
+
+std::string json_string(const std::string& s) {
+  std::ostringstream out;
+  out << '"';
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': out << "\\\""; break;
+      case '\\': out << "\\\\"; break;
+      case '\n': out << "\\n"; break;
+      case '\t': out << "\\t"; break;
+      default:
+        if (c < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          out << buf;
+        } else {
+          out << c;
+        }
+    }
+  }
+  out << '"';
+  return out.str();
+}
+
+// The program the recording starts with: the first file its first exec maps
+// (the dynamic loader comes after it).
+std::string program_file(const std::string& dir, std::string& recorded_name) {
+  trace::TraceReader reader(dir);
+  while (std::optional<trace::Event> e = reader.next()) {
+    if (e->kind != trace::EventKind::Exec) continue;
+    for (const trace::Mapping& m : e->mappings) {
+      if (m.kind != trace::MappingKind::File) continue;
+      recorded_name = m.name;
+      return reader.verified_file_path(m);
+    }
+    break;
+  }
+  throw std::runtime_error(dir + ": the recording holds no program file for the IDE");
+}
+
+// Writes `text` to `path`, unless it exists and `force` is false.
+void write_file(const fs::path& path, const std::string& text, bool force) {
+  if (fs::exists(path) && !force) {
+    throw std::runtime_error(path.string() + " exists (--force replaces it)");
+  }
+  std::ofstream out(path, std::ios::trunc);
+  out << text;
+  if (!out.flush()) throw std::runtime_error("cannot write " + path.string());
+}
+
+std::string serve_command_line(const std::string& trace, int port) {
+  return "backstep serve --port " + std::to_string(port) + " " + trace;
+}
+
+std::string vscode_tasks(const std::string& trace, int port) {
+  std::ostringstream j;
+  j << "{\n"
+    << "  \"version\": \"2.0.0\",\n"
+    << "  \"tasks\": [\n"
+    << "    {\n"
+    << "      \"label\": \"backstep serve\",\n"
+    << "      \"detail\": " << json_string("start first: " + serve_command_line(trace, port)) << ",\n"
+    << "      \"type\": \"process\",\n"
+    << "      \"command\": \"backstep\",\n"
+    << "      \"args\": [\"serve\", \"--port\", " << json_string(std::to_string(port)) << ", "
+    << json_string(trace) << "],\n"
+    << "      \"isBackground\": true,\n"
+    << "      \"problemMatcher\": {\n"
+    << "        \"owner\": \"backstep\",\n"
+    << "        \"pattern\": {\"regexp\": \"^backstep: (error): (.*)$\", \"severity\": 1, \"message\": 2},\n"
+    << "        \"background\": {\"activeBegins\": true, \"beginsPattern\": \"^backstep: serving\", "
+    << "\"endsPattern\": \"^backstep: serving\"}\n"
+    << "      }\n"
+    << "    }\n"
+    << "  ]\n"
+    << "}\n";
+  return j.str();
+}
+
+std::string vscode_launch(const std::string& program, const std::string& trace, int port) {
+  std::string address = "localhost:" + std::to_string(port);
+  std::string timeout = std::to_string(kReplyTimeoutS);
+  std::ostringstream j;
+  j << "{\n"
+    << "  \"version\": \"0.2.0\",\n"
+    << "  \"configurations\": [\n"
+    // cppdbg: gdb through the MI, the reverse buttons of the debug toolbar.
+    << "    {\n"
+    << "      \"name\": \"backstep: replay (gdb)\",\n"
+    << "      \"type\": \"cppdbg\",\n"
+    << "      \"request\": \"launch\",\n"
+    << "      \"program\": " << json_string(program) << ",\n"
+    << "      \"cwd\": \"${workspaceFolder}\",\n"
+    << "      \"MIMode\": \"gdb\",\n"
+    << "      \"miDebuggerPath\": \"gdb\",\n"
+    << "      \"miDebuggerServerAddress\": " << json_string(address) << ",\n"
+    << "      \"useExtendedRemote\": true,\n"
+    << "      \"stopAtConnect\": true,\n"
+    << "      \"setupCommands\": [\n"
+    << "        {\"text\": \"set remotetimeout " << timeout << "\"},\n"
+    << "        {\"text\": \"set sysroot target:\"},\n"
+    << "        {\"text\": \"-enable-pretty-printing\", \"ignoreFailures\": true}\n"
+    << "      ],\n"
+    << "      \"preLaunchTask\": \"backstep serve\"\n"
+    << "    },\n"
+    // CodeLLDB: lldb, with its reverse buttons.
+    << "    {\n"
+    << "      \"name\": \"backstep: replay (CodeLLDB)\",\n"
+    << "      \"type\": \"lldb\",\n"
+    << "      \"request\": \"custom\",\n"
+    << "      \"initCommands\": [\"settings set plugin.process.gdb-remote.packet-timeout " << timeout << "\"],\n"
+    << "      \"targetCreateCommands\": [" << json_string("target create " + program) << "],\n"
+    << "      \"processCreateCommands\": [" << json_string("gdb-remote " + address) << "],\n"
+    << "      \"reverseDebugging\": true,\n"
+    << "      \"preLaunchTask\": \"backstep serve\"\n"
+    << "    },\n"
+    // lldb-dap: attach to the server (no stepBack: reverse from its console).
+    << "    {\n"
+    << "      \"name\": \"backstep: replay (lldb-dap)\",\n"
+    << "      \"type\": \"lldb-dap\",\n"
+    << "      \"request\": \"attach\",\n"
+    << "      \"program\": " << json_string(program) << ",\n"
+    << "      \"gdb-remote-hostname\": \"localhost\",\n"
+    << "      \"gdb-remote-port\": " << port << ",\n"
+    << "      \"initCommands\": [\"settings set plugin.process.gdb-remote.packet-timeout " << timeout << "\"],\n"
+    << "      \"preLaunchTask\": \"backstep serve\"\n"
+    << "    }\n"
+    << "  ]\n"
+    << "}\n";
+  return j.str();
+}
+
+std::string clion_settings(const std::string& program, const std::string& trace, int port) {
+  std::ostringstream t;
+  t << "backstep: CLion \"Remote Debug\" settings for " << trace << "\n\n"
+    << "1. Start the server first, in a terminal:\n"
+    << "     " << serve_command_line(trace, port) << "\n"
+    << "2. Run | Edit Configurations | + | Remote Debug, with:\n"
+    << "     Debugger:              Bundled GDB (or /usr/bin/gdb)\n"
+    << "     'target remote' args:  localhost:" << port << "\n"
+    << "     Symbol file:           " << program << "\n"
+    << "     Sysroot:               target:\n"
+    << "   and in ~/.gdbinit (CLion runs no per-configuration gdb commands):\n"
+    << "     set remotetimeout " << kReplyTimeoutS << "\n"
+    << "3. Debug that configuration. Reverse: Run | Debugger actions, or the\n"
+    << "   GDB console: reverse-continue, reverse-next, reverse-step, reverse-finish.\n";
+  return t.str();
+}
+
+int usage() {
+  error("usage: backstep ide vscode|clion [--port N] [--output DIR] [--force] [TRACE]");
+  return kExitUsage;
+}
+
+}  // namespace
+
+int ide_command(const Args& args) {
+  if (args.empty() || (args[0] != "vscode" && args[0] != "clion")) return usage();
+  const std::string ide = args[0];
+  int port = kDefaultPort;
+  std::string output = ide == "vscode" ? ".vscode" : ".";
+  std::string trace_arg;
+  bool force = false;
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if ((a == "--port" || a == "--output") && i + 1 >= args.size()) return usage();
+    if (a == "--port") {
+      char* end = nullptr;
+      long p = std::strtol(args[++i].c_str(), &end, 10);
+      if (*end || p < 1 || p > 65535) {
+        error("--port takes a port from 1 to 65535, not '" + args[i] + "'");
+        return kExitUsage;
+      }
+      port = static_cast<int>(p);
+    } else if (a == "--output") {
+      output = args[++i];
+    } else if (a == "--force") {
+      force = true;
+    } else if (!a.empty() && a[0] == '-') {
+      return usage();
+    } else if (trace_arg.empty()) {
+      trace_arg = a;
+    } else {
+      return usage();
+    }
+  }
+  try {
+    std::string trace = fs::absolute(resolve_trace(trace_arg)).string();
+    std::string recorded;
+    std::string source = program_file(trace, recorded);
+    fs::path out = fs::absolute(output).lexically_normal();
+    for (const char* file : {"launch.json", "tasks.json", "backstep-clion.txt"}) {
+      bool ours = ide == "vscode" ? std::string(file) != "backstep-clion.txt" : std::string(file) == "backstep-clion.txt";
+      if (ours && fs::exists(out / file) && !force) {
+        throw std::runtime_error((out / file).string() + " exists (--force replaces it)");
+      }
+    }
+    fs::create_directories(out);
+    std::string name = fs::path(recorded).filename().string();
+    fs::path program = out / "backstep-program" / (name.empty() ? "program" : name);
+    fs::create_directories(program.parent_path());
+    // A copy, never a link: the IDE and its debugger may write to it (the
+    // trace's own copy is read-only, so is this one at first).
+    if (fs::exists(program)) {
+      fs::permissions(program, fs::perms::owner_write, fs::perm_options::add);
+      fs::remove(program);
+    }
+    fs::copy_file(source, program);
+    fs::permissions(program, fs::perms::owner_read | fs::perms::owner_write, fs::perm_options::add);
+    if (ide == "vscode") {
+      write_file(out / "launch.json", vscode_launch(program.string(), trace, port), force);
+      write_file(out / "tasks.json", vscode_tasks(trace, port), force);
+      std::printf("backstep: wrote %s and %s for %s\n", (out / "launch.json").c_str(), (out / "tasks.json").c_str(),
+                  trace.c_str());
+    } else {
+      write_file(out / "backstep-clion.txt", clion_settings(program.string(), trace, port), force);
+      std::printf("backstep: wrote %s for %s\n", (out / "backstep-clion.txt").c_str(), trace.c_str());
+    }
+    std::printf("  start the server first: %s\n", serve_command_line(trace, port).c_str());
+    return 0;
+  } catch (const std::exception& e) {
+    error(e.what());
+    return kExitFailure;
+  }
+}
+
+}  // namespace backstep::cli

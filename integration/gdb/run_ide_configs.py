@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""`backstep ide vscode|clion`: the generated configurations are valid JSON,
+name the server command, point at a private copy of the recorded program, and
+work: the server is started exactly as the generated VS Code task says, then
+gdb runs the cppdbg configuration's setup commands and connects to the
+configured address, and lldb runs the CodeLLDB configuration's commands.
+
+  run_ide_configs.py --backstep PATH --binary PATH --tmp-root DIR
+
+The program (programs/mi_target.c) is recorded and its binary deleted before
+the configurations are written."""
+import argparse
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gdbtest  # noqa: E402
+
+TIMEOUT = 120
+
+
+class Failure(Exception):
+    pass
+
+
+def check(cond, what):
+    if not cond:
+        raise Failure(what)
+
+
+def lldb_program():
+    chosen = os.environ.get("BACKSTEP_LLDB")
+    if chosen:
+        return chosen
+    for name in ("lldb", "lldb-22", "lldb-21", "lldb-20", "lldb-19"):
+        if shutil.which(name):
+            return name
+    raise Failure("no lldb on PATH (scripts/setup installs lldb-22)")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def run(argv, root, timeout=TIMEOUT):
+    return subprocess.run(argv, cwd=root, env=gdbtest.base_env(root), stdin=subprocess.DEVNULL,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
+
+
+def start_task_server(task, backstep, root):
+    """The VS Code task, as VS Code would run it: its command and args, ready
+    when a line matches its background endsPattern."""
+    check(task["command"] == "backstep", "the task runs backstep: %r" % task["command"])
+    argv = [backstep] + task["args"]
+    proc = subprocess.Popen(argv, cwd=root, env=gdbtest.base_env(root), stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    ends = re.compile(task["problemMatcher"]["background"]["endsPattern"])
+    line = proc.stdout.readline().decode(errors="replace")
+    check(ends.search(line), "the server's first line %r matches the task's endsPattern" % line)
+    return proc
+
+
+def stop(proc):
+    try:
+        os.killpg(proc.pid, 9)
+    except ProcessLookupError:
+        pass
+    proc.wait()
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--backstep", required=True)
+    p.add_argument("--binary", required=True)
+    p.add_argument("--tmp-root", required=True)
+    opts = p.parse_args()
+    backstep = os.path.abspath(opts.backstep)
+    os.makedirs(opts.tmp_root, exist_ok=True)
+    root = tempfile.mkdtemp(prefix="ide-", dir=opts.tmp_root)
+    try:
+        program = os.path.join(root, "mi_target")
+        shutil.copy(opts.binary, program)
+        trace = os.path.join(root, "trace")
+        r = run([backstep, "record", "-o", trace, program], root)
+        check(r.returncode == 0, "record: %s" % r.stderr.decode(errors="replace"))
+        os.unlink(program)
+
+        port = free_port()
+        out = os.path.join(root, "ws", ".vscode")
+        r = run([backstep, "ide", "vscode", "--port", str(port), "--output", out, trace], root)
+        check(r.returncode == 0, "ide vscode: %s" % r.stderr.decode(errors="replace"))
+        serve_line = "backstep serve --port %d %s" % (port, trace)
+        check(serve_line in r.stdout.decode(), "ide vscode names the server command: %r" % r.stdout)
+        with open(os.path.join(out, "launch.json")) as f:
+            launch = json.load(f)
+        with open(os.path.join(out, "tasks.json")) as f:
+            tasks = json.load(f)
+        configs = {c["type"]: c for c in launch["configurations"]}
+        check(set(configs) == {"cppdbg", "lldb", "lldb-dap"}, "configuration types: %r" % sorted(configs))
+        task = tasks["tasks"][0]
+        check(task["args"] == ["serve", "--port", str(port), trace], "task args: %r" % task["args"])
+        check(serve_line in task["detail"], "the task names the server command: %r" % task["detail"])
+        for c in configs.values():
+            check(c["preLaunchTask"] == task["label"], "%s starts the server task first" % c["name"])
+        gdb_config = configs["cppdbg"]
+        check(gdb_config["miDebuggerServerAddress"] == "localhost:%d" % port, "cppdbg address")
+        check(gdb_config["useExtendedRemote"] is True, "cppdbg uses extended-remote")
+        copy = gdb_config["program"]
+        st = os.stat(copy)
+        check(st.st_nlink == 1 and os.access(copy, os.W_OK), "the program is a private, writable copy")
+        for dirpath, _, names in os.walk(os.path.join(trace, "files")):
+            for n in names:
+                check(os.stat(os.path.join(dirpath, n)).st_ino != st.st_ino, "the copy is not the trace's file")
+        check(configs["lldb-dap"]["gdb-remote-port"] == port, "lldb-dap attaches to the port")
+        check(configs["lldb"]["reverseDebugging"] is True, "CodeLLDB has its reverse buttons")
+        r = run([backstep, "ide", "vscode", "--port", str(port), "--output", out, trace], root)
+        check(r.returncode == 125 and b"--force" in r.stderr, "ide vscode does not overwrite without --force")
+
+        # gdb with the cppdbg configuration's commands, against the server
+        # that the task starts.
+        server = start_task_server(task, backstep, root)
+        try:
+            argv = ["gdb", "-nx", "-batch", "-ex", "file " + copy]
+            for cmd in gdb_config["setupCommands"]:
+                if not cmd["text"].startswith("-"):  # MI commands are cppdbg's own
+                    argv += ["-ex", cmd["text"]]
+            argv += ["-ex", "target extended-remote " + gdb_config["miDebuggerServerAddress"],
+                     "-ex", "break scale", "-ex", "continue", "-ex", "print v",
+                     "-ex", "reverse-finish", "-ex", "kill"]
+            r = run(argv, root)
+            text = r.stdout.decode(errors="replace")
+            check("Breakpoint 1, scale (v=1)" in text, "gdb stops in scale(1):\n" + text)
+            check("$1 = 1" in text, "gdb prints v:\n" + text)
+            check(re.search(r"in accumulate \(v=1\) at .*mi_target\.c:14\n14\t  total \+= scale\(v\);", text),
+                  "reverse-finish goes back to the call in accumulate:\n" + text)
+        finally:
+            stop(server)
+
+        # lldb with the CodeLLDB configuration's commands.
+        lldb = configs["lldb"]
+        server = start_task_server(task, backstep, root)
+        try:
+            argv = [lldb_program(), "-b", "--no-lldbinit"]
+            for cmd in lldb["initCommands"] + lldb["targetCreateCommands"] + lldb["processCreateCommands"]:
+                argv += ["-o", cmd]
+            argv += ["-o", "breakpoint set -n scale", "-o", "continue", "-o", "frame variable v", "-o", "kill"]
+            r = run(argv, root)
+            text = r.stdout.decode(errors="replace")
+            check(re.search(r"stop reason = breakpoint 1\.1", text), "lldb stops at the breakpoint:\n" + text)
+            check("(int) v = 1" in text, "lldb prints v:\n" + text)
+        finally:
+            stop(server)
+
+        # CLion: the settings text.
+        out = os.path.join(root, "clion")
+        r = run([backstep, "ide", "clion", "--port", str(port), "--output", out, trace], root)
+        check(r.returncode == 0, "ide clion: %s" % r.stderr.decode(errors="replace"))
+        with open(os.path.join(out, "backstep-clion.txt")) as f:
+            text = f.read()
+        check(serve_line in text, "the CLion settings name the server command")
+        symbol = re.search(r"Symbol file: +(\S+)", text).group(1)
+        check(os.path.exists(symbol), "the CLion symbol file exists")
+        check("'target remote' args:  localhost:%d" % port in text, "the CLion target address")
+        r = run([backstep, "ide", "emacs", trace], root)
+        check(r.returncode == 2, "an unknown IDE is a usage error")
+    except Failure as e:
+        print("FAIL: %s" % e)
+        print("work directory kept: %s" % root)
+        return 1
+    shutil.rmtree(root, ignore_errors=True)
+    print("PASS: ide configurations")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
