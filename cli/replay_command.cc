@@ -1,6 +1,7 @@
 #include <csignal>
 
 #include "cli/commands.h"
+#include "cli/replay_progress.h"
 #include "cli/debuggee_option.h"
 #include "cli/trace_dir.h"
 #include "engine/replay/replay_session.h"
@@ -71,8 +72,12 @@ int replay_command(const Args& args) {
   try {
     // Every copy in files/ up front; replay checks each again as it maps it.
     trace::TraceReader(dir).verify_files();
-    ReplaySession session(dir);
+    ReplayProgress progress(dir);
+    ReplayOptions options;
+    if (progress.enabled()) options.progress = [&progress](uint64_t next) { progress.update(next); };
+    ReplaySession session(dir, options);
     ReplayResult result = session.run_to_end();
+    progress.finish(result.events, result.end == ReplayResult::End::Exited);
     switch (result.end) {
       case ReplayResult::End::Exited:
         return result.exit_status;

@@ -246,6 +246,7 @@ std::optional<trace::Event> ReplaySession::take_event() {
   }
   event_number_ = next_number_;
   next_number_ = reader().next_event_number();
+  if (options_.progress) options_.progress(next_number_);
   if (e) {
     last_kind_ = e->kind;
     last_tid_ = e->tid;

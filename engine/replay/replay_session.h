@@ -40,6 +40,9 @@ class ReplayDivergence : public std::runtime_error {
 
 struct ReplayOptions {
   bool echo_stdio = true;  // re-emit the program's stdout/stderr
+  // Called with the number of the next event each time one is taken (the
+  // progress line of `replay --autopilot` on a terminal); may be empty.
+  std::function<void(uint64_t next_event)> progress;
 };
 
 struct ReplayResult {
