@@ -98,6 +98,10 @@ class DebugTarget {
   virtual std::vector<pid_t> thread_ids() const = 0;
   virtual std::string thread_name(pid_t tid) const = 0;
   virtual std::string exe_path() const = 0;
+  // Its command line (the arguments of its last exec) and the directory the
+  // recording started in: what /proc/PID/cmdline and cwd said then.
+  virtual std::vector<std::string> command_line() const = 0;
+  virtual std::string start_directory() const = 0;
   virtual const std::vector<CpuidLeaf>& cpu_features() const = 0;
 
   // The current state, of thread `tid` (0: the thread of the last stop).

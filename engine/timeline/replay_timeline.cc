@@ -107,6 +107,13 @@ std::string ReplayTimeline::exe_path() const {
   return current_->header().exe;
 }
 
+std::vector<std::string> ReplayTimeline::command_line() const {
+  const std::vector<std::string>& argv = current_->exec_event().argv;
+  return argv.empty() ? current_->header().argv : argv;
+}
+
+std::string ReplayTimeline::start_directory() const { return current_->header().cwd; }
+
 const std::vector<CpuidLeaf>& ReplayTimeline::cpu_features() const { return current_->header().cpuid; }
 
 Registers ReplayTimeline::registers(pid_t tid) {

@@ -49,6 +49,8 @@ class ReplayTimeline : public DebugTarget {
   std::vector<pid_t> thread_ids() const override;
   std::string thread_name(pid_t tid) const override;
   std::string exe_path() const override;
+  std::vector<std::string> command_line() const override;
+  std::string start_directory() const override;
   const std::vector<CpuidLeaf>& cpu_features() const override;
 
   Registers registers(pid_t tid) override;

@@ -31,6 +31,8 @@ class FakeTarget : public DebugTarget {
   std::vector<pid_t> thread_ids() const override { return tids; }
   std::string thread_name(pid_t tid) const override { return tid == 0x66 ? "a<b&\"c" : "w" + std::to_string(tid); }
   std::string exe_path() const override { return "/bin/prog"; }
+  std::vector<std::string> command_line() const override { return {"/bin/prog", "an arg"}; }
+  std::string start_directory() const override { return "/home/user"; }
   const std::vector<CpuidLeaf>& cpu_features() const override { return cpuid; }
   Registers registers(pid_t tid) override {
     BOOST_REQUIRE(std::find(tids.begin(), tids.end(), tid) != tids.end());
