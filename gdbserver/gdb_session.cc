@@ -2,6 +2,9 @@
 
 #include <unistd.h>
 
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <variant>
 
 #include "engine/core/log.h"
@@ -44,6 +47,16 @@ void GdbSession::dispatch(const std::string& payload) {
   }
 }
 
+std::chrono::milliseconds GdbSession::progress_interval() {
+  // BACKSTEP_PROGRESS_MS overrides it (the tests use a short one).
+  static const std::chrono::milliseconds interval = [] {
+    const char* text = std::getenv("BACKSTEP_PROGRESS_MS");
+    long ms = text && *text ? std::strtol(text, nullptr, 10) : 0;
+    return std::chrono::milliseconds(ms > 0 ? ms : 5000);
+  }();
+  return interval;
+}
+
 ResumeRequest GdbSession::forward(ResumeRequest::How how) {
   ResumeRequest r;
   r.how = how;
@@ -66,7 +79,23 @@ void GdbSession::resume(const ResumeRequest& request) {
     reply(rsp::stop_reply(r));
     return;
   }
-  TargetStop stop = target_.resume(request, [this] { return connection_.poll_interrupt(); });
+  // A long search (reverse execution over a long recording) tells the
+  // client and the server's stderr that it is still at work, every few
+  // seconds, as console output ('O' packets come before the stop reply).
+  const auto started = std::chrono::steady_clock::now();
+  auto next_note = started + progress_interval();
+  const char* what = request.direction == RunDirection::Backward ? "searching backwards" : "replaying forwards";
+  TargetStop stop = target_.resume(request, [&] {
+    auto now = std::chrono::steady_clock::now();
+    if (now >= next_note) {
+      next_note = now + progress_interval();
+      auto seconds = std::chrono::duration_cast<std::chrono::seconds>(now - started).count();
+      std::string text = "backstep: still " + std::string(what) + " (" + std::to_string(seconds) + " s; ^C stops)\n";
+      connection_.send_packet(rsp::console_output(text));
+      std::fputs(text.c_str(), stderr);
+    }
+    return connection_.poll_interrupt();
+  });
   last_stop_ = stop;
   exited_ = stop.kind == TargetStop::Kind::Exited || stop.kind == TargetStop::Kind::Killed;
   // gdb makes the stopping thread its current one; Hg and Hc follow it.

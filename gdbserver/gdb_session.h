@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <chrono>
 #include <string>
 
 #include "engine/timeline/debug_target.h"
@@ -121,6 +122,8 @@ class GdbSession {
   ResumeRequest legacy_step() const;
   void resume(const ResumeRequest& request);
   std::string stop_reply(const TargetStop& stop);
+  // How often a long resume says it is still at work (5 s).
+  static std::chrono::milliseconds progress_interval();
   // Threads (handlers_threads.cc).
   rsp::ThreadId thread_id(pid_t tid) const;
   // The pid the client sees: the recorded one, or for lldb that plus
