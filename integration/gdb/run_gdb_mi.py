@@ -344,8 +344,13 @@ def session(gdb, server, check):
         check.expect(got == value, "-data-evaluate-expression %s: expected %s, got %s" %
                      (expr, value, got))
 
+    # What VS Code's cppdbg sends before connecting (its setupCommands
+    # included), and CLion's async mode.
     command("-gdb-set confirm off")
     command("-gdb-set pagination off")
+    command("-gdb-set target-async on")
+    command("-enable-pretty-printing")
+    command('-interpreter-exec console "set sysroot target:"')
     command("-gdb-set remotetimeout 10000")
     command("-target-select extended-remote 127.0.0.1:%d" % server.port, "connected")
     rec = command("-list-target-features")
@@ -391,6 +396,13 @@ def session(gdb, server, check):
     execute("-exec-continue", None, label="-exec-continue (to the end)")
     execute("-exec-continue --reverse", None, label="-exec-continue --reverse (again)")
     execute("-exec-continue", None, label="-exec-continue (to the end again)")
+    # The IDEs' restart: -exec-run from the end starts the replay over, and
+    # it runs to the first breakpoint hit again.
+    command("-break-insert scale")
+    execute("-exec-run", "breakpoint-hit", "scale", 9, {"v": "1"})
+    evaluate("total", "0")
+    command("-break-delete 2")
+    execute("-exec-continue", None, label="-exec-continue (to the end after the restart)")
     execute("-exec-continue", "exited-normally", label="-exec-continue (exit)")
 
     rc = quit_gdb(gdb, server, check, STEP_TIMEOUT)
