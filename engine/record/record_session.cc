@@ -434,8 +434,13 @@ void RecordSession::enter_syscall(RecordTask& t, const Registers& regs) {
   const Registers& call = compat ? *compat : regs;
   long nr = static_cast<long>(call.syscallno());
   // An exec replaces the buffer with the memory: its calls go now (the
-  // Exec event, written after the exec, follows them).
-  if (nr == SYS_execve || nr == SYS_execveat) flush_buffer(t);
+  // Exec event, written after the exec, follows them). A fork copies the
+  // buffer into the child, and a thread without TLS of its own shares it:
+  // its calls go now too, or the child's copy would hold them as its own.
+  if (nr == SYS_execve || nr == SYS_execveat || nr == SYS_clone || nr == SYS_clone3 || nr == SYS_fork ||
+      nr == SYS_vfork) {
+    flush_buffer(t);
+  }
   if (strict_forbids(t, nr)) {
     // Emulated strict mode (record_buffers.cc): the kernel's answer.
     ::kill(t.process->pid, SIGKILL);
