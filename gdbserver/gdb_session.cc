@@ -85,12 +85,23 @@ void GdbSession::resume(const ResumeRequest& request) {
   const auto started = std::chrono::steady_clock::now();
   auto next_note = started + progress_interval();
   const char* what = request.direction == RunDirection::Backward ? "searching backwards" : "replaying forwards";
+  DebugTarget::Activity before = target_.activity();
+  auto last_note = started;
   TargetStop stop = target_.resume(request, [&] {
     auto now = std::chrono::steady_clock::now();
     if (now >= next_note) {
       next_note = now + progress_interval();
+      // Where the replay is (a backward search replays forwards from
+      // checkpoints), of how many events, and how fast since the last note.
+      DebugTarget::Activity a = target_.activity();
+      double span = std::chrono::duration<double>(now - last_note).count();
+      uint64_t rate = span > 0 ? static_cast<uint64_t>(static_cast<double>(a.events_taken - before.events_taken) / span) : 0;
+      before = a;
+      last_note = now;
       auto seconds = std::chrono::duration_cast<std::chrono::seconds>(now - started).count();
-      std::string text = "backstep: still " + std::string(what) + " (" + std::to_string(seconds) + " s; ^C stops)\n";
+      std::string text = "backstep: still " + std::string(what) + " (" + std::to_string(seconds) + " s, at event " +
+                         std::to_string(a.last_event) + " of " + std::to_string(a.event_count) + ", " +
+                         std::to_string(rate) + " events/s; ^C stops)\n";
       connection_.send_packet(rsp::console_output(text));
       std::fputs(text.c_str(), stderr);
     }

@@ -1,5 +1,7 @@
 #include "engine/replay/replay_session.h"
 
+#include <atomic>
+
 #include <sched.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
@@ -236,6 +238,15 @@ const trace::Event* ReplaySession::peek_next() {
   return &*peeked_;
 }
 
+namespace {
+std::atomic<uint64_t> g_events_taken{0};
+std::atomic<uint64_t> g_last_event{0};
+}  // namespace
+
+ReplayActivity replay_activity() {
+  return {g_events_taken.load(std::memory_order_relaxed), g_last_event.load(std::memory_order_relaxed)};
+}
+
 std::optional<trace::Event> ReplaySession::take_event() {
   std::optional<trace::Event> e;
   if (peeked_) {
@@ -247,6 +258,8 @@ std::optional<trace::Event> ReplaySession::take_event() {
   event_number_ = next_number_;
   next_number_ = reader().next_event_number();
   if (options_.progress) options_.progress(next_number_);
+  g_events_taken.fetch_add(1, std::memory_order_relaxed);
+  g_last_event.store(event_number_, std::memory_order_relaxed);
   if (e) {
     last_kind_ = e->kind;
     last_tid_ = e->tid;

@@ -45,6 +45,15 @@ struct ReplayOptions {
   std::function<void(uint64_t next_event)> progress;
 };
 
+// What the replay sessions of this process have done so far: events taken,
+// and the number of the last one. A server reports it while a long request
+// runs (its checkpoints' sessions count too).
+struct ReplayActivity {
+  uint64_t events_taken = 0;
+  uint64_t last_event = 0;
+};
+ReplayActivity replay_activity();
+
 struct ReplayResult {
   enum class End { Exited, RecordingStopped, TraceCutShort };
   End end = End::Exited;

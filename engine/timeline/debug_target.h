@@ -131,6 +131,15 @@ class DebugTarget {
 
   // Positions.
   virtual uint64_t current_event() const = 0;
+  // What the replay has done so far, for progress notes while a long
+  // request runs: events taken (by every session, checkpoints' too), the
+  // number of the last one, and how many the recording has (0: unknown).
+  struct Activity {
+    uint64_t events_taken = 0;
+    uint64_t last_event = 0;
+    uint64_t event_count = 0;
+  };
+  virtual Activity activity() = 0;
   virtual std::string describe_position() const = 0;
   // Back to the start of the recording, or to the boundary before `event`.
   virtual void restart(std::optional<uint64_t> event) = 0;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <set>
 #include <sstream>
 #include <utility>
@@ -105,6 +106,20 @@ std::string ReplayTimeline::exe_path() const {
     if (m.kind == trace::MappingKind::File) return m.name;
   }
   return current_->header().exe;
+}
+
+DebugTarget::Activity ReplayTimeline::activity() {
+  if (!event_count_) {
+    try {
+      trace::TraceReader reader(trace_dir_);
+      reader.seek(std::numeric_limits<uint64_t>::max());  // chunk headers only
+      event_count_ = reader.next_event_number();
+    } catch (const std::exception&) {
+      event_count_ = 0;
+    }
+  }
+  ReplayActivity a = replay_activity();
+  return {a.events_taken, a.last_event, *event_count_};
 }
 
 std::vector<std::string> ReplayTimeline::command_line() const {

@@ -69,6 +69,7 @@ class ReplayTimeline : public DebugTarget {
   TargetStop resume(const ResumeRequest& request, const std::function<bool()>& interrupted) override;
 
   uint64_t current_event() const override { return mark_.event; }
+  Activity activity() override;
   std::string describe_position() const override { return mark_.describe(); }
   void restart(std::optional<uint64_t> event) override;
   int create_checkpoint() override;
@@ -178,6 +179,7 @@ class ReplayTimeline : public DebugTarget {
   std::string trace_dir_;
   std::unique_ptr<ReplaySession> current_;
   Mark mark_;
+  std::optional<uint64_t> event_count_;  // event_count(), read once
   std::vector<Checkpoint> checkpoints_;
   int next_user_checkpoint_ = 1;
   int next_auto_checkpoint_ = 0;

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """A resume that takes long tells the client it is still at work: with
 BACKSTEP_PROGRESS_MS=1 (instead of 5 s), gdb prints the server's
-"backstep: still searching backwards (N s; ^C stops)" console lines during a
+"backstep: still searching backwards (N s, at event E of T, R events/s; ^C
+stops)" console lines during a
 reverse-continue, and the reverse-continue still lands on the breakpoint.
 
   run_gdb_progress.py --backstep PATH --binary PATH --tmp-root DIR"""
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -46,7 +48,8 @@ def main():
                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                            timeout=180)
         out = r.stdout.decode(errors="replace")
-        notes = out.count("backstep: still searching backwards (")
+        notes = len(re.findall(r"backstep: still searching backwards \(\d+ s, at event \d+ of (\d+), \d+ events/s; "
+                               r"\^C stops\)", out))
         label = "BACKSTEP_PROGRESS_MS=%s" % interval if interval else "default interval"
         if want_notes and notes == 0:
             failures.append("%s: no progress note during reverse-continue:\n%s" % (label, out))

@@ -33,6 +33,7 @@ class FakeTarget : public DebugTarget {
   std::string exe_path() const override { return "/bin/prog"; }
   std::vector<std::string> command_line() const override { return {"/bin/prog", "an arg"}; }
   std::string start_directory() const override { return "/home/user"; }
+  Activity activity() override { return {}; }
   const std::vector<CpuidLeaf>& cpu_features() const override { return cpuid; }
   Registers registers(pid_t tid) override {
     BOOST_REQUIRE(std::find(tids.begin(), tids.end(), tid) != tids.end());
