@@ -21,7 +21,12 @@ int serve_command(const Args& args);
 struct LaunchChoice {
   uint32_t pid = 0;
   int from = 0;  // DebuggeeChoice::From
+  std::size_t max_checkpoints = 0;  // 0: the timeline's default
 };
+// `--max-checkpoints N` of `replay` and `serve`: if args[i] is it, reads N
+// into `out` (advancing i) and returns 1; -1 after printing why N is bad;
+// 0 for other arguments.
+int read_max_checkpoints(const Args& args, std::size_t& i, std::size_t& out);
 int launch_gdb(const std::string& trace_arg, const Args& gdb_args, LaunchChoice choice = {});
 
 // Exit statuses of backstep itself (the program's own statuses pass through).

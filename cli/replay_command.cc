@@ -13,8 +13,13 @@ int replay_command(const Args& args) {
   DebuggeeChoice choice;
   std::string trace_arg;
   Args gdb_args;
+  std::size_t max_checkpoints = 0;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
+    if (int read = read_max_checkpoints(args, i, max_checkpoints)) {
+      if (read < 0) return kExitUsage;
+      continue;
+    }
     if (a == "--") {
       gdb_args.assign(args.begin() + static_cast<long>(i) + 1, args.end());
       break;
@@ -41,7 +46,13 @@ int replay_command(const Args& args) {
     error("--autopilot replays every process; -p/--onfork/--onexec choose one for a debugger");
     return kExitUsage;
   }
-  if (!autopilot) return launch_gdb(trace_arg, gdb_args, {choice.pid, static_cast<int>(choice.from)});
+  if (autopilot && max_checkpoints) {
+    error("--autopilot makes no checkpoints; --max-checkpoints is for a debugger's replay");
+    return kExitUsage;
+  }
+  if (!autopilot) {
+    return launch_gdb(trace_arg, gdb_args, {choice.pid, static_cast<int>(choice.from), max_checkpoints});
+  }
   std::signal(SIGPIPE, SIG_IGN);
   std::string dir = resolve_trace(trace_arg);
   try {

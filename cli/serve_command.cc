@@ -12,7 +12,9 @@
 
 #include "cli/commands.h"
 #include "cli/debuggee_option.h"
+#include "cli/process_cleanup.h"
 #include "cli/trace_dir.h"
+#include "engine/timeline/checkpoint_policy.h"
 #include "engine/timeline/replay_timeline.h"
 #include "gdbserver/gdb_server.h"
 
@@ -25,8 +27,16 @@ namespace {
 constexpr long kMaxClients = 64;
 constexpr long kMaxTimeoutS = 86400;
 
-gdb::GdbServer::TargetFactory timeline_factory(const std::string& dir, DebuggeeChoice choice) {
-  return [dir, choice] { return std::make_unique<ReplayTimeline>(dir, choice); };
+// Runs in the process that serves the client (forked per client, or the
+// server itself with --once): its children are replayed processes.
+gdb::GdbServer::TargetFactory timeline_factory(const std::string& dir, DebuggeeChoice choice,
+                                               std::size_t max_checkpoints) {
+  return [dir, choice, max_checkpoints] {
+    set_children_kind(ChildKind::Tracees);
+    auto timeline = std::make_unique<ReplayTimeline>(dir, choice);
+    if (max_checkpoints) timeline->set_checkpoint_limit(max_checkpoints);
+    return timeline;
+  };
 }
 
 // Reads option `name`'s value into `out` if it is a whole decimal number in
@@ -46,13 +56,37 @@ bool read_number(const std::string& name, const std::string& text, long min, lon
 
 }  // namespace
 
+int read_max_checkpoints(const Args& args, std::size_t& i, std::size_t& out) {
+  if (args[i] != "--max-checkpoints") return 0;
+  if (i + 1 >= args.size()) {
+    error("--max-checkpoints needs a value");
+    return -1;
+  }
+  int value = 0;
+  if (!read_number(args[i], args[i + 1], static_cast<long>(checkpoint_policy::kMinMaxCheckpoints),
+                   static_cast<long>(checkpoint_policy::kMaxMaxCheckpoints),
+                   "automatic checkpoints kept, from " + std::to_string(checkpoint_policy::kMinMaxCheckpoints) +
+                       " to " + std::to_string(checkpoint_policy::kMaxMaxCheckpoints),
+                   value)) {
+    return -1;
+  }
+  ++i;
+  out = static_cast<std::size_t>(value);
+  return 1;
+}
+
 int serve_command(const Args& args) {
   gdb::ServerOptions options;
   const std::string seconds = "seconds from 0 (never) to " + std::to_string(kMaxTimeoutS);
   std::string trace_arg;
   bool port_given = false;
   DebuggeeChoice choice;
+  std::size_t max_checkpoints = 0;
   for (std::size_t i = 0; i < args.size(); ++i) {
+    if (int read = read_max_checkpoints(args, i, max_checkpoints)) {
+      if (read < 0) return kExitUsage;
+      continue;
+    }
     OptionRead chosen = read_debuggee_option(args, i, /*short_p=*/false, choice);
     if (chosen == OptionRead::Bad) return kExitUsage;
     if (chosen == OptionRead::Read) continue;
@@ -102,7 +136,9 @@ int serve_command(const Args& args) {
   trace::TraceReader(dir).verify_files();
   if (!check_debuggee(dir, choice)) return kExitUsage;
   signal(SIGPIPE, SIG_IGN);
-  gdb::GdbServer server(options, timeline_factory(dir, choice));
+  // With --once this process replays; otherwise each client's own does.
+  clean_up_children_on_signals(options.once ? ChildKind::Tracees : ChildKind::Clients);
+  gdb::GdbServer server(options, timeline_factory(dir, choice, max_checkpoints));
   int port = server.listen();
   std::printf("backstep: serving %s on %s:%d\n", dir.c_str(), options.host.c_str(), port);
   std::printf("  gdb:  gdb -ex 'target extended-remote %s:%d'\n", options.host.c_str(), port);
@@ -155,7 +191,7 @@ int launch_gdb(const std::string& trace_arg, const Args& gdb_args, LaunchChoice 
   options.once = true;
   // Our own gdb, on the user's terminal: it may sit at the prompt for hours.
   options.limits.idle_timeout_s = 0;
-  gdb::GdbServer server(options, timeline_factory(dir, choice));
+  gdb::GdbServer server(options, timeline_factory(dir, choice, launch.max_checkpoints));
   int port = server.listen();
   std::string commands = write_gdb_commands();
 
@@ -175,6 +211,7 @@ int launch_gdb(const std::string& trace_arg, const Args& gdb_args, LaunchChoice 
   }
   // gdb owns the terminal; ^C reaches it, and it interrupts us over the wire.
   signal(SIGINT, SIG_IGN);
+  clean_up_children_on_signals(ChildKind::Tracees, child);
   std::thread serving([&server] {
     try {
       server.run();
@@ -186,7 +223,10 @@ int launch_gdb(const std::string& trace_arg, const Args& gdb_args, LaunchChoice 
   while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
   unlink(commands.c_str());
-  serving.detach();  // gdb is gone; the process exit ends the server
+  // gdb is gone: the replay's processes go before this one exits (the
+  // server thread may still hold them; the process exit ends it).
+  end_children();
+  serving.detach();
   return WIFEXITED(status) ? WEXITSTATUS(status) : kExitFailure;
 }
 

@@ -64,6 +64,8 @@ class FakeTarget : public DebugTarget {
   bool delete_checkpoint(int) override { return false; }
   std::vector<CheckpointInfo> checkpoints() const override { return {}; }
   bool restart_checkpoint(int) override { return false; }
+  CheckpointStats checkpoint_stats() const override { return {}; }
+  void set_checkpoint_limit(std::size_t) override {}
   std::optional<std::string> recorded_file(const std::string&) const override { return std::nullopt; }
   std::string libraries_svr4_xml() override { return ""; }
 };
