@@ -18,15 +18,21 @@ int serve_command(const Args& args);
 // Starts the server and gdb connected to it, for process `debuggee_pid`
 // from `debuggee_from` (a DebuggeeChoice; 0: the first process); returns
 // gdb's exit status.
+// `--max-checkpoints N` and `--max-checkpoint-memory MIB` of `replay` and
+// `serve` (0: the timeline's default).
+struct CheckpointBounds {
+  std::size_t count = 0;
+  uint64_t memory_mib = 0;
+};
 struct LaunchChoice {
   uint32_t pid = 0;
   int from = 0;  // DebuggeeChoice::From
-  std::size_t max_checkpoints = 0;  // 0: the timeline's default
+  CheckpointBounds checkpoints;
 };
-// `--max-checkpoints N` of `replay` and `serve`: if args[i] is it, reads N
-// into `out` (advancing i) and returns 1; -1 after printing why N is bad;
-// 0 for other arguments.
-int read_max_checkpoints(const Args& args, std::size_t& i, std::size_t& out);
+// If args[i] is one of the checkpoint bounds' options, reads its value into
+// `out` (advancing i) and returns 1; -1 after printing why the value is
+// bad; 0 for other arguments.
+int read_checkpoint_bound(const Args& args, std::size_t& i, CheckpointBounds& out);
 int launch_gdb(const std::string& trace_arg, const Args& gdb_args, LaunchChoice choice = {});
 
 // Exit statuses of backstep itself (the program's own statuses pass through).

@@ -13,10 +13,10 @@ int replay_command(const Args& args) {
   DebuggeeChoice choice;
   std::string trace_arg;
   Args gdb_args;
-  std::size_t max_checkpoints = 0;
+  CheckpointBounds bounds;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
-    if (int read = read_max_checkpoints(args, i, max_checkpoints)) {
+    if (int read = read_checkpoint_bound(args, i, bounds)) {
       if (read < 0) return kExitUsage;
       continue;
     }
@@ -46,12 +46,13 @@ int replay_command(const Args& args) {
     error("--autopilot replays every process; -p/--onfork/--onexec choose one for a debugger");
     return kExitUsage;
   }
-  if (autopilot && max_checkpoints) {
-    error("--autopilot makes no checkpoints; --max-checkpoints is for a debugger's replay");
+  if (autopilot && (bounds.count || bounds.memory_mib)) {
+    error("--autopilot makes no checkpoints; --max-checkpoints and --max-checkpoint-memory are for a debugger's "
+          "replay");
     return kExitUsage;
   }
   if (!autopilot) {
-    return launch_gdb(trace_arg, gdb_args, {choice.pid, static_cast<int>(choice.from), max_checkpoints});
+    return launch_gdb(trace_arg, gdb_args, {choice.pid, static_cast<int>(choice.from), bounds});
   }
   std::signal(SIGPIPE, SIG_IGN);
   std::string dir = resolve_trace(trace_arg);

@@ -26,15 +26,18 @@ namespace {
 // means by a timeout.
 constexpr long kMaxClients = 64;
 constexpr long kMaxTimeoutS = 86400;
+// A terabyte: more than any machine here has.
+constexpr long kMaxCheckpointMemoryMib = 1L << 20;
 
 // Runs in the process that serves the client (forked per client, or the
 // server itself with --once): its children are replayed processes.
 gdb::GdbServer::TargetFactory timeline_factory(const std::string& dir, DebuggeeChoice choice,
-                                               std::size_t max_checkpoints) {
-  return [dir, choice, max_checkpoints] {
+                                               CheckpointBounds bounds) {
+  return [dir, choice, bounds] {
     set_children_kind(ChildKind::Tracees);
     auto timeline = std::make_unique<ReplayTimeline>(dir, choice);
-    if (max_checkpoints) timeline->set_checkpoint_limit(max_checkpoints);
+    if (bounds.count) timeline->set_checkpoint_limit(bounds.count);
+    if (bounds.memory_mib) timeline->set_checkpoint_memory_limit(bounds.memory_mib * 1024);
     return timeline;
   };
 }
@@ -56,22 +59,32 @@ bool read_number(const std::string& name, const std::string& text, long min, lon
 
 }  // namespace
 
-int read_max_checkpoints(const Args& args, std::size_t& i, std::size_t& out) {
-  if (args[i] != "--max-checkpoints") return 0;
+int read_checkpoint_bound(const Args& args, std::size_t& i, CheckpointBounds& out) {
+  bool count = args[i] == "--max-checkpoints";
+  if (!count && args[i] != "--max-checkpoint-memory") return 0;
   if (i + 1 >= args.size()) {
-    error("--max-checkpoints needs a value");
+    error(args[i] + " needs a value");
     return -1;
   }
   int value = 0;
-  if (!read_number(args[i], args[i + 1], static_cast<long>(checkpoint_policy::kMinMaxCheckpoints),
-                   static_cast<long>(checkpoint_policy::kMaxMaxCheckpoints),
-                   "automatic checkpoints kept, from " + std::to_string(checkpoint_policy::kMinMaxCheckpoints) +
-                       " to " + std::to_string(checkpoint_policy::kMaxMaxCheckpoints),
-                   value)) {
-    return -1;
+  if (count) {
+    if (!read_number(args[i], args[i + 1], static_cast<long>(checkpoint_policy::kMinMaxCheckpoints),
+                     static_cast<long>(checkpoint_policy::kMaxMaxCheckpoints),
+                     "automatic checkpoints kept, from " + std::to_string(checkpoint_policy::kMinMaxCheckpoints) +
+                         " to " + std::to_string(checkpoint_policy::kMaxMaxCheckpoints),
+                     value)) {
+      return -1;
+    }
+    out.count = static_cast<std::size_t>(value);
+  } else {
+    if (!read_number(args[i], args[i + 1], 1, kMaxCheckpointMemoryMib,
+                     "MiB the automatic checkpoints may hold, from 1 to " + std::to_string(kMaxCheckpointMemoryMib),
+                     value)) {
+      return -1;
+    }
+    out.memory_mib = static_cast<uint64_t>(value);
   }
   ++i;
-  out = static_cast<std::size_t>(value);
   return 1;
 }
 
@@ -81,9 +94,9 @@ int serve_command(const Args& args) {
   std::string trace_arg;
   bool port_given = false;
   DebuggeeChoice choice;
-  std::size_t max_checkpoints = 0;
+  CheckpointBounds bounds;
   for (std::size_t i = 0; i < args.size(); ++i) {
-    if (int read = read_max_checkpoints(args, i, max_checkpoints)) {
+    if (int read = read_checkpoint_bound(args, i, bounds)) {
       if (read < 0) return kExitUsage;
       continue;
     }
@@ -138,7 +151,7 @@ int serve_command(const Args& args) {
   signal(SIGPIPE, SIG_IGN);
   // With --once this process replays; otherwise each client's own does.
   clean_up_children_on_signals(options.once ? ChildKind::Tracees : ChildKind::Clients);
-  gdb::GdbServer server(options, timeline_factory(dir, choice, max_checkpoints));
+  gdb::GdbServer server(options, timeline_factory(dir, choice, bounds));
   int port = server.listen();
   std::printf("backstep: serving %s on %s:%d\n", dir.c_str(), options.host.c_str(), port);
   std::printf("  gdb:  gdb -ex 'target extended-remote %s:%d'\n", options.host.c_str(), port);
@@ -191,7 +204,7 @@ int launch_gdb(const std::string& trace_arg, const Args& gdb_args, LaunchChoice 
   options.once = true;
   // Our own gdb, on the user's terminal: it may sit at the prompt for hours.
   options.limits.idle_timeout_s = 0;
-  gdb::GdbServer server(options, timeline_factory(dir, choice, launch.max_checkpoints));
+  gdb::GdbServer server(options, timeline_factory(dir, choice, launch.checkpoints));
   int port = server.listen();
   std::string commands = write_gdb_commands();
 

@@ -149,3 +149,40 @@ BOOST_AUTO_TEST_CASE(lowering_the_limit_evicts_at_once_and_out_of_range_is_refus
   BOOST_CHECK_THROW(t.set_checkpoint_limit(100000), std::invalid_argument);
   BOOST_TEST(t.checkpoint_stats().limit == 2u);
 }
+
+BOOST_AUTO_TEST_CASE(checkpoints_stay_within_the_memory_limit) {
+  Recording rec;
+  uint64_t tick = testing::symbol_address(rec.binary(), "tick");
+  // The same reverse-continues, without and with a memory limit of 2 MiB
+  // (every tick rewrites one page of a megabyte: checkpoints made 256 hits
+  // apart hold a megabyte each).
+  auto run = [&](ReplayTimeline& t) {
+    BOOST_REQUIRE(go(t, RunDirection::Forward).kind == TargetStop::Kind::HistoryEnd);
+    t.set_breakpoint(tick, TrapKind::Software);
+    for (int k = 0; k < 40; ++k) BOOST_REQUIRE(go(t, RunDirection::Backward).kind == TargetStop::Kind::Breakpoint);
+    return t.checkpoint_stats();
+  };
+  {
+    ReplayTimeline unbounded(rec.trace());
+    CheckpointStats s = run(unbounded);
+    BOOST_TEST_MESSAGE("without a memory limit: " << s.memory_kib << " KiB in " << s.automatic << " checkpoints");
+    BOOST_TEST(s.memory_kib > 2u * 1024);  // so the limit below has work to do
+    BOOST_TEST(s.evicted_for_memory == 0u);
+  }
+  ReplayTimeline t(rec.trace());
+  t.set_checkpoint_memory_limit(2 * 1024);
+  CheckpointStats s = run(t);
+  BOOST_TEST_MESSAGE("with 2 MiB: " << s.memory_kib << " KiB in " << s.automatic << " checkpoints, "
+                                    << s.evicted_for_memory << " evicted for memory");
+  // Measured every few checkpoints made; setting the limit measures now.
+  t.set_checkpoint_memory_limit(2 * 1024);
+  CheckpointStats now = t.checkpoint_stats();
+  BOOST_TEST(now.memory_kib <= 2u * 1024);
+  BOOST_TEST(now.evicted_for_memory > 0u);
+  BOOST_CHECK_THROW(t.set_checkpoint_memory_limit(100), std::invalid_argument);
+  // Still exact: forwards from here reaches the next hit's value.
+  uint64_t total = testing::symbol_address(rec.binary(), "total");
+  std::vector<uint8_t> before = t.read_memory(total, 8);
+  BOOST_REQUIRE(go(t, RunDirection::Forward).kind == TargetStop::Kind::Breakpoint);
+  BOOST_TEST(t.read_memory(total, 8) != before);
+}

@@ -66,6 +66,7 @@ class FakeTarget : public DebugTarget {
   bool restart_checkpoint(int) override { return false; }
   CheckpointStats checkpoint_stats() const override { return {}; }
   void set_checkpoint_limit(std::size_t) override {}
+  void set_checkpoint_memory_limit(uint64_t) override {}
   std::optional<std::string> recorded_file(const std::string&) const override { return std::nullopt; }
   std::string libraries_svr4_xml() override { return ""; }
 };

@@ -130,6 +130,9 @@ class ReplaySession : public Session {
   // A copy of this session at the same position (a fork of the replayed
   // process): a checkpoint.
   std::unique_ptr<ReplaySession> clone();
+  // The live process of each address space of the replayed tree (to
+  // measure what a checkpoint's memory costs).
+  std::vector<pid_t> space_pids() const;
 
   void set_breakpoints(std::set<uint64_t> addrs) { breakpoints_ = std::move(addrs); }
   // Armed in order while debug registers last; one that does not fit whole

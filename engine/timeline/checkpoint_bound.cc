@@ -48,6 +48,7 @@ void ReplayTimeline::add_checkpoint(int id, const Mark& mark, ReplaySession& fro
   if (automatic) {
     thin_checkpoints();
     peak_automatic_ = std::max(peak_automatic_, automatic_checkpoints());
+    if (++made_since_memory_check_ >= kCheckpointsPerMemoryCheck) enforce_memory_limit();
   }
 }
 
@@ -163,6 +164,11 @@ CheckpointStats ReplayTimeline::checkpoint_stats() const {
   s.user = static_cast<std::size_t>(
       std::count_if(checkpoints_.begin(), checkpoints_.end(), [](const Checkpoint& c) { return c.id > 0; }));
   s.evicted = evicted_;
+  s.memory_limit_kib = memory_limit_kib_;
+  for (std::size_t i = 1; i < checkpoints_.size(); ++i) {
+    if (checkpoints_[i].id <= 0) s.memory_kib += checkpoint_memory_kib(i);
+  }
+  s.evicted_for_memory = evicted_for_memory_;
   return s;
 }
 

@@ -33,4 +33,13 @@ inline constexpr std::size_t kMaxMaxCheckpoints = 4096;
 inline constexpr std::size_t kBoundaryShareDivisor = 2;
 inline constexpr std::size_t kRecentShareDivisor = 4;
 
+// The bound on the memory automatic checkpoints hold (their processes'
+// proportional set size, /proc/PID/smaps_rollup: a page shared by k
+// processes counts 1/k to each): `--max-checkpoint-memory MIB`, `monitor set
+// max-checkpoint-memory MIB`; by default a quarter of the machine's memory.
+// Measured every so many checkpoints made (reading smaps_rollup walks the
+// page tables: too dear for every one) and whenever the stats are asked.
+inline constexpr std::size_t kDefaultMemoryShareDivisor = 4;
+inline constexpr std::size_t kCheckpointsPerMemoryCheck = 16;
+
 }  // namespace backstep::checkpoint_policy

@@ -90,6 +90,9 @@ struct CheckpointStats {
   std::size_t peak = 0;       // most automatic ones live at once
   std::size_t user = 0;       // made with `monitor checkpoint`
   uint64_t evicted = 0;       // automatic ones dropped to stay within the limit
+  uint64_t memory_limit_kib = 0;
+  uint64_t memory_kib = 0;           // held by the automatic ones now (proportional share)
+  uint64_t evicted_for_memory = 0;   // of `evicted`, dropped to stay within memory_limit_kib
 };
 
 class DebugTarget {
@@ -142,6 +145,9 @@ class DebugTarget {
   // At most `limit` (>= 1) automatic checkpoints from now on; the extra
   // ones are evicted at once.
   virtual void set_checkpoint_limit(std::size_t limit) = 0;
+  // At most `kib` KiB held by automatic checkpoints (>= 1024); enforced now
+  // and every few checkpoints made.
+  virtual void set_checkpoint_memory_limit(uint64_t kib) = 0;
 
   // Files of the recording: the trace's copy of a file the program mapped,
   // by its path on the recording host (for vFile and qXfer:exec-file).

@@ -36,6 +36,9 @@ struct DebuggeeChoice {
   From from = From::Start;
 };
 
+// A quarter of the machine's memory, in KiB (checkpoint_memory.cc).
+uint64_t default_checkpoint_memory_limit_kib();
+
 class ReplayTimeline : public DebugTarget {
  public:
   // Throws std::runtime_error when `choice` names no process of the trace
@@ -76,6 +79,7 @@ class ReplayTimeline : public DebugTarget {
   bool restart_checkpoint(int id) override;
   CheckpointStats checkpoint_stats() const override;      // checkpoint_bound.cc
   void set_checkpoint_limit(std::size_t limit) override;  // throws std::invalid_argument out of range
+  void set_checkpoint_memory_limit(uint64_t kib) override;  // checkpoint_memory.cc; likewise
 
   std::optional<std::string> recorded_file(const std::string& path) const override;
   std::string libraries_svr4_xml() override;  // link_map.cc
@@ -149,6 +153,11 @@ class ReplayTimeline : public DebugTarget {
   std::size_t spread_victim(const std::vector<std::size_t>& candidates) const;
   void evict(std::size_t index);
   std::size_t automatic_checkpoints() const;
+  // The memory bound (checkpoint_memory.cc): measures the automatic
+  // checkpoints and evicts in the usual order until they fit.
+  void enforce_memory_limit();
+  // KiB held by automatic checkpoint i (proportional share of its processes).
+  uint64_t checkpoint_memory_kib(std::size_t index) const;
 
   // Interrupts in user code and State anchors (timeline_interrupt.cc).
   // The program was stopped by the client's interrupt somewhere after
@@ -198,6 +207,9 @@ class ReplayTimeline : public DebugTarget {
   std::size_t checkpoint_limit_ = checkpoint_policy::kDefaultMaxCheckpoints;
   std::size_t peak_automatic_ = 0;
   uint64_t evicted_ = 0;
+  uint64_t memory_limit_kib_ = 0;  // set in the constructor (a share of the machine's)
+  uint64_t evicted_for_memory_ = 0;
+  std::size_t made_since_memory_check_ = 0;
   std::optional<Mark> pinned_;  // the checkpoint a walk started from
 
   std::set<uint64_t> breakpoints_;
