@@ -97,8 +97,12 @@ std::optional<std::size_t> ReplayTimeline::eviction_victim(std::size_t allowed) 
   std::vector<std::size_t> by_age = inner;
   std::sort(by_age.begin(), by_age.end(),
             [&](std::size_t a, std::size_t b) { return checkpoints_[a].id < checkpoints_[b].id; });
-  std::vector<std::size_t> kept_recent(by_age.begin(), by_age.begin() + static_cast<long>(std::min(recent, by_age.size())));
-  auto is_recent = [&](std::size_t i) { return std::find(kept_recent.begin(), kept_recent.end(), i) != kept_recent.end(); };
+  // No search per checkpoint (the limit may be thousands): the recent ones
+  // are those made at or after the recent-th newest (ids count down).
+  int recent_from = by_age.empty() ? INT_MIN : checkpoints_[by_age[std::min(recent, by_age.size()) - 1]].id;
+  std::vector<bool> is_inner(checkpoints_.size(), false);
+  for (std::size_t i : inner) is_inner[i] = true;
+  auto is_recent = [&](std::size_t i) { return is_inner[i] && checkpoints_[i].id <= recent_from; };
   if (!by_age.empty()) {
     uint64_t working = checkpoints_[by_age.front()].mark.event;
     std::vector<std::size_t> stale;
@@ -118,7 +122,7 @@ std::optional<std::size_t> ReplayTimeline::eviction_victim(std::size_t allowed) 
     // The deepest one marks the end of what was explored: kept.
     for (std::size_t k = 0; k + 1 < along.size(); ++k) {
       std::size_t i = along[k].second;
-      if (is_recent(i) || std::find(inner.begin(), inner.end(), i) == inner.end()) continue;
+      if (!is_inner[i] || is_recent(i)) continue;
       uint64_t gap = along[k + 1].first - (k == 0 ? 0 : along[k - 1].first);
       if (gap < best_gap) {
         best_gap = gap;
@@ -141,12 +145,14 @@ std::size_t ReplayTimeline::spread_victim(const std::vector<std::size_t>& candid
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     return checkpoints_[a].mark.event < checkpoints_[b].mark.event;
   });
+  std::vector<bool> candidate(checkpoints_.size(), false);
+  for (std::size_t i : candidates) candidate[i] = true;
   std::size_t victim = candidates.front();
   uint64_t best_gap = UINT64_MAX;
   // The first (the start) and the last (the newest reach) are kept.
   for (std::size_t k = 1; k + 1 < order.size(); ++k) {
     std::size_t i = order[k];
-    if (std::find(candidates.begin(), candidates.end(), i) == candidates.end()) continue;
+    if (!candidate[i]) continue;
     uint64_t gap = checkpoints_[order[k + 1]].mark.event - checkpoints_[order[k - 1]].mark.event;
     if (gap < best_gap) {
       best_gap = gap;
