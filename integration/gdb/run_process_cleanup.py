@@ -13,6 +13,9 @@ checkpoints (reverse-continues, `monitor checkpoint`) under real gdb, then:
   sigterm  `backstep serve --once`: SIGTERM to backstep while gdb is still
            connected: backstep dies of SIGTERM having killed and reaped its
            replay and checkpoints.
+  sigterm_clients  the same with `backstep serve` (a process per client):
+           the server passes SIGTERM to its client's process and waits for
+           it, which ends its replay and checkpoints first.
 
 Exit status: 0 pass, 1 fail.
 """
@@ -158,15 +161,20 @@ def sub_kill(backstep, trace, root):
     return None
 
 
-def sub_sigterm(backstep, trace, root):
-    server = gdbtest.Server(backstep, trace, root, once=True)
+def sub_sigterm(backstep, trace, root, once=True):
+    server = gdbtest.Server(backstep, trace, root, once=once)
     ready = os.path.join(root, "ready")
     # gdb stays connected (in a shell command) until the driver is done.
     client, _ = gdb(root, server.port, "shell touch %s\nshell sleep %d\n" % (ready, WAIT_S), wait=False)
     known = {server.proc.pid, client.pid}
     try:
         wait_until("gdb's commands", lambda: os.path.exists(ready))
-        if not server_children(server.proc.pid):
+        def replaying():
+            # --once: the server's children; otherwise its client's process's.
+            if once:
+                return server_children(server.proc.pid)
+            return set().union(*[server_children(c) for c in server_children(server.proc.pid)] or [set()])
+        if not replaying():
             return "backstep has no replay processes to end"
         server.proc.send_signal(signal.SIGTERM)
         server.proc.wait(WAIT_S)
@@ -182,7 +190,8 @@ def sub_sigterm(backstep, trace, root):
     return None
 
 
-SUBTESTS = {"detach": sub_detach, "kill": sub_kill, "sigterm": sub_sigterm}
+SUBTESTS = {"detach": sub_detach, "kill": sub_kill, "sigterm": sub_sigterm,
+            "sigterm_clients": lambda b, t, r: sub_sigterm(b, t, r, once=False)}
 
 
 def main():
