@@ -248,7 +248,10 @@ class ReplaySession : public Session {
   void insert_breakpoints();
   void remove_breakpoints();
   void arm_watchpoints();
-  bool classify_trap(ReplayStop& stop);
+  // What the trap that stopped the program followed: a run, or a single
+  // step (then a trap nothing else explains is the step's).
+  enum class TrapAfter { Run, SingleStep };
+  bool classify_trap(ReplayStop& stop, TrapAfter after = TrapAfter::Run);
   bool watched_range_changed(const std::vector<std::vector<uint8_t>>& before, uint64_t& addr);
   std::vector<std::vector<uint8_t>> watched_values();
   [[noreturn]] void diverged(const std::string& what) const;
