@@ -206,7 +206,10 @@ def table_continue(res, summary):
     print("\n== 2. Reverse-continue back to the previous hit of a breakpoint, D events back ==")
     print(f"trace: {res['recording']['events']} events (one getpid per iteration; f called only at the hits); "
           f"forward replay {us:.1f} us/event (incl. automatic checkpoints); "
-          f"{res['checkpoints_at_end']} checkpoints held at the end")
+          f"{res['checkpoints_at_end']} checkpoints held at the end; "
+          f"automatic checkpoints live after the reverse runs: {res.get('checkpoints_live', '?')} "
+          f"(limit {res.get('checkpoint_limit', '?')}, peak {res.get('checkpoints_peak', '?')}, "
+          f"{res.get('checkpoints_evicted', '?')} evicted)")
     groups = {}
     for r in res["rows"]:
         groups.setdefault((r["phase"], r["distance_events"]), []).append(r)

@@ -20,10 +20,21 @@ int ide_command(const Args& args);
 // process `pid` from `from` (a DebuggeeChoice; 0: the first process);
 // returns the debugger's exit status. `debugger_args` go after the
 // launcher's own.
+// `--max-checkpoints N` and `--max-checkpoint-memory MIB` of `replay` and
+// `serve` (0: the timeline's default).
+struct CheckpointBounds {
+  std::size_t count = 0;
+  uint64_t memory_mib = 0;
+};
 struct LaunchChoice {
   uint32_t pid = 0;
   int from = 0;  // DebuggeeChoice::From
+  CheckpointBounds checkpoints;
 };
+// If args[i] is one of the checkpoint bounds' options, reads its value into
+// `out` (advancing i) and returns 1; -1 after printing why the value is
+// bad; 0 for other arguments.
+int read_checkpoint_bound(const Args& args, std::size_t& i, CheckpointBounds& out);
 enum class Debugger { Gdb, Lldb };
 int launch_debugger(const std::string& trace_arg, const Args& debugger_args, LaunchChoice choice = {},
                     Debugger debugger = Debugger::Gdb);

@@ -16,8 +16,13 @@ int replay_command(const Args& args) {
   Args gdb_args;
   Debugger debugger = Debugger::Gdb;
   bool debugger_given = false;
+  CheckpointBounds bounds;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
+    if (int read = read_checkpoint_bound(args, i, bounds)) {
+      if (read < 0) return kExitUsage;
+      continue;
+    }
     if (a == "--") {
       gdb_args.assign(args.begin() + static_cast<long>(i) + 1, args.end());
       break;
@@ -66,7 +71,14 @@ int replay_command(const Args& args) {
     error("--autopilot replays without a debugger; --debugger chooses one");
     return kExitUsage;
   }
-  if (!autopilot) return launch_debugger(trace_arg, gdb_args, {choice.pid, static_cast<int>(choice.from)}, debugger);
+  if (autopilot && (bounds.count || bounds.memory_mib)) {
+    error("--autopilot makes no checkpoints; --max-checkpoints and --max-checkpoint-memory are for a debugger's "
+          "replay");
+    return kExitUsage;
+  }
+  if (!autopilot) {
+    return launch_debugger(trace_arg, gdb_args, {choice.pid, static_cast<int>(choice.from), bounds}, debugger);
+  }
   std::signal(SIGPIPE, SIG_IGN);
   std::string dir = resolve_trace(trace_arg);
   try {

@@ -13,7 +13,9 @@
 #include "cli/commands.h"
 #include "cli/debuggee_option.h"
 #include "cli/lldb_launch.h"
+#include "cli/process_cleanup.h"
 #include "cli/trace_dir.h"
+#include "engine/timeline/checkpoint_policy.h"
 #include "engine/timeline/replay_timeline.h"
 #include "gdbserver/gdb_server.h"
 
@@ -25,9 +27,20 @@ namespace {
 // means by a timeout.
 constexpr long kMaxClients = 64;
 constexpr long kMaxTimeoutS = 86400;
+// A terabyte: more than any machine here has.
+constexpr long kMaxCheckpointMemoryMib = 1L << 20;
 
-gdb::GdbServer::TargetFactory timeline_factory(const std::string& dir, DebuggeeChoice choice) {
-  return [dir, choice] { return std::make_unique<ReplayTimeline>(dir, choice); };
+// Runs in the process that serves the client (forked per client, or the
+// server itself with --once): its children are replayed processes.
+gdb::GdbServer::TargetFactory timeline_factory(const std::string& dir, DebuggeeChoice choice,
+                                               CheckpointBounds bounds) {
+  return [dir, choice, bounds] {
+    set_children_kind(ChildKind::Tracees);
+    auto timeline = std::make_unique<ReplayTimeline>(dir, choice);
+    if (bounds.count) timeline->set_checkpoint_limit(bounds.count);
+    if (bounds.memory_mib) timeline->set_checkpoint_memory_limit(bounds.memory_mib * 1024);
+    return timeline;
+  };
 }
 
 // Reads option `name`'s value into `out` if it is a whole decimal number in
@@ -47,13 +60,47 @@ bool read_number(const std::string& name, const std::string& text, long min, lon
 
 }  // namespace
 
+int read_checkpoint_bound(const Args& args, std::size_t& i, CheckpointBounds& out) {
+  bool count = args[i] == "--max-checkpoints";
+  if (!count && args[i] != "--max-checkpoint-memory") return 0;
+  if (i + 1 >= args.size()) {
+    error(args[i] + " needs a value");
+    return -1;
+  }
+  int value = 0;
+  if (count) {
+    if (!read_number(args[i], args[i + 1], static_cast<long>(checkpoint_policy::kMinMaxCheckpoints),
+                     static_cast<long>(checkpoint_policy::kMaxMaxCheckpoints),
+                     "automatic checkpoints kept, from " + std::to_string(checkpoint_policy::kMinMaxCheckpoints) +
+                         " to " + std::to_string(checkpoint_policy::kMaxMaxCheckpoints),
+                     value)) {
+      return -1;
+    }
+    out.count = static_cast<std::size_t>(value);
+  } else {
+    if (!read_number(args[i], args[i + 1], 1, kMaxCheckpointMemoryMib,
+                     "MiB the automatic checkpoints may hold, from 1 to " + std::to_string(kMaxCheckpointMemoryMib),
+                     value)) {
+      return -1;
+    }
+    out.memory_mib = static_cast<uint64_t>(value);
+  }
+  ++i;
+  return 1;
+}
+
 int serve_command(const Args& args) {
   gdb::ServerOptions options;
   const std::string seconds = "seconds from 0 (never) to " + std::to_string(kMaxTimeoutS);
   std::string trace_arg;
   bool port_given = false;
   DebuggeeChoice choice;
+  CheckpointBounds bounds;
   for (std::size_t i = 0; i < args.size(); ++i) {
+    if (int read = read_checkpoint_bound(args, i, bounds)) {
+      if (read < 0) return kExitUsage;
+      continue;
+    }
     OptionRead chosen = read_debuggee_option(args, i, /*short_p=*/false, choice);
     if (chosen == OptionRead::Bad) return kExitUsage;
     if (chosen == OptionRead::Read) continue;
@@ -103,7 +150,9 @@ int serve_command(const Args& args) {
   trace::TraceReader(dir).verify_files();
   if (!check_debuggee(dir, choice)) return kExitUsage;
   signal(SIGPIPE, SIG_IGN);
-  gdb::GdbServer server(options, timeline_factory(dir, choice));
+  // With --once this process replays; otherwise each client's own does.
+  clean_up_children_on_signals(options.once ? ChildKind::Tracees : ChildKind::Clients);
+  gdb::GdbServer server(options, timeline_factory(dir, choice, bounds));
   int port = server.listen();
   std::printf("backstep: serving %s on %s:%d\n", dir.c_str(), options.host.c_str(), port);
   std::printf("  gdb:  gdb -ex 'target extended-remote %s:%d'\n", options.host.c_str(), port);
@@ -166,7 +215,7 @@ int launch_debugger(const std::string& trace_arg, const Args& debugger_args, Lau
   options.once = true;
   // Our own debugger, on the user's terminal: it may sit at the prompt for hours.
   options.limits.idle_timeout_s = 0;
-  gdb::GdbServer server(options, timeline_factory(dir, choice));
+  gdb::GdbServer server(options, timeline_factory(dir, choice, launch.checkpoints));
   int port = server.listen();
   std::string commands;
   std::optional<LldbLaunch> lldb;
@@ -195,6 +244,7 @@ int launch_debugger(const std::string& trace_arg, const Args& debugger_args, Lau
   }
   // gdb owns the terminal; ^C reaches it, and it interrupts us over the wire.
   signal(SIGINT, SIG_IGN);
+  clean_up_children_on_signals(ChildKind::Tracees, child);
   std::thread serving([&server] {
     try {
       server.run();
@@ -206,7 +256,10 @@ int launch_debugger(const std::string& trace_arg, const Args& debugger_args, Lau
   while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
   if (!commands.empty()) unlink(commands.c_str());
-  serving.detach();  // gdb is gone; the process exit ends the server
+  // The debugger is gone: the replay's processes go before this one exits
+  // (the server thread may still hold them; the process exit ends it).
+  end_children();
+  serving.detach();
   return WIFEXITED(status) ? WEXITSTATUS(status) : kExitFailure;
 }
 

@@ -1,5 +1,6 @@
-// `monitor` commands (qRcmd): positions and checkpoints.
+// `monitor` commands (qRcmd): positions, checkpoints and their bound.
 #include <sstream>
+#include <stdexcept>
 
 #include "gdbserver/gdb_session.h"
 
@@ -12,6 +13,9 @@ const char kHelp[] =
     "  checkpoint              make a checkpoint here\n"
     "  info checkpoints        list the checkpoints\n"
     "  delete checkpoint N     delete checkpoint N\n"
+    "  checkpoint-stats        the automatic checkpoints: limit, live, evicted\n"
+    "  set max-checkpoints N   keep at most N automatic checkpoints (evicts now)\n"
+    "  set max-checkpoint-memory MIB  at most MIB MiB held by them (evicts now)\n"
     "To go back to checkpoint N use `run cN` (`restart N` under `backstep replay`);\n"
     "`run N` restarts at event N. gdb then re-reads registers and memory.\n";
 
@@ -55,6 +59,34 @@ std::string GdbSession::monitor(const std::string& command, bool& limit_reached)
       out << "No checkpoint " << words[2] << ".\n";
     } else {
       out << "Deleted checkpoint " << id << ".\n";
+    }
+  } else if (words.size() == 1 && words[0] == "checkpoint-stats") {
+    CheckpointStats s = target_.checkpoint_stats();
+    out << "Automatic checkpoints: " << s.automatic << " live, at most " << s.limit << " (peak " << s.peak << ", "
+        << s.evicted << " evicted)\n";
+    out << "User checkpoints: " << s.user << "\n";
+    out << "Checkpoint memory: " << s.memory_kib << " KiB, at most " << s.memory_limit_kib << " KiB ("
+        << s.evicted_for_memory << " evicted for memory)\n";
+  } else if (words.size() == 3 && words[0] == "set" && words[1] == "max-checkpoints") {
+    int limit = 0;
+    if (!parse_int(words[2], limit) || limit < 0) {
+      // Like `delete checkpoint`'s unknown number: said, nothing changed.
+      out << "Bad checkpoint limit '" << words[2] << "': not a number; nothing changed.\n";
+    } else {
+      try {
+        target_.set_checkpoint_limit(static_cast<std::size_t>(limit));
+        out << "At most " << limit << " automatic checkpoints.\n";
+      } catch (const std::invalid_argument& e) {
+        out << "Bad checkpoint limit " << limit << ": " << e.what() << "; nothing changed.\n";
+      }
+    }
+  } else if (words.size() == 3 && words[0] == "set" && words[1] == "max-checkpoint-memory") {
+    int mib = 0;
+    if (!parse_int(words[2], mib) || mib < 1) {
+      out << "Bad checkpoint memory limit '" << words[2] << "': a number of MiB from 1; nothing changed.\n";
+    } else {
+      target_.set_checkpoint_memory_limit(static_cast<uint64_t>(mib) * 1024);
+      out << "At most " << mib << " MiB held by automatic checkpoints.\n";
     }
   } else if (words.size() == 2 && words[0] == "restart") {
     // Moving here behind gdb's back would leave its caches stale.

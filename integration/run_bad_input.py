@@ -560,7 +560,13 @@ def t_serve_bad_options(ctx):
              (["--port", "0", "--max-clients", "many"], "max-clients"),
              (["--port", "0", "--idle-timeout", "-5"], "idle-timeout"),
              (["--port", "0", "--packet-timeout", "1.5"], "packet-timeout"),
-             (["--port", "0", "--idle-timeout"], "idle-timeout")]
+             (["--port", "0", "--idle-timeout"], "idle-timeout"),
+             (["--port", "0", "--max-checkpoints", "1"], "max-checkpoints"),
+             (["--port", "0", "--max-checkpoints", "5000"], "max-checkpoints"),
+             (["--port", "0", "--max-checkpoints", "lots"], "max-checkpoints"),
+             (["--port", "0", "--max-checkpoints"], "max-checkpoints"),
+             (["--port", "0", "--max-checkpoint-memory", "0"], "max-checkpoint-memory"),
+             (["--port", "0", "--max-checkpoint-memory", "1e3"], "max-checkpoint-memory")]
     for args, option in cases:
         res = ctx.bs("serve", *(args + [missing]), timeout=30)
         what = "serve %s" % " ".join(args)

@@ -628,6 +628,14 @@ Json bench_continue(const Config& cfg) {
   double us_per_event = fwd_events ? fwd_s * 1e6 / static_cast<double>(fwd_events) : NAN;
   out.set("forward_us_per_event", us_per_event);
   out.set("checkpoints_at_end", t.checkpoint_count());
+  {
+    // The bound on automatic checkpoints after all those reverse runs.
+    CheckpointStats cs = t.checkpoint_stats();
+    out.set("checkpoint_limit", cs.limit);
+    out.set("checkpoints_live", cs.automatic);
+    out.set("checkpoints_peak", cs.peak);
+    out.set("checkpoints_evicted", static_cast<double>(cs.evicted));
+  }
 
   // The start block again, now that the whole trace has been replayed: the
   // automatic checkpoints there have been thinned out.
@@ -817,6 +825,8 @@ Json next_run(const Config& cfg, long n, bool arrive_by_range_step, double max_s
   out.set("later_steps_ms", summary(rest));
   if (ms.size() <= 2000) out.set("step_ms_all", Json::array_of(ms));
   out.set("checkpoints_after", t.checkpoint_count());
+  out.set("checkpoints_live", t.checkpoint_stats().automatic);
+  out.set("checkpoint_limit", t.checkpoint_stats().limit);
   std::ostringstream os;
   os << "reverse-next over spin(" << n << ") arrived by " << (arrive_by_range_step ? "range-step" : "breakpoint") << ": "
      << ms.size() << " steps in " << total << " s" << (complete ? "" : " (INCOMPLETE: time limit)");

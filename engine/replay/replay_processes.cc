@@ -38,6 +38,12 @@ std::vector<Task*> ReplaySession::space_tasks() const {
   return tasks;
 }
 
+std::vector<pid_t> ReplaySession::space_pids() const {
+  std::vector<pid_t> pids;
+  for (Task* t : space_tasks()) pids.push_back(t->tid());
+  return pids;
+}
+
 bool ReplaySession::ends_replay(const trace::Event& exit) const {
   return exit.tid == debuggee_ || processes_.size() <= 1;
 }

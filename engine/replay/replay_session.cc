@@ -415,7 +415,8 @@ std::optional<ReplayStop> ReplaySession::run_to_event(const trace::Event& next, 
   }
   int sig = ws.signal;
   ReplayStop trap;
-  if (sig == SIGTRAP && classify_trap(trap)) return trap;
+  TrapAfter after = single_step || stepping_over ? TrapAfter::SingleStep : TrapAfter::Run;
+  if (sig == SIGTRAP && classify_trap(trap, after)) return trap;
   // A fault the recording has: rdtsc, or a signal raised by an instruction.
   bool expected = (next.kind == trace::EventKind::Rdtsc && sig == SIGSEGV) ||
                   ((next.kind == trace::EventKind::Signal || next.kind == trace::EventKind::FatalSignal) &&

@@ -142,6 +142,9 @@ class ReplaySession : public Session {
   // A copy of this session at the same position (a fork of the replayed
   // process): a checkpoint.
   std::unique_ptr<ReplaySession> clone();
+  // The live process of each address space of the replayed tree (to
+  // measure what a checkpoint's memory costs).
+  std::vector<pid_t> space_pids() const;
 
   void set_breakpoints(std::set<uint64_t> addrs) { breakpoints_ = std::move(addrs); }
   // Armed in order while debug registers last; one that does not fit whole
@@ -257,7 +260,10 @@ class ReplaySession : public Session {
   void insert_breakpoints();
   void remove_breakpoints();
   void arm_watchpoints();
-  bool classify_trap(ReplayStop& stop);
+  // What the trap that stopped the program followed: a run, or a single
+  // step (then a trap nothing else explains is the step's).
+  enum class TrapAfter { Run, SingleStep };
+  bool classify_trap(ReplayStop& stop, TrapAfter after = TrapAfter::Run);
   bool watched_range_changed(const std::vector<std::vector<uint8_t>>& before, uint64_t& addr);
   std::vector<std::vector<uint8_t>> watched_values();
   [[noreturn]] void diverged(const std::string& what) const;

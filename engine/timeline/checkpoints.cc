@@ -1,7 +1,6 @@
 // Checkpoints (forks of the replayed process along the timeline) and
 // seeking: reaching any mark from the nearest checkpoint on its way.
 #include <algorithm>
-#include <climits>
 
 #include "engine/core/log.h"
 #include "engine/timeline/checkpoint_policy.h"
@@ -11,15 +10,6 @@ namespace backstep {
 
 using namespace checkpoint_policy;
 
-
-void ReplayTimeline::add_checkpoint(int id, const Mark& mark, ReplaySession& from) {
-  Checkpoint cp;
-  cp.id = id;
-  cp.mark = mark;
-  cp.session = from.clone();
-  checkpoints_.push_back(std::move(cp));
-  BS_LOG(Replay, "checkpoint " << id << " at " << mark.describe());
-}
 
 void ReplayTimeline::maybe_auto_checkpoint() {
   if (!mark_.at_boundary()) return;
@@ -31,48 +21,6 @@ void ReplayTimeline::maybe_auto_checkpoint() {
   add_checkpoint(next_auto_checkpoint_--, mark_, *current_);
   last_auto_checkpoint_time_ = Clock::now();
   thin_checkpoints();
-}
-
-void ReplayTimeline::thin_checkpoints() {
-  // Within the current event's interval, keep the newest few (they make
-  // stepping back and forth here cheap). Across the trace, drop the
-  // automatic checkpoint whose neighbours are closest, so that the rest stay
-  // evenly spread from the start to the newest: a search anywhere then
-  // replays at most about trace/kMaxAuto events.
-  for (;;) {
-    std::vector<std::size_t> here, across;
-    for (std::size_t i = 1; i < checkpoints_.size(); ++i) {  // [0] is the start: kept
-      if (checkpoints_[i].id > 0) continue;                  // the user's: kept
-      if (checkpoints_[i].holds_state) continue;             // an interrupt's: kept (up to a limit)
-      (checkpoints_[i].mark.event == mark_.event ? here : across).push_back(i);
-    }
-    if (here.size() > kMaxHere) {
-      // The oldest one made here goes first.
-      auto oldest = std::max_element(here.begin(), here.end(), [&](std::size_t a, std::size_t b) {
-        return checkpoints_[a].id < checkpoints_[b].id;
-      });
-      checkpoints_.erase(checkpoints_.begin() + static_cast<long>(*oldest));
-      continue;
-    }
-    if (across.size() <= kMaxAuto) return;
-    std::vector<std::size_t> order(checkpoints_.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-      return checkpoints_[a].mark.event < checkpoints_[b].mark.event;
-    });
-    std::size_t victim = across.front();
-    uint64_t best_gap = UINT64_MAX;
-    for (std::size_t k = 1; k + 1 < order.size(); ++k) {
-      std::size_t i = order[k];
-      if (std::find(across.begin(), across.end(), i) == across.end()) continue;
-      uint64_t gap = checkpoints_[order[k + 1]].mark.event - checkpoints_[order[k - 1]].mark.event;
-      if (gap < best_gap) {
-        best_gap = gap;
-        victim = i;
-      }
-    }
-    checkpoints_.erase(checkpoints_.begin() + static_cast<long>(victim));
-  }
 }
 
 const ReplayTimeline::Checkpoint* ReplayTimeline::best_checkpoint(const Mark& target, bool allow_equal,
@@ -107,9 +55,15 @@ void ReplayTimeline::seek(const Mark& target) {
     current_ = std::move(session);
     mark_ = from;
   }
+  // The checkpoint this walk starts from stays while the walk leaves others:
+  // the next search back from here most likely starts there again.
+  std::optional<Mark> pinned_before = pinned_;
+  if (session) pinned_ = from;
   try {
     walk(*current_, mark_, target);
+    pinned_ = pinned_before;
   } catch (const std::exception&) {
+    pinned_ = pinned_before;
     // Stopped part-way (a State anchor no checkpoint holds was not found
     // again): the replay is somewhere mark_ does not name. Go to the
     // nearest checkpoint on the way, a position known exactly, and report.

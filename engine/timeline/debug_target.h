@@ -6,6 +6,7 @@
 
 #include <sys/types.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -88,6 +89,20 @@ struct MemoryMapping {
   std::string name;  // "/usr/lib/x86_64-linux-gnu/libc.so.6", "[stack]", "" (anonymous)
 };
 
+// The checkpoints' processes (`monitor checkpoint-stats`). Automatic
+// checkpoints (left along replay and by searches) are bounded by `limit`;
+// the user's own and the one at the start of history are not counted.
+struct CheckpointStats {
+  std::size_t limit = 0;
+  std::size_t automatic = 0;  // live now
+  std::size_t peak = 0;       // most automatic ones live at once
+  std::size_t user = 0;       // made with `monitor checkpoint`
+  uint64_t evicted = 0;       // automatic ones dropped to stay within the limit
+  uint64_t memory_limit_kib = 0;
+  uint64_t memory_kib = 0;           // held by the automatic ones now (proportional share)
+  uint64_t evicted_for_memory = 0;   // of `evicted`, dropped to stay within memory_limit_kib
+};
+
 class DebugTarget {
  public:
   virtual ~DebugTarget() = default;
@@ -147,6 +162,13 @@ class DebugTarget {
   virtual bool delete_checkpoint(int id) = 0;
   virtual std::vector<CheckpointInfo> checkpoints() const = 0;
   virtual bool restart_checkpoint(int id) = 0;
+  virtual CheckpointStats checkpoint_stats() const = 0;
+  // At most `limit` (>= 1) automatic checkpoints from now on; the extra
+  // ones are evicted at once.
+  virtual void set_checkpoint_limit(std::size_t limit) = 0;
+  // At most `kib` KiB held by automatic checkpoints (>= 1024); enforced now
+  // and every few checkpoints made.
+  virtual void set_checkpoint_memory_limit(uint64_t kib) = 0;
 
   // Files of the recording: the trace's copy of a file the program mapped,
   // by its path on the recording host (for vFile and qXfer:exec-file).

@@ -69,6 +69,7 @@ ReplayTimeline::ReplayTimeline(const std::string& trace_dir, DebuggeeChoice choi
   }
   pid_ = static_cast<pid_t>(current_->debuggee());
   mark_ = Mark{current_->next_event(), {}, 0};
+  memory_limit_kib_ = default_checkpoint_memory_limit_kib();
   add_checkpoint(next_auto_checkpoint_--, mark_, *current_);
   last_auto_checkpoint_time_ = Clock::now();
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "engine/replay/replay_session.h"
+#include "engine/timeline/checkpoint_policy.h"
 #include "engine/timeline/debug_target.h"
 #include "engine/timeline/mark.h"
 
@@ -34,6 +35,9 @@ struct DebuggeeChoice {
   uint32_t pid = 0;  // 0: the recording's first process, from event 0
   From from = From::Start;
 };
+
+// A quarter of the machine's memory, in KiB (checkpoint_memory.cc).
+uint64_t default_checkpoint_memory_limit_kib();
 
 class ReplayTimeline : public DebugTarget {
  public:
@@ -76,6 +80,9 @@ class ReplayTimeline : public DebugTarget {
   bool delete_checkpoint(int id) override;
   std::vector<CheckpointInfo> checkpoints() const override;
   bool restart_checkpoint(int id) override;
+  CheckpointStats checkpoint_stats() const override;      // checkpoint_bound.cc
+  void set_checkpoint_limit(std::size_t limit) override;  // throws std::invalid_argument out of range
+  void set_checkpoint_memory_limit(uint64_t kib) override;  // checkpoint_memory.cc; likewise
 
   std::optional<std::string> recorded_file(const std::string& path) const override;
   std::string libraries_svr4_xml() override;  // link_map.cc
@@ -135,8 +142,27 @@ class ReplayTimeline : public DebugTarget {
   void walk(ReplaySession& session, const Mark& from, const Mark& to);
   const Checkpoint* best_checkpoint(const Mark& target, bool allow_equal, bool boundary_only) const;
   void maybe_auto_checkpoint();
-  void add_checkpoint(int id, const Mark& mark, ReplaySession& from);
+  // Whether a checkpoint is the cheap way back to a State anchor
+  // (timeline_interrupt.cc): evicted only after the others.
+  enum class Hold { Ordinary, AtState };
+  // Forks `from` as checkpoint `id`; an automatic one (id <= 0) first makes
+  // room within the limit (checkpoint_bound.cc).
+  void add_checkpoint(int id, const Mark& mark, ReplaySession& from, Hold hold = Hold::Ordinary);
+  // Evicts automatic checkpoints until the bound holds.
   void thin_checkpoints();
+  // The checkpoint to evict so that at most `allowed` automatic ones live
+  // (and those at boundaries keep to their share); nullopt if none need go.
+  std::optional<std::size_t> eviction_victim(std::size_t allowed) const;
+  // Of `candidates` (checkpoints at event boundaries), the one whose
+  // neighbours by event are closest.
+  std::size_t spread_victim(const std::vector<std::size_t>& candidates) const;
+  void evict(std::size_t index);
+  std::size_t automatic_checkpoints() const;
+  // The memory bound (checkpoint_memory.cc): measures the automatic
+  // checkpoints and evicts in the usual order until they fit.
+  void enforce_memory_limit();
+  // KiB held by automatic checkpoint i (proportional share of its processes).
+  uint64_t checkpoint_memory_kib(std::size_t index) const;
 
   // Interrupts in user code and State anchors (timeline_interrupt.cc).
   // The program was stopped by the client's interrupt somewhere after
@@ -184,6 +210,13 @@ class ReplayTimeline : public DebugTarget {
   int next_user_checkpoint_ = 1;
   int next_auto_checkpoint_ = 0;
   Clock::time_point last_auto_checkpoint_time_;
+  std::size_t checkpoint_limit_ = checkpoint_policy::kDefaultMaxCheckpoints;
+  std::size_t peak_automatic_ = 0;
+  uint64_t evicted_ = 0;
+  uint64_t memory_limit_kib_ = 0;  // set in the constructor (a share of the machine's)
+  uint64_t evicted_for_memory_ = 0;
+  std::size_t made_since_memory_check_ = 0;
+  std::optional<Mark> pinned_;  // the checkpoint a walk started from
 
   std::set<uint64_t> breakpoints_;
   std::set<uint64_t> hw_breakpoints_;

@@ -70,14 +70,13 @@ TargetStop ReplayTimeline::stop_at_interrupt() {
   a.watch.addr = Registers::from_block(a.state.regs).ip();
   mark_ = mark_.after_trap(a);
   end_reported_ = false;
-  add_checkpoint(next_auto_checkpoint_--, mark_, *current_);
-  checkpoints_.back().holds_state = true;
+  add_checkpoint(next_auto_checkpoint_--, mark_, *current_, Hold::AtState);
   std::size_t held = std::count_if(checkpoints_.begin(), checkpoints_.end(),
                                    [](const Checkpoint& c) { return c.holds_state; });
   if (held > kMaxStateCheckpoints) {
     auto oldest = std::find_if(checkpoints_.begin(), checkpoints_.end(),
                                [](const Checkpoint& c) { return c.holds_state; });
-    checkpoints_.erase(oldest);
+    evict(static_cast<std::size_t>(oldest - checkpoints_.begin()));
   }
   BS_LOG(Replay, "interrupted at " << mark_.describe());
 

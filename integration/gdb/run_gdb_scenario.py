@@ -103,6 +103,11 @@ def debuggee_args(backstep, source, trace):
 
 
 def run_one(opts, name, root, backstep):
+    # A scenario's own `// timeout:` (a long correctness run) raises the limit.
+    with open(opts.source) as f:
+        declared = re.search(r"^// timeout: (\d+)$", f.read(), re.M)
+    if declared and float(declared.group(1)) > opts.timeout:
+        opts.timeout = float(declared.group(1))
     trace, _, _ = gdbtest.record(backstep, opts.binary, opts.source, root, opts.timeout)
     script = os.path.join(root, os.path.basename(opts.script))
     shutil.copyfile(opts.script, script)

@@ -34,6 +34,9 @@ class FakeTarget : public DebugTarget {
   std::vector<std::string> command_line() const override { return {"/bin/prog", "an arg"}; }
   std::string start_directory() const override { return "/home/user"; }
   Activity activity() override { return {}; }
+  CheckpointStats checkpoint_stats() const override { return {}; }
+  void set_checkpoint_limit(std::size_t) override {}
+  void set_checkpoint_memory_limit(uint64_t) override {}
   const std::vector<CpuidLeaf>& cpu_features() const override { return cpuid; }
   Registers registers(pid_t tid) override {
     BOOST_REQUIRE(std::find(tids.begin(), tids.end(), tid) != tids.end());

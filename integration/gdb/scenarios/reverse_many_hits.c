@@ -1,0 +1,17 @@
+// scenario: reverse-continue across 100,000 hits of a breakpoint in a loop
+// scenario: without system calls, with at most 8 automatic checkpoints
+// timeout: 600
+#include <stdio.h>
+
+static volatile long total;
+
+__attribute__((noinline)) static void tick(long i) {
+  total += i;
+}
+
+int main(void) {
+  total = 7;
+  for (long i = 0; i < 100000; i++) tick(i);
+  printf("total=%ld\n", total);
+  return 0;
+}
