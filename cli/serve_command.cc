@@ -18,6 +18,7 @@
 #include "engine/timeline/checkpoint_policy.h"
 #include "engine/timeline/replay_timeline.h"
 #include "gdbserver/gdb_server.h"
+#include "gdbserver/gdb_session.h"
 
 namespace backstep::cli {
 namespace {
@@ -150,6 +151,7 @@ int serve_command(const Args& args) {
   trace::TraceReader(dir).verify_files();
   if (!check_debuggee(dir, choice)) return kExitUsage;
   signal(SIGPIPE, SIG_IGN);
+  gdb::GdbSession::set_progress_to_stderr(true);
   // With --once this process replays; otherwise each client's own does.
   clean_up_children_on_signals(options.once ? ChildKind::Tracees : ChildKind::Clients);
   gdb::GdbServer server(options, timeline_factory(dir, choice, bounds));

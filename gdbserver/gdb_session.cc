@@ -47,6 +47,10 @@ void GdbSession::dispatch(const std::string& payload) {
   }
 }
 
+bool GdbSession::progress_to_stderr_ = false;
+
+void GdbSession::set_progress_to_stderr(bool on) { progress_to_stderr_ = on; }
+
 std::chrono::milliseconds GdbSession::progress_interval() {
   // BACKSTEP_PROGRESS_MS overrides it (the tests use a short one).
   static const std::chrono::milliseconds interval = [] {
@@ -103,7 +107,7 @@ void GdbSession::resume(const ResumeRequest& request) {
                          std::to_string(a.last_event) + " of " + std::to_string(a.event_count) + ", " +
                          std::to_string(rate) + " events/s; ^C stops)\n";
       connection_.send_packet(rsp::console_output(text));
-      std::fputs(text.c_str(), stderr);
+      if (progress_to_stderr_) std::fputs(text.c_str(), stderr);
     }
     return connection_.poll_interrupt();
   });

@@ -20,6 +20,10 @@ namespace backstep::gdb {
 
 class GdbSession {
  public:
+  // The server's own stderr gets the progress notes of long resumes too
+  // (`serve`: the terminal the server runs in; not under `replay`, where
+  // the client shares it).
+  static void set_progress_to_stderr(bool on);
   // Per-client bounds: one client cannot fill the host with checkpoints
   // (each a set of forked processes) or open descriptors. Past them the
   // request gets an error and the session goes on.
@@ -124,6 +128,7 @@ class GdbSession {
   std::string stop_reply(const TargetStop& stop);
   // How often a long resume says it is still at work (5 s).
   static std::chrono::milliseconds progress_interval();
+  static bool progress_to_stderr_;
   // Threads (handlers_threads.cc).
   rsp::ThreadId thread_id(pid_t tid) const;
   // The pid the client sees: the recorded one, or for lldb that plus

@@ -115,13 +115,19 @@ def normalise_threads(text):
     return THREADS_ROW.sub(r"\1 ", text)
 
 
+# The server's notes during a long resume (every 5 s: how many depends on
+# the machine's speed); gdb.progress_notes checks them.
+PROGRESS_NOTE = re.compile(r"^backstep: still (searching backwards|replaying forwards) \(.*\)\n", re.M)
+
+
 def normalise(text, root):
     """Work directory -> WORK, long hex numbers (addresses) -> 0xADDR,
     thread ids (normalise_threads), process ids -> PID, and no lines for
     gdb's probes for separate debug files (their names hold the build ids
     of the host's libc and kernel vDSO, and the list depends on gdb's
-    configuration)."""
+    configuration) nor for the server's progress notes."""
     text = DEBUG_FILE_PROBE.sub("", text)
+    text = PROGRESS_NOTE.sub("", text)
     text = PRELOAD_LIBRARY_ROW.sub("", text)
     text = normalise_threads(text)
     text = text.replace(os.path.realpath(root), "WORK").replace(root, "WORK")
