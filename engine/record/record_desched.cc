@@ -29,6 +29,7 @@
 #include <cstring>
 
 #include "engine/core/log.h"
+#include "engine/core/restart_codes.h"
 #include "engine/core/syscalls/syscall_table.h"
 #include "engine/record/record_session.h"
 #include "preload/preload_interface.h"
@@ -36,21 +37,12 @@
 namespace backstep {
 namespace {
 
-// The kernel's restart codes (include/linux/errno.h, not in uapi): a call a
-// signal interrupted before it did anything.
-constexpr int64_t kERestartSys = 512;
-constexpr int64_t kERestartNoIntr = 513;
-constexpr int64_t kERestartNoHand = 514;
-constexpr int64_t kERestartRestartBlock = 516;
-
 // How long an interrupt of a blocked thread may take before it is sent
 // again (a stray second stop is passed over).
 constexpr uint64_t kDeschedAgainNs = 4'000'000;
 
-bool interrupted_result(int64_t ret) {
-  return ret == -EINTR || ret == -kERestartSys || ret == -kERestartNoIntr || ret == -kERestartNoHand ||
-         ret == -kERestartRestartBlock;
-}
+// A call a signal (or our interrupt) stopped before it did anything.
+bool interrupted_result(int64_t ret) { return ret == -EINTR || is_restart_code(ret); }
 
 // A signal the call itself raised as it failed: SIGPIPE with EPIPE (a write
 // to a pipe or socket nobody reads), SIGXFSZ with EFBIG (past the file size

@@ -21,6 +21,7 @@
 
 #include "engine/core/cpu_features.h"
 #include "engine/core/log.h"
+#include "engine/core/restart_codes.h"
 #include "engine/core/progress_counter.h"
 #include "engine/core/compat_syscalls.h"
 #include "engine/core/written_bytes.h"
@@ -40,7 +41,6 @@ RecordSession::~RecordSession() = default;
 namespace {
 
 // The kernel's "restart through restart_syscall" return code.
-constexpr int64_t kErestartRestartblock = 516;
 
 std::vector<char*> c_strings(std::vector<std::string>& v) {
   std::vector<char*> out;

@@ -25,6 +25,7 @@
 #include "engine/core/written_bytes.h"
 #include "engine/replay/address_space.h"
 #include "engine/replay/replay_stub.h"
+#include "engine/core/restart_codes.h"
 #include "engine/trace/trace_error.h"
 #include "engine/trace/written_data.h"
 #include "preload/preload_interface.h"
@@ -32,12 +33,6 @@
 namespace backstep {
 namespace {
 
-
-// The kernel's internal restart codes (include/linux/errno.h).
-constexpr int64_t kErestartSys = 512;
-constexpr int64_t kErestartNoIntr = 513;
-constexpr int64_t kErestartNoHand = 514;
-constexpr int64_t kErestartRestartblock = 516;
 
 // A replay that reached the exit event has not read what follows it; `dump`
 // does, and both must agree that a damaged trace is damaged. Reads the rest
@@ -551,8 +546,7 @@ void ReplaySession::restart_if_interrupted(const Registers& exit) {
   // threads' events may precede: note the backed-up registers, and
   // apply_pending_restart() uses them unless that event is a signal.
   int64_t r = exit.syscall_result();
-  if (r != -kErestartSys && r != -kErestartNoIntr && r != -kErestartNoHand &&
-      r != -kErestartRestartblock) {
+  if (!is_restart_code(r)) {
     return;
   }
   Registers regs = exit;

@@ -24,6 +24,28 @@ from run_scenario import Checker, kill_group, parse_header, run, tail  # noqa: E
 TIMEOUT = 100  # seconds, for each process (CTest gives each test 120)
 
 
+def find_program(env_var, names, why):
+    """$env_var if set, else the first of `names` on PATH; raises
+    RuntimeError saying `why` when there is none."""
+    chosen = os.environ.get(env_var)
+    if chosen:
+        return chosen
+    for name in names:
+        if shutil.which(name):
+            return name
+    raise RuntimeError("none of %s on PATH (%s)" % (", ".join(names), why))
+
+
+def lldb_program():
+    return find_program("BACKSTEP_LLDB", ("lldb", "lldb-22", "lldb-21", "lldb-20", "lldb-19"),
+                        "scripts/setup installs lldb-22")
+
+
+def lldb_dap_program():
+    return find_program("BACKSTEP_LLDB_DAP", ("lldb-dap", "lldb-dap-22", "lldb-dap-21", "lldb-dap-20", "lldb-dap-19"),
+                        "scripts/setup installs lldb-22, which has lldb-dap-22")
+
+
 def base_env(root):
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("DEBUGINFOD", "GDB", "LC_", "SCENARIO_", "INSIDE_EMACS"))}

@@ -34,16 +34,6 @@ def check(cond, what):
         raise Failure(what)
 
 
-def lldb_program():
-    chosen = os.environ.get("BACKSTEP_LLDB")
-    if chosen:
-        return chosen
-    for name in ("lldb", "lldb-22", "lldb-21", "lldb-20", "lldb-19"):
-        if shutil.which(name):
-            return name
-    raise Failure("no lldb on PATH (scripts/setup installs lldb-22)")
-
-
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -148,7 +138,7 @@ def main():
         lldb = configs["lldb"]
         server = start_task_server(task, backstep, root)
         try:
-            argv = [lldb_program(), "-b", "--no-lldbinit"]
+            argv = [gdbtest.lldb_program(), "-b", "--no-lldbinit"]
             for cmd in lldb["initCommands"] + lldb["targetCreateCommands"] + lldb["processCreateCommands"]:
                 argv += ["-o", cmd]
             argv += ["-o", "breakpoint set -n scale", "-o", "continue", "-o", "frame variable v", "-o", "kill"]

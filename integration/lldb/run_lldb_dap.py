@@ -35,16 +35,6 @@ def check(cond, what):
         raise Failure(what)
 
 
-def lldb_dap_program():
-    chosen = os.environ.get("BACKSTEP_LLDB_DAP")
-    if chosen:
-        return chosen
-    for name in ("lldb-dap", "lldb-dap-22", "lldb-dap-21", "lldb-dap-20", "lldb-dap-19"):
-        if shutil.which(name):
-            return name
-    raise Failure("no lldb-dap on PATH (scripts/setup installs lldb-22, which has lldb-dap-22)")
-
-
 class Dap:
     """One lldb-dap process: requests by sequence number, events queued."""
 
@@ -174,7 +164,7 @@ def main():
             config = [c for c in json.load(f)["configurations"] if c["type"] == "lldb-dap"][0]
 
         server = gdbtest.Server(backstep, trace, root, once=True)
-        dap = Dap([lldb_dap_program()], root)
+        dap = Dap([gdbtest.lldb_dap_program()], root)
         dap.request("initialize", {"clientID": "backstep-test", "adapterID": "lldb-dap", "linesStartAt1": True,
                                    "columnsStartAt1": True, "pathFormat": "path"})
         attach = dap.send("attach", {"program": config["program"], "gdb-remote-port": server.port,
