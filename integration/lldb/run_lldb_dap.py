@@ -2,6 +2,7 @@
 """lldb-dap (22) against `backstep serve`, driven over the Debug Adapter
 Protocol by a small client, as VS Code would: initialize, attach through
 gdb-remote, setBreakpoints, configurationDone (which resumes to the breakpoint),
+continue to its second hit,
 stackTrace, scopes, variables, next, the debug console's
 `process continue --reverse` back to the breakpoint, and disconnect.
 
@@ -188,11 +189,18 @@ def main():
         check(local(dap, frame, "v") == "1", "v = 1 at the first hit")
 
         dap.forget_events("stopped")
+        dap.request("continue", {"threadId": thread})
+        dap.event("stopped", lambda m: m["body"].get("reason") == "breakpoint")
+        frame = top_frame(dap, thread)
+        check(frame["name"].startswith("scale") and frame["line"] == 9, "continue stops at %r" % frame)
+        check(local(dap, frame, "v") == "2", "v = 2 at the second hit")
+
+        dap.forget_events("stopped")
         dap.request("next", {"threadId": thread})
         dap.event("stopped", lambda m: m["body"].get("reason") == "step")
         frame = top_frame(dap, thread)
         check(frame["line"] == 10, "next goes to line 10: %r" % frame)
-        check(local(dap, frame, "r") == "3", "r = 3 after the next")
+        check(local(dap, frame, "r") == "6", "r = 6 after the next")
 
         # The debug console: reverse back to the breakpoint (lldb-dap has no
         # stepBack; `process continue --reverse` is lldb's own command).
@@ -201,7 +209,7 @@ def main():
         dap.event("stopped", lambda m: m["body"].get("reason") == "breakpoint")
         frame = top_frame(dap, thread)
         check(frame["name"].startswith("scale") and frame["line"] == 9, "reverse to the breakpoint: %r" % frame)
-        check(local(dap, frame, "v") == "1", "v = 1 back at the breakpoint")
+        check(local(dap, frame, "v") == "2", "v = 2 back at the breakpoint")
 
         dap.request("disconnect", {"terminateDebuggee": True})
         print("PASS: lldb-dap session")
