@@ -52,11 +52,13 @@ bool GdbSession::progress_to_stderr_ = false;
 void GdbSession::set_progress_to_stderr(bool on) { progress_to_stderr_ = on; }
 
 std::chrono::milliseconds GdbSession::progress_interval() {
-  // BACKSTEP_PROGRESS_MS overrides it (the tests use a short one).
+  // BACKSTEP_PROGRESS_MS overrides it; 0 makes a note at every look for
+  // an interrupt, so that a test sees one for any resume.
   static const std::chrono::milliseconds interval = [] {
     const char* text = std::getenv("BACKSTEP_PROGRESS_MS");
-    long ms = text && *text ? std::strtol(text, nullptr, 10) : 0;
-    return std::chrono::milliseconds(ms > 0 ? ms : 5000);
+    char* end = nullptr;
+    long ms = text && *text ? std::strtol(text, &end, 10) : -1;
+    return std::chrono::milliseconds(ms >= 0 && end && *end == '\0' ? ms : 5000);
   }();
   return interval;
 }
