@@ -157,6 +157,9 @@ int main(void) {
   w = await_tid(&waiter_tid);
   nd("reader waited %ld looks", wait_blocked_in(w, SYS_read));
   PCHECK(pthread_kill(t, SIGUSR1));
+  // The handler runs on the interrupted read's way out: once it has, the
+  // next read the reader sits in is its second one.
+  while (!handled) sched_yield();
   nd("reader waits again after %ld looks", wait_blocked_in(w, SYS_read));
   CHECK(SYS(write(wake[1], "s", 1)) == 1);
   PCHECK(pthread_join(t, NULL));
