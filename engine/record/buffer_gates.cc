@@ -11,8 +11,11 @@
 // recorder writes into the calling process is memory its event wrote.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstring>
+#include <functional>
+#include <map>
 #include <set>
 #include <utility>
 
@@ -47,39 +50,67 @@ void RecordSession::forget_closed(RecordTask& t, const std::vector<int>& closed,
   // Both change now, before any other thread runs again.
   descriptors_.table_changing(t.tid());
   descriptors_.table_changed(t.tid());
-  for (int fd : closed) {
-    for (trace::MemoryWrite& w : clear_descriptor_bits(t, fd, fd, t.buffer)) flush.writes.push_back(std::move(w));
+  if (closed.empty()) return;
+  auto [lo, hi] = std::minmax_element(closed.begin(), closed.end());
+  std::set<int> gone(closed.begin(), closed.end());
+  for (trace::MemoryWrite& w :
+       clear_descriptor_bits(t, *lo, *hi, t.buffer, [&gone](int fd) { return gone.count(fd) != 0; })) {
+    flush.writes.push_back(std::move(w));
   }
 }
 
-std::vector<trace::MemoryWrite> RecordSession::clear_descriptor_bits(RecordTask& t, int lo, int hi,
-                                                                     uint64_t except) {
+std::vector<std::pair<RecordTask*, uint64_t>> RecordSession::live_buffers(
+    const std::function<bool(const RecordTask&)>& keep) {
+  // One live task per (process, buffer): threads may share a buffer, and
+  // processes have theirs at the same addresses.
+  std::map<std::pair<RecordProcess*, uint64_t>, RecordTask*> found;
+  for (auto& [tid, other] : record_tasks_) {
+    if (other->process && other->buffer && other->run != RunState::Gone && keep(*other)) {
+      found.emplace(std::make_pair(other->process, other->buffer), other.get());
+    }
+  }
+  std::vector<std::pair<RecordTask*, uint64_t>> buffers;
+  for (const auto& [key, owner] : found) buffers.emplace_back(owner, key.second);
+  return buffers;
+}
+
+std::vector<trace::MemoryWrite> RecordSession::clear_buffer_bits(RecordTask& owner, uint64_t buffer, int lo, int hi,
+                                                                  const std::function<bool(int fd)>& drop) {
   std::vector<trace::MemoryWrite> made;
   lo = std::max(lo, 0);
   hi = std::min(hi, BS_MAX_FDS - 1);
   if (lo > hi) return made;
-  std::set<uint64_t> buffers;
-  for (auto& [tid, other] : record_tasks_) {
-    if (other->process == t.process && other->buffer && other->buffer != except && other->run != RunState::Gone) {
-      buffers.insert(other->buffer);
+  // Both bitmaps: a descriptor gone is neither a quiet file nor a pipe.
+  for (uint64_t bitmap : {kFdBitsOffset, kFdBlockingOffset}) {
+    uint64_t words[BS_MAX_FDS / 64];
+    int first = lo / 64, count = hi / 64 - first + 1;
+    uint64_t words_addr = buffer + bitmap + static_cast<uint64_t>(first) * 8;
+    std::size_t len = static_cast<std::size_t>(count) * 8;
+    if (owner.task.read_some(remote_ptr<void>(words_addr), words, len) != len) continue;
+    for (int i = 0; i < count; ++i) {
+      int w = first + i;
+      uint64_t cleared = words[i];
+      for (int fd = std::max(lo, w * 64); fd <= std::min(hi, w * 64 + 63); ++fd) {
+        uint64_t bit = uint64_t{1} << (fd % 64);
+        if ((cleared & bit) && (!drop || drop(fd))) cleared &= ~bit;
+      }
+      if (cleared == words[i]) continue;
+      uint64_t word_addr = words_addr + static_cast<uint64_t>(i) * 8;
+      owner.task.write_bytes(remote_ptr<void>(word_addr), &cleared, sizeof(cleared));
+      std::vector<uint8_t> bytes(sizeof(cleared));
+      std::memcpy(bytes.data(), &cleared, sizeof(cleared));
+      made.push_back({word_addr, std::move(bytes)});
     }
   }
-  for (uint64_t buffer : buffers) {
-    // Both bitmaps: a closed descriptor is neither a quiet file nor a pipe.
-    for (uint64_t bitmap : {kFdBitsOffset, kFdBlockingOffset}) {
-      for (int w = lo / 64; w <= hi / 64; ++w) {
-        uint64_t word_addr = buffer + bitmap + static_cast<uint64_t>(w) * 8;
-        uint64_t word = 0;
-        if (t.task.read_some(remote_ptr<void>(word_addr), &word, sizeof(word)) != sizeof(word)) continue;
-        uint64_t cleared = word;
-        for (int fd = std::max(lo, w * 64); fd <= std::min(hi, w * 64 + 63); ++fd) cleared &= ~(uint64_t{1} << (fd % 64));
-        if (cleared == word) continue;
-        t.task.write_bytes(remote_ptr<void>(word_addr), &cleared, sizeof(cleared));
-        std::vector<uint8_t> bytes(sizeof(cleared));
-        std::memcpy(bytes.data(), &cleared, sizeof(cleared));
-        made.push_back({word_addr, std::move(bytes)});
-      }
-    }
+  return made;
+}
+
+std::vector<trace::MemoryWrite> RecordSession::clear_descriptor_bits(RecordTask& t, int lo, int hi, uint64_t except,
+                                                                     const std::function<bool(int fd)>& drop) {
+  std::vector<trace::MemoryWrite> made;
+  auto same_process = [&](const RecordTask& other) { return other.process == t.process && other.buffer != except; };
+  for (auto [owner, buffer] : live_buffers(same_process)) {
+    for (trace::MemoryWrite& w : clear_buffer_bits(*owner, buffer, lo, hi, drop)) made.push_back(std::move(w));
   }
   return made;
 }
@@ -127,36 +158,16 @@ void RecordSession::forget_buffered_file_elsewhere(SyscallContext& ctx, dev_t de
   // since recording then takes the traced path at that process's next call
   // on the descriptor, after a flush of everything before it, and replay
   // takes the traced path wherever no record is left.
-  std::set<std::pair<RecordProcess*, uint64_t>> buffers;
-  for (auto& [tid, other] : record_tasks_) {
-    if (other->process && other->process != t->process && other->buffer && other->run != RunState::Gone) {
-      buffers.insert({other->process, other->buffer});
-    }
-  }
-  for (const auto& [process, buffer] : buffers) {
-    RecordTask* owner = nullptr;
-    for (auto& [tid, other] : record_tasks_) {
-      if (other->process == process && other->buffer == buffer && other->run != RunState::Gone) owner = other.get();
-    }
-    if (!owner) continue;
-    for (uint64_t bitmap : {kFdBitsOffset, kFdBlockingOffset}) {
-      uint64_t words[BS_MAX_FDS / 64];
-      if (owner->task.read_some(remote_ptr<void>(buffer + bitmap), words, sizeof(words)) != sizeof(words)) continue;
-      for (int w = 0; w < BS_MAX_FDS / 64; ++w) {
-        uint64_t cleared = words[w];
-        for (int bit = 0; bit < 64 && words[w]; ++bit) {
-          if (!(words[w] >> bit & 1)) continue;
-          std::optional<DescriptorCache::File> f = descriptors_.file(owner->tid(), w * 64 + bit);
-          if (!f || (f->dev == dev && f->ino == ino)) cleared &= ~(uint64_t{1} << bit);
-        }
-        if (cleared == words[w]) continue;
-        try {
-          owner->task.write_bytes(remote_ptr<void>(buffer + bitmap + static_cast<uint64_t>(w) * 8), &cleared,
-                                  sizeof(cleared));
-        } catch (const std::exception&) {
-          // Going away (an exec, an exit): it buffers nothing more here.
-        }
-      }
+  auto other_process = [&](const RecordTask& other) { return other.process != t->process; };
+  for (auto [owner, buffer] : live_buffers(other_process)) {
+    auto that_file = [&, owner = owner](int fd) {
+      std::optional<DescriptorCache::File> f = descriptors_.file(owner->tid(), fd);
+      return !f || (f->dev == dev && f->ino == ino);
+    };
+    try {
+      clear_buffer_bits(*owner, buffer, 0, BS_MAX_FDS - 1, that_file);
+    } catch (const std::exception&) {
+      // Going away (an exec, an exit): it buffers nothing more here.
     }
   }
 }

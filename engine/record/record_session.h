@@ -5,6 +5,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -189,9 +190,19 @@ class RecordSession : public Session {
   // The descriptors `t`'s buffered calls closed: gone from the other
   // buffers of its process (as writes of `flush`) and from the cache.
   void forget_closed(RecordTask& t, const std::vector<int>& closed, trace::Event& flush);
-  // Clears descriptors [lo, hi] in every buffer of `t`'s process but
-  // `except`; returns the words it wrote (for the event that says so).
-  std::vector<trace::MemoryWrite> clear_descriptor_bits(RecordTask& t, int lo, int hi, uint64_t except);
+  // Clears descriptors [lo, hi] (those `drop` selects, when given) in every
+  // buffer of `t`'s process but `except`; returns the words it wrote (for
+  // the event that says so).
+  std::vector<trace::MemoryWrite> clear_descriptor_bits(RecordTask& t, int lo, int hi, uint64_t except,
+                                                        const std::function<bool(int fd)>& drop = {});
+  // One live task for each buffer in use by tasks `keep` selects, with the
+  // buffer's address.
+  std::vector<std::pair<RecordTask*, uint64_t>> live_buffers(const std::function<bool(const RecordTask&)>& keep);
+  // Clears both bitmaps' bits of descriptors [lo, hi] that `drop` selects
+  // (all when empty) in `buffer` of `owner`'s process; returns the words it
+  // wrote.
+  std::vector<trace::MemoryWrite> clear_buffer_bits(RecordTask& owner, uint64_t buffer, int lo, int hi,
+                                                    const std::function<bool(int fd)>& drop);
   // At a traced call's exit: patches its `syscall` instruction to jump to
   // the library, and allows buffering on the call's descriptor.
   void after_traced_call(RecordTask& t, SyscallContext& ctx);
