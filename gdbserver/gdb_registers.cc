@@ -122,6 +122,82 @@ std::optional<std::vector<uint8_t>> register_value(const RegisterSet& set, std::
 
 namespace {
 
+auto* gpr_slot(user_regs_struct& u, std::size_t i) {
+  decltype(&u.rax) slots[16] = {&u.rax, &u.rbx, &u.rcx, &u.rdx, &u.rsi, &u.rdi, &u.rbp, &u.rsp,
+                         &u.r8,  &u.r9,  &u.r10, &u.r11, &u.r12, &u.r13, &u.r14, &u.r15};
+  return slots[i];
+}
+
+auto* segment_slot(user_regs_struct& u, std::size_t i) {
+  decltype(&u.rax) slots[6] = {&u.cs, &u.ss, &u.ds, &u.es, &u.fs, &u.gs};
+  return slots[i];
+}
+
+bool put(std::vector<uint8_t>& x, std::size_t off, const std::vector<uint8_t>& v, std::size_t n) {
+  if (x.size() < off + n || v.size() < n) return false;
+  std::memcpy(&x[off], v.data(), n);
+  return true;
+}
+
+// gdb's two-bit tag word back to FXSAVE's abridged one: empty (3) or not.
+uint8_t abridged_tag(uint64_t full) {
+  uint8_t tags = 0;
+  for (int i = 0; i < 8; ++i) {
+    if (((full >> (2 * i)) & 3) != 3) tags |= static_cast<uint8_t>(1u << i);
+  }
+  return tags;
+}
+
+}  // namespace
+
+bool set_register_value(const RegisterSet& set, std::size_t n, const std::vector<uint8_t>& value, Registers& r,
+                        std::vector<uint8_t>& x) {
+  if (value.size() != register_size(set, n)) return false;
+  uint64_t v = read_le(value, 0, std::min<std::size_t>(value.size(), 8));
+  user_regs_struct& u = r.raw();
+  if (n < 16) {
+    *gpr_slot(u, n) = v;
+  } else if (n == 16) {
+    u.rip = v;
+  } else if (n == 17) {
+    u.eflags = v;
+  } else if (n <= 23) {
+    *segment_slot(u, n - 18) = v;
+  } else if (n <= 31) {
+    return put(x, kFxSt + 16 * (n - 24), value, 10);
+  } else if (n <= 39) {
+    if (x.size() < 512) return false;
+    std::vector<uint8_t> bytes = le(v, 4);
+    switch (n - 32) {
+      case 0: return put(x, kFxFcw, bytes, 2);
+      case 1: return put(x, kFxFsw, bytes, 2);
+      case 2: x[kFxFtw] = abridged_tag(v); return true;
+      case 3: return put(x, kFxFcs, bytes, 2);
+      case 4: return put(x, kFxFip, bytes, 4);
+      case 5: return put(x, kFxFds, bytes, 2);
+      case 6: return put(x, kFxFdp, bytes, 4);
+      default: return put(x, kFxFop, le(v & 0x7ff, 2), 2);
+    }
+  } else if (n <= 55) {
+    return put(x, kFxXmm + 16 * (n - 40), value, 16);
+  } else if (n == 56) {
+    return put(x, kFxMxcsr, value, 4);
+  } else if (n == 57) {
+    u.orig_rax = v;
+  } else if (n == 58) {
+    u.fs_base = v;
+  } else if (n == 59) {
+    u.gs_base = v;
+  } else if (set.avx && n <= 75) {
+    return put(x, kXsaveYmmHi + 16 * (n - 60), value, 16);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+namespace {
+
 void reg(std::ostringstream& os, const std::string& name, std::size_t bits, const char* type, std::size_t regnum,
          const char* group = nullptr) {
   os << "  <reg name=\"" << name << "\" bitsize=\"" << bits << "\" type=\"" << type << "\" regnum=\"" << regnum

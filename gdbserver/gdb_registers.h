@@ -31,6 +31,13 @@ std::size_t register_size(const RegisterSet& set, std::size_t regnum);
 std::optional<std::vector<uint8_t>> register_value(const RegisterSet& set, std::size_t regnum,
                                                    const Registers& regs, const std::vector<uint8_t>& xsave);
 
+// Writes gdb register `regnum` (`value`: register_size bytes, little-endian)
+// into `regs` or the XSAVE area `xsave`; false for no such register, a
+// wrong size, or an XSAVE register without an area. The inverse of
+// register_value: the x87 tag word goes back to FXSAVE's abridged form.
+bool set_register_value(const RegisterSet& set, std::size_t regnum, const std::vector<uint8_t>& value,
+                        Registers& regs, std::vector<uint8_t>& xsave);
+
 // target.xml and the feature files it includes, by annex name; nullopt for
 // an unknown annex.
 std::optional<std::string> target_description(const RegisterSet& set, const std::string& annex);

@@ -113,6 +113,10 @@ void GdbSession::resume(const ResumeRequest& request) {
     }
     return connection_.poll_interrupt();
   });
+  if (std::string note = target_.take_note(); !note.empty()) {
+    connection_.send_packet(rsp::console_output(note));
+    if (progress_to_stderr_) std::fputs(note.c_str(), stderr);
+  }
   last_stop_ = stop;
   exited_ = stop.kind == TargetStop::Kind::Exited || stop.kind == TargetStop::Kind::Killed;
   // gdb makes the stopping thread its current one; Hg and Hc follow it.

@@ -77,16 +77,20 @@ class GdbSession {
   void handle(const rsp::ReadRegister& r);
   void handle(const rsp::WriteRegister& r);
   void handle(const rsp::ReadMemory& r);
-  void handle(const rsp::WriteMemory&) { reply(error_reply(rsp::ErrorCode::NotWritable)); }
+  void handle(const rsp::WriteMemory& r);
   void handle(const rsp::WriteMemoryBinary& r);
+  void handle(const rsp::AllocateMemory& r);
+  void handle(const rsp::DeallocateMemory& r);
+  void handle(const rsp::SaveRegisterState& r);
+  void handle(const rsp::RestoreRegisterState& r);
   void handle(const rsp::InsertBreakpoint& r);
   void handle(const rsp::RemoveBreakpoint& r);
   void handle(const rsp::VContQuery&) { reply("vCont;c;C;s;S;r"); }
   void handle(const rsp::VCont& r);
   void handle(const rsp::Continue&) { resume(forward(ResumeRequest::How::Continue)); }
-  void handle(const rsp::ContinueWithSignal&) { resume(forward(ResumeRequest::How::Continue)); }
+  void handle(const rsp::ContinueWithSignal& r);
   void handle(const rsp::Step&) { resume(legacy_step()); }
-  void handle(const rsp::StepWithSignal&) { resume(legacy_step()); }
+  void handle(const rsp::StepWithSignal& r);
   void handle(const rsp::ReverseContinue&);
   void handle(const rsp::ReverseStep&);
   void handle(const rsp::Kill&);
@@ -125,6 +129,8 @@ class GdbSession {
   // `s`: steps the Hc thread (or the one due to run).
   ResumeRequest legacy_step() const;
   void resume(const ResumeRequest& request);
+  // Answers a reverse request made inside a called function with an error.
+  bool refuse_reverse_in_call();
   std::string stop_reply(const TargetStop& stop);
   // How often a long resume says it is still at work (5 s).
   static std::chrono::milliseconds progress_interval();
@@ -147,8 +153,9 @@ class GdbSession {
   // The text of monitor `command`'s answer; sets limit_reached when it was
   // refused for a per-client limit.
   std::string monitor(const std::string& command, bool& limit_reached);
-  bool write_changes_nothing(std::size_t regnum, const std::vector<uint8_t>& value, const Registers& regs,
-                             const std::vector<uint8_t>& xsave);
+  // Register and memory writes (handlers_diversion.cc).
+  void write_registers(pid_t tid, const Registers& regs, const std::vector<uint8_t>& xsave);
+  void write_memory(uint64_t addr, const std::vector<uint8_t>& bytes);
 
   DebugTarget& target_;
   Connection& connection_;
@@ -176,6 +183,14 @@ class GdbSession {
   // in reply to vRun itself).
   std::string held_stop_message_;
   std::map<int, int> files_;  // vFile fd -> our fd
+  // QSaveRegisterState: id -> the thread and what it held.
+  struct SavedRegisters {
+    pid_t tid = 0;
+    Registers regs;
+    std::vector<uint8_t> xsave;
+  };
+  std::map<std::uint64_t, SavedRegisters> saved_registers_;
+  std::uint64_t next_save_id_ = 1;
   int next_file_ = 1;
 };
 

@@ -36,62 +36,6 @@ void GdbSession::handle(const rsp::ReadRegister& r) {
   reply(register_hex(r.regnum, target_.registers(tid), target_.xstate(tid)));
 }
 
-// A replay cannot change the past: registers stay as recorded until
-// function calls during replay (diversions) exist. A write is accepted only
-// where it changes nothing, so that nobody is told OK for a change that did
-// not happen:
-// - the value the register already holds (gdb writes back what it read);
-// - -1 into orig_rax. gdb's amd64 Linux support writes it with every pc
-//   write, so that the kernel does not restart an interrupted system call
-//   at the new pc; in a replay the kernel restarts nothing (system calls
-//   are replayed from the recording), so -1 there is already the truth.
-bool GdbSession::write_changes_nothing(std::size_t regnum, const std::vector<uint8_t>& value, const Registers& regs,
-                                       const std::vector<uint8_t>& xsave) {
-  if (regnum == kRegOrigRax && value == std::vector<uint8_t>(8, 0xff)) return true;
-  std::optional<std::vector<uint8_t>> now = register_value(registers_, regnum, regs, xsave);
-  return now && *now == value;
-}
-
-void GdbSession::handle(const rsp::WriteRegisters& r) {
-  pid_t tid = register_thread(r.thread);
-  if (tid == 0) {
-    reply(error_reply(rsp::ErrorCode::NoSuchThread));
-    return;
-  }
-  Registers regs = target_.registers(tid);
-  std::vector<uint8_t> xsave = target_.xstate(tid);
-  std::size_t offset = 0;
-  for (std::size_t n = 0; n < registers_.count() && offset < r.data.size(); ++n) {
-    std::size_t size = register_size(registers_, n);
-    if (offset + size > r.data.size()) break;  // gdb may send only the first registers
-    std::vector<uint8_t> value(r.data.begin() + static_cast<std::ptrdiff_t>(offset),
-                               r.data.begin() + static_cast<std::ptrdiff_t>(offset + size));
-    offset += size;
-    // Registers we report unavailable come back as whatever gdb holds.
-    if (!register_value(registers_, n, regs, xsave)) continue;
-    if (!write_changes_nothing(n, value, regs, xsave)) {
-      reply(error_reply(rsp::ErrorCode::NotWritable));
-      return;
-    }
-  }
-  reply(rsp::ok());
-}
-
-void GdbSession::handle(const rsp::WriteRegister& r) {
-  std::size_t size = register_size(registers_, r.regnum);
-  if (size == 0 || r.value.size() != size) {
-    reply(error_reply(rsp::ErrorCode::InvalidArgument));
-    return;
-  }
-  pid_t tid = register_thread(r.thread);
-  if (tid == 0) {
-    reply(error_reply(rsp::ErrorCode::NoSuchThread));
-    return;
-  }
-  bool ok = write_changes_nothing(r.regnum, r.value, target_.registers(tid), target_.xstate(tid));
-  reply(ok ? rsp::ok() : error_reply(rsp::ErrorCode::NotWritable));
-}
-
 void GdbSession::handle(const rsp::ReadMemory& r) {
   std::vector<uint8_t> bytes = target_.read_memory(r.addr, static_cast<std::size_t>(std::min<uint64_t>(r.length, 0x8000)));
   if (bytes.empty() && r.length > 0) {
@@ -99,12 +43,6 @@ void GdbSession::handle(const rsp::ReadMemory& r) {
     return;
   }
   reply(rsp::memory_hex(bytes));
-}
-
-void GdbSession::handle(const rsp::WriteMemoryBinary& r) {
-  // "X addr,0:" probes whether X exists; saying no makes gdb use M, which
-  // is refused below the same way.
-  reply(r.data.empty() ? "" : error_reply(rsp::ErrorCode::NotWritable));
 }
 
 namespace {

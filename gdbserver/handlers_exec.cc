@@ -38,6 +38,11 @@ void GdbSession::handle(const rsp::VCont& r) {
     std::optional<pid_t> named = named_thread(*chosen->thread);
     req.thread = named ? *named : 0;
   }
+  // A signal to deliver counts only in a diversion (a replay delivers what
+  // was recorded).
+  if (chosen->kind == rsp::VContAction::Kind::ContinueSignal || chosen->kind == rsp::VContAction::Kind::StepSignal) {
+    req.signal = to_linux_signal(chosen->signal);
+  }
   switch (chosen->kind) {
     case rsp::VContAction::Kind::Continue:
     case rsp::VContAction::Kind::ContinueSignal:
@@ -59,7 +64,16 @@ void GdbSession::handle(const rsp::VCont& r) {
   resume(req);
 }
 
+bool GdbSession::refuse_reverse_in_call() {
+  if (!target_.in_called_function()) return false;
+  // gdb shows "Remote failure reply: E.<text>" and stays where it is.
+  reply("E.reverse execution is not possible inside a function called by the debugger: "
+        "let it return (or `return`, `finish`), then go backwards");
+  return true;
+}
+
 void GdbSession::handle(const rsp::ReverseContinue&) {
+  if (refuse_reverse_in_call()) return;
   ResumeRequest req;
   req.direction = RunDirection::Backward;
   exited_ = false;
@@ -67,6 +81,7 @@ void GdbSession::handle(const rsp::ReverseContinue&) {
 }
 
 void GdbSession::handle(const rsp::ReverseStep&) {
+  if (refuse_reverse_in_call()) return;
   ResumeRequest req;
   req.direction = RunDirection::Backward;
   req.how = ResumeRequest::How::Step;

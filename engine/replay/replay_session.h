@@ -218,6 +218,11 @@ class ReplaySession : public Session {
   // The thread entered a blocking call that has not returned yet (its
   // Syscall event, when it comes, runs no instruction).
   bool thread_in_call(uint32_t tid) const;
+  // The task that replays thread `tid` (throws std::out_of_range for no
+  // such thread) and the address of its syscall buffer (0: none): what a
+  // diversion (engine/timeline/diversion.h) runs and quiets.
+  Task& thread_task(uint32_t tid);
+  uint64_t thread_buffer(uint32_t tid) const;
 
  private:
   ReplaySession(const ReplaySession& parent, pid_t child);

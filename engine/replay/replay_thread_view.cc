@@ -42,6 +42,17 @@ std::vector<uint8_t> ReplaySession::thread_xstate(uint32_t tid) {
   return it->second.task->xstate();
 }
 
+Task& ReplaySession::thread_task(uint32_t tid) {
+  auto it = threads_.find(tid);
+  if (it == threads_.end()) throw std::out_of_range("no thread " + std::to_string(tid) + " at this point");
+  return *it->second.task;
+}
+
+uint64_t ReplaySession::thread_buffer(uint32_t tid) const {
+  auto it = threads_.find(tid);
+  return it == threads_.end() ? 0 : it->second.buffer;
+}
+
 std::string ReplaySession::thread_name(uint32_t tid) const {
   auto it = threads_.find(tid);
   return it == threads_.end() ? std::string() : it->second.name;

@@ -170,6 +170,7 @@ void ReplayTimeline::walk(ReplaySession& session, const Mark& from, const Mark& 
 }
 
 void ReplayTimeline::restart(std::optional<uint64_t> event) {
+  end_diversion();
   Mark target{checkpoints_.front().mark.event, {}, 0};
   if (event && *event > target.event) {
     // Stop at the boundary before `event`, or the end of the recording.
@@ -210,6 +211,7 @@ std::vector<CheckpointInfo> ReplayTimeline::checkpoints() const {
 }
 
 bool ReplayTimeline::restart_checkpoint(int id) {
+  end_diversion();
   for (const Checkpoint& cp : checkpoints_) {
     if (cp.id != id || id <= 0) continue;
     current_ = cp.session->clone();

@@ -73,6 +73,9 @@ struct ResumeRequest {
   // recorded until its turn comes; backward, they go back with it to its
   // previous instruction.
   pid_t thread = 0;
+  // A signal (Linux number) to deliver first: honoured only in a diversion,
+  // where the program runs live; a replay delivers what was recorded.
+  int signal = 0;
 };
 
 struct CheckpointInfo {
@@ -129,6 +132,29 @@ class DebugTarget {
   virtual std::vector<uint8_t> auxv() = 0;
   // The siginfo of the last signal stop, if any (128 bytes).
   virtual std::vector<uint8_t> siginfo() = 0;
+
+  // Changes (diversions, engine/timeline/diversion.h). A replay cannot
+  // change the past: a write that changes something moves the debugger into
+  // a diversion, a live copy of the program at this position where writes
+  // and resumes are honoured (a function call); reads then see the copy. A
+  // write that changes nothing outside one is accepted and does nothing.
+  // The diversion ends, and everything is as recorded again, once a
+  // function ran there and every thread's registers are back to the
+  // replay's, when the client resumes with the registers back, goes
+  // backwards, or restarts. Register writes throw std::out_of_range for no
+  // such thread.
+  virtual void write_registers(pid_t tid, const Registers& regs, const std::vector<uint8_t>& xstate) = 0;
+  // Bytes written (fewer where memory is not mapped).
+  virtual std::size_t write_memory(uint64_t addr, const std::vector<uint8_t>& bytes) = 0;
+  // lldb's _M/_m: fresh memory in the diversion (`prot`: PROT_* bits).
+  virtual std::optional<uint64_t> allocate_memory(uint64_t size, int prot) = 0;
+  virtual bool deallocate_memory(uint64_t addr) = 0;
+  // In a diversion whose registers are not the replay's: a function the
+  // debugger called is under way (reverse execution is refused there).
+  virtual bool in_called_function() = 0;
+  // Text for the user about the last request (a diversion that ended
+  // unexpectedly), once; empty for none.
+  virtual std::string take_note() = 0;
 
   // Breakpoints and watchpoints follow the user across checkpoints.
   virtual bool set_breakpoint(uint64_t addr, TrapKind kind) = 0;

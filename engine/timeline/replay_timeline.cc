@@ -133,7 +133,13 @@ std::string ReplayTimeline::start_directory() const { return current_->header().
 const std::vector<CpuidLeaf>& ReplayTimeline::cpu_features() const { return current_->header().cpuid; }
 
 Registers ReplayTimeline::registers(pid_t tid) {
-  Registers regs = current_->thread_registers(tid == 0 ? current_->stopped_thread() : static_cast<uint32_t>(tid));
+  uint32_t t = tid == 0 ? current_->stopped_thread() : static_cast<uint32_t>(tid);
+  if (diversion_live() && diversion_->touched(t)) return diversion_->registers(t);
+  return replay_registers(t);
+}
+
+Registers ReplayTimeline::replay_registers(uint32_t tid) {
+  Registers regs = current_->thread_registers(tid);
   // A thread in a patched site's stub (a call the preload library did not
   // buffer, made from there) shows where the unpatched code would stand,
   // so that gdb finds its frame and its caller.
@@ -147,10 +153,13 @@ Registers ReplayTimeline::registers(pid_t tid) {
 }
 
 std::vector<uint8_t> ReplayTimeline::xstate(pid_t tid) {
-  return current_->thread_xstate(tid == 0 ? current_->stopped_thread() : static_cast<uint32_t>(tid));
+  uint32_t t = tid == 0 ? current_->stopped_thread() : static_cast<uint32_t>(tid);
+  if (diversion_live() && diversion_->touched(t)) return diversion_->xstate(t);
+  return current_->thread_xstate(t);
 }
 
 std::vector<uint8_t> ReplayTimeline::read_memory(uint64_t addr, std::size_t len) {
+  if (diversion_live()) return diversion_->read_memory(addr, len);
   return current_->read_memory(addr, len);
 }
 
@@ -186,6 +195,15 @@ std::vector<uint8_t> ReplayTimeline::auxv() {
 }
 
 bool ReplayTimeline::set_breakpoint(uint64_t addr, TrapKind kind) {
+  // A software breakpoint outside the replay's code (gdb's return trap for
+  // a function call sits on the stack; lldb's in memory it allocated) can
+  // only be hit in a diversion. In the replay its int3 would sit in data the
+  // program writes while it runs, and taking it out again would write back
+  // a stale byte.
+  if (kind == TrapKind::Software && !in_replay_code(addr)) {
+    diversion_breakpoints_.insert(addr);
+    return true;
+  }
   breakpoints_.insert(addr);
   if (kind == TrapKind::Hardware) hw_breakpoints_.insert(addr);
   return true;
@@ -193,7 +211,15 @@ bool ReplayTimeline::set_breakpoint(uint64_t addr, TrapKind kind) {
 
 bool ReplayTimeline::remove_breakpoint(uint64_t addr, TrapKind kind) {
   if (kind == TrapKind::Hardware) hw_breakpoints_.erase(addr);
-  return breakpoints_.erase(addr) > 0;
+  bool removed = diversion_breakpoints_.erase(addr) > 0;
+  return breakpoints_.erase(addr) > 0 || removed;
+}
+
+bool ReplayTimeline::in_replay_code(uint64_t addr) {
+  for (const MemoryMapping& m : memory_map()) {
+    if (addr >= m.start && addr < m.end) return m.executable;
+  }
+  return false;
 }
 
 bool ReplayTimeline::set_watchpoint(uint64_t addr, uint64_t len, WatchType type) {
@@ -236,6 +262,14 @@ TargetStop ReplayTimeline::make_stop(TargetStop::Kind kind, uint64_t address) {
 }
 
 TargetStop ReplayTimeline::resume(const ResumeRequest& request, const std::function<bool()>& interrupted) {
+  if (diversion_) {
+    // Inside a called function the copy runs; with the registers back (or
+    // going backwards) the diversion is over and the replay goes on.
+    if (request.direction == RunDirection::Forward && diversion_live() && !registers_restored()) {
+      return resume_diversion(request, interrupted);
+    }
+    end_diversion();
+  }
   TargetStop stop = run(request, interrupted);
   if (stop.kind == TargetStop::Kind::Watchpoint) out_of_buffered_call(stop, request.direction);
   // A signal stop set the signal's own siginfo.

@@ -19,6 +19,7 @@
 #include "engine/replay/replay_session.h"
 #include "engine/timeline/checkpoint_policy.h"
 #include "engine/timeline/debug_target.h"
+#include "engine/timeline/diversion.h"
 #include "engine/timeline/mark.h"
 
 namespace backstep {
@@ -83,6 +84,15 @@ class ReplayTimeline : public DebugTarget {
   CheckpointStats checkpoint_stats() const override;      // checkpoint_bound.cc
   void set_checkpoint_limit(std::size_t limit) override;  // throws std::invalid_argument out of range
   void set_checkpoint_memory_limit(uint64_t kib) override;  // checkpoint_memory.cc; likewise
+
+  // Diversions (timeline_diversion.cc).
+  void write_registers(pid_t tid, const Registers& regs, const std::vector<uint8_t>& xstate) override;
+  std::size_t write_memory(uint64_t addr, const std::vector<uint8_t>& bytes) override;
+  std::optional<uint64_t> allocate_memory(uint64_t size, int prot) override;
+  bool deallocate_memory(uint64_t addr) override;
+  bool in_called_function() override;
+  std::string take_note() override;
+  bool diverted() const { return diversion_live(); }
 
   std::optional<std::string> recorded_file(const std::string& path) const override;
   std::string libraries_svr4_xml() override;  // link_map.cc
@@ -185,6 +195,23 @@ class ReplayTimeline : public DebugTarget {
   std::vector<Candidate> hits_to_event(ReplaySession& session, const Mark& from,
                                        const std::optional<StateKey>& until);
 
+  // Diversions (timeline_diversion.cc). Starts one at the position unless
+  // one is under way (and wakes a dormant one).
+  Diversion& divert();
+  // Drops the diversion (its processes are killed): back to the replay.
+  void end_diversion();
+  // A diversion under way that reads and resumes see (not dormant).
+  bool diversion_live() const;
+  // A diversion whose function ran, with every thread's registers back to
+  // the replay's, goes dormant: the call is over.
+  void settle_diversion();
+  bool registers_restored();
+  // The address is in an executable mapping of the replayed process.
+  bool in_replay_code(uint64_t addr);
+  // Thread `tid`'s registers in the replay, as registers() shows them.
+  Registers replay_registers(uint32_t tid);
+  TargetStop resume_diversion(const ResumeRequest& request, const std::function<bool()>& interrupted);
+
   // A watch stop inside the preload library's copy of a buffered call's
   // outputs moves to the call's boundary (replay_timeline.cc).
   void out_of_buffered_call(TargetStop& stop, RunDirection direction);
@@ -204,6 +231,9 @@ class ReplayTimeline : public DebugTarget {
 
   std::string trace_dir_;
   std::unique_ptr<ReplaySession> current_;
+  std::unique_ptr<Diversion> diversion_;
+  bool diversion_dormant_ = false;
+  std::string note_;  // take_note()
   Mark mark_;
   std::optional<uint64_t> event_count_;  // event_count(), read once
   std::vector<Checkpoint> checkpoints_;
@@ -219,6 +249,8 @@ class ReplayTimeline : public DebugTarget {
   std::optional<Mark> pinned_;  // the checkpoint a walk started from
 
   std::set<uint64_t> breakpoints_;
+  // Software breakpoints outside the replay's code: for diversions only.
+  std::set<uint64_t> diversion_breakpoints_;
   std::set<uint64_t> hw_breakpoints_;
   std::vector<Watchpoint> watchpoints_;
   std::optional<std::set<int>> catch_syscalls_;

@@ -133,7 +133,7 @@ struct SaveRegisterState {  // QSaveRegisterState
   std::optional<ThreadId> thread;
   bool operator==(const SaveRegisterState&) const = default;
 };
-struct RestoreRegisterState {  // QRestoreRegisterState:<id>
+struct RestoreRegisterState {  // QRestoreRegisterState:<decimal id>
   std::uint64_t save_id = 0;
   std::optional<ThreadId> thread;
   bool operator==(const RestoreRegisterState&) const = default;

@@ -85,7 +85,12 @@ ParseResult parse_restore_register_state(std::string_view args) {
   Scanner s(args);
   RestoreRegisterState request;
   s.expect(':', "before the save id");
-  request.save_id = s.hex("save id");
+  // Decimal, as lldb writes it (and as QSaveRegisterState's reply gives it).
+  std::string_view digits = s.until(';');
+  if (!s.failed() && (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string_view::npos)) {
+    s.fail("save id must be a decimal number");
+  }
+  for (char c : digits) request.save_id = request.save_id * 10 + static_cast<std::uint64_t>(c - '0');
   request.thread = s.thread_suffix();
   return s.finish(request);
 }

@@ -68,6 +68,14 @@ class FakeTarget : public DebugTarget {
   bool delete_checkpoint(int) override { return false; }
   std::vector<CheckpointInfo> checkpoints() const override { return {}; }
   bool restart_checkpoint(int) override { return false; }
+  void write_registers(pid_t, const Registers&, const std::vector<uint8_t>&) override {
+    throw std::out_of_range("the fake target takes no writes");
+  }
+  std::size_t write_memory(uint64_t, const std::vector<uint8_t>&) override { return 0; }
+  std::optional<uint64_t> allocate_memory(uint64_t, int) override { return std::nullopt; }
+  bool deallocate_memory(uint64_t) override { return false; }
+  bool in_called_function() override { return false; }
+  std::string take_note() override { return {}; }
   std::optional<std::string> recorded_file(const std::string&) const override { return std::nullopt; }
   std::string libraries_svr4_xml() override { return ""; }
   std::optional<uint64_t> debug_pointer_address() override { return debug_slot; }

@@ -1,5 +1,5 @@
 // scenario: what a replay refuses, and that the session goes on after each:
-// scenario: register writes (the past cannot change), a breakpoint where
+// scenario: register writes (a diversion, dropped at the next resume), a breakpoint where
 // scenario: nothing is mapped, `run cN` for a checkpoint that does not exist
 #include <stdio.h>
 

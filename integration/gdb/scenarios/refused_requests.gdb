@@ -17,17 +17,18 @@ def attempt(command):
 end
 break add
 continue
-# Registers: a write that changes nothing is fine, any other is refused
-# (gdb's P packet gets E0d), and the registers stay as recorded.
+# Registers: a write that changes nothing is fine; one that changes
+# something moves gdb into a diversion (a live copy of the program, see
+# call_functions), where the new value shows. With the registers back as
+# recorded, the next resume drops it and the replay goes on as recorded.
 set $rdi = $rdi
-python attempt("set $rdi = 7")
-python attempt("set $pc = $pc + 1")
+set $rdi = 7
 print $rdi
 print v
-# orig_rax: gdb writes -1 there with every pc write (nothing to change in
-# a replay); any other value is refused.
+set $rdi = 1
+print $rdi
+# orig_rax: gdb writes -1 there with every pc write.
 set $orig_rax = -1
-python attempt("set $orig_rax = 5")
 # A software breakpoint at an unmapped address: refused when gdb inserts it.
 break *0x10
 python attempt("continue")

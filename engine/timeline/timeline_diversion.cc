@@ -1,0 +1,174 @@
+// Diversions on the timeline (diversion.h): when one starts, what reads see
+// while it lasts, and when it ends.
+//
+// A debugger calls a function by saving the registers, writing arguments,
+// a return address and a trap into the program, setting the pc, resuming
+// until the trap, reading the result and writing the saved registers back.
+// gdb does this with P/G and M packets, lldb with QSaveRegisterState,
+// _M and QRestoreRegisterState. The first write that changes something
+// forks the replay at the position into a Diversion; writes, reads and
+// resumes go there from then on.
+//
+// Once a function ran there and every thread the debugger touched has the
+// replay's registers again, the call is over: the diversion goes dormant,
+// and reads see the recording again (a global the function changed shows
+// its recorded value). The next write that changes something wakes it, so
+// that calls made at one stop share one live copy: gdb calls malloc in the
+// program for a string argument, writes the string there, then calls the
+// function with it, and the memory malloc found must still be there.
+//
+// A diversion ends, its processes killed, at the next resume that finds
+// the registers as they were (or every resume while it is dormant), at a
+// reverse request and at a restart: the replay then goes on from where it
+// stood. A diversion with writes but no call (`set var x = 5`) shows the
+// new values until then.
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <utility>
+
+#include "engine/timeline/replay_timeline.h"
+
+namespace backstep {
+namespace {
+
+// Registers the user sees alike: orig_rax aside (gdb writes -1 there with
+// every pc it sets, and the replay restarts no system call either way).
+bool same_registers(Registers a, Registers b) {
+  a.set_syscallno(0);
+  b.set_syscallno(0);
+  return a.same_state(b);
+}
+
+std::string signal_text(int sig) {
+  const char* name = sigabbrev_np(sig);
+  return name ? std::string("SIG") + name : "signal " + std::to_string(sig);
+}
+
+// The parts of two XSAVE areas a debugger shows and restores: the x87
+// control, status and tag words, MXCSR, st0-st7, xmm0-xmm15 and, with AVX,
+// the upper halves of ymm0-ymm15. The rest (the last instruction and
+// operand pointers, AVX-512 state, the header) no debugger writes back.
+bool same_visible_xstate(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
+  constexpr std::pair<std::size_t, std::size_t> kRanges[] = {{0, 5}, {24, 28}, {32, 416}, {576, 832}};
+  for (auto [from, to] : kRanges) {
+    bool in_a = a.size() >= to, in_b = b.size() >= to;
+    if (in_a != in_b) return false;
+    if (in_a && !std::equal(a.begin() + static_cast<long>(from), a.begin() + static_cast<long>(to),
+                            b.begin() + static_cast<long>(from))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+void ReplayTimeline::end_diversion() {
+  diversion_.reset();
+  diversion_dormant_ = false;
+}
+
+bool ReplayTimeline::diversion_live() const { return diversion_ && !diversion_dormant_; }
+
+bool ReplayTimeline::registers_restored() {
+  if (!diversion_) return true;
+  for (uint32_t tid : diversion_->touched_threads()) {
+    if (!current_->has_thread(tid)) continue;
+    if (!same_registers(replay_registers(tid), diversion_->registers(tid))) return false;
+    if (!same_visible_xstate(current_->thread_xstate(tid), diversion_->xstate(tid))) return false;
+  }
+  return true;
+}
+
+void ReplayTimeline::settle_diversion() {
+  if (diversion_live() && diversion_->has_run() && registers_restored()) diversion_dormant_ = true;
+}
+
+bool ReplayTimeline::in_called_function() { return diversion_live() && !registers_restored(); }
+
+std::string ReplayTimeline::take_note() { return std::exchange(note_, std::string()); }
+
+void ReplayTimeline::write_registers(pid_t tid, const Registers& regs, const std::vector<uint8_t>& xstate) {
+  uint32_t t = tid == 0 ? current_->stopped_thread() : static_cast<uint32_t>(tid);
+  if (!current_->has_thread(t)) throw std::out_of_range("no thread " + std::to_string(t) + " at this point");
+  if (!diversion_live() && same_registers(replay_registers(t), regs) &&
+      (xstate.empty() || same_visible_xstate(xstate, current_->thread_xstate(t)))) {
+    return;  // nothing changes: no diversion (a dormant one stays asleep)
+  }
+  divert().set_registers(t, regs, xstate);
+  settle_diversion();
+}
+
+std::size_t ReplayTimeline::write_memory(uint64_t addr, const std::vector<uint8_t>& bytes) {
+  if (!diversion_) {
+    std::vector<uint8_t> now = current_->read_memory(addr, bytes.size());
+    if (now == bytes) return bytes.size();  // nothing changes
+    if (now.empty()) return 0;               // nothing mapped there
+  }
+  // A dormant diversion wakes: the memory may be what an earlier call
+  // found there (malloc's block for a string argument).
+  return divert().write_memory(addr, bytes);
+}
+
+std::optional<uint64_t> ReplayTimeline::allocate_memory(uint64_t size, int prot) {
+  return divert().allocate(size, prot);
+}
+
+Diversion& ReplayTimeline::divert() {
+  if (!diversion_) diversion_ = std::make_unique<Diversion>(current_->clone(), current_->debuggee());
+  diversion_dormant_ = false;
+  return *diversion_;
+}
+
+bool ReplayTimeline::deallocate_memory(uint64_t addr) { return diversion_ && diversion_->deallocate(addr); }
+
+TargetStop ReplayTimeline::resume_diversion(const ResumeRequest& request, const std::function<bool()>& interrupted) {
+  uint32_t tid = request.thread != 0 ? static_cast<uint32_t>(request.thread) : current_->stopped_thread();
+  std::set<uint64_t> traps = breakpoints_;
+  traps.insert(diversion_breakpoints_.begin(), diversion_breakpoints_.end());
+  traps.insert(hw_breakpoints_.begin(), hw_breakpoints_.end());
+  Diversion& d = *diversion_;
+  TargetStop stop;
+  int signal = request.signal;
+  if (request.how == ResumeRequest::How::RangeStep) {
+    // Steps while the pc stays in the range, as a forward range step does.
+    do {
+      stop = d.resume(tid, true, signal, traps, interrupted);
+      signal = 0;
+      if (stop.kind != TargetStop::Kind::Step) break;
+      uint64_t pc = d.registers(tid).ip();
+      if (traps.count(pc)) {
+        stop.kind = TargetStop::Kind::Breakpoint;
+        stop.address = pc;
+        break;
+      }
+      if (pc < request.range_start || pc >= request.range_end) break;
+    } while (!(interrupted && interrupted()));
+  } else {
+    stop = d.resume(tid, request.how == ResumeRequest::How::Step, signal, traps, interrupted);
+  }
+  if (stop.kind == TargetStop::Kind::Breakpoint) stop.hardware = hw_breakpoints_.count(stop.address) != 0;
+  if (stop.kind == TargetStop::Kind::Signal) {
+    last_siginfo_ = d.siginfo(tid);
+  } else if (d.ended()) {
+    // The called function ended the copy's process: that is the end of the
+    // diversion, not of the program. Back to the replay, as it stood.
+    std::string how = stop.kind == TargetStop::Kind::Exited
+                          ? "exited with status " + std::to_string(stop.exit_code)
+                          : "was killed by " + signal_text(stop.signal);
+    note_ = "backstep: the program " + how +
+            " while running a function called by the debugger; that call is abandoned and the replay is back "
+            "where it stood, as recorded.\n";
+    end_diversion();
+    stop = make_stop(TargetStop::Kind::Step);
+    last_siginfo_ = trap_siginfo(stop);
+  } else {
+    last_siginfo_ = trap_siginfo(stop);
+  }
+  return stop;
+}
+
+}  // namespace backstep
