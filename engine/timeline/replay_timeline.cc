@@ -160,6 +160,7 @@ std::vector<uint8_t> ReplayTimeline::xstate(pid_t tid) {
 
 std::vector<uint8_t> ReplayTimeline::read_memory(uint64_t addr, std::size_t len) {
   if (diversion_live()) return diversion_->read_memory(addr, len);
+  if (diversion_) return dormant_read(addr, len);
   return current_->read_memory(addr, len);
 }
 

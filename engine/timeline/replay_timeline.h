@@ -206,6 +206,8 @@ class ReplayTimeline : public DebugTarget {
   // the replay's, goes dormant: the call is over.
   void settle_diversion();
   bool registers_restored();
+  // Memory while a diversion is dormant (timeline_diversion.cc).
+  std::vector<uint8_t> dormant_read(uint64_t addr, std::size_t len);
   // The address is in an executable mapping of the replayed process.
   bool in_replay_code(uint64_t addr);
   // Thread `tid`'s registers in the replay, as registers() shows them.

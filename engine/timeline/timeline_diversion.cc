@@ -17,6 +17,12 @@
 // program for a string argument, writes the string there, then calls the
 // function with it, and the memory malloc found must still be there.
 //
+// A dormant diversion still answers reads of memory the replay cannot
+// observe: the stack below a thread's red zone (where gdb puts a struct a
+// called function returns, read after the registers are back) and what the
+// replay has not mapped (memory the call mapped). Everything else shows
+// the recording.
+//
 // A diversion ends, its processes killed, at the next resume that finds
 // the registers as they were (or every resume while it is dormant), at a
 // reverse request and at a restart: the replay then goes on from where it
@@ -89,6 +95,27 @@ void ReplayTimeline::settle_diversion() {
 
 bool ReplayTimeline::in_called_function() { return diversion_live() && !registers_restored(); }
 
+std::vector<uint8_t> ReplayTimeline::dormant_read(uint64_t addr, std::size_t len) {
+  std::vector<uint8_t> out = current_->read_memory(addr, len);
+  // What the replay has not mapped: the copy's.
+  if (out.size() < len) {
+    std::vector<uint8_t> rest = diversion_->read_memory(addr + out.size(), len - out.size());
+    out.insert(out.end(), rest.begin(), rest.end());
+  }
+  // Below the red zone of a thread the debugger ran code in: the copy's.
+  constexpr uint64_t kRedZone = 128, kDeadStack = 1 << 20;
+  for (uint32_t tid : diversion_->touched_threads()) {
+    if (!current_->has_thread(tid)) continue;
+    uint64_t sp = replay_registers(tid).sp();
+    if (sp < kRedZone + kDeadStack) continue;
+    uint64_t lo = std::max(addr, sp - kRedZone - kDeadStack), hi = std::min(addr + out.size(), sp - kRedZone);
+    if (lo >= hi) continue;
+    std::vector<uint8_t> dead = diversion_->read_memory(lo, hi - lo);
+    std::copy(dead.begin(), dead.end(), out.begin() + static_cast<long>(lo - addr));
+  }
+  return out;
+}
+
 std::string ReplayTimeline::take_note() { return std::exchange(note_, std::string()); }
 
 void ReplayTimeline::write_registers(pid_t tid, const Registers& regs, const std::vector<uint8_t>& xstate) {
@@ -103,17 +130,21 @@ void ReplayTimeline::write_registers(pid_t tid, const Registers& regs, const std
 }
 
 std::size_t ReplayTimeline::write_memory(uint64_t addr, const std::vector<uint8_t>& bytes) {
+  std::vector<uint8_t> now = current_->read_memory(addr, bytes.size());
   if (!diversion_) {
-    std::vector<uint8_t> now = current_->read_memory(addr, bytes.size());
     if (now == bytes) return bytes.size();  // nothing changes
     if (now.empty()) return 0;               // nothing mapped there
   }
-  // A dormant diversion wakes: the memory may be what an earlier call
-  // found there (malloc's block for a string argument).
+  // Memory only the diversion has (lldb's _M, what a call mapped) leaves a
+  // dormant one asleep; anything else wakes it: the memory may be what an
+  // earlier call found there (malloc's block for a string argument).
+  if (diversion_ && !diversion_live() && now.empty()) return diversion_->write_memory(addr, bytes);
   return divert().write_memory(addr, bytes);
 }
 
 std::optional<uint64_t> ReplayTimeline::allocate_memory(uint64_t size, int prot) {
+  // Memory the replay does not have: it does not wake a dormant diversion.
+  if (diversion_) return diversion_->allocate(size, prot);
   return divert().allocate(size, prot);
 }
 

@@ -4,7 +4,7 @@ installs) against a recording, through `backstep replay --debugger lldb`.
 
 Usage:
   run_lldb_session.py --backstep PATH --binary PATH --source lldb_target.c \\
-                      --subtest forward|reverse|onexec [options]
+                      --subtest forward|reverse|onexec|expression [options]
 
 What happens, in a fresh work directory (kept on failure):
   1. the program is recorded and its binary deleted (../gdb/gdbtest.record):
@@ -27,7 +27,10 @@ Subtests (the program: programs/lldb_target.c, total = 3 + 6 + 9):
            reverse until `process continue -F`), and the raw reverse
            packets through `process plugin packet send bc` / `bs`;
   onexec   (a process tree, ../scenarios/proc_exec_chain.c) `--onexec CHILD`:
-           lldb gets the program the child execs, the one the server names.
+           lldb gets the program the child execs, the one the server names;
+  expression  `expression` calls functions in a diversion (scale(5),
+           strlen of a local array, one that changes a global, which then
+           shows its recorded value), and the replay goes on as recorded.
 
 Exit status: 0 pass, 1 fail, 2 usage error.
 """
@@ -99,6 +102,16 @@ SUBTESTS = {
     "onexec": [
         "image list",
         "process plugin packet send qXfer:exec-file:read::0,1000",
+    ],
+    "expression": [
+        "breakpoint set -f lldb_target.c -l %d" % LINE_WRITE,
+        "continue",
+        "expression scale(5)",
+        "expression (int)strlen(line)",
+        "expression accumulate(10)",
+        "expression total",
+        "frame variable line",
+        "process continue",
     ],
 }
 
@@ -281,6 +294,28 @@ def check_onexec(s):
         raise Failure("lldb loaded %r, the server debugs %r (the child's exec)" % (loaded, served))
 
 
+def check_expression(s):
+    s.take("breakpoint set -f lldb_target.c -l %d" % LINE_WRITE)
+    text = s.take("continue")
+    need(r"^\* thread #1, stop reason = breakpoint 1\.1$", text, "stop in report")
+    need(r"^    frame #0: 0x[0-9a-f]+ lldb_target`report at lldb_target\.c:%d:\d+$" % LINE_WRITE, text,
+         "stop in report")
+    # Each expression runs in a diversion (JIT code in memory from _M,
+    # registers saved and restored with QSaveRegisterState and
+    # QRestoreRegisterState).
+    need(r"^\(int\) \$0 = 15$", s.take("expression scale(5)"), "expression scale(5)")
+    need(r"^\(int\) \$1 = 9$", s.take("expression (int)strlen(line)"), "expression strlen(line)")
+    s.take("expression accumulate(10)")
+    # The call changed total in the diversion only: the recording shows.
+    need(r"^\(int\) \$2 = 18$", s.take("expression total"), "total after the call")
+    need(r'^\(char\[10\]\) line = "total=18\\n"$', s.take("frame variable line"), "line")
+    # And the replay goes on as recorded: the program's own write, then
+    # the end of the recording.
+    text = s.take("process continue")
+    need(r"^total=18$", text, "the recorded output after the calls")
+    need(r"stop reason = history boundary$", text, "the end of the recording")
+
+
 def child_pid(backstep, trace):
     """The first child process, from `backstep ps` (as a user finds it)."""
     table = subprocess.run([backstep, "ps", trace], capture_output=True, text=True, check=True).stdout
@@ -317,7 +352,8 @@ def run_one(opts, root, backstep):
         return False
     try:
         s = Session(raw, commands)
-        {"forward": check_forward, "reverse": check_reverse, "onexec": check_onexec}[opts.subtest](s)
+        {"forward": check_forward, "reverse": check_reverse, "onexec": check_onexec,
+         "expression": check_expression}[opts.subtest](s)
         if res.status() != 0:
             raise Failure("backstep replay --debugger lldb exited with %s" % res.describe())
         # lldb got a private copy of the program, outside the trace, and

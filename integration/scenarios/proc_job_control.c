@@ -8,15 +8,26 @@
 #include <sys/wait.h>
 #include <unistd.h>
 int main(void) {
-  int p[2]; pipe(p);
+  // p: child -> parent; go: parent -> child. The child waits on `go` until
+  // the parent has seen it stopped and continued, so that it cannot exit
+  // first however slowly the parent runs.
+  int p[2], go[2];
+  pipe(p);
+  pipe(go);
   pid_t c = fork();
   if (c == 0) {
     close(p[0]);
-    for (int i = 0; i < 3; i++) { write(p[1], "t", 1); usleep(2000); }
+    close(go[1]);
+    char g;
+    write(p[1], "t", 1);
+    read(go[0], &g, 1);
+    for (int i = 0; i < 2; i++) write(p[1], "t", 1);
     _exit(7);
   }
   close(p[1]);
-  char ch; read(p[0], &ch, 1);
+  close(go[0]);
+  char ch;
+  read(p[0], &ch, 1);
   kill(c, SIGSTOP);
   int st;
   pid_t r = waitpid(c, &st, WUNTRACED);
@@ -24,6 +35,7 @@ int main(void) {
   kill(c, SIGCONT);
   r = waitpid(c, &st, WCONTINUED);
   printf("continued=%d\n", WIFCONTINUED(st));
+  write(go[1], "g", 1);
   while (read(p[0], &ch, 1) == 1) {}
   waitpid(c, &st, 0);
   printf("exit %d\n", WEXITSTATUS(st));
