@@ -91,6 +91,8 @@ void GdbSession::resume(const ResumeRequest& request) {
   const auto started = std::chrono::steady_clock::now();
   auto next_note = started + progress_interval();
   const char* what = request.direction == RunDirection::Backward ? "searching backwards" : "replaying forwards";
+  // A called function runs live, outside the recording: no events to count.
+  const bool in_call = request.direction == RunDirection::Forward && target_.in_called_function();
   DebugTarget::Activity before = target_.activity();
   auto last_note = started;
   TargetStop stop = target_.resume(request, [&] {
@@ -105,9 +107,12 @@ void GdbSession::resume(const ResumeRequest& request) {
       before = a;
       last_note = now;
       auto seconds = std::chrono::duration_cast<std::chrono::seconds>(now - started).count();
-      std::string text = "backstep: still " + std::string(what) + " (" + std::to_string(seconds) + " s, at event " +
-                         std::to_string(a.last_event) + " of " + std::to_string(a.event_count) + ", " +
-                         std::to_string(rate) + " events/s; ^C stops)\n";
+      std::string text = in_call ? "backstep: still running a function called by the debugger (" +
+                                       std::to_string(seconds) + " s; ^C stops)\n"
+                                 : "backstep: still " + std::string(what) + " (" + std::to_string(seconds) +
+                                       " s, at event " + std::to_string(a.last_event) + " of " +
+                                       std::to_string(a.event_count) + ", " + std::to_string(rate) +
+                                       " events/s; ^C stops)\n";
       connection_.send_packet(rsp::console_output(text));
       if (progress_to_stderr_) std::fputs(text.c_str(), stderr);
     }

@@ -1,9 +1,9 @@
 // scenario: gdb calls functions of the program during replay (a diversion):
 // scenario: results at a breakpoint forwards and after reverse-continue, a
 // scenario: call that changes a global (the recording shows again after it),
-// scenario: one that writes to stdout, one that crashes, a string argument
-// scenario: (gdb mallocs it in the program first), a double, and a
-// scenario: breakpoint condition that calls a function
+// scenario: one that writes to stdout, one that crashes, a string argument,
+// scenario: a double, a breakpoint condition that calls a function; spin()
+// scenario: never returns (run_diversion_interrupt.py interrupts it)
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -29,4 +29,10 @@ int main(void) {
   for (int i = 0; i < 6; i++) visit(i);
   printf("counter=%d %s\n", counter, label);
   return 0;
+}
+
+int spin(void) {
+  volatile unsigned long n = 0;
+  for (;;) n++;
+  return (int)n;
 }
