@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/gdb_autoload.h"
 #include "cli/debuggee_option.h"
 #include "cli/lldb_launch.h"
 #include "cli/process_cleanup.h"
@@ -189,9 +190,10 @@ std::string write_gdb_commands() {
   char path[] = "/tmp/backstep-gdb-XXXXXX";
   int fd = mkstemp(path);
   if (fd < 0) throw std::runtime_error(std::string("cannot create a temporary file: ") + strerror(errno));
-  ssize_t n = write(fd, kGdbCommands, sizeof(kGdbCommands) - 1);
+  std::string text = std::string(kGdbCommands) + gdb_autoload_commands();
+  ssize_t n = write(fd, text.data(), text.size());
   close(fd);
-  if (n != static_cast<ssize_t>(sizeof(kGdbCommands) - 1)) throw std::runtime_error("cannot write gdb commands");
+  if (n != static_cast<ssize_t>(text.size())) throw std::runtime_error("cannot write gdb commands");
   return path;
 }
 

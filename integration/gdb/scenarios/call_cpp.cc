@@ -1,6 +1,6 @@
 // scenario: function calls during replay in C++: members of std::string and
 // scenario: std::vector called in a diversion (size(), operator[], a
-// scenario: substr() returned by value), the same with libstdc++'s pretty
+// scenario: substr() returned by value), with and without libstdc++'s pretty
 // scenario: printers and xmethods, and a call in a second thread
 #include <cstdio>
 #include <string>

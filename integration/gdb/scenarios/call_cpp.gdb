@@ -1,6 +1,7 @@
-# C++ calls in a diversion, then libstdc++'s printers and xmethods (loaded
-# by hand: gdb does not auto-load them for a library it reads from the
-# target), and a call in the thread that stopped.
+# C++ calls in a diversion. `backstep replay` has gdb load libstdc++'s
+# printers and xmethods for the library it reads from the target (this
+# host has the same file); with them disabled, members are real calls.
+# Then a call in the thread that stopped.
 set pagination off
 set confirm off
 set width 0
@@ -10,23 +11,20 @@ set debug-file-directory /nonexistent
 set debuginfod enabled off
 break visit
 continue
-print s.size()
-print v.size()
-print v[2]
-python
-import sys
-sys.path.insert(0, "/usr/share/gcc/python")
-from libstdcxx.v6.printers import register_libstdcxx_printers
-from libstdcxx.v6.xmethods import register_libstdcxx_xmethods
-register_libstdcxx_printers(None)
-register_libstdcxx_xmethods(None)
-end
 print s
 print v
 print s.size()
 print v[3]
 print s.substr(0, 8)
 print s.substr(9, 6)
+python gdb.execute("disable xmethod", to_string=True)
+python gdb.execute("disable pretty-printer", to_string=True)
+print s.size()
+print v.size()
+print v[2]
+print s.substr(0, 8).size()
+python gdb.execute("enable pretty-printer", to_string=True)
+python gdb.execute("enable xmethod", to_string=True)
 continue
 print v
 reverse-continue
