@@ -150,6 +150,15 @@ class GdbSession {
   pid_t stopped_thread() const;
   std::string threads_xml() const;
   std::string register_hex(std::size_t regnum, const Registers& regs, const std::vector<uint8_t>& xsave);
+  // A thread's registers and XSAVE state.
+  struct ThreadRegisters {
+    pid_t tid = 0;
+    Registers regs;
+    std::vector<uint8_t> xsave;
+  };
+  // Those of the thread a register request names (its suffix, else Hg's,
+  // else the last stop's); nullopt after replying E03 when there is none.
+  std::optional<ThreadRegisters> request_registers(const std::optional<rsp::ThreadId>& suffix);
   // The text of monitor `command`'s answer; sets limit_reached when it was
   // refused for a per-client limit.
   std::string monitor(const std::string& command, bool& limit_reached);
@@ -184,12 +193,7 @@ class GdbSession {
   std::string held_stop_message_;
   std::map<int, int> files_;  // vFile fd -> our fd
   // QSaveRegisterState: id -> the thread and what it held.
-  struct SavedRegisters {
-    pid_t tid = 0;
-    Registers regs;
-    std::vector<uint8_t> xsave;
-  };
-  std::map<std::uint64_t, SavedRegisters> saved_registers_;
+  std::map<std::uint64_t, ThreadRegisters> saved_registers_;
   std::uint64_t next_save_id_ = 1;
   int next_file_ = 1;
 };

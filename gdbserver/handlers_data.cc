@@ -10,16 +10,20 @@ std::string GdbSession::register_hex(std::size_t regnum, const Registers& regs, 
   return rsp::register_bytes(*value);
 }
 
-void GdbSession::handle(const rsp::ReadRegisters& r) {
-  pid_t tid = register_thread(r.thread);
+std::optional<GdbSession::ThreadRegisters> GdbSession::request_registers(const std::optional<rsp::ThreadId>& suffix) {
+  pid_t tid = register_thread(suffix);
   if (tid == 0) {
     reply(error_reply(rsp::ErrorCode::NoSuchThread));
-    return;
+    return std::nullopt;
   }
-  Registers regs = target_.registers(tid);
-  std::vector<uint8_t> xsave = target_.xstate(tid);
+  return ThreadRegisters{tid, target_.registers(tid), target_.xstate(tid)};
+}
+
+void GdbSession::handle(const rsp::ReadRegisters& r) {
+  std::optional<ThreadRegisters> t = request_registers(r.thread);
+  if (!t) return;
   std::string out;
-  for (std::size_t n = 0; n < registers_.count(); ++n) out += register_hex(n, regs, xsave);
+  for (std::size_t n = 0; n < registers_.count(); ++n) out += register_hex(n, t->regs, t->xsave);
   reply(out);
 }
 
@@ -28,12 +32,7 @@ void GdbSession::handle(const rsp::ReadRegister& r) {
     reply(error_reply(rsp::ErrorCode::InvalidArgument));
     return;
   }
-  pid_t tid = register_thread(r.thread);
-  if (tid == 0) {
-    reply(error_reply(rsp::ErrorCode::NoSuchThread));
-    return;
-  }
-  reply(register_hex(r.regnum, target_.registers(tid), target_.xstate(tid)));
+  if (std::optional<ThreadRegisters> t = request_registers(r.thread)) reply(register_hex(r.regnum, t->regs, t->xsave));
 }
 
 void GdbSession::handle(const rsp::ReadMemory& r) {

@@ -28,15 +28,10 @@ void GdbSession::write_registers(pid_t tid, const Registers& regs, const std::ve
 }
 
 void GdbSession::handle(const rsp::WriteRegisters& r) {
-  pid_t tid = register_thread(r.thread);
-  if (tid == 0) {
-    reply(error_reply(rsp::ErrorCode::NoSuchThread));
-    return;
-  }
-  Registers regs = target_.registers(tid);
-  std::vector<uint8_t> xsave = target_.xstate(tid);
-  const Registers before = regs;
-  const std::vector<uint8_t> xsave_before = xsave;
+  std::optional<ThreadRegisters> t = request_registers(r.thread);
+  if (!t) return;
+  Registers regs = t->regs;
+  std::vector<uint8_t> xsave = t->xsave;
   std::size_t offset = 0;
   for (std::size_t n = 0; n < registers_.count() && offset < r.data.size(); ++n) {
     std::size_t size = register_size(registers_, n);
@@ -45,10 +40,10 @@ void GdbSession::handle(const rsp::WriteRegisters& r) {
                                r.data.begin() + static_cast<std::ptrdiff_t>(offset + size));
     offset += size;
     // Registers reported unavailable come back as whatever the client holds.
-    if (!register_value(registers_, n, before, xsave_before)) continue;
+    if (!register_value(registers_, n, t->regs, t->xsave)) continue;
     set_register_value(registers_, n, value, regs, xsave);
   }
-  write_registers(tid, regs, xsave);
+  write_registers(t->tid, regs, xsave);
 }
 
 void GdbSession::handle(const rsp::WriteRegister& r) {
@@ -57,32 +52,24 @@ void GdbSession::handle(const rsp::WriteRegister& r) {
     reply(error_reply(rsp::ErrorCode::InvalidArgument));
     return;
   }
-  pid_t tid = register_thread(r.thread);
-  if (tid == 0) {
-    reply(error_reply(rsp::ErrorCode::NoSuchThread));
-    return;
-  }
-  Registers regs = target_.registers(tid);
-  std::vector<uint8_t> xsave = target_.xstate(tid);
-  if (!set_register_value(registers_, r.regnum, r.value, regs, xsave)) {
+  std::optional<ThreadRegisters> t = request_registers(r.thread);
+  if (!t) return;
+  if (!set_register_value(registers_, r.regnum, r.value, t->regs, t->xsave)) {
     reply(error_reply(rsp::ErrorCode::NotWritable, "that register is not available here"));
     return;
   }
-  write_registers(tid, regs, xsave);
+  write_registers(t->tid, t->regs, t->xsave);
 }
 
 void GdbSession::handle(const rsp::SaveRegisterState& r) {
-  pid_t tid = register_thread(r.thread);
-  if (tid == 0) {
-    reply(error_reply(rsp::ErrorCode::NoSuchThread));
-    return;
-  }
   if (saved_registers_.size() >= 1024) {
     reply(error_reply(rsp::ErrorCode::LimitReached, "too many saved register states"));
     return;
   }
+  std::optional<ThreadRegisters> t = request_registers(r.thread);
+  if (!t) return;
   std::uint64_t id = next_save_id_++;
-  saved_registers_[id] = SavedRegisters{tid, target_.registers(tid), target_.xstate(tid)};
+  saved_registers_[id] = std::move(*t);
   reply(std::to_string(id));  // decimal, as lldb reads it
 }
 
@@ -92,7 +79,7 @@ void GdbSession::handle(const rsp::RestoreRegisterState& r) {
     reply(error_reply(rsp::ErrorCode::InvalidArgument, "no such saved register state"));
     return;
   }
-  SavedRegisters saved = std::move(it->second);
+  ThreadRegisters saved = std::move(it->second);
   saved_registers_.erase(it);
   write_registers(saved.tid, saved.regs, saved.xsave);
 }
