@@ -1,0 +1,192 @@
+// Diversions on a real recording (engine/timeline/diversion.h): a function
+// called by writing registers and memory, the replay unchanged afterwards,
+// a call that crashes, a memory write without a call, and the system-call
+// policy of the copy.
+#define BOOST_TEST_MODULE diversion
+#include <boost/test/unit_test.hpp>
+
+#include <errno.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+
+#include <cstring>
+#include <string>
+
+#include "engine/timeline/replay_timeline.h"
+#include "tests/support/recording.h"
+
+using namespace backstep;
+
+namespace backstep {
+std::ostream& operator<<(std::ostream& os, TargetStop::Kind k) { return os << to_string(k); }
+}  // namespace backstep
+
+namespace {
+
+uint64_t symbol_address(const std::string& path, const std::string& name) {
+  uint64_t found = testing::symbol_address(path, name);
+  BOOST_REQUIRE_MESSAGE(found, "no symbol " << name << " in " << path);
+  return found;
+}
+
+// tests/programs/timeline_target.c: bump(i) adds i to counter, ten times.
+struct Recording : testing::Recording {
+  Recording() : testing::Recording(TIMELINE_TARGET) {
+    BOOST_REQUIRE(result().completed);
+    BOOST_REQUIRE_EQUAL(result().exit_status, 55);
+  }
+};
+
+int32_t read_int(ReplayTimeline& t, uint64_t addr) {
+  std::vector<uint8_t> bytes = t.read_memory(addr, 4);
+  BOOST_REQUIRE_EQUAL(bytes.size(), 4u);
+  int32_t v;
+  std::memcpy(&v, bytes.data(), 4);
+  return v;
+}
+
+std::vector<uint8_t> bytes_of(uint64_t v) {
+  std::vector<uint8_t> out(8);
+  std::memcpy(out.data(), &v, 8);
+  return out;
+}
+
+TargetStop go(ReplayTimeline& t, RunDirection dir, int signal = 0) {
+  ResumeRequest r;
+  r.direction = dir;
+  r.signal = signal;
+  return t.resume(r, nullptr);
+}
+
+// At the third call of bump (counter 3), as a debugger calls a function:
+// the return address pushed below the red zone, the argument, the pc.
+Registers call_setup(ReplayTimeline& t, const Registers& at, uint64_t function, uint64_t arg, uint64_t return_to) {
+  Registers regs = at;
+  uint64_t sp = ((at.sp() - 256) & ~uint64_t{15}) - 8;
+  BOOST_REQUIRE_EQUAL(t.write_memory(sp, bytes_of(return_to)), 8u);
+  regs.raw().rsp = sp;
+  regs.raw().rdi = arg;
+  regs.set_ip(function);
+  regs.set_syscallno(static_cast<uint64_t>(-1));
+  return regs;
+}
+
+struct AtThirdBump {
+  Recording rec;
+  uint64_t bump = symbol_address(rec.binary(), "bump");
+  uint64_t counter = symbol_address(rec.binary(), "counter");
+  ReplayTimeline t{rec.trace()};
+  Registers at;
+  AtThirdBump() {
+    t.set_breakpoint(bump, TrapKind::Software);
+    for (int i = 0; i < 3; ++i) BOOST_REQUIRE(go(t, RunDirection::Forward).kind == TargetStop::Kind::Breakpoint);
+    BOOST_REQUIRE_EQUAL(read_int(t, counter), 3);
+    at = t.registers(0);
+  }
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_call_runs_in_a_copy_and_the_replay_goes_on_as_recorded) {
+  AtThirdBump s;
+  ReplayTimeline& t = s.t;
+  // A write of what is there already changes nothing: no diversion.
+  t.write_registers(0, s.at, {});
+  BOOST_TEST(!t.diverted());
+
+  // bump(100), returning to bump's own first instruction (a breakpoint).
+  Registers call = call_setup(t, s.at, s.bump, 100, s.bump);
+  BOOST_TEST(t.diverted());
+  t.write_registers(0, call, {});
+  BOOST_TEST(t.in_called_function());
+  // The breakpoint at the pc is stepped over (as a resume from one is);
+  // the return comes back into it.
+  TargetStop stop = go(t, RunDirection::Forward);
+  BOOST_REQUIRE(stop.kind == TargetStop::Kind::Breakpoint);
+  BOOST_TEST(stop.address == s.bump);
+  BOOST_TEST(read_int(t, s.counter) == 103);  // the copy's
+  // The registers back: the call is over and the recording shows again.
+  t.write_registers(0, s.at, {});
+  BOOST_TEST(!t.in_called_function());
+  BOOST_TEST(!t.diverted());
+  BOOST_TEST(read_int(t, s.counter) == 3);
+  BOOST_TEST(Registers::differences(s.at, t.registers(0)).empty());
+
+  // The replay goes on from where it stood, both ways.
+  BOOST_REQUIRE(go(t, RunDirection::Forward).kind == TargetStop::Kind::Breakpoint);
+  BOOST_TEST(read_int(t, s.counter) == 6);
+  BOOST_REQUIRE(go(t, RunDirection::Backward).kind == TargetStop::Kind::Breakpoint);
+  BOOST_TEST(read_int(t, s.counter) == 3);
+  BOOST_TEST(Registers::differences(s.at, t.registers(0)).empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_crash_in_a_call_is_reported_and_dropping_it_leaves_the_replay) {
+  AtThirdBump s;
+  ReplayTimeline& t = s.t;
+  Registers call = call_setup(t, s.at, 0x10, 0, s.bump);  // a jump to nothing
+  t.write_registers(0, call, {});
+  TargetStop stop = go(t, RunDirection::Forward);
+  BOOST_REQUIRE(stop.kind == TargetStop::Kind::Signal);
+  BOOST_TEST(stop.signal == SIGSEGV);
+  BOOST_TEST(t.in_called_function());
+  BOOST_TEST(t.take_note().empty());
+  // Delivered, the signal kills the copy: back at the replay's position.
+  stop = go(t, RunDirection::Forward, SIGSEGV);
+  BOOST_TEST(stop.kind == TargetStop::Kind::Step);
+  BOOST_TEST(t.take_note().find("killed by SIGSEGV") != std::string::npos);
+  BOOST_TEST(!t.diverted());
+  BOOST_TEST(Registers::differences(s.at, t.registers(0)).empty());
+  BOOST_REQUIRE(go(t, RunDirection::Forward).kind == TargetStop::Kind::Breakpoint);
+  BOOST_TEST(read_int(t, s.counter) == 6);
+}
+
+BOOST_AUTO_TEST_CASE(a_memory_write_shows_until_the_next_resume) {
+  AtThirdBump s;
+  ReplayTimeline& t = s.t;
+  BOOST_REQUIRE_EQUAL(t.write_memory(s.counter, {77, 0, 0, 0}), 4u);
+  BOOST_TEST(read_int(t, s.counter) == 77);
+  BOOST_TEST(!t.in_called_function());
+  BOOST_REQUIRE(go(t, RunDirection::Forward).kind == TargetStop::Kind::Breakpoint);
+  BOOST_TEST(!t.diverted());
+  BOOST_TEST(read_int(t, s.counter) == 6);
+  // Nothing mapped: nothing written, no diversion.
+  BOOST_TEST(t.write_memory(0x10, {1}) == 0u);
+  BOOST_TEST(!t.diverted());
+}
+
+BOOST_AUTO_TEST_CASE(memory_allocated_for_a_debugger_lives_in_the_copy_only) {
+  AtThirdBump s;
+  ReplayTimeline& t = s.t;
+  std::optional<uint64_t> block = t.allocate_memory(4096, PROT_READ | PROT_WRITE);
+  BOOST_REQUIRE(block);
+  BOOST_REQUIRE_EQUAL(t.write_memory(*block, {1, 2, 3, 4}), 4u);
+  BOOST_TEST(t.read_memory(*block, 4) == (std::vector<uint8_t>{1, 2, 3, 4}), boost::test_tools::per_element());
+  BOOST_TEST(t.deallocate_memory(*block));
+  BOOST_TEST(!t.deallocate_memory(*block));
+  BOOST_TEST(t.read_memory(*block, 4).empty());
+}
+
+BOOST_AUTO_TEST_CASE(system_calls_in_a_copy) {
+  auto decide = [](long nr, uint64_t a0 = 0, uint64_t a3 = 0) {
+    Registers r;
+    r.set_syscallno(static_cast<uint64_t>(nr));
+    r.set_arg(0, a0);
+    r.set_arg(3, a3);
+    return diversion_call(r, {4242, 4243});
+  };
+  using A = DiversionCall::Action;
+  BOOST_TEST((decide(SYS_write, 1).action == A::Run));
+  BOOST_TEST((decide(SYS_writev, 2).action == A::Run));
+  BOOST_TEST((decide(SYS_write, 5).action == A::Answer));
+  BOOST_TEST(decide(SYS_write, 5).result == -ENOSYS);
+  BOOST_TEST((decide(SYS_mmap, 0, MAP_PRIVATE | MAP_ANONYMOUS).action == A::Run));
+  BOOST_TEST(decide(SYS_mmap, 0, MAP_PRIVATE).result == -ENOSYS);
+  BOOST_TEST((decide(SYS_brk).action == A::Run));
+  BOOST_TEST((decide(SYS_exit_group).action == A::Run));
+  BOOST_TEST(decide(SYS_getpid).result == 4242);
+  BOOST_TEST(decide(SYS_gettid).result == 4243);
+  BOOST_TEST(decide(SYS_openat).result == -ENOSYS);
+  BOOST_TEST(decide(SYS_clone).result == -ENOSYS);
+  BOOST_TEST(decide(SYS_kill).result == -ENOSYS);
+}
