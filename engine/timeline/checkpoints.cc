@@ -170,6 +170,7 @@ void ReplayTimeline::walk(ReplaySession& session, const Mark& from, const Mark& 
 }
 
 void ReplayTimeline::restart(std::optional<uint64_t> event) {
+  lazy_.reset();  // a new position: the replay's own is as good a start as any
   Mark target{checkpoints_.front().mark.event, {}, 0};
   if (event && *event > target.event) {
     // Stop at the boundary before `event`, or the end of the recording.
@@ -188,6 +189,7 @@ void ReplayTimeline::restart(std::optional<uint64_t> event) {
 }
 
 int ReplayTimeline::create_checkpoint() {
+  materialize();
   int id = next_user_checkpoint_++;
   add_checkpoint(id, mark_, *current_);
   return id;
@@ -212,6 +214,7 @@ std::vector<CheckpointInfo> ReplayTimeline::checkpoints() const {
 bool ReplayTimeline::restart_checkpoint(int id) {
   for (const Checkpoint& cp : checkpoints_) {
     if (cp.id != id || id <= 0) continue;
+    lazy_.reset();
     current_ = cp.session->clone();
     mark_ = cp.mark;
     end_reported_ = false;
