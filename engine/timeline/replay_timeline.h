@@ -146,9 +146,10 @@ class ReplayTimeline : public DebugTarget {
   // A reverse step answered from the cache (filling it first when the
   // position before is not cached); nullopt when it cannot be.
   std::optional<TargetStop> step_backward_cached(pid_t thread);
-  // Single-steps to `before` from up to `chunk` steps earlier in its step
-  // leg, caching each position; the replay ends at `before`.
-  void fill_before(const Mark& before, uint64_t chunk);
+  // Single-steps to `before` from the nearest checkpoint in its run of
+  // steps (or the run's start), caching each position; the replay ends
+  // at `before`.
+  void fill_before(const Mark& before);
   // Caches the state where the replay stands now, if filling.
   void record_position();
   std::vector<std::pair<uint64_t, uint64_t>> read_only_mappings();
@@ -251,7 +252,6 @@ class ReplayTimeline : public DebugTarget {
   Trajectory trajectory_;
   TrajectoryUse trajectory_use_ = TrajectoryUse::On;
   std::optional<Mark> lazy_;     // where the user stands, when not at mark_
-  uint64_t last_fill_chunk_ = 0;  // steps cached by the last fill_before
 
   std::set<uint64_t> breakpoints_;
   std::set<uint64_t> hw_breakpoints_;

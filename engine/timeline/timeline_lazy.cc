@@ -15,9 +15,8 @@
 //
 // The cache is filled by single-stepping forward over a stretch once:
 // while counting the steps back to a trap (count_steps) and, for a
-// position after steps with nothing cached before it, from up to
-// `chunk` steps earlier (fill_before), the chunk doubling while reverse
-// steps keep going back through cached stretches.
+// position after steps with nothing cached before it, from the nearest
+// checkpoint on the way (fill_before): the steps a seek would walk.
 #include <sys/mman.h>
 
 #include <algorithm>
@@ -30,12 +29,6 @@
 namespace backstep {
 namespace {
 
-// The first stretch cached before a position costs as many steps (a few
-// ms); each stretch right before a cached one costs twice the last, up to
-// kMaxFillChunk (~0.3 s here), so that a single reverse-stepi stays cheap
-// and a long reverse-next pays about one single-step per instruction.
-constexpr uint64_t kFirstFillChunk = 256;
-constexpr uint64_t kMaxFillChunk = 8192;
 // Checkpoints while filling, as count_steps leaves them: the positions
 // cached are the ones most likely to be materialized next.
 constexpr uint64_t kStepsPerFillCheckpoint = 256;
@@ -120,9 +113,21 @@ void ReplayTimeline::record_position() {
   trajectory_.add(std::move(e));
 }
 
-void ReplayTimeline::fill_before(const Mark& before, uint64_t chunk) {
+void ReplayTimeline::fill_before(const Mark& before) {
+  // From the nearest checkpoint in the same run of steps: a seek to
+  // `before` would clone it and walk these very steps, so caching them
+  // costs little more than one seek, and every later step back to it is
+  // free. Without one, from the start of the run (the seek there walks
+  // traps or events, which are not single-step positions).
   Mark start = before;
-  start.steps = before.steps >= chunk ? before.steps + 1 - chunk : 0;
+  start.steps = before.steps >= Trajectory::kMaxEntries ? before.steps + 1 - Trajectory::kMaxEntries : 0;
+  if (const Checkpoint* cp = best_checkpoint(before, true, false)) {
+    Mark leg = cp->mark;
+    leg.steps = 0;
+    Mark ours = before;
+    ours.steps = 0;
+    if (!cp->mark.at_event && leg == ours && cp->mark.steps > start.steps) start = cp->mark;
+  }
   seek(start);
   current_->set_breakpoints({});
   current_->set_watchpoints({});
@@ -161,13 +166,8 @@ std::optional<TargetStop> ReplayTimeline::step_backward_cached(pid_t thread) {
   --before.steps;
   const TrajectoryEntry* e = trajectory_.find(before);
   if (!e) {
-    // Going on back through a cached stretch: a longer one each time.
-    bool continuing = trajectory_.find(at) != nullptr;
-    uint64_t chunk = continuing ? std::min(kMaxFillChunk, std::max(kFirstFillChunk, 2 * last_fill_chunk_))
-                                : kFirstFillChunk;
-    last_fill_chunk_ = chunk;
     lazy_ = at;  // the fill moves the replay; the user stays at `at` until the step is taken
-    fill_before(before, chunk);
+    fill_before(before);
     e = trajectory_.find(before);
     BS_ASSERT(e, "caching the steps to " << before.describe() << ": the last one is not cached");
   }
