@@ -23,7 +23,6 @@
 
 #include "engine/core/log.h"
 #include "engine/core/proc_maps.h"
-#include "engine/timeline/checkpoint_policy.h"
 #include "engine/timeline/replay_timeline.h"
 
 namespace backstep {
