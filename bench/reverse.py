@@ -78,6 +78,9 @@ def parse_args():
     p.add_argument("--no-build", action="store_true", help="do not run ./scripts/build (the binaries must exist)")
     p.add_argument("--next-iterations", default=None, metavar="N,N",
                    help="loop sizes for reverse-next (default 100,1000; 10000 takes ~10 min here)")
+    p.add_argument("--next-range-iterations", default=None, metavar="N,N",
+                   help="loop sizes for reverse-next after a forward range-step (default 20,40); "
+                        "the forward range-step (gdb's `next`) is timed in the same run for the ratio")
     p.add_argument("--keep-temp", action="store_true", help="keep the temporary directory (binaries, traces)")
     p.add_argument("--report", metavar="JSON", default=None,
                    help="only print the tables of an earlier run's JSON (nothing is built or run)")
@@ -246,7 +249,7 @@ def table_continue(res, summary):
 
 def table_stepi(res, summary):
     print("\n== 3. Reverse-stepi: 200 consecutive steps back from a breakpoint in a loop body ==")
-    hdr = (f"{'scenario':<18} {'from':<28} {'median ms':>9} {'p90 ms':>8} {'p95 ms':>8} {'max ms':>8} "
+    hdr = (f"{'scenario':<18} {'from':<28} {'median ms':>9} {'p90 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'max ms':>8} "
            f"{'mean ms':>8} {'first ms':>8} {'>50ms':>6}")
     print(hdr)
     print("-" * len(hdr))
@@ -254,12 +257,13 @@ def table_stepi(res, summary):
     for s in res["scenarios"]:
         st = s["step_ms"]
         p95 = percentile(s["step_ms_all"], 95)
+        p99 = percentile(s["step_ms_all"], 99)
         met = st["median"] <= STEPI_TARGET_MS and st["p90"] <= STEPI_TARGET_MS
         print(f"{s['scenario']:<18} {s['start_position']:<28} {fmt_ms(st['median']):>9} {fmt_ms(st['p90']):>8} "
-              f"{fmt_ms(p95):>8} {fmt_ms(st['max']):>8} {fmt_ms(st['mean']):>8} {fmt_ms(s['first_step_ms']):>8} "
+              f"{fmt_ms(p95):>8} {fmt_ms(p99):>8} {fmt_ms(st['max']):>8} {fmt_ms(st['mean']):>8} {fmt_ms(s['first_step_ms']):>8} "
               f"{s['over_50ms']:>6}")
         out.append({"scenario": f"{s['scenario']} (hit {s['hit']})", "median_ms": st["median"], "p90_ms": st["p90"],
-                    "p95_ms": p95, "max_ms": st["max"], "over_50ms": s["over_50ms"], "steps": s["steps"],
+                    "p95_ms": p95, "p99_ms": p99, "max_ms": st["max"], "over_50ms": s["over_50ms"], "steps": s["steps"],
                     "met": met, "forward_retrace": s["forward_retrace"]})
     print("syscall-loop: f(i); getpid() per iteration, breakpoint on f at the hit shown (the steps cross "
           "system calls); syscall-free-loop: g(i) per iteration, no events at all (from: the position, as "
@@ -312,6 +316,18 @@ def table_next(res, summary):
               f"{big['iterations']} iterations: {steps_target} steps x {big['later_steps_ms']['mean']:.2f} ms mean "
               f"+ first step {first_s:.1f} s = ~{est:.0f} s ({est / 60:.1f} min)")
     rs = sorted([r for r in by_arrival.get("range-step", []) if r["complete"]], key=lambda r: r["steps"])
+    for r in rs:
+        # The same loop forwards (gdb's `next`: one range-step) and backwards
+        # (gdb's reverse-next: one reverse-stepi per instruction), same run.
+        fwd = r.get("forward_range_step_s")
+        if fwd:
+            ratio = r["total_s"] / fwd
+            out.setdefault("reverse_vs_forward", []).append(
+                {"iterations": r["iterations"], "forward_s": fwd, "reverse_s": r["total_s"], "ratio": ratio})
+            print(f"spin({r['iterations']}): forward range-step {fwd:.2f} s, reverse-next {r['total_s']:.2f} s: "
+                  f"{ratio:.2f}x")
+    if any(r["iterations"] == n_target for r in rs):
+        rs = []  # measured: no extrapolation
     if len(rs) >= 2:
         # Every step back re-walks all the steps from the start of the loop:
         # total ~ a*S + b*S^2. Fit the two largest runs.
@@ -353,7 +369,8 @@ def print_summary(summary):
                 verdict = f"MET at median and p90, but {s['over_50ms']}/{s['steps']} steps took over " \
                           f"{STEPI_TARGET_MS:.0f} ms (up to {s['max_ms']:.0f} ms)"
             print(f"reverse-stepi within {STEPI_TARGET_MS:.0f} ms typically, {s['scenario']}: {verdict} "
-                  f"(median {s['median_ms']:.2f} ms, p90 {s['p90_ms']:.2f} ms, p95 {s['p95_ms']:.2f} ms)")
+                  f"(median {s['median_ms']:.2f} ms, p90 {s['p90_ms']:.2f} ms, p95 {s['p95_ms']:.2f} ms, "
+                  f"p99 {s['p99_ms']:.2f} ms)")
     if "next" in summary and "at_10000" in summary["next"]:
         a = summary["next"]["at_10000"]
         print(f"reverse-next over a {NEXT_TARGET_ITERATIONS}-iteration loop: "
@@ -412,6 +429,9 @@ def main():
             params = dict(PARAMS[name][1 if args.quick else 0])
             if name == "next" and args.next_iterations:
                 params["iterations"] = args.next_iterations
+                params["max-seconds"] = 900
+            if name == "next" and args.next_range_iterations:
+                params["range-iterations"] = args.next_range_iterations
                 params["max-seconds"] = 900
             res = run_experiment(name, params, bench, workload, tmp)
             doc[name] = res

@@ -171,6 +171,7 @@ void ReplayTimeline::walk(ReplaySession& session, const Mark& from, const Mark& 
 
 void ReplayTimeline::restart(std::optional<uint64_t> event) {
   end_diversion();
+  lazy_.reset();  // a new position: the replay's own is as good a start as any
   Mark target{checkpoints_.front().mark.event, {}, 0};
   if (event && *event > target.event) {
     // Stop at the boundary before `event`, or the end of the recording.
@@ -189,6 +190,7 @@ void ReplayTimeline::restart(std::optional<uint64_t> event) {
 }
 
 int ReplayTimeline::create_checkpoint() {
+  materialize();
   int id = next_user_checkpoint_++;
   add_checkpoint(id, mark_, *current_);
   return id;
@@ -214,6 +216,7 @@ bool ReplayTimeline::restart_checkpoint(int id) {
   end_diversion();
   for (const Checkpoint& cp : checkpoints_) {
     if (cp.id != id || id <= 0) continue;
+    lazy_.reset();
     current_ = cp.session->clone();
     mark_ = cp.mark;
     end_reported_ = false;

@@ -46,6 +46,7 @@ bool read_u64(ReplaySession& session, uint64_t addr, uint64_t& out) {
 }  // namespace
 
 std::optional<uint64_t> ReplayTimeline::debug_pointer_address() {
+  materialize();  // reads memory the program writes
   auto read_word = [&](uint64_t addr, uint64_t& out) { return read_u64(*current_, addr, out); };
   // The executable's program headers, from the auxiliary vector.
   std::vector<uint8_t> auxv_bytes = auxv();
@@ -79,6 +80,7 @@ std::optional<uint64_t> ReplayTimeline::debug_pointer_address() {
 }
 
 std::string ReplayTimeline::libraries_svr4_xml() {
+  materialize();  // reads the link map
   auto read_word = [&](uint64_t addr, uint64_t& out) { return read_u64(*current_, addr, out); };
   auto read_string = [&](uint64_t addr) {
     std::string s;

@@ -133,13 +133,21 @@ std::string ReplayTimeline::start_directory() const { return current_->header().
 const std::vector<CpuidLeaf>& ReplayTimeline::cpu_features() const { return current_->header().cpuid; }
 
 Registers ReplayTimeline::registers(pid_t tid) {
-  uint32_t t = tid == 0 ? current_->stopped_thread() : static_cast<uint32_t>(tid);
-  if (diversion_live() && diversion_->touched(t)) return diversion_->registers(t);
-  return replay_registers(t);
+  if (diversion_live()) {
+    uint32_t t = tid == 0 ? current_->stopped_thread() : static_cast<uint32_t>(tid);
+    if (diversion_->touched(t)) return diversion_->registers(t);
+  }
+  if (lazy_) {
+    if (const TrajectoryEntry* e = trajectory_.find(*lazy_); e && (tid == 0 ? e->stopped : tid) == e->runs) {
+      return e->regs;
+    }
+    materialize();
+  }
+  return live_registers(tid);
 }
 
-Registers ReplayTimeline::replay_registers(uint32_t tid) {
-  Registers regs = current_->thread_registers(tid);
+Registers ReplayTimeline::live_registers(pid_t tid) {
+  Registers regs = current_->thread_registers(tid == 0 ? current_->stopped_thread() : static_cast<uint32_t>(tid));
   // A thread in a patched site's stub (a call the preload library did not
   // buffer, made from there) shows where the unpatched code would stand,
   // so that gdb finds its frame and its caller.
@@ -153,14 +161,38 @@ Registers ReplayTimeline::replay_registers(uint32_t tid) {
 }
 
 std::vector<uint8_t> ReplayTimeline::xstate(pid_t tid) {
-  uint32_t t = tid == 0 ? current_->stopped_thread() : static_cast<uint32_t>(tid);
-  if (diversion_live() && diversion_->touched(t)) return diversion_->xstate(t);
-  return current_->thread_xstate(t);
+  if (diversion_live()) {
+    uint32_t t = tid == 0 ? current_->stopped_thread() : static_cast<uint32_t>(tid);
+    if (diversion_->touched(t)) return diversion_->xstate(t);
+  }
+  if (lazy_) {
+    if (const TrajectoryEntry* e = trajectory_.find(*lazy_); e && (tid == 0 ? e->stopped : tid) == e->runs) {
+      return *e->xstate;
+    }
+    materialize();
+  }
+  return current_->thread_xstate(tid == 0 ? current_->stopped_thread() : static_cast<uint32_t>(tid));
 }
 
 std::vector<uint8_t> ReplayTimeline::read_memory(uint64_t addr, std::size_t len) {
+  // A diversion is only ever made at a materialized position.
   if (diversion_live()) return diversion_->read_memory(addr, len);
   if (diversion_) return dormant_read(addr, len);
+  if (lazy_) {
+    // Saved at that position, or where no instruction can have written
+    // since (trajectory.h); anything else from the replay brought there.
+    if (const TrajectoryEntry* e = trajectory_.find(*lazy_)) {
+      if (std::optional<std::vector<uint8_t>> bytes = Trajectory::window_bytes(*e, addr, len)) {
+        ++trajectory_.reads_served;
+        return *bytes;
+      }
+      if (trajectory_.read_only(addr, len)) {
+        ++trajectory_.reads_served;
+        return current_->read_memory(addr, len);
+      }
+    }
+    materialize();
+  }
   return current_->read_memory(addr, len);
 }
 
@@ -279,10 +311,14 @@ TargetStop ReplayTimeline::resume(const ResumeRequest& request, const std::funct
 }
 
 TargetStop ReplayTimeline::run(const ResumeRequest& request, const std::function<bool()>& interrupted) {
+  if (request.direction == RunDirection::Backward && request.how != ResumeRequest::How::Continue) {
+    if (std::optional<TargetStop> stop = step_backward_cached(request.thread)) return *stop;
+  }
+  materialize();
   if (request.direction == RunDirection::Backward) {
     end_reported_ = false;
     return request.how == ResumeRequest::How::Continue ? continue_backward(interrupted)
-                                                       : step_backward(request.thread);
+                                                       : step_backward(request.thread, Landing::Lazy);
   }
   switch (request.how) {
     case ResumeRequest::How::Continue: return continue_forward(interrupted);

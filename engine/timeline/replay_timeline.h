@@ -21,6 +21,7 @@
 #include "engine/timeline/debug_target.h"
 #include "engine/timeline/diversion.h"
 #include "engine/timeline/mark.h"
+#include "engine/timeline/trajectory.h"
 
 namespace backstep {
 
@@ -73,9 +74,9 @@ class ReplayTimeline : public DebugTarget {
 
   TargetStop resume(const ResumeRequest& request, const std::function<bool()>& interrupted) override;
 
-  uint64_t current_event() const override { return mark_.event; }
+  uint64_t current_event() const override { return position().event; }
   Activity activity() override;
-  std::string describe_position() const override { return mark_.describe(); }
+  std::string describe_position() const override { return position().describe(); }
   void restart(std::optional<uint64_t> event) override;
   int create_checkpoint() override;
   bool delete_checkpoint(int id) override;
@@ -99,8 +100,15 @@ class ReplayTimeline : public DebugTarget {
   std::optional<uint64_t> debug_pointer_address() override;  // link_map.cc
   std::vector<MemoryMapping> memory_map() override;  // memory_map.cc
 
-  const Mark& position() const { return mark_; }
+  // Where the user stands (the replay itself may stand elsewhere in the
+  // same interval: timeline_lazy.cc).
+  const Mark& position() const { return lazy_ ? *lazy_ : mark_; }
   std::size_t checkpoint_count() const { return checkpoints_.size(); }
+  // The cache of the recent trajectory (timeline_lazy.cc). Off, every
+  // reverse step moves the replay (for comparisons in tests).
+  enum class TrajectoryUse { On, Off };
+  void set_trajectory_use(TrajectoryUse use);
+  const Trajectory& trajectory() const { return trajectory_; }
 
  private:
   struct Checkpoint {
@@ -130,8 +138,31 @@ class ReplayTimeline : public DebugTarget {
   TargetStop range_step_forward(pid_t thread, uint64_t start, uint64_t end, const std::function<bool()>& interrupted);
   TargetStop continue_backward(const std::function<bool()>& interrupted);
   // Back to the instruction `thread` (0: whichever ran last) ran before
-  // now; the other threads go back with it.
-  TargetStop step_backward(pid_t thread);
+  // now; the other threads go back with it. With Landing::Lazy the
+  // replay may be left where it is when the cache answers for the
+  // position reached (only for the client's own steps: internal callers
+  // go on to use the replay there).
+  enum class Landing { Seek, Lazy };
+  TargetStop step_backward(pid_t thread, Landing landing = Landing::Seek);
+
+  // The lazy position (timeline_lazy.cc). `lazy_`, when set, is where the
+  // user stands; the replay (current_) stands at mark_, in the same
+  // interval, and the cache answers for lazy_.
+  Registers live_registers(pid_t tid);
+  // Brings the replay to where the user stands (a seek), for whatever the
+  // cache cannot answer.
+  void materialize();
+  void set_logical(const Mark& m);
+  // A reverse step answered from the cache (filling it first when the
+  // position before is not cached); nullopt when it cannot be.
+  std::optional<TargetStop> step_backward_cached(pid_t thread);
+  // Single-steps to `before` from the nearest checkpoint in its run of
+  // steps (or the run's start), caching each position; the replay ends
+  // at `before`.
+  void fill_before(const Mark& before);
+  // Caches the state where the replay stands now, if filling.
+  void record_position();
+  std::vector<std::pair<uint64_t, uint64_t>> read_only_mappings();
   // The position before the last instruction `tid` ran before event
   // `limit`: the one that caused its last event (a blocking call's return
   // runs none: its entry did). nullopt when it ran none since it started;
@@ -210,8 +241,6 @@ class ReplayTimeline : public DebugTarget {
   std::vector<uint8_t> dormant_read(uint64_t addr, std::size_t len);
   // The address is in an executable mapping of the replayed process.
   bool in_replay_code(uint64_t addr);
-  // Thread `tid`'s registers in the replay, as registers() shows them.
-  Registers replay_registers(uint32_t tid);
   TargetStop resume_diversion(const ResumeRequest& request, const std::function<bool()>& interrupted);
 
   // A watch stop inside the preload library's copy of a buffered call's
@@ -249,6 +278,10 @@ class ReplayTimeline : public DebugTarget {
   uint64_t evicted_for_memory_ = 0;
   std::size_t made_since_memory_check_ = 0;
   std::optional<Mark> pinned_;  // the checkpoint a walk started from
+
+  Trajectory trajectory_;
+  TrajectoryUse trajectory_use_ = TrajectoryUse::On;
+  std::optional<Mark> lazy_;     // where the user stands, when not at mark_
 
   std::set<uint64_t> breakpoints_;
   // Software breakpoints outside the replay's code: for diversions only.

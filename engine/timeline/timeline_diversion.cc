@@ -83,7 +83,7 @@ bool ReplayTimeline::registers_restored() {
   if (!diversion_) return true;
   for (uint32_t tid : diversion_->touched_threads()) {
     if (!current_->has_thread(tid)) continue;
-    if (!same_registers(replay_registers(tid), diversion_->registers(tid))) return false;
+    if (!same_registers(live_registers(static_cast<pid_t>(tid)), diversion_->registers(tid))) return false;
     if (!same_visible_xstate(current_->thread_xstate(tid), diversion_->xstate(tid))) return false;
   }
   return true;
@@ -106,7 +106,7 @@ std::vector<uint8_t> ReplayTimeline::dormant_read(uint64_t addr, std::size_t len
   constexpr uint64_t kRedZone = 128, kDeadStack = 1 << 20;
   for (uint32_t tid : diversion_->touched_threads()) {
     if (!current_->has_thread(tid)) continue;
-    uint64_t sp = replay_registers(tid).sp();
+    uint64_t sp = live_registers(static_cast<pid_t>(tid)).sp();
     if (sp < kRedZone + kDeadStack) continue;
     uint64_t lo = std::max(addr, sp - kRedZone - kDeadStack), hi = std::min(addr + out.size(), sp - kRedZone);
     if (lo >= hi) continue;
@@ -119,9 +119,10 @@ std::vector<uint8_t> ReplayTimeline::dormant_read(uint64_t addr, std::size_t len
 std::string ReplayTimeline::take_note() { return std::exchange(note_, std::string()); }
 
 void ReplayTimeline::write_registers(pid_t tid, const Registers& regs, const std::vector<uint8_t>& xstate) {
+  materialize();  // compared with the replay where the user stands
   uint32_t t = tid == 0 ? current_->stopped_thread() : static_cast<uint32_t>(tid);
   if (!current_->has_thread(t)) throw std::out_of_range("no thread " + std::to_string(t) + " at this point");
-  if (!diversion_live() && same_registers(replay_registers(t), regs) &&
+  if (!diversion_live() && same_registers(live_registers(static_cast<pid_t>(t)), regs) &&
       (xstate.empty() || same_visible_xstate(xstate, current_->thread_xstate(t)))) {
     return;  // nothing changes: no diversion (a dormant one stays asleep)
   }
@@ -130,6 +131,7 @@ void ReplayTimeline::write_registers(pid_t tid, const Registers& regs, const std
 }
 
 std::size_t ReplayTimeline::write_memory(uint64_t addr, const std::vector<uint8_t>& bytes) {
+  materialize();
   std::vector<uint8_t> now = current_->read_memory(addr, bytes.size());
   if (!diversion_) {
     if (now == bytes) return bytes.size();  // nothing changes
@@ -149,7 +151,10 @@ std::optional<uint64_t> ReplayTimeline::allocate_memory(uint64_t size, int prot)
 }
 
 Diversion& ReplayTimeline::divert() {
-  if (!diversion_) diversion_ = std::make_unique<Diversion>(current_->clone(), current_->debuggee());
+  if (!diversion_) {
+    materialize();  // the copy is made where the user stands
+    diversion_ = std::make_unique<Diversion>(current_->clone(), current_->debuggee());
+  }
   diversion_dormant_ = false;
   return *diversion_;
 }

@@ -242,12 +242,22 @@ TargetStop ReplayTimeline::continue_backward(const std::function<bool()>& interr
   }
 }
 
-TargetStop ReplayTimeline::step_backward(pid_t thread) {
+TargetStop ReplayTimeline::step_backward(pid_t thread, Landing landing) {
   Mark from = mark_;
   std::optional<Mark> before = mark_before(mark_);
   if (!before) return make_stop(TargetStop::Kind::HistoryStart);
-  seek(*before);
   uint32_t tid = static_cast<uint32_t>(thread);
+  if (landing == Landing::Lazy && watchpoints_.empty() && trajectory_use_ == TrajectoryUse::On) {
+    // Counting the steps to a trap cached them: no seek back needed.
+    const TrajectoryEntry* e = trajectory_.find(*before);
+    if (e && (tid == 0 || e->runs == thread)) {
+      set_logical(*before);
+      TargetStop stop = make_stop(TargetStop::Kind::Step);
+      stop.tid = e->runs;
+      return stop;
+    }
+  }
+  seek(*before);
   if (tid != 0 && current_->next_thread() != tid) {
     // The instruction before now is another thread's: `thread` ran none
     // since its last event, so its own previous instruction is there.
@@ -317,7 +327,15 @@ uint64_t ReplayTimeline::count_steps(const Mark& p, const std::function<bool(con
                                      const ReplaySession::Resume& how) {
   seek(p);
   Mark cur = p;
+  // Each position on the way is cached (timeline_lazy.cc): the reverse
+  // steps that follow land there without a seek.
+  if (trajectory_use_ == TrajectoryUse::On) trajectory_.begin(p, read_only_mappings());
+  struct EndFill {
+    Trajectory& t;
+    ~EndFill() { if (t.filling()) t.end(); }
+  } end_fill{trajectory_};
   for (;;) {
+    record_position();
     if (cur.steps % kStepsPerCheckpoint == 0) {
       // Checkpoints along the way make the reverse-stepis that follow cheap.
       const Checkpoint* near = best_checkpoint(cur, true, false);
