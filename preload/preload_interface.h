@@ -228,7 +228,11 @@ struct bs_buffered_call {
    * of a SCATTER output or a GATHER call, or the msghdr of a BS_CALL_MSG
    * call; BS_GATE_NONE: none. */
   uint8_t indirect_arg;
-  uint8_t op_pad;
+  /* Path gate: argument path_arg is a path, and the call is buffered only
+   * when it does not start with "/proc/" (replay follows opens of
+   * /proc/.../comm through traced events: engine/replay/comm_files.h);
+   * record mode reads it without faulting. BS_GATE_NONE: no such gate. */
+  uint8_t path_arg;
   uint32_t op_mask;
   uint64_t op_values;
 };

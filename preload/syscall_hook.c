@@ -41,10 +41,32 @@ static int null_gate_open(const struct bs_buffered_call *call, const uint64_t *a
   return bs_safe_read(&word, args[call->null_arg], sizeof(word)) && word == 0;
 }
 
+/* openat's path: not under /proc/ (see bs_buffered_call.path_arg). Its
+ * first bytes are read in at most two pieces, split where a page ends: a
+ * short path may end right before unmapped memory. */
+static int path_gate_open(const struct bs_buffered_call *call, const uint64_t *args, uint32_t mode) {
+  if (call->path_arg == BS_GATE_NONE || mode == BS_MODE_REPLAY) return 1;
+  static const char proc[] = "/proc/";
+  const uint64_t n = sizeof(proc) - 1;
+  uint64_t path = args[call->path_arg];
+  uint64_t first = 4096 - (path & 4095);
+  if (first > n) first = n;
+  char head[sizeof(proc) - 1];
+  for (uint64_t at = 0; at < n;) {
+    uint64_t len = at == 0 ? first : n - at;
+    if (!bs_safe_read(head + at, path + at, len)) return 0;  /* the kernel answers EFAULT: traced */
+    for (uint64_t i = at; i < at + len; ++i) {
+      if (head[i] != proc[i]) return 1;
+    }
+    at += len;
+  }
+  return 0;
+}
+
 static enum gate gate_of(const struct bs_buffer_header *header, const struct bs_buffered_call *call,
                          const uint64_t *args) {
   int may_block = (call->flags & BS_CALL_MAY_BLOCK) != 0;
-  if (!null_gate_open(call, args, header->mode)) return GATE_CLOSED;
+  if (!null_gate_open(call, args, header->mode) || !path_gate_open(call, args, header->mode)) return GATE_CLOSED;
   if (call->op_arg != BS_GATE_NONE) {
     uint64_t op = args[call->op_arg] & call->op_mask;
     if (op >= 64 || !((call->op_values >> op) & 1)) return GATE_CLOSED;

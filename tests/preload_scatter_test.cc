@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -257,4 +258,64 @@ BOOST_AUTO_TEST_CASE(select_and_ppoll_write_the_time_left_even_when_failing,
   BOOST_TEST(pf.revents == POLLIN);
   BOOST_TEST(hook(SYS_pselect6, {uint64_t(p[0] + 1), u(&r), 0, 0, 0, u(without)}).result == 1);
   BOOST_TEST(b.header->cursor == b.header->used);
+}
+
+// openat: buffered without O_TRUNC and for a path outside /proc/, whose
+// first bytes are read without faulting (a path may end right before an
+// unmapped page); madvise only with advice that changes no memory.
+BOOST_AUTO_TEST_CASE(openat_and_madvise_gates, *boost::unit_test::precondition(tool_page_available)) {
+  backstep::testing::TempDir dir("preload_scatter_test");
+  int fd = open_file(dir, "content");
+  BOOST_REQUIRE(close(fd) == 0);
+  std::string path = dir.sub("data");
+  Buffer b(BS_MODE_RECORD);
+  b.header->desched_fd = -1;
+  b.header->recorder_tid = static_cast<uint32_t>(syscall(SYS_gettid));
+  b.header->desched_signal = SIGURG;  // ignored, should a switch happen
+  const uint64_t cwd = static_cast<uint64_t>(AT_FDCWD);
+
+  HookResult opened = hook(SYS_openat, {cwd, u(path.c_str()), O_RDONLY | O_CLOEXEC});
+  BOOST_TEST(opened.handled);
+  BOOST_TEST(opened.result >= 0);
+  HookResult missing = hook(SYS_openat, {cwd, u("no-such-file-here"), O_RDONLY});
+  BOOST_TEST(missing.handled);
+  BOOST_TEST(missing.result == -ENOENT);
+  uint32_t used = b.header->used;
+  BOOST_TEST(!hook(SYS_openat, {cwd, u(path.c_str()), O_WRONLY | O_TRUNC}).handled);
+  BOOST_TEST(!hook(SYS_openat, {cwd, u("/proc/self/comm"), O_RDONLY}).handled);
+  BOOST_TEST(!hook(SYS_openat, {cwd, 16, O_RDONLY}).handled);  // the kernel answers EFAULT
+  BOOST_TEST(b.header->used == used);
+
+  // Paths at the end of a page followed by an unreadable one.
+  auto* pages = static_cast<char*>(mmap(nullptr, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  BOOST_REQUIRE(pages != MAP_FAILED);
+  BOOST_REQUIRE(mprotect(pages + 4096, 4096, PROT_NONE) == 0);
+  char* cut = pages + 4096 - 4;
+  std::memcpy(cut, "/pro", 4);  // no end before the unreadable page: traced
+  BOOST_TEST(!hook(SYS_openat, {cwd, u(cut), O_RDONLY}).handled);
+  std::memcpy(cut, "/p\0", 3);  // ends before the prefix does: buffered
+  HookResult short_path = hook(SYS_openat, {cwd, u(cut), O_RDONLY});
+  BOOST_TEST(short_path.handled);
+  BOOST_TEST(short_path.result == -ENOENT);
+  munmap(pages, 8192);
+
+  // madvise: WILLNEED is buffered, DONTNEED and FREE are not.
+  auto* mem = static_cast<char*>(mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  BOOST_REQUIRE(mem != MAP_FAILED);
+  BOOST_TEST(hook(SYS_madvise, {u(mem), 4096, MADV_WILLNEED}).result == 0);
+  BOOST_TEST(!hook(SYS_madvise, {u(mem), 4096, MADV_DONTNEED}).handled);
+  BOOST_TEST(!hook(SYS_madvise, {u(mem), 4096, MADV_FREE}).handled);
+
+  // Replay: the same descriptor number, without opening anything.
+  BOOST_REQUIRE(close(static_cast<int>(opened.result)) == 0);
+  if (b.header->desched_fd >= 0) close(b.header->desched_fd);
+  replay_from_start(b);
+  BOOST_TEST(hook(SYS_openat, {cwd, u(path.c_str()), O_RDONLY | O_CLOEXEC}).result == opened.result);
+  BOOST_TEST(fcntl(static_cast<int>(opened.result), F_GETFD) == -1);  // not opened again
+  BOOST_TEST(hook(SYS_openat, {cwd, u("no-such-file-here"), O_RDONLY}).result == -ENOENT);
+  // Replay reads no path (its memory is unmapped now): the records decide.
+  BOOST_TEST(hook(SYS_openat, {cwd, u(cut), O_RDONLY}).result == -ENOENT);
+  BOOST_TEST(hook(SYS_madvise, {u(mem), 4096, MADV_WILLNEED}).result == 0);
+  BOOST_TEST(b.header->cursor == b.header->used);
+  munmap(mem, 4096);
 }

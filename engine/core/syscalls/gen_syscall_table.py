@@ -60,17 +60,18 @@ SIZE_FORMS = (
 )
 # buffer, buffer=fdN, buffer=fdN,dataM, buffer=fdN,gatherM, buffer=fdN,scatterM,
 # buffer=fdN,gathermsgM, buffer=fdN,scattermsgM, buffer=fdN,closes,
-# buffer=opN&MASK:V|V..., buffer=nullN, buffer=nullatN, each optionally followed by ,alwaysN
-# and then ,block (see syscalls.spec's header).
+# buffer=opN&MASK:V|V..., buffer=nullN, buffer=nullatN, each optionally followed by ,pathN,
+# ,alwaysN and then ,block (see syscalls.spec's header).
 BUFFER_RE = re.compile(r"buffer(=fd(?P<fd>[0-9]+)(,data(?P<data>[0-9]+)|,gather(?P<gather>[0-9]+)"
                        r"|,scatter(?P<scatter>[0-9]+)|,gathermsg(?P<gathermsg>[0-9]+)"
                        r"|,scattermsg(?P<scattermsg>[0-9]+)|(?P<closes>,closes))?"
                        r"|=op(?P<op>[0-9]+)(&(?P<mask>0x[0-9a-f]+))?:(?P<values>[0-9]+(\|[0-9]+)*)"
                        r"|=null(?P<nullat>at)?(?P<null>[0-9]+))?"
-                       r"(,always(?P<always>[0-9]+))?(?P<block>,block)?\Z")
+                       r"(,path(?P<path>[0-9]+))?(,always(?P<always>[0-9]+))?(?P<block>,block)?\Z")
 BUFFER_FORMS = ("buffer, buffer=fdN, buffer=fdN,dataM, buffer=fdN,gatherM, buffer=fdN,scatterM, "
                 "buffer=fdN,gathermsgM, buffer=fdN,scattermsgM, buffer=fdN,closes, "
-                "buffer=opN&MASK:V|V..., buffer=nullN or buffer=nullatN (each optionally followed by ,alwaysN, then ,block)")
+                "buffer=opN&MASK:V|V..., buffer=nullN or buffer=nullatN (each optionally followed by ,pathN, ,alwaysN, "
+                "then ,block)")
 # An operation gate (buffer=opN&MASK:V|V...) lists values below this.
 OP_VALUE_LIMIT = 64
 # The output kinds the preload library can bound before the call.
@@ -118,6 +119,7 @@ class Entry:
     buffer_scatter_arg: int = -1  # reads into the iovec array at this argument, -1: none
     buffer_msg_arg: int = -1     # the msghdr argument of sendmsg/recvmsg, -1: none
     buffer_always_arg: int = -1  # the Fixed output written even when the call fails, -1: none
+    buffer_path_arg: int = -1    # a path that must not be under /proc/, -1: none
 
 
 def parse_output(text, fail):
@@ -256,6 +258,8 @@ def parse_buffer(entry, text, fail):
         added = 1 if entry.buffer_scatter_arg >= 0 else 3
         if len(entry.outputs) + added > MAX_OUTPUTS:
             fail(f"{name}: '{text}' adds {added} outputs to {len(entry.outputs)}; at most {MAX_OUTPUTS} fit")
+    if match.group("path") is not None:
+        entry.buffer_path_arg = argument("path")
     if match.group("always") is not None:
         entry.buffer_always_arg = argument("always")
         if not any(out.arg == entry.buffer_always_arg and out.size_kind == "Fixed" for out in entry.outputs):
@@ -529,9 +533,10 @@ def generate_preload_table(entries, spec_name):
         indirect = next((arg for arg in (entry.buffer_msg_arg, entry.buffer_scatter_arg,
                                          entry.buffer_data_arg if entry.buffer_gather else -1) if arg >= 0), -1)
         indirect_arg = "BS_GATE_NONE" if indirect < 0 else str(indirect)
+        path = f", .path_arg = {entry.buffer_path_arg}" if entry.buffer_path_arg >= 0 else ", .path_arg = BS_GATE_NONE"
         lines.append(f"    {{.nr = {entry.nr}, .fd_arg = {fd_arg}, .data_arg = {data_arg}, "
                      f".out_count = {len(out_list)}, .flags = {flags}{outs_field}{op_field}, "
-                     f".null_arg = {null_arg}, .indirect_arg = {indirect_arg}}},  /* {entry.name} */")
+                     f".null_arg = {null_arg}, .indirect_arg = {indirect_arg}{path}}},  /* {entry.name} */")
     lines += [
         "};",
         "",
