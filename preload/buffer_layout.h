@@ -38,7 +38,13 @@ static inline uint64_t bs_out_bound(const struct bs_out_param *out, const uint64
       n = args[out->size_arg];
       return n > too_big / out->size ? too_big : n * out->size;
     case BS_SIZE_DEREF_ARG: return args[out->arg] == 0 ? 0 : too_big;  /* a null pointer writes nothing */
-    default: return too_big;  /* the generator lets no other kind through */
+    case BS_SIZE_FDSET: {
+      /* The kernel takes nfds as an int; beyond BS_MAX_FDS bits: traced. */
+      int32_t nfds = (int32_t)args[out->size_arg];
+      if (nfds <= 0) return 0;
+      return nfds > BS_MAX_FDS ? too_big : ((uint64_t)nfds + 63) / 64 * 8;
+    }
+    default: return too_big;  /* the indirect kinds: buffer_record.c bounds them */
   }
 }
 
@@ -56,12 +62,18 @@ static inline uint64_t bs_out_len(const struct bs_out_param *out, const uint64_t
   return n > bound ? bound : n;
 }
 
+/* The iovec array of a msghdr (struct msghdr is read as 64-bit words). */
+static inline const uint64_t *bs_msg_iov(uint64_t msghdr) { return (const uint64_t *)((const uint64_t *)msghdr)[BS_MSG_IOV / 8]; }
+static inline uint64_t bs_msg_iovlen(uint64_t msghdr) { return ((const uint64_t *)msghdr)[BS_MSG_IOVLEN / 8]; }
+
 /* A write-like call's check: the hash of the n bytes it consumed (for a
- * gathering call, of its iovec array's buffers; the kernel read them all,
- * so they are valid). */
+ * gathering call, of its iovec array's buffers, or of its msghdr's; the
+ * kernel read them all, so they are valid). */
 static inline uint64_t bs_data_check(const struct bs_buffered_call *call, const uint64_t *args, uint64_t n) {
-  if (call->flags & BS_CALL_GATHER) return bs_hash_iov((const uint64_t *)args[call->data_arg], args[call->data_arg + 1], n);
-  return bs_hash((const void *)args[call->data_arg], n);
+  uint64_t arg = args[call->data_arg];
+  if (call->flags & BS_CALL_MSG) return bs_hash_iov(bs_msg_iov(arg), bs_msg_iovlen(arg), n);
+  if (call->flags & BS_CALL_GATHER) return bs_hash_iov((const uint64_t *)arg, args[call->data_arg + 1], n);
+  return bs_hash((const void *)arg, n);
 }
 
 /* The hook may not call libc's memcpy, nor touch vector registers: `rep
@@ -69,6 +81,29 @@ static inline uint64_t bs_data_check(const struct bs_buffered_call *call, const 
  * trampoline clears the direction flag and restores it). */
 static inline void bs_copy(void *dst, const void *src, uint64_t n) {
   __asm__ volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(n) : : "memory");
+}
+
+/* Copies up to n bytes between a flat buffer and the buffers of an iovec
+ * array of count entries (two 64-bit words each: base, length), in the
+ * array's order; returns how many it copied (less than n when the array
+ * holds less). */
+static inline uint64_t bs_gather_iov(unsigned char *dst, const uint64_t *iov, uint64_t count, uint64_t n) {
+  uint64_t done = 0;
+  for (uint64_t i = 0; i < count && done < n; ++i) {
+    uint64_t len = iov[2 * i + 1] < n - done ? iov[2 * i + 1] : n - done;
+    bs_copy(dst + done, (const void *)(uintptr_t)iov[2 * i], len);
+    done += len;
+  }
+  return done;
+}
+static inline uint64_t bs_scatter_iov(const uint64_t *iov, uint64_t count, const unsigned char *src, uint64_t n) {
+  uint64_t done = 0;
+  for (uint64_t i = 0; i < count && done < n; ++i) {
+    uint64_t len = iov[2 * i + 1] < n - done ? iov[2 * i + 1] : n - done;
+    bs_copy((void *)(uintptr_t)iov[2 * i], src + done, len);
+    done += len;
+  }
+  return done;
 }
 
 /* Orders the library's stores to the buffer with the program's view of it

@@ -7,11 +7,60 @@
 
 #include "preload/buffer_layout.h"
 
+/* The most an output can take: from the arguments, or for the indirect
+ * kinds from the memory they describe (read before the call). */
+static uint64_t bound(const struct bs_out_param *out, const uint64_t *args, const struct bs_indirect *ind) {
+  switch (out->kind) {
+    case BS_SIZE_SCATTER:
+    case BS_SIZE_MSG_IOV: return ind->iov_total;
+    case BS_SIZE_MSG_NAME: return ind->msg[BS_MSG_NAME / 8] != 0 ? BS_SOCKADDR_MAX : 0;
+    default: return bs_out_bound(out, args);
+  }
+}
+
 /* Bytes to reserve before the call: the record and every output's bound. */
-static uint64_t reservation(const struct bs_buffered_call *call, const uint64_t *args) {
+static uint64_t reservation(const struct bs_buffered_call *call, const uint64_t *args, const struct bs_indirect *ind) {
   uint64_t need = sizeof(struct bs_record);
-  for (uint8_t i = 0; i < call->out_count; ++i) need += bs_round8(bs_out_bound(&call->outs[i], args));
+  for (uint8_t i = 0; i < call->out_count; ++i) need += bs_round8(bound(&call->outs[i], args, ind));
   return need;
+}
+
+/* Copies what the call wrote through one output into the record at data;
+ * returns its length. */
+static uint64_t copy_output(unsigned char *data, const struct bs_out_param *out, const uint64_t *args, int64_t ret,
+                            const struct bs_indirect *ind) {
+  uint64_t ptr = args[out->arg];
+  switch (out->kind) {
+    case BS_SIZE_SCATTER:
+    case BS_SIZE_MSG_IOV: {
+      /* The kernel wrote ret bytes over the buffers it read from the array. */
+      if (bs_failed(ret) || ret <= 0) return 0;
+      uint64_t n = (uint64_t)ret < ind->iov_total ? (uint64_t)ret : ind->iov_total;
+      return bs_gather_iov(data, ind->iov, ind->iov_count, n);
+    }
+    case BS_SIZE_MSG_NAME: {
+      /* recvmsg wrote the smaller of the address's length and the room the
+       * program gave (msg_namelen before the call), and the length. */
+      uint64_t name = ind->msg[BS_MSG_NAME / 8];
+      if (bs_failed(ret) || name == 0) return 0;
+      uint32_t before = (uint32_t)ind->msg[BS_MSG_NAMELEN / 8];
+      uint32_t after = *(const uint32_t *)(uintptr_t)(ptr + BS_MSG_NAMELEN);
+      uint64_t n = before < after ? before : after;
+      if (n > BS_SOCKADDR_MAX) n = BS_SOCKADDR_MAX;
+      bs_copy(data, (const void *)(uintptr_t)name, n);
+      return n;
+    }
+    default: break;
+  }
+  if (bs_failed(ret) && (out->flags & BS_OUT_ALWAYS)) {
+    /* Written even by a failed call (select's time left): read only if
+     * readable, since a bad pointer is one way to fail. */
+    if (ptr == 0 || !bs_safe_read(data, ptr, out->size)) return 0;
+    return out->size;
+  }
+  uint64_t len = bs_out_len(out, args, ret);
+  bs_copy(data, (const void *)(uintptr_t)ptr, len);
+  return len;
 }
 
 int bs_record_call(struct bs_buffer_header *header, const struct bs_buffered_call *call,
@@ -22,9 +71,6 @@ int bs_record_call(struct bs_buffer_header *header, const struct bs_buffered_cal
     return 0;
   }
   const uint64_t *args = regs->args;
-  if (header->used > BS_RECORDS_CAPACITY || reservation(call, args) > BS_RECORDS_CAPACITY - header->used) {
-    return 0;  /* no room: traced, and the recorder flushes the buffer at that stop */
-  }
   /* A call that may wait is made with the desched event armed, so that the
    * recorder hears of it if it blocks (desched.c); right after the same call
    * blocked, it is traced at once (see skip_left). */
@@ -32,11 +78,25 @@ int bs_record_call(struct bs_buffer_header *header, const struct bs_buffered_cal
     header->skip_left--;
     return 0;
   }
+  /* What an iovec array or a msghdr says, when a bound or a gate needs it
+   * (a writev on a file needs neither: its data is hashed after the call). */
+  struct bs_indirect ind;
+  ind.msg[BS_MSG_NAME / 8] = 0;
+  ind.iov_count = ind.iov_total = 0;
+  int gather_only = (call->flags & (BS_CALL_GATHER | BS_CALL_MSG)) == BS_CALL_GATHER && !may_block;
+  if (call->indirect_arg != BS_GATE_NONE && !gather_only && !bs_prepare_indirect(call, args, &ind)) return 0;
+  if (header->used > BS_RECORDS_CAPACITY || reservation(call, args, &ind) > BS_RECORDS_CAPACITY - header->used) {
+    return 0;  /* no room: traced, and the recorder flushes the buffer at that stop */
+  }
   /* A write larger than a pipe takes atomically could be cut short by the
    * recorder's interrupt, natively it would wait to the end: traced. */
-  if (may_block && call->data_arg != BS_GATE_NONE && args[call->data_arg + 1] > BS_BLOCKING_WRITE_MAX) return 0;
+  if (may_block && call->data_arg != BS_GATE_NONE) {
+    uint64_t size = (call->flags & BS_CALL_GATHER) ? ind.iov_total : args[call->data_arg + 1];
+    if (size > BS_BLOCKING_WRITE_MAX) return 0;
+  }
   /* recv(MSG_WAITALL) could likewise return part of what it waits for. */
   if (may_block && regs->rax == SYS_recvfrom && (args[3] & MSG_WAITALL)) return 0;
+  if (may_block && regs->rax == SYS_recvmsg && (args[2] & MSG_WAITALL)) return 0;
   if (may_block && !bs_desched_arm(header)) return 0;
   int64_t ret = bs_untraced_syscall((long)regs->rax, (long)args[0], (long)args[1], (long)args[2],
                                     (long)args[3], (long)args[4], (long)args[5]);
@@ -59,9 +119,7 @@ int bs_record_call(struct bs_buffer_header *header, const struct bs_buffered_cal
   uint32_t size = sizeof(struct bs_record);
   for (uint8_t i = 0; i < BS_MAX_OUTS; ++i) rec->out_len[i] = 0;
   for (uint8_t i = 0; i < call->out_count; ++i) {
-    const struct bs_out_param *out = &call->outs[i];
-    uint64_t len = bs_out_len(out, args, ret);
-    bs_copy(data, (const void *)args[out->arg], len);
+    uint64_t len = copy_output(data, &call->outs[i], args, ret, &ind);
     rec->out_len[i] = (uint32_t)len;
     data += bs_round8(len);
     size += (uint32_t)bs_round8(len);

@@ -15,6 +15,29 @@ __attribute__((noreturn)) static void diverge(struct bs_buffer_header *header, u
   for (;;) __asm__ volatile("ud2");
 }
 
+/* Writes one recorded output into the program; 0 when it does not fit
+ * where the program's arguments (or the memory they describe, as it was
+ * when recorded: the recorded outputs before it restored a msghdr) say. */
+static int put_output(const struct bs_out_param *out, const uint64_t *args, const unsigned char *data, uint64_t len) {
+  uint64_t ptr = args[out->arg];
+  if (ptr == 0) return 0;
+  switch (out->kind) {
+    case BS_SIZE_SCATTER:
+      return bs_scatter_iov((const uint64_t *)(uintptr_t)ptr, args[out->size_arg], data, len) == len;
+    case BS_SIZE_MSG_IOV: return bs_scatter_iov(bs_msg_iov(ptr), bs_msg_iovlen(ptr), data, len) == len;
+    case BS_SIZE_MSG_NAME: {
+      uint64_t name = ((const uint64_t *)(uintptr_t)ptr)[BS_MSG_NAME / 8];
+      if (name == 0 || len > BS_SOCKADDR_MAX) return 0;
+      bs_copy((void *)(uintptr_t)name, data, len);
+      return 1;
+    }
+    default:
+      if (len > bs_out_bound(out, args)) return 0;
+      bs_copy((void *)(uintptr_t)ptr, data, len);
+      return 1;
+  }
+}
+
 int bs_replay_call(struct bs_buffer_header *header, const struct bs_buffered_call *call,
                    struct bs_saved_regs *regs) {
   const uint64_t *args = regs->args;
@@ -44,10 +67,7 @@ int bs_replay_call(struct bs_buffer_header *header, const struct bs_buffered_cal
     uint64_t len = rec->out_len[i];
     if (len == 0) continue;
     consumed += bs_round8(len);
-    if (len > bs_out_bound(out, args) || args[out->arg] == 0 || consumed > rec->size) {
-      diverge(header, nr, BS_DIVERGED_SIZE);
-    }
-    bs_copy((void *)args[out->arg], data, len);
+    if (consumed > rec->size || !put_output(out, args, data, len)) diverge(header, nr, BS_DIVERGED_SIZE);
     data += bs_round8(len);
   }
   header->cursor += rec->size;

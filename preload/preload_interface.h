@@ -32,7 +32,7 @@
 
 #include <stdint.h>
 
-#define BS_PRELOAD_VERSION 2u
+#define BS_PRELOAD_VERSION 3u
 
 /* The tool page (engine/core/tool_page.h), mapped by backstep at this fixed
  * address in every recorded and replayed process. Offsets hold code: */
@@ -180,15 +180,33 @@ enum bs_size_kind {
   BS_SIZE_ARG_TIMES = 4,  /* argument size_arg times size */
   BS_SIZE_DEREF_ARG = 5,  /* the uint32 argument size_arg points at: buffered
                            * only when the output's pointer is null */
+  BS_SIZE_FDSET = 6,      /* select's fd_set: (int)argument size_arg rounded up to
+                           * 64 bits, in bytes; above BS_MAX_FDS bits: traced */
+  /* The indirect kinds: the output is memory described by memory. The
+   * library reads those descriptions before the call with a system call
+   * that fails cleanly on a bad pointer (bs_prepare_indirect), never with a
+   * load that could fault where the kernel would answer EFAULT. */
+  BS_SIZE_SCATTER = 7,    /* the result in bytes, spread over the iovec array at
+                           * argument arg (its count in argument size_arg) */
+  BS_SIZE_MSG_NAME = 8,   /* the msghdr at argument arg: what recvmsg wrote at
+                           * msg_name (the smaller of msg_namelen before and after) */
+  BS_SIZE_MSG_IOV = 9,    /* the msghdr at argument arg: the result in bytes over
+                           * its iovec array */
 };
 
 struct bs_out_param {
   uint8_t arg;        /* which argument points at the output */
   uint8_t kind;       /* enum bs_size_kind */
   uint8_t size_arg;
-  uint8_t pad;
+  uint8_t flags;      /* BS_OUT_* */
   uint32_t size;
 };
+
+/* bs_out_param.flags. ALWAYS: the kernel writes the output even when the
+ * call fails (the time left of select, pselect6 and ppoll, rewritten when a
+ * signal interrupts them or a descriptor is bad): the library then copies
+ * it too, through a read that cannot fault (BS_SIZE_FIXED outputs only). */
+#define BS_OUT_ALWAYS 1u
 
 /* One bufferable system call, as generated from the spec into
  * preload/syscall_buffer_table.generated.h (BS_BUFFERED_CALLS). */
@@ -203,7 +221,18 @@ struct bs_buffered_call {
    * op_arg, masked with op_mask, is below 64 with its bit set in op_values.
    * BS_GATE_NONE: no such gate. */
   uint8_t op_arg;
-  uint8_t op_pad[3];
+  /* Null gate: buffered only when argument null_arg is 0 (ppoll's,
+   * pselect6's and epoll_pwait's signal mask), BS_GATE_NONE: no such gate. */
+  uint8_t null_arg;
+  /* The argument holding the iovec array (its count in the next argument)
+   * of a SCATTER output or a GATHER call, or the msghdr of a BS_CALL_MSG
+   * call; BS_GATE_NONE: none. */
+  uint8_t indirect_arg;
+  /* Path gate: argument path_arg is a path, and the call is buffered only
+   * when it does not start with "/proc/" (replay follows opens of
+   * /proc/.../comm through traced events: engine/replay/comm_files.h);
+   * record mode reads it without faulting. BS_GATE_NONE: no such gate. */
+  uint8_t path_arg;
   uint32_t op_mask;
   uint64_t op_values;
 };
@@ -214,13 +243,36 @@ struct bs_buffered_call {
  * threads' buffers of the process and in what it knows of descriptors. */
 #define BS_CALL_CLOSES_FD 1u
 /* GATHER: a write-like call whose data argument is an iovec array (its
- * count in the next argument): `check` hashes the ret bytes it consumed,
- * buffer by buffer (bs_hash_iov). */
+ * count in the next argument), or with MSG a msghdr holding one: `check`
+ * hashes the ret bytes it consumed, buffer by buffer (bs_hash_iov). */
 #define BS_CALL_GATHER 2u
 /* MAY_BLOCK: the call may wait (for a pipe, a socket, poll's descriptors).
  * Ungated, it is always made with the desched event armed; gated, when its
  * descriptor's fd_blocking bit is set (fd_allowed: it cannot block there). */
 #define BS_CALL_MAY_BLOCK 4u
+/* MSG: argument indirect_arg is a struct msghdr (sendmsg, recvmsg): the
+ * call is buffered only without ancillary data (msg_controllen 0); its
+ * iovec array holds the data (with GATHER) or receives it (the
+ * BS_SIZE_MSG_* outputs). */
+#define BS_CALL_MSG 8u
+/* NULL_AT: the null gate's argument may also point at a null word
+ * (pselect6's {sigmask, size} pair without a mask). Record mode reads it
+ * without faulting; replay needs no gate, since a record is left exactly
+ * where recording buffered the call. */
+#define BS_CALL_NULL_AT 16u
+/* The most iovec entries of a buffered call whose iovec array the library
+ * reads before the call (readv's, recvmsg's, a writev that may block):
+ * more take the traced path. */
+#define BS_IOV_MAX 64u
+/* struct msghdr on x86-64 and the offsets the library reads. */
+#define BS_MSGHDR_SIZE 56u
+#define BS_MSG_NAME 0u
+#define BS_MSG_NAMELEN 8u
+#define BS_MSG_IOV 16u
+#define BS_MSG_IOVLEN 24u
+#define BS_MSG_CONTROLLEN 40u
+/* The most a socket address takes (struct sockaddr_storage). */
+#define BS_SOCKADDR_MAX 128u
 
 /* A patched syscall site jumps to a stub (written by the recorder into the
  * library's stub area, BS_STUB_SIZE bytes each):

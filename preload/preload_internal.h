@@ -52,6 +52,24 @@ extern __thread struct bs_thread_state bs_thread BS_HIDDEN;
  * it has none (not under backstep, or refused). */
 struct bs_buffer_header *bs_thread_buffer(void) BS_HIDDEN;
 
+/* Record mode: what the memory behind a call's arguments said before the
+ * call (bs_prepare_indirect): its msghdr (BS_CALL_MSG) and its iovec
+ * array, read with a call that fails on a bad pointer instead of faulting.
+ * The kernel reads the same memory at the call: no other thread of the
+ * program runs meanwhile. */
+struct bs_indirect {
+  uint64_t msg[BS_MSGHDR_SIZE / 8];
+  uint64_t iov[2 * BS_IOV_MAX];
+  uint64_t iov_count;
+  uint64_t iov_total;  /* the bytes its buffers hold, saturated at more than a buffer holds */
+};
+/* 1 when the call's indirect memory was read (and a msghdr has no
+ * ancillary data); 0: the call takes the traced path. */
+int bs_prepare_indirect(const struct bs_buffered_call *call, const uint64_t *args, struct bs_indirect *ind) BS_HIDDEN;
+/* Copies n bytes of the program's memory at src to dst through
+ * process_vm_readv; 1 when all of them were readable. */
+int bs_safe_read(void *dst, uint64_t src, uint64_t n) BS_HIDDEN;
+
 /* Record and replay one call of the table; 1 when handled. */
 int bs_record_call(struct bs_buffer_header *header, const struct bs_buffered_call *call,
                    struct bs_saved_regs *regs, int may_block) BS_HIDDEN;

@@ -32,9 +32,41 @@ static int bit(const uint64_t *bits, uint64_t fd) { return (bits[fd / 64] >> (fd
  * GATE_OPEN, or GATE_BLOCKING (buffered with the desched event armed). */
 enum gate { GATE_CLOSED, GATE_OPEN, GATE_BLOCKING };
 
+/* ppoll's signal mask and the like: with one, the call is traced. */
+static int null_gate_open(const struct bs_buffered_call *call, const uint64_t *args, uint32_t mode) {
+  if (call->null_arg == BS_GATE_NONE || args[call->null_arg] == 0) return 1;
+  if (!(call->flags & BS_CALL_NULL_AT)) return 0;
+  if (mode == BS_MODE_REPLAY) return 1;  /* the records say what recording did */
+  uint64_t word = 1;
+  return bs_safe_read(&word, args[call->null_arg], sizeof(word)) && word == 0;
+}
+
+/* openat's path: not under /proc/ (see bs_buffered_call.path_arg). Its
+ * first bytes are read in at most two pieces, split where a page ends: a
+ * short path may end right before unmapped memory. */
+static int path_gate_open(const struct bs_buffered_call *call, const uint64_t *args, uint32_t mode) {
+  if (call->path_arg == BS_GATE_NONE || mode == BS_MODE_REPLAY) return 1;
+  static const char proc[] = "/proc/";
+  const uint64_t n = sizeof(proc) - 1;
+  uint64_t path = args[call->path_arg];
+  uint64_t first = 4096 - (path & 4095);
+  if (first > n) first = n;
+  char head[sizeof(proc) - 1];
+  for (uint64_t at = 0; at < n;) {
+    uint64_t len = at == 0 ? first : n - at;
+    if (!bs_safe_read(head + at, path + at, len)) return 0;  /* the kernel answers EFAULT: traced */
+    for (uint64_t i = at; i < at + len; ++i) {
+      if (head[i] != proc[i]) return 1;
+    }
+    at += len;
+  }
+  return 0;
+}
+
 static enum gate gate_of(const struct bs_buffer_header *header, const struct bs_buffered_call *call,
                          const uint64_t *args) {
   int may_block = (call->flags & BS_CALL_MAY_BLOCK) != 0;
+  if (!null_gate_open(call, args, header->mode) || !path_gate_open(call, args, header->mode)) return GATE_CLOSED;
   if (call->op_arg != BS_GATE_NONE) {
     uint64_t op = args[call->op_arg] & call->op_mask;
     if (op >= 64 || !((call->op_values >> op) & 1)) return GATE_CLOSED;
@@ -59,13 +91,16 @@ long bs_hook(struct bs_saved_regs *regs) {
   if (fresh) return BS_HOOK_AGAIN;
   uint32_t mode = header->mode;
   if (mode != BS_MODE_RECORD && mode != BS_MODE_REPLAY) return 0;
-  enum gate gate = gate_of(header, call, regs->args);
-  if (gate == GATE_CLOSED) return 0;
-
+  /* Busy from here: recording and replay run different code (the gate may
+   * read memory through a system call when recording). */
   header->busy = 1;
   BS_COMPILER_BARRIER();
-  int handled = mode == BS_MODE_RECORD ? bs_record_call(header, call, regs, gate == GATE_BLOCKING)
-                                        : bs_replay_call(header, call, regs);
+  enum gate gate = gate_of(header, call, regs->args);
+  int handled = 0;
+  if (gate != GATE_CLOSED) {
+    handled = mode == BS_MODE_RECORD ? bs_record_call(header, call, regs, gate == GATE_BLOCKING)
+                                     : bs_replay_call(header, call, regs);
+  }
   if (handled) {
     header->calls++;
     if ((call->flags & BS_CALL_CLOSES_FD) && regs->rax == 0) {

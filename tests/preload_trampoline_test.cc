@@ -97,10 +97,10 @@ BOOST_AUTO_TEST_CASE(call_not_handled_keeps_every_register) {
     BOOST_TEST_CONTEXT("misalign " << misalign) {
       // Not in the table.
       ReplayBuffer buffer(7);
-      load_site_registers(SYS_openat, kFlags);
+      load_site_registers(SYS_openat2, kFlags);
       bs_run_stub(misalign);
       BOOST_TEST(bs_stub_path == kTraced);
-      check_registers(SYS_openat);
+      check_registers(SYS_openat2);
       // In the table, but no record is left for it.
       buffer.header->cursor = buffer.header->used;
       load_site_registers(SYS_getpid, kFlags);

@@ -31,6 +31,7 @@ std::ostream& boost_test_print_type(std::ostream& out, SizeKind kind) {
     case SizeKind::Arg: return out << "Arg";
     case SizeKind::ArgTimes: return out << "ArgTimes";
     case SizeKind::DerefArg: return out << "DerefArg";
+    case SizeKind::FdSet: return out << "FdSet";
   }
   return out << "SizeKind(" << static_cast<int>(kind) << ")";
 }
@@ -57,7 +58,7 @@ const sys::SyscallInfo& must_lookup(std::string_view name, long nr) {
 }
 
 bool uses_size_arg(SizeKind kind) {
-  return kind == SizeKind::Arg || kind == SizeKind::ArgTimes || kind == SizeKind::DerefArg;
+  return kind == SizeKind::Arg || kind == SizeKind::ArgTimes || kind == SizeKind::DerefArg || kind == SizeKind::FdSet;
 }
 
 }  // namespace
@@ -221,7 +222,7 @@ BOOST_AUTO_TEST_CASE(statuses) {
 // queries are always bufferable, and calls that change the process never are.
 BOOST_AUTO_TEST_CASE(bufferable_calls) {
   for (long nr : {SYS_read, SYS_write, SYS_pread64, SYS_pwrite64, SYS_lseek, SYS_fstat, SYS_getdents64, SYS_close,
-                  SYS_writev}) {
+                  SYS_writev, SYS_readv, SYS_preadv, SYS_preadv2, SYS_sendmsg, SYS_recvmsg}) {
     const sys::SyscallInfo* info = sys::lookup(nr);
     BOOST_REQUIRE(info);
     BOOST_TEST((info->bufferable && info->buffer_fd_arg == 0), info->name << " should be gated on arg0");
@@ -233,13 +234,15 @@ BOOST_AUTO_TEST_CASE(bufferable_calls) {
   }
   BOOST_TEST(sys::lookup(SYS_close)->buffer_closes);
   BOOST_TEST(!sys::lookup(SYS_read)->buffer_closes);
-  for (long nr : {SYS_read, SYS_write, SYS_sendto, SYS_recvfrom, SYS_poll, SYS_epoll_wait, SYS_futex}) {
+  for (long nr : {SYS_read, SYS_write, SYS_sendto, SYS_recvfrom, SYS_poll, SYS_epoll_wait, SYS_futex, SYS_readv,
+                  SYS_writev, SYS_sendmsg, SYS_recvmsg, SYS_select, SYS_pselect6, SYS_ppoll, SYS_epoll_pwait,
+                  SYS_epoll_pwait2}) {
     BOOST_TEST(sys::lookup(nr)->buffer_block, sys::lookup(nr)->name << " may block");
   }
-  for (long nr : {SYS_pread64, SYS_fstat, SYS_getpid, SYS_close, SYS_writev, SYS_fcntl}) {
+  for (long nr : {SYS_pread64, SYS_fstat, SYS_getpid, SYS_close, SYS_fcntl, SYS_preadv, SYS_preadv2}) {
     BOOST_TEST(!sys::lookup(nr)->buffer_block, sys::lookup(nr)->name << " does not block");
   }
-  for (long nr : {SYS_open, SYS_mmap, SYS_readv, SYS_ioctl, SYS_ppoll, SYS_clone}) {
+  for (long nr : {SYS_open, SYS_openat2, SYS_mmap, SYS_munmap, SYS_ioctl, SYS_accept, SYS_clone}) {
     const sys::SyscallInfo* info = sys::lookup(nr);
     BOOST_REQUIRE(info);
     BOOST_TEST((!info->bufferable && info->buffer_fd_arg == -1), info->name << " should not be bufferable");
@@ -252,6 +255,25 @@ BOOST_AUTO_TEST_CASE(bufferable_calls) {
     for (uint8_t i = 0; i < info.out_count; ++i) {
       if (info.outs[i].size_kind == sys::SizeKind::DerefArg) BOOST_TEST(info.nr == SYS_recvfrom, info.name);
     }
+  }
+}
+
+// select and pselect6 record their fd_sets by nfds (FdSet) and the time
+// left as a fixed output, which the recorder records even when they fail.
+BOOST_AUTO_TEST_CASE(select_outputs) {
+  for (long nr : {SYS_select, SYS_pselect6}) {
+    const sys::SyscallInfo* info = sys::lookup(nr);
+    BOOST_REQUIRE(info);
+    BOOST_TEST(!info->custom);
+    BOOST_REQUIRE(info->out_count == 4);
+    for (int i = 0; i < 3; ++i) {
+      BOOST_TEST(info->outs[i].arg == i + 1);
+      BOOST_TEST(info->outs[i].size_kind == SizeKind::FdSet);
+      BOOST_TEST(info->outs[i].size_arg == 0);
+    }
+    BOOST_TEST(info->outs[3].arg == 4);
+    BOOST_TEST(info->outs[3].size_kind == SizeKind::Fixed);
+    BOOST_TEST(info->outs[3].size == 16u);
   }
 }
 

@@ -26,6 +26,8 @@ bool may_block(const Registers& entry) {
     case SYS_mq_timedreceive: case SYS_mq_timedsend:
     case SYS_io_getevents: case SYS_io_pgetevents:
     case SYS_flock:
+    // Opening a FIFO waits for its other end (another thread may open it).
+    case SYS_open: case SYS_openat: case SYS_openat2: case SYS_creat:
     case SYS_restart_syscall:
       return true;
     case SYS_fcntl: {

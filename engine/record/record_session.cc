@@ -545,6 +545,13 @@ uint64_t output_size(const SyscallContext& ctx, const sys::OutParam& out) {
       }
       return std::min<uint32_t>(len, 1u << 16);
     }
+    case sys::SizeKind::FdSet: {
+      // The kernel takes nfds as an int, and writes no more than its
+      // descriptor table holds: beyond, the bytes recorded are unchanged.
+      int nfds = static_cast<int>(ctx.arg(out.size_arg));
+      if (!ok || nfds <= 0) return 0;
+      return (static_cast<uint64_t>(std::min(nfds, 1 << 16)) + 63) / 64 * 8;
+    }
   }
   return 0;
 }

@@ -56,21 +56,31 @@ SIZE_FORMS = (
     (re.compile(r"arg(?P<m>[0-9]+)\Z"), "Arg"),
     (re.compile(r"arg(?P<m>[0-9]+)\*(?P<k>[0-9]+)\Z"), "ArgTimes"),
     (re.compile(r"\*arg(?P<m>[0-9]+)\Z"), "DerefArg"),
+    (re.compile(r"fdset(?P<m>[0-9]+)\Z"), "FdSet"),
 )
-# buffer, buffer=fdN, buffer=fdN,dataM, buffer=fdN,gatherM, buffer=fdN,closes,
-# buffer=opN&MASK:V|V..., each optionally followed by ,block
-# (see syscalls.spec's header).
-BUFFER_RE = re.compile(r"buffer(=fd(?P<fd>[0-9]+)(,data(?P<data>[0-9]+)|,gather(?P<gather>[0-9]+)|(?P<closes>,closes))?"
-                       r"|=op(?P<op>[0-9]+)(&(?P<mask>0x[0-9a-f]+))?:(?P<values>[0-9]+(\|[0-9]+)*))?"
-                       r"(?P<block>,block)?\Z")
+# buffer, buffer=fdN, buffer=fdN,dataM, buffer=fdN,gatherM, buffer=fdN,scatterM,
+# buffer=fdN,gathermsgM, buffer=fdN,scattermsgM, buffer=fdN,closes,
+# buffer=opN&MASK:V|V..., buffer=nullN, buffer=nullatN, each optionally followed by ,pathN,
+# ,alwaysN and then ,block (see syscalls.spec's header).
+BUFFER_RE = re.compile(r"buffer(=fd(?P<fd>[0-9]+)(,data(?P<data>[0-9]+)|,gather(?P<gather>[0-9]+)"
+                       r"|,scatter(?P<scatter>[0-9]+)|,gathermsg(?P<gathermsg>[0-9]+)"
+                       r"|,scattermsg(?P<scattermsg>[0-9]+)|(?P<closes>,closes))?"
+                       r"|=op(?P<op>[0-9]+)(&(?P<mask>0x[0-9a-f]+))?:(?P<values>[0-9]+(\|[0-9]+)*)"
+                       r"|=null(?P<nullat>at)?(?P<null>[0-9]+))?"
+                       r"(,path(?P<path>[0-9]+))?(,always(?P<always>[0-9]+))?(?P<block>,block)?\Z")
+BUFFER_FORMS = ("buffer, buffer=fdN, buffer=fdN,dataM, buffer=fdN,gatherM, buffer=fdN,scatterM, "
+                "buffer=fdN,gathermsgM, buffer=fdN,scattermsgM, buffer=fdN,closes, "
+                "buffer=opN&MASK:V|V..., buffer=nullN or buffer=nullatN (each optionally followed by ,pathN, ,alwaysN, "
+                "then ,block)")
 # An operation gate (buffer=opN&MASK:V|V...) lists values below this.
 OP_VALUE_LIMIT = 64
 # The output kinds the preload library can bound before the call.
 # DerefArg outputs are bounded only when their pointer is null (recv's
 # source address): the library takes the traced path otherwise.
-BUFFERABLE_KINDS = ("Fixed", "Ret", "RetTimes", "Arg", "ArgTimes", "DerefArg")
+BUFFERABLE_KINDS = ("Fixed", "Ret", "RetTimes", "Arg", "ArgTimes", "DerefArg", "FdSet")
 PRELOAD_KINDS = {"Fixed": "BS_SIZE_FIXED", "Ret": "BS_SIZE_RET", "RetTimes": "BS_SIZE_RET_TIMES",
-                 "Arg": "BS_SIZE_ARG", "ArgTimes": "BS_SIZE_ARG_TIMES", "DerefArg": "BS_SIZE_DEREF_ARG"}
+                 "Arg": "BS_SIZE_ARG", "ArgTimes": "BS_SIZE_ARG_TIMES", "DerefArg": "BS_SIZE_DEREF_ARG",
+                 "FdSet": "BS_SIZE_FDSET"}
 
 
 class SpecError(Exception):
@@ -104,6 +114,12 @@ class Entry:
     buffer_op_arg: int = -1      # operation gate: the argument, -1: none
     buffer_op_mask: int = 0      # ... masked with this
     buffer_op_values: int = 0    # ... must be one of these (a bit per value)
+    buffer_null_arg: int = -1    # null gate: this argument must be 0, -1: none
+    buffer_null_at: bool = False  # ... or point at a 0 word (pselect6's mask)
+    buffer_scatter_arg: int = -1  # reads into the iovec array at this argument, -1: none
+    buffer_msg_arg: int = -1     # the msghdr argument of sendmsg/recvmsg, -1: none
+    buffer_always_arg: int = -1  # the Fixed output written even when the call fails, -1: none
+    buffer_path_arg: int = -1    # a path that must not be under /proc/, -1: none
 
 
 def parse_output(text, fail):
@@ -132,7 +148,7 @@ def parse_output(text, fail):
                 fail(f"output '{text}': size must be 1..{MAX_UINT32}")
         return out
     fail(f"output '{text}': size '{size_text}' is not one of "
-         "BYTES, ret, ret*K, argM, argM*K, *argM")
+         "BYTES, ret, ret*K, argM, argM*K, *argM, fdsetM")
 
 
 def parse_line(path, line_no, line):
@@ -198,28 +214,57 @@ def parse_buffer(entry, text, fail):
     match = BUFFER_RE.match(text)
     name = entry.name
     if not match:
-        fail(f"{name}: '{text}' is not buffer, buffer=fdN, buffer=fdN,dataM, buffer=fdN,gatherM, "
-             f"buffer=fdN,closes or buffer=opN&MASK:V|V... (each optionally followed by ,block)")
+        fail(f"{name}: '{text}' is not {BUFFER_FORMS}")
+
+    def argument(group):
+        value = int(match.group(group))
+        if value >= ARG_COUNT:
+            fail(f"{name}: '{text}': argument {value} is not 0..{ARG_COUNT - 1}")
+        return value
+
     entry.buffer_closes = match.group("closes") is not None
     entry.buffer_block = match.group("block") is not None
     if match.group("op") is not None:
-        entry.buffer_op_arg = int(match.group("op"))
-        if entry.buffer_op_arg >= ARG_COUNT:
-            fail(f"{name}: '{text}': argument {entry.buffer_op_arg} is not 0..{ARG_COUNT - 1}")
+        entry.buffer_op_arg = argument("op")
         entry.buffer_op_mask = int(match.group("mask"), 16) if match.group("mask") else 0xffffffff
         for value in match.group("values").split("|"):
             if int(value) >= OP_VALUE_LIMIT:
                 fail(f"{name}: '{text}': operation values must be below {OP_VALUE_LIMIT}")
             entry.buffer_op_values |= 1 << int(value)
+    if match.group("null") is not None:
+        entry.buffer_null_arg = argument("null")
+        entry.buffer_null_at = match.group("nullat") is not None
     if match.group("gather") is not None:
         entry.buffer_gather = True
-        entry.buffer_data_arg = int(match.group("gather"))
+        entry.buffer_data_arg = argument("gather")
         if entry.buffer_data_arg + 1 >= ARG_COUNT:
             fail(f"{name}: '{text}': the iovec array needs its count in the next argument")
+    if match.group("scatter") is not None:
+        entry.buffer_scatter_arg = argument("scatter")
+        if entry.buffer_scatter_arg + 1 >= ARG_COUNT:
+            fail(f"{name}: '{text}': the iovec array needs its count in the next argument")
+    if match.group("gathermsg") is not None:
+        entry.buffer_gather = True
+        entry.buffer_data_arg = entry.buffer_msg_arg = argument("gathermsg")
+    if match.group("scattermsg") is not None:
+        entry.buffer_msg_arg = argument("scattermsg")
     if match.group("fd") is not None:
-        entry.buffer_fd_arg = int(match.group("fd"))
-        if entry.buffer_fd_arg >= ARG_COUNT:
-            fail(f"{name}: '{text}': argument {entry.buffer_fd_arg} is not 0..{ARG_COUNT - 1}")
+        entry.buffer_fd_arg = argument("fd")
+    for group in ("scatter", "gathermsg", "scattermsg"):
+        if match.group(group) is not None and int(match.group(group)) == entry.buffer_fd_arg:
+            fail(f"{name}: '{text}': the {group} argument is the descriptor")
+    if entry.buffer_scatter_arg >= 0 or (entry.buffer_msg_arg >= 0 and not entry.buffer_gather):
+        # The library adds the scattered outputs after the spec's own.
+        added = 1 if entry.buffer_scatter_arg >= 0 else 3
+        if len(entry.outputs) + added > MAX_OUTPUTS:
+            fail(f"{name}: '{text}' adds {added} outputs to {len(entry.outputs)}; at most {MAX_OUTPUTS} fit")
+    if match.group("path") is not None:
+        entry.buffer_path_arg = argument("path")
+    if match.group("always") is not None:
+        entry.buffer_always_arg = argument("always")
+        if not any(out.arg == entry.buffer_always_arg and out.size_kind == "Fixed" for out in entry.outputs):
+            fail(f"{name}: '{text}': always{entry.buffer_always_arg} names no output "
+                 f"arg{entry.buffer_always_arg} of a fixed size")
     if match.group("data") is not None:
         entry.buffer_data_arg = int(match.group("data"))
         # The data's bound is the next argument, as for ret outputs.
@@ -233,6 +278,10 @@ def parse_buffer(entry, text, fail):
         fail(f"{name} names a handler (@{entry.handler}), which does not run for a buffered "
              f"call: it can be buffered only behind a descriptor gate (buffer=fdN) or an "
              f"operation gate (buffer=opN:...) that keeps out what the handler handles")
+    if entry.buffer_scatter_arg >= 0 or (entry.buffer_msg_arg >= 0 and not entry.buffer_gather):
+        if entry.status != "custom":
+            fail(f"{name} is marked '{text}' but is not custom: only a handler records what it "
+                 f"scatters when traced")
     for out in entry.outputs:
         if out.size_kind not in BUFFERABLE_KINDS:
             fail(f"{name} is marked '{text}' but its output arg{out.arg} has a {out.size_kind} "
@@ -421,13 +470,31 @@ def generate_recorders(entries, spec_name):
     return "\n".join(lines)
 
 
-def preload_output(out):
+def preload_output(out, always_arg=-1):
     # Ret and RetTimes outputs are bounded before the call by the argument
     # after the pointer (read's count, getcwd's size): the table gives it as
     # size_arg so that the library reads one rule per kind.
     size_arg = out.arg + 1 if out.size_kind in ("Ret", "RetTimes") else out.size_arg
+    flags = ", .flags = BS_OUT_ALWAYS" if out.arg == always_arg else ""
     return (f"{{.arg = {out.arg}, .kind = {PRELOAD_KINDS[out.size_kind]}, "
-            f".size_arg = {size_arg}, .size = {out.size}u}}")
+            f".size_arg = {size_arg}{flags}, .size = {out.size}u}}")
+
+
+def preload_outputs(entry):
+    """The spec's outputs, then what a scattering call writes through memory
+    the arguments describe: readv's iovec array; recvmsg's msghdr (the kernel
+    rewrites msg_namelen, msg_controllen and msg_flags; copied whole, as the
+    traced path records it), the address at msg_name, the iovec data."""
+    outs = [preload_output(out, entry.buffer_always_arg) for out in entry.outputs]
+    if entry.buffer_scatter_arg >= 0:
+        arg = entry.buffer_scatter_arg
+        outs.append(f"{{.arg = {arg}, .kind = BS_SIZE_SCATTER, .size_arg = {arg + 1}, .size = 0u}}")
+    if entry.buffer_msg_arg >= 0 and not entry.buffer_gather:
+        arg = entry.buffer_msg_arg
+        outs.append(f"{{.arg = {arg}, .kind = BS_SIZE_FIXED, .size_arg = 0, .size = BS_MSGHDR_SIZE}}")
+        outs.append(f"{{.arg = {arg}, .kind = BS_SIZE_MSG_NAME, .size_arg = 0, .size = 0u}}")
+        outs.append(f"{{.arg = {arg}, .kind = BS_SIZE_MSG_IOV, .size_arg = 0, .size = 0u}}")
+    return outs
 
 
 def generate_preload_table(entries, spec_name):
@@ -447,11 +514,14 @@ def generate_preload_table(entries, spec_name):
     for entry in buffered:
         fd_arg = "BS_GATE_NONE" if entry.buffer_fd_arg < 0 else str(entry.buffer_fd_arg)
         data_arg = "BS_GATE_NONE" if entry.buffer_data_arg < 0 else str(entry.buffer_data_arg)
-        outs = ", ".join(preload_output(out) for out in entry.outputs)
+        out_list = preload_outputs(entry)
+        outs = ", ".join(out_list)
         outs_field = f", .outs = {{{outs}}}" if outs else ""  # C11 has no empty initializer
         flag_names = [name for name, on in (("BS_CALL_CLOSES_FD", entry.buffer_closes),
                                             ("BS_CALL_GATHER", entry.buffer_gather),
-                                            ("BS_CALL_MAY_BLOCK", entry.buffer_block)) if on]
+                                            ("BS_CALL_MAY_BLOCK", entry.buffer_block),
+                                            ("BS_CALL_MSG", entry.buffer_msg_arg >= 0),
+                                            ("BS_CALL_NULL_AT", entry.buffer_null_at)) if on]
         flags = " | ".join(flag_names) if flag_names else "0"
         op_field = ""
         if entry.buffer_op_arg >= 0:
@@ -459,8 +529,14 @@ def generate_preload_table(entries, spec_name):
                         f".op_values = {entry.buffer_op_values:#x}ull")
         else:
             op_field = ", .op_arg = BS_GATE_NONE"
+        null_arg = "BS_GATE_NONE" if entry.buffer_null_arg < 0 else str(entry.buffer_null_arg)
+        indirect = next((arg for arg in (entry.buffer_msg_arg, entry.buffer_scatter_arg,
+                                         entry.buffer_data_arg if entry.buffer_gather else -1) if arg >= 0), -1)
+        indirect_arg = "BS_GATE_NONE" if indirect < 0 else str(indirect)
+        path = f", .path_arg = {entry.buffer_path_arg}" if entry.buffer_path_arg >= 0 else ", .path_arg = BS_GATE_NONE"
         lines.append(f"    {{.nr = {entry.nr}, .fd_arg = {fd_arg}, .data_arg = {data_arg}, "
-                     f".out_count = {len(entry.outputs)}, .flags = {flags}{outs_field}{op_field}}},  /* {entry.name} */")
+                     f".out_count = {len(out_list)}, .flags = {flags}{outs_field}{op_field}, "
+                     f".null_arg = {null_arg}, .indirect_arg = {indirect_arg}{path}}},  /* {entry.name} */")
     lines += [
         "};",
         "",

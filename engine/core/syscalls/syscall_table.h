@@ -33,6 +33,7 @@ enum class SizeKind : uint8_t {
   Arg,       // the value of argument `size_arg`
   ArgTimes,  // the value of argument `size_arg` * `size`
   DerefArg,  // the int (4 bytes) argument `size_arg` points at, read after the call
+  FdSet,     // select's fd_set: the int argument `size_arg` (nfds) rounded up to 64 bits, in bytes
 };
 
 // A pointer argument through which the kernel writes memory.
@@ -50,7 +51,7 @@ struct SyscallInfo {
   bool supported = false;   // false: recording stops with a clear error
   bool custom = false;      // true: its handler (@NAME in the spec) records it (outs unused)
   uint8_t out_count = 0;
-  OutParam outs[4] = {};
+  OutParam outs[4] = {};  // Fixed ones are recorded even when the call fails
   // `buffer` in the spec: the preload library may perform the call itself
   // and append it to the thread's buffer (preload/preload_interface.h).
   bool bufferable = false;
