@@ -9,6 +9,7 @@
 #include <cerrno>
 
 #include "engine/timeline/replay_timeline.h"
+#include "engine/trace/reader.h"
 #include "tests/support/recording.h"
 
 using namespace backstep;
@@ -129,4 +130,61 @@ BOOST_AUTO_TEST_CASE(stepping_a_waiting_thread_runs_the_others_to_its_turn) {
     // The instruction it stepped, which ran after the worker had ended.
     BOOST_TEST(Registers::differences(before, t.registers(pid)).empty());
   }
+}
+
+// Right after a thread's ThreadExit event the session has no current
+// thread (the next event names the one that goes on). A checkpoint made
+// there (by the user, or an automatic one that falls due by time at that
+// boundary under load) must fork a live thread, not the one that just
+// ended: that made `continue` fail with "ptrace(GETREGS) ... No such
+// process" in a CI run of gdb.threads_break.
+BOOST_AUTO_TEST_CASE(a_checkpoint_right_after_a_thread_ends) {
+  Recording rec;
+  uint64_t exit_event = 0;
+  {
+    trace::TraceReader reader(rec.trace());
+    uint64_t n = 0;
+    bool found = false;
+    for (std::optional<trace::Event> e; (e = reader.next()); ++n) {
+      if (e->kind == trace::EventKind::ThreadExit) {
+        exit_event = n;
+        found = true;
+        break;
+      }
+    }
+    BOOST_REQUIRE(found);
+  }
+  uint64_t work = testing::symbol_address(THREADS_TARGET, "work");
+  uint64_t slots = testing::symbol_address(THREADS_TARGET, "slots");
+  BOOST_REQUIRE(work && slots);
+
+  ReplayTimeline t(rec.trace());
+  pid_t pid = t.process_id();
+  t.restart(exit_event + 1);  // the boundary right after worker-1 ended
+  BOOST_REQUIRE_EQUAL(t.current_event(), exit_event + 1);
+  BOOST_TEST(t.thread_ids() == std::vector<pid_t>{pid});
+  // Memory is still the program's (worker-1 wrote its slot).
+  std::vector<uint8_t> slot = t.read_memory(slots + 4, 4);
+  BOOST_REQUIRE_EQUAL(slot.size(), 4u);
+  BOOST_TEST(slot[0] == 11);
+
+  int id = t.create_checkpoint();
+  t.set_breakpoint(work, TrapKind::Software);
+  TargetStop w2 = go(t, RunDirection::Forward);
+  BOOST_REQUIRE_EQUAL(w2.kind, TargetStop::Kind::Breakpoint);
+  BOOST_TEST(t.thread_name(w2.tid) == "worker-2");
+  BOOST_TEST(t.registers(w2.tid).arg(0) == 2u);
+
+  // The checkpoint replays as the original did: to the same hit, and back
+  // from it (the search starts at the checkpoint) to worker-1's.
+  BOOST_REQUIRE(t.restart_checkpoint(id));
+  BOOST_TEST(t.thread_ids() == std::vector<pid_t>{pid});
+  TargetStop again = go(t, RunDirection::Forward);
+  BOOST_REQUIRE_EQUAL(again.kind, TargetStop::Kind::Breakpoint);
+  BOOST_TEST(again.tid == w2.tid);
+  BOOST_TEST(t.registers(again.tid).arg(0) == 2u);
+  TargetStop back = go(t, RunDirection::Backward);
+  BOOST_REQUIRE_EQUAL(back.kind, TargetStop::Kind::Breakpoint);
+  BOOST_TEST(t.thread_name(back.tid) == "worker-1");
+  BOOST_TEST(t.registers(back.tid).arg(0) == 1u);
 }

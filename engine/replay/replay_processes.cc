@@ -18,6 +18,8 @@
 #include <signal.h>
 #include <sys/syscall.h>
 
+#include <optional>
+
 #include "engine/core/tool_page.h"
 #include "engine/replay/address_space.h"
 #include "engine/replay/replay_session.h"
@@ -118,20 +120,17 @@ void ReplaySession::end_process(const trace::Event& event) {
   uint32_t pid = event.tid;
   if (!processes_.count(pid)) diverged("process " + std::to_string(pid) + " ends but does not exist");
   if (pid == exec_->tid) root_status_ = static_cast<int>(event.status);
+  std::optional<uint32_t> current_space;  // the current thread's, if it ends here
   for (auto it = threads_.begin(); it != threads_.end();) {
     if (it->second.pid != pid) {
       ++it;
       continue;
     }
     it->second.task->kill();
-    if (it->first == current_tid_) {
-      current_tid_ = 0;
-      breakpoint_reported_ = false;
-      armed_.clear();
-      slot_owner_.clear();
-    }
+    if (it->first == current_tid_) current_space = it->second.space;
     it = threads_.erase(it);
   }
+  if (current_space) current_thread_ended(*current_space);
   processes_.erase(pid);
   if (pid != debuggee_) execs_.erase(pid);
 }

@@ -135,6 +135,10 @@ trace::TraceReader& ReplaySession::reader() {
 ReplaySession::~ReplaySession() = default;
 
 std::unique_ptr<ReplaySession> ReplaySession::clone() {
+  // task_ is a live thread while any is left (current_thread_ended).
+  if (!task_->alive()) {
+    throw std::runtime_error("no thread of the program is left to copy at event " + std::to_string(event_number_));
+  }
   pid_t child = task_->remote_fork(kToolSyscallInsn);
   std::unique_ptr<ReplaySession> copy(new ReplaySession(*this, child));
   copy_threads_into(*copy);

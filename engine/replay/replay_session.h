@@ -238,6 +238,9 @@ class ReplaySession : public Session {
   void switch_to(uint32_t tid);
   void start_thread(const trace::Event& event);
   void end_thread(const trace::Event& event);
+  // The current thread (of address space `space`) ended: none is current
+  // until the next event, and task_ becomes another live one.
+  void current_thread_ended(uint32_t space);
   void copy_threads_into(ReplaySession& copy);
   // Processes (replay_processes.cc).
   void start_process(const trace::Event& event);

@@ -10,6 +10,7 @@
 
 #include <map>
 
+#include "engine/core/log.h"
 #include "engine/core/tool_page.h"
 #include "engine/replay/replay_session.h"
 
@@ -63,30 +64,57 @@ void ReplaySession::end_thread(const trace::Event& event) {
   auto it = threads_.find(event.tid);
   if (it == threads_.end()) diverged("thread " + std::to_string(event.tid) + " ends but does not exist");
   Task& t = *it->second.task;
+  uint32_t space = it->second.space;
   write_memory(t, event);
   t.kill();
   threads_.erase(it);
-  if (current_tid_ == event.tid) {
-    // The next event names the thread that goes on.
-    current_tid_ = 0;
-    breakpoint_reported_ = false;
-    armed_.clear();
-    slot_owner_.clear();
+  if (current_tid_ == event.tid) current_thread_ended(space);
+}
+
+void ReplaySession::current_thread_ended(uint32_t space) {
+  // The next event names the thread that goes on (switch_to).
+  current_tid_ = 0;
+  breakpoint_reported_ = false;
+  armed_.clear();
+  slot_owner_.clear();
+  // Until then task_ must still be a live task of the tree, not the ended
+  // one: a checkpoint taken at this boundary forks it (clone), and memory
+  // is read through it. One of the same address space where one is left,
+  // so that reads see the same memory.
+  Task* live = nullptr;
+  for (const auto& [tid, thread] : threads_) {
+    if (thread.space == space) {
+      live = thread.task;
+      break;
+    }
+    if (!live) live = thread.task;
   }
+  if (live) task_ = live;  // none left: the replay is over, nothing runs
 }
 
 void ReplaySession::copy_threads_into(ReplaySession& copy) {
-  // fork() copied the current thread, with its address space. Every other
-  // address space of the tree is forked the same way from one of its
-  // threads; the remaining threads are made again inside their space's copy.
-  const ReplayThread& running = threads_[current_tid_];
-  copy.threads_[current_tid_] = ReplayThread{copy.task_,       running.at_entry, breakpoint_reported_, false,
-                                             running.restart, running.started,  running.name, running.pid,
-                                             running.space, running.buffer};
+  // fork() copied task_'s thread, with its address space: the current
+  // thread, or where the current one has just ended, another live one
+  // (current_thread_ended). Every other address space of the tree is
+  // forked the same way from one of its threads; the remaining threads are
+  // made again inside their space's copy. No thread may be current in the
+  // copy either: the next event names it.
   copy.current_tid_ = current_tid_;
-  std::map<uint32_t, Task*> space_copies{{running.space, copy.task_}};
-  for (auto& [tid, thread] : threads_) {
-    if (tid == current_tid_) continue;
+  std::map<uint32_t, Task*> space_copies;
+  auto copy_of = [&](uint32_t tid, const ReplayThread& thread, Task& task) {
+    bool reported = tid == current_tid_ ? breakpoint_reported_ : thread.breakpoint_reported;
+    copy.threads_[tid] = ReplayThread{&task,       thread.at_entry, reported,     false,         thread.restart,
+                                      thread.started, thread.name, thread.pid, thread.space, thread.buffer};
+  };
+  for (const auto& [tid, thread] : threads_) {
+    if (thread.task != task_) continue;
+    copy_of(tid, thread, *copy.task_);
+    space_copies.emplace(thread.space, copy.task_);
+  }
+  BS_ASSERT(!space_copies.empty(), "checkpoint at event " << event_number_ << ": forked task " << task_->tid()
+                                                          << " is no thread of the replay");
+  for (const auto& [tid, thread] : threads_) {
+    if (thread.task == task_) continue;
     auto space = space_copies.find(thread.space);
     pid_t live = space == space_copies.end() ? thread.task->remote_fork(kToolSyscallInsn)
                                              : space->second->remote_clone(kToolSyscallInsn, kThreadCloneFlags);
@@ -94,9 +122,7 @@ void ReplaySession::copy_threads_into(ReplaySession& copy) {
     t.set_regs(thread.task->regs());
     t.set_xstate(thread.task->xstate());
     if (space == space_copies.end()) space_copies.emplace(thread.space, &t);
-    copy.threads_[tid] =
-        ReplayThread{&t,          thread.at_entry, thread.breakpoint_reported, false, thread.restart, thread.started,
-                     thread.name, thread.pid,      thread.space,  thread.buffer};
+    copy_of(tid, thread, t);
   }
 }
 
