@@ -137,12 +137,16 @@ int64_t open_in(Task& task, int own) {
 SharedObjects::~SharedObjects() { close_all(); }
 
 SharedObjects::SharedObjects(SharedObjects&& other) noexcept
-    : fds_(std::exchange(other.fds_, {})), next_anonymous_(other.next_anonymous_), spaces_(std::move(other.spaces_)) {}
+    : fds_(std::exchange(other.fds_, {})),
+      shares_(std::exchange(other.shares_, {})),
+      next_anonymous_(other.next_anonymous_),
+      spaces_(std::move(other.spaces_)) {}
 
 SharedObjects& SharedObjects::operator=(SharedObjects&& other) noexcept {
   if (this != &other) {
     close_all();
     fds_ = std::exchange(other.fds_, {});
+    shares_ = std::exchange(other.shares_, {});
     next_anonymous_ = other.next_anonymous_;
     spaces_ = std::move(other.spaces_);
   }
@@ -152,6 +156,7 @@ SharedObjects& SharedObjects::operator=(SharedObjects&& other) noexcept {
 void SharedObjects::close_all() {
   for (const auto& [id, fd] : fds_) ::close(fd);
   fds_.clear();
+  shares_.clear();
 }
 
 int SharedObjects::create(uint64_t id, uint64_t size) {
@@ -182,8 +187,46 @@ void SharedObjects::forget_unmapped(Task& task) {
       continue;
     }
     ::close(it->second);
+    shares_.erase(it->first);
     it = fds_.erase(it);
   }
+}
+
+std::string SharedObjects::unshare(uint64_t id, Task* also) {
+  auto token = shares_.find(id);
+  if (token == shares_.end()) return "";
+  if (token->second.use_count() == 1) {  // the others are gone
+    shares_.erase(token);
+    return "";
+  }
+  auto it = fds_.find(id);
+  if (it == fds_.end()) return "";
+  uint64_t size = size_of(it->second);
+  int fresh = create(id, size);
+  if (fresh < 0) return "cannot copy shared object " + std::to_string(id) + ": " + std::strerror(-fresh);
+  copy_range(it->second, fresh, 0, size, "a shared object");
+  std::vector<Task*> spaces = spaces_ ? spaces_() : std::vector<Task*>{};
+  if (also && std::find(spaces.begin(), spaces.end(), also) == spaces.end()) spaces.push_back(also);
+  for (Task* t : spaces) {
+    std::vector<MapsEntry> entries;
+    for (const MapsEntry& e : read_proc_maps(t->tid())) {
+      uint64_t of;
+      if (object_of(e, of) && of == id) entries.push_back(e);
+    }
+    if (entries.empty()) continue;
+    int64_t in_task = open_in(*t, fresh);
+    if (in_task < 0) {
+      ::close(fresh);
+      return "cannot open a copy of shared object " + std::to_string(id) + " in the replayed process: error " +
+             std::to_string(-in_task);
+    }
+    for (const MapsEntry& e : entries) remap_alias(*t, e, static_cast<uint64_t>(in_task), size);
+    tool_syscall(*t, SYS_close, static_cast<uint64_t>(in_task));
+  }
+  ::close(it->second);
+  it->second = fresh;
+  shares_.erase(token);
+  return "";
 }
 
 int64_t SharedObjects::map(Task& task, const trace::Mapping& m, const trace::TraceReader& reader) {
@@ -192,6 +235,9 @@ int64_t SharedObjects::map(Task& task, const trace::Mapping& m, const trace::Tra
   // Anonymous memory with a recorded object is a System V segment, which
   // every attachment shares; other shared anonymous memory is its own.
   uint64_t id = file || m.shared_object != 0 ? m.shared_object : kAnonymousIds + next_anonymous_++;
+  // A new alias (perhaps shared, perhaps of a grown file) of an object
+  // another session shares: this session's own copy first.
+  if (std::string failed = unshare(id, &task); !failed.empty()) throw std::runtime_error("shared memory: " + failed);
   auto it = fds_.find(id);
   if (!file) {
     // Shared anonymous memory is an object of the mapping's size: the part
@@ -238,7 +284,7 @@ int64_t SharedObjects::map(Task& task, const trace::Mapping& m, const trace::Tra
 }
 
 std::string SharedObjects::resize(Task& task, uint64_t object, uint64_t size) {
-  (void)task;
+  if (std::string failed = unshare(object, &task); !failed.empty()) return failed;
   auto it = fds_.find(object);
   if (it == fds_.end()) return "";
   if (::ftruncate(it->second, static_cast<off_t>(size)) == 0) return "";
@@ -247,6 +293,7 @@ std::string SharedObjects::resize(Task& task, uint64_t object, uint64_t size) {
 }
 
 std::string SharedObjects::write(uint64_t object, uint64_t offset, const std::vector<uint8_t>& data) {
+  if (std::string failed = unshare(object, nullptr); !failed.empty()) return failed;
   auto it = fds_.find(object);
   if (it == fds_.end()) return "";
   std::size_t done = 0;
@@ -274,6 +321,22 @@ SharedObjects SharedObjects::copy_into(const std::vector<Task*>& spaces) const {
   for (const auto& [id, fd] : fds_) {
     auto found = aliases.find(id);
     if (found == aliases.end()) continue;  // unmapped: nothing to copy
+    bool only_private = true;
+    for (const auto& [task, entries] : found->second) {
+      for (const MapsEntry& e : entries) only_private = only_private && !e.shared;
+    }
+    if (only_private) {
+      // Nothing stores into it through memory: the copy shares the memfd
+      // (its mappings, forked, already use it) until a write or a resize
+      // (unshare).
+      int dup = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+      if (dup < 0) throw std::runtime_error("shared memory: cannot share an object: " + std::string(std::strerror(errno)));
+      copy.fds_.emplace(id, dup);
+      std::shared_ptr<const int>& token = shares_[id];
+      if (!token) token = std::make_shared<const int>(0);
+      copy.shares_[id] = token;
+      continue;
+    }
     uint64_t size = size_of(fd);
     int fresh = copy.create(id, size);
     if (fresh < 0) {

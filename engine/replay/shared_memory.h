@@ -9,12 +9,17 @@
 // and every process reaches the same objects whatever its table (tables
 // are copied at fork and unshared at exec). A checkpoint gets copies of the
 // objects its processes map, so that running a checkpoint never changes the
-// live replay's memory, nor the other way round.
+// live replay's memory, nor the other way round. An object mapped only
+// privately (a library's reservation past its file's end) is not copied:
+// the checkpoint shares its memfd until one of the sessions writes to or
+// resizes the object, which first gives that session its own copy (the
+// memfd of a shared library would otherwise be copied at every checkpoint).
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -70,8 +75,14 @@ class SharedObjects {
   // A new memfd of `size` bytes, in backstep, for object `id`; -errno.
   int create(uint64_t id, uint64_t size);
   void close_all();
+  // Before a write or a resize: an object whose memfd another session
+  // shares gets its own copy, mapped at every alias of this session's.
+  // Returns "" or what failed.
+  std::string unshare(uint64_t id, Task* also);
 
   std::map<uint64_t, int> fds_;  // object id -> backstep's descriptor of its memfd
+  // Objects whose memfd other sessions use too (the count says how many).
+  mutable std::map<uint64_t, std::shared_ptr<const int>> shares_;
   uint64_t next_anonymous_ = 0;
   std::function<std::vector<Task*>()> spaces_;
 };

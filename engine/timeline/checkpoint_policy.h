@@ -17,6 +17,11 @@ inline constexpr auto kTimePerCheckpoint = std::chrono::milliseconds(250);
 // reached without replaying again from the interval's start.
 inline constexpr uint64_t kStepsPerWalkCheckpoint = 64;
 inline constexpr uint64_t kHitsPerWalkCheckpoint = 32;
+// A backward search keeps the positions of at most this many of the hits it
+// passed (the most recent), so that going on backwards from one of them
+// (gdb resuming after each hit of a conditional breakpoint) needs no new
+// search: a few MiB at most.
+inline constexpr std::size_t kHitListSize = 20000;
 
 // The bound on live automatic checkpoints (each one a process per address
 // space of the replayed tree, and the memory its copy-on-write pages come

@@ -314,6 +314,14 @@ TargetStop ReplayTimeline::run(const ResumeRequest& request, const std::function
   if (request.direction == RunDirection::Backward && request.how != ResumeRequest::How::Continue) {
     if (std::optional<TargetStop> stop = step_backward_cached(request.thread)) return *stop;
   }
+  if (request.direction == RunDirection::Backward && request.how == ResumeRequest::How::Continue) {
+    // A hit an earlier search listed: straight there, from wherever the
+    // replay stands (timeline_search.cc).
+    if (std::optional<TargetStop> stop = continue_backward_listed()) {
+      end_reported_ = false;
+      return *stop;
+    }
+  }
   materialize();
   if (request.direction == RunDirection::Backward) {
     end_reported_ = false;

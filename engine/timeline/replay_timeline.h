@@ -9,6 +9,7 @@
 #pragma once
 
 #include <chrono>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -109,6 +110,8 @@ class ReplayTimeline : public DebugTarget {
   enum class TrajectoryUse { On, Off };
   void set_trajectory_use(TrajectoryUse use);
   const Trajectory& trajectory() const { return trajectory_; }
+  // Reverse-continues answered from the last search's list of hits.
+  uint64_t listed_hits_served() const { return listed_hits_served_; }
 
  private:
   struct Checkpoint {
@@ -249,9 +252,40 @@ class ReplayTimeline : public DebugTarget {
   // The backwards search (timeline_search.cc). A stop exactly at `to`
   // counts when `to_included`: `to` is then a checkpoint the search went on
   // from (the user's position is later), not where the user stands.
+  // With `all`, every candidate found on the way is appended there too (the
+  // most recent checkpoint_policy::kHitListSize).
   std::optional<Candidate> last_hit_between(const Checkpoint& from, const Mark& to,
                                             const std::function<bool()>& interrupted, bool& was_interrupted,
-                                            bool to_included = false);
+                                            bool to_included = false, std::deque<Candidate>* all = nullptr);
+  // What decides which stops a search finds.
+  struct TrapConfig {
+    std::set<uint64_t> breakpoints, hw_breakpoints;
+    std::vector<Watchpoint> watchpoints;
+    std::optional<std::set<int>> catch_syscalls;
+    std::set<int> pass_signals;
+    bool operator==(const TrapConfig&) const = default;
+  };
+  TrapConfig trap_config() const;
+  // The hits the last successful backward search listed, for the traps it
+  // searched with. A reverse-continue from the listed hit the user stands
+  // at (or from the instruction just before it, where gdb's step off the
+  // breakpoint left it) lands on the listed hit before, without searching
+  // again: gdb resumes backwards after every hit of a conditional
+  // breakpoint whose condition is false.
+  struct HitList {
+    TrapConfig traps;
+    std::deque<Candidate> hits;
+    std::size_t at = 0;                // the listed hit the user was brought to last
+    std::optional<Mark> stepped_off;   // where a step back from hits[at] landed
+  };
+  // The index of the listed hit to land on from here, if the list answers.
+  std::optional<std::size_t> cached_hit_before();
+  // A reverse-continue answered from the list, if it can be.
+  std::optional<TargetStop> continue_backward_listed();
+  // A reverse step from `from` landed on `landed`.
+  void note_step_back(const Mark& from, const Mark& landed);
+  // Moves to a hit found going backwards (before a watched write).
+  TargetStop land_backward(const Candidate& hit);
   std::optional<Mark> mark_before(const Mark& at);
   void arm_user_traps(ReplaySession& session) const;
   std::optional<TargetStop> user_trap(const ReplayStop& stop, ReplaySession& session) const;
@@ -278,6 +312,8 @@ class ReplayTimeline : public DebugTarget {
   uint64_t evicted_for_memory_ = 0;
   std::size_t made_since_memory_check_ = 0;
   std::optional<Mark> pinned_;  // the checkpoint a walk started from
+  std::optional<HitList> hit_list_;  // the last backward search's hits
+  uint64_t listed_hits_served_ = 0;  // reverse-continues answered from such lists
 
   Trajectory trajectory_;
   TrajectoryUse trajectory_use_ = TrajectoryUse::On;

@@ -5,6 +5,7 @@
 // A reverse-stepi finds the instruction before "now" the same way, one
 // instruction at a time.
 #include <algorithm>
+#include <deque>
 #include <sstream>
 #include <stdexcept>
 
@@ -56,13 +57,22 @@ const trace::Event& ReplayTimeline::event_at(uint64_t number) {
 
 std::optional<ReplayTimeline::Candidate> ReplayTimeline::last_hit_between(
     const Checkpoint& from, const Mark& to, const std::function<bool()>& interrupted, bool& was_interrupted,
-    bool to_included) {
+    bool to_included, std::deque<Candidate>* all) {
   std::unique_ptr<ReplaySession> s = from.session->clone();
   s->set_echo(false);
   Mark cur = from.mark;
   std::optional<Candidate> last;
+  // Every candidate, in order, also goes to `all` (the most recent
+  // kHitListSize of them).
+  auto keep = [&](Candidate c) {
+    if (all) {
+      all->push_back(c);
+      if (all->size() > checkpoint_policy::kHitListSize) all->pop_front();
+    }
+    last = std::move(c);
+  };
   auto consider = [&](const ReplayStop& r) {
-    if (auto stop = user_trap(r, *s)) last = Candidate{cur, *stop};
+    if (auto stop = user_trap(r, *s)) keep(Candidate{cur, *stop});
   };
   auto stop_before = [this](const trace::Event& e) { return stops_before(e); };
 
@@ -81,7 +91,7 @@ std::optional<ReplayTimeline::Candidate> ReplayTimeline::last_hit_between(
       case ReplayStop::Kind::EventPending:
         cur = Mark{s->next_event(), {}, 0, true};
         if (cur == to && !to_included) return last;
-        last = Candidate{cur, pending_stop(*s->peek_next())};
+        keep(Candidate{cur, pending_stop(*s->peek_next())});
         if (cur == to) return last;
         break;
       case ReplayStop::Kind::EventReplayed:
@@ -136,7 +146,7 @@ std::optional<ReplayTimeline::Candidate> ReplayTimeline::last_hit_between(
         } else if (uint64_t pc = s->registers().ip(); breakpoints_.count(pc)) {
           TargetStop hit = make_stop(TargetStop::Kind::Breakpoint, pc);
           hit.tid = static_cast<pid_t>(s->stopped_thread());
-          last = Candidate{cur, hit};
+          keep(Candidate{cur, hit});
         }
       }
       prefix.steps += leg.n;
@@ -158,7 +168,7 @@ std::optional<ReplayTimeline::Candidate> ReplayTimeline::last_hit_between(
         std::unique_ptr<ReplaySession> probe = session_at(at_state);
         std::optional<StateKey> first_after = first_hit_state(*probe);
         std::vector<Candidate> before = hits_to_event(*s, prefix, first_after);
-        if (!before.empty()) last = before.back();
+        for (Candidate& c : before) keep(std::move(c));
       }
       if (final_leg) return last;
       s = session_at(at_state);
@@ -168,7 +178,7 @@ std::optional<ReplayTimeline::Candidate> ReplayTimeline::last_hit_between(
       if (breakpoints_.count(a.addr())) {
         TargetStop hit = make_stop(TargetStop::Kind::Breakpoint, a.addr());
         hit.tid = static_cast<pid_t>(s->stopped_thread());
-        last = Candidate{cur, hit};
+        keep(Candidate{cur, hit});
       }
       continue;
     }
@@ -215,7 +225,54 @@ std::optional<ReplayTimeline::Candidate> ReplayTimeline::last_hit_between(
   return last;
 }
 
+std::optional<std::size_t> ReplayTimeline::cached_hit_before() {
+  if (!hit_list_ || hit_list_->traps != trap_config()) return std::nullopt;
+  HitList& list = hit_list_.value();
+  std::size_t k = list.at;
+  if (k == 0 || k >= list.hits.size()) return std::nullopt;
+  const Candidate& here = list.hits[k];
+  const Candidate& before = list.hits[k - 1];
+  if (here.stop.kind != TargetStop::Kind::Breakpoint || before.stop.kind != TargetStop::Kind::Breakpoint) {
+    return std::nullopt;
+  }
+  // Standing at the listed hit itself: the one before it is the answer.
+  const Mark& at = position();
+  if (at == here.mark) return k - 1;
+  // gdb first steps back off the breakpoint it stands on, then continues
+  // backwards: from the instruction just before the hit, the answer is the
+  // hit before it, unless that hit is this very instruction (the same pc:
+  // then a search decides).
+  if (list.stepped_off && at == *list.stepped_off && before.stop.address != registers(0).ip()) return k - 1;
+  return std::nullopt;
+}
+
+void ReplayTimeline::note_step_back(const Mark& from, const Mark& landed) {
+  if (!hit_list_) return;
+  HitList& list = hit_list_.value();
+  list.stepped_off.reset();
+  if (list.at < list.hits.size() && list.hits[list.at].mark == from) list.stepped_off = landed;
+}
+
+ReplayTimeline::TrapConfig ReplayTimeline::trap_config() const {
+  return TrapConfig{breakpoints_, hw_breakpoints_, watchpoints_, catch_syscalls_, pass_signals_};
+}
+
+std::optional<TargetStop> ReplayTimeline::continue_backward_listed() {
+  // Stopped at a hit an earlier search listed (gdb resumes backwards after
+  // each hit of a conditional breakpoint whose condition is false): the hit
+  // before it is the listed one before, found without searching again.
+  std::optional<std::size_t> k = cached_hit_before();
+  if (!k) return std::nullopt;
+  HitList& list = hit_list_.value();
+  ++listed_hits_served_;
+  list.at = *k;
+  list.stepped_off.reset();
+  lazy_.reset();  // the seek goes from a checkpoint, not from here
+  return land_backward(list.hits[*k]);
+}
+
 TargetStop ReplayTimeline::continue_backward(const std::function<bool()>& interrupted) {
+  if (std::optional<TargetStop> stop = continue_backward_listed()) return *stop;
   Mark end = mark_;
   for (;;) {
     const Checkpoint* cp = best_checkpoint(end, false, true);
@@ -227,19 +284,26 @@ TargetStop ReplayTimeline::continue_backward(const std::function<bool()>& interr
     // After the first search, `end` is the checkpoint that search started
     // from: a stop right there was not seen by it (the session started
     // past the trap or event that leads there).
-    std::optional<Candidate> hit = last_hit_between(*cp, end, interrupted, was_interrupted, end != mark_);
+    HitList list{trap_config()};
+    std::optional<Candidate> hit = last_hit_between(*cp, end, interrupted, was_interrupted, end != mark_, &list.hits);
     if (was_interrupted) return make_stop(TargetStop::Kind::Interrupted);
     if (hit) {
-      seek(hit->mark);
-      if (hit->stop.kind == TargetStop::Kind::Watchpoint) {
-        // Going backwards, stop before the instruction (or syscall) that
-        // wrote, as gdb expects.
-        if (std::optional<Mark> before = mark_before(mark_)) seek(*before);
-      }
-      return hit->stop;
+      list.at = list.hits.size() - 1;  // the hit returned is the last listed
+      hit_list_ = std::move(list);
+      return land_backward(*hit);
     }
     end = cp->mark;
   }
+}
+
+TargetStop ReplayTimeline::land_backward(const Candidate& hit) {
+  seek(hit.mark);
+  if (hit.stop.kind == TargetStop::Kind::Watchpoint) {
+    // Going backwards, stop before the instruction (or syscall) that
+    // wrote, as gdb expects.
+    if (std::optional<Mark> before = mark_before(mark_)) seek(*before);
+  }
+  return hit.stop;
 }
 
 TargetStop ReplayTimeline::step_backward(pid_t thread, Landing landing) {
@@ -247,6 +311,7 @@ TargetStop ReplayTimeline::step_backward(pid_t thread, Landing landing) {
   std::optional<Mark> before = mark_before(mark_);
   if (!before) return make_stop(TargetStop::Kind::HistoryStart);
   uint32_t tid = static_cast<uint32_t>(thread);
+  note_step_back(from, *before);
   if (landing == Landing::Lazy && watchpoints_.empty() && trajectory_use_ == TrajectoryUse::On) {
     // Counting the steps to a trap cached them: no seek back needed.
     const TrajectoryEntry* e = trajectory_.find(*before);
@@ -262,6 +327,7 @@ TargetStop ReplayTimeline::step_backward(pid_t thread, Landing landing) {
     // The instruction before now is another thread's: `thread` ran none
     // since its last event, so its own previous instruction is there.
     // (At a forced position, the whole program's previous instruction.)
+    if (hit_list_) hit_list_->stepped_off.reset();  // another thread's instruction
     std::optional<Mark> own = thread_instruction_before(tid, before->event, *before);
     if (!own) {
       seek(from);
