@@ -157,6 +157,13 @@ TargetStop Diversion::resume(uint32_t tid, bool step, int signal, const std::set
   bool in_call = false;
   std::optional<int64_t> answer;
   int sig = signal;
+  // An instruction (or call) completed: true when that ends a step; a step
+  // off a breakpoint is over and the run goes on with the breakpoints in.
+  auto instruction_done = [&] {
+    if (step && !stepping_off) return true;
+    stepping_off = false;
+    return false;
+  };
   for (;;) {
     bool single = (step || stepping_off) && !in_call;
     if (!single && !in_call) insert_breakpoints(t, breakpoints);
@@ -183,8 +190,7 @@ TargetStop Diversion::resume(uint32_t tid, bool step, int signal, const std::set
           t.set_regs(r);
           answer.reset();
         }
-        if (step && !stepping_off) break;
-        stepping_off = false;
+        if (instruction_done()) break;
         continue;
       }
       DiversionCall call = diversion_call(r, {pid_, tid});
@@ -193,8 +199,7 @@ TargetStop Diversion::resume(uint32_t tid, bool step, int signal, const std::set
         if (call.action == DiversionCall::Action::Answer) {
           r.set_syscall_result(static_cast<uint64_t>(call.result));
           t.set_regs(r);
-          if (step && !stepping_off) break;
-          stepping_off = false;
+          if (instruction_done()) break;
           continue;
         }
         // Back onto the `syscall` instruction, to make the call for real.
@@ -218,21 +223,20 @@ TargetStop Diversion::resume(uint32_t tid, bool step, int signal, const std::set
       return stop;
     }
     if (ws.signal == SIGSEGV && emulate_trapped_instruction(t)) {
-      if (step && !stepping_off) break;
+      if (instruction_done()) break;
       continue;
     }
+    Registers r = t.regs();
     // A return into a trap on a stack that cannot run code faults at the
     // trap's address before its int3 runs: that is the breakpoint too.
-    if ((ws.signal == SIGSEGV || ws.signal == SIGILL) && breakpoints.count(t.regs().ip())) {
+    if ((ws.signal == SIGSEGV || ws.signal == SIGILL) && breakpoints.count(r.ip())) {
       stop.kind = TargetStop::Kind::Breakpoint;
-      stop.address = t.regs().ip();
+      stop.address = r.ip();
       return stop;
     }
     if (ws.signal == SIGTRAP) {
-      Registers r = t.regs();
       if (single) {
-        if (step && !stepping_off) break;
-        stepping_off = false;
+        if (instruction_done()) break;
         if (breakpoints.count(r.ip())) {
           stop.kind = TargetStop::Kind::Breakpoint;
           stop.address = r.ip();
