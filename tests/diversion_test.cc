@@ -15,6 +15,7 @@
 
 #include "engine/timeline/replay_timeline.h"
 #include "tests/support/recording.h"
+#include "tests/support/timeline_steps.h"
 
 using namespace backstep;
 
@@ -24,12 +25,6 @@ std::ostream& operator<<(std::ostream& os, TargetStop::Kind k) { return os << to
 
 namespace {
 
-uint64_t symbol_address(const std::string& path, const std::string& name) {
-  uint64_t found = testing::symbol_address(path, name);
-  BOOST_REQUIRE_MESSAGE(found, "no symbol " << name << " in " << path);
-  return found;
-}
-
 // tests/programs/timeline_target.c: bump(i) adds i to counter, ten times.
 struct Recording : testing::Recording {
   Recording() : testing::Recording(TIMELINE_TARGET) {
@@ -38,13 +33,7 @@ struct Recording : testing::Recording {
   }
 };
 
-int32_t read_int(ReplayTimeline& t, uint64_t addr) {
-  std::vector<uint8_t> bytes = t.read_memory(addr, 4);
-  BOOST_REQUIRE_EQUAL(bytes.size(), 4u);
-  int32_t v;
-  std::memcpy(&v, bytes.data(), 4);
-  return v;
-}
+int32_t read_int(ReplayTimeline& t, uint64_t addr) { return testing::read_value<int32_t>(t, addr); }
 
 std::vector<uint8_t> bytes_of(uint64_t v) {
   std::vector<uint8_t> out(8);
@@ -52,12 +41,7 @@ std::vector<uint8_t> bytes_of(uint64_t v) {
   return out;
 }
 
-TargetStop go(ReplayTimeline& t, RunDirection dir, int signal = 0) {
-  ResumeRequest r;
-  r.direction = dir;
-  r.signal = signal;
-  return t.resume(r, nullptr);
-}
+using testing::go;
 
 // At the third call of bump (counter 3), as a debugger calls a function:
 // the return address pushed below the red zone, the argument, the pc.
@@ -74,8 +58,8 @@ Registers call_setup(ReplayTimeline& t, const Registers& at, uint64_t function, 
 
 struct AtThirdBump {
   Recording rec;
-  uint64_t bump = symbol_address(rec.binary(), "bump");
-  uint64_t counter = symbol_address(rec.binary(), "counter");
+  uint64_t bump = testing::require_symbol(rec.binary(), "bump");
+  uint64_t counter = testing::require_symbol(rec.binary(), "counter");
   ReplayTimeline t{rec.trace()};
   Registers at;
   AtThirdBump() {
@@ -132,7 +116,7 @@ BOOST_AUTO_TEST_CASE(a_crash_in_a_call_is_reported_and_dropping_it_leaves_the_re
   BOOST_TEST(t.in_called_function());
   BOOST_TEST(t.take_note().empty());
   // Delivered, the signal kills the copy: back at the replay's position.
-  stop = go(t, RunDirection::Forward, SIGSEGV);
+  stop = go(t, RunDirection::Forward, ResumeRequest::How::Continue, SIGSEGV);
   BOOST_TEST(stop.kind == TargetStop::Kind::Step);
   BOOST_TEST(t.take_note().find("killed by SIGSEGV") != std::string::npos);
   BOOST_TEST(!t.diverted());

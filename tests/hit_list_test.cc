@@ -12,6 +12,7 @@
 
 #include "engine/timeline/replay_timeline.h"
 #include "tests/support/recording.h"
+#include "tests/support/timeline_steps.h"
 
 using namespace backstep;
 
@@ -23,26 +24,9 @@ struct Recording : testing::Recording {
   Recording() : testing::Recording(LOOP_TARGET) { BOOST_REQUIRE(result().completed); }
 };
 
-uint64_t symbol(const std::string& path, const std::string& name) {
-  uint64_t found = testing::symbol_address(path, name);
-  BOOST_REQUIRE_MESSAGE(found, "no symbol " << name);
-  return found;
-}
+using testing::go;
 
-TargetStop go(ReplayTimeline& t, RunDirection dir, ResumeRequest::How how = ResumeRequest::How::Continue) {
-  ResumeRequest r;
-  r.direction = dir;
-  r.how = how;
-  return t.resume(r, nullptr);
-}
-
-int64_t read_long(ReplayTimeline& t, uint64_t addr) {
-  std::vector<uint8_t> b = t.read_memory(addr, 8);
-  BOOST_REQUIRE_EQUAL(b.size(), 8u);
-  int64_t v;
-  std::memcpy(&v, b.data(), 8);
-  return v;
-}
+int64_t read_long(ReplayTimeline& t, uint64_t addr) { return testing::read_value<int64_t>(t, addr); }
 
 // What a forward replay shows at each hit of tick(i), i >= first.
 std::map<int64_t, Registers> forward_hits(const Recording& rec, uint64_t tick, int64_t first) {
@@ -63,7 +47,7 @@ std::map<int64_t, Registers> forward_hits(const Recording& rec, uint64_t tick, i
 
 BOOST_AUTO_TEST_CASE(backwards_hit_by_hit_like_a_forward_replay) {
   Recording rec;
-  uint64_t tick = symbol(rec.binary(), "tick"), total = symbol(rec.binary(), "total");
+  uint64_t tick = testing::require_symbol(rec.binary(), "tick"), total = testing::require_symbol(rec.binary(), "total");
   const int64_t first = 700;
   std::map<int64_t, Registers> expected = forward_hits(rec, tick, first);
   BOOST_REQUIRE_EQUAL(expected.size(), 200u);

@@ -13,6 +13,7 @@
 
 #include "engine/timeline/replay_timeline.h"
 #include "tests/support/recording.h"
+#include "tests/support/timeline_steps.h"
 
 using namespace backstep;
 
@@ -22,12 +23,6 @@ std::ostream& operator<<(std::ostream& os, TargetStop::Kind k) { return os << to
 
 namespace {
 
-uint64_t symbol_address(const std::string& path, const std::string& name) {
-  uint64_t found = testing::symbol_address(path, name);
-  BOOST_REQUIRE_MESSAGE(found, "no symbol " << name << " in " << path);
-  return found;
-}
-
 // The timeline target, recorded; it exits with 55.
 struct Recording : testing::Recording {
   Recording() : testing::Recording(TIMELINE_TARGET) {
@@ -36,20 +31,9 @@ struct Recording : testing::Recording {
   }
 };
 
-int32_t read_int(ReplayTimeline& t, uint64_t addr) {
-  std::vector<uint8_t> bytes = t.read_memory(addr, 4);
-  BOOST_REQUIRE_EQUAL(bytes.size(), 4u);
-  int32_t v;
-  std::memcpy(&v, bytes.data(), 4);
-  return v;
-}
-
-TargetStop go(ReplayTimeline& t, RunDirection dir, ResumeRequest::How how = ResumeRequest::How::Continue) {
-  ResumeRequest r;
-  r.direction = dir;
-  r.how = how;
-  return t.resume(r, nullptr);
-}
+int32_t read_int(ReplayTimeline& t, uint64_t addr) { return testing::read_value<int32_t>(t, addr); }
+uint64_t symbol_address(const std::string& path, const std::string& name) { return testing::require_symbol(path, name); }
+using testing::go;
 
 constexpr auto kFwd = RunDirection::Forward;
 constexpr auto kBack = RunDirection::Backward;
