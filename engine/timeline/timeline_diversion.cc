@@ -163,9 +163,8 @@ bool ReplayTimeline::deallocate_memory(uint64_t addr) { return diversion_ && div
 
 TargetStop ReplayTimeline::resume_diversion(const ResumeRequest& request, const std::function<bool()>& interrupted) {
   uint32_t tid = request.thread != 0 ? static_cast<uint32_t>(request.thread) : current_->stopped_thread();
-  std::set<uint64_t> traps = breakpoints_;
+  std::set<uint64_t> traps = breakpoints_;  // hardware ones included
   traps.insert(diversion_breakpoints_.begin(), diversion_breakpoints_.end());
-  traps.insert(hw_breakpoints_.begin(), hw_breakpoints_.end());
   Diversion& d = *diversion_;
   TargetStop stop;
   int signal = request.signal;
