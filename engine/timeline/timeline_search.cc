@@ -272,7 +272,7 @@ std::optional<TargetStop> ReplayTimeline::continue_backward_listed() {
 }
 
 TargetStop ReplayTimeline::continue_backward(const std::function<bool()>& interrupted) {
-  if (std::optional<TargetStop> stop = continue_backward_listed()) return *stop;
+  // (run() has tried continue_backward_listed() first.)
   Mark end = mark_;
   for (;;) {
     const Checkpoint* cp = best_checkpoint(end, false, true);
