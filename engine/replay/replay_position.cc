@@ -94,6 +94,7 @@ std::optional<ReplayStop> ReplaySession::run_to_position(const trace::Event& nex
       breakpoint_reported_ = false;
       return std::nullopt;
     }
+    open_counters_for_run();
     // Step off the instruction at pc before its breakpoint goes in, and off
     // a user breakpoint whose hit was reported.
     bool step_off = live.ip() == pc || (breakpoint_reported_ && breakpoints_.count(live.ip()));

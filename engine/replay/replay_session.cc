@@ -388,6 +388,7 @@ std::optional<ReplayStop> ReplaySession::run_to_event(const trace::Event& next, 
   }
   // Only breakpoints need the pc (a register read per stop otherwise saved).
   uint64_t pc = breakpoints_.empty() ? 0 : task_->regs().ip();
+  open_counters_for_run();
   stepping_over = !single_step && breakpoint_reported_ && breakpoints_.count(pc);
   breakpoint_reported_ = false;
   insert_breakpoints();

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/core/hit_counter.h"
 #include "engine/core/registers.h"
 #include "engine/core/session.h"
 #include "engine/replay/comm_files.h"
@@ -150,6 +151,26 @@ class ReplaySession : public Session {
   // Armed in order while debug registers last; one that does not fit whole
   // is not armed (the timeline never sets more than fit).
   void set_watchpoints(std::vector<Watchpoint> w) { watchpoints_ = std::move(w); }
+  // For the next resume only: stop at the `hits`-th execution of `addr`
+  // from here (an execution the pc stands on after a reported breakpoint
+  // not counted, as an int3 would be stepped over), counted by the kernel
+  // (engine/core/hit_counter.h) instead of an int3 stop at each; the stop
+  // is a Breakpoint. False (nothing armed) if the kernel refuses; then the
+  // caller counts int3 stops. Breakpoints and watchpoints stay as set.
+  bool set_counted_stop(uint64_t addr, uint64_t hits);
+  // Counts, without stopping, the executions of each address by the
+  // debugged process's threads from now until the next call (an empty set
+  // stops counting); false if the kernel refuses. hit_counts() gives each
+  // thread's (recorded tid) so far, for each address with a hit (an
+  // execution the pc stood on when counting began for its thread, after a
+  // reported breakpoint, not counted).
+  bool set_hit_counting(std::set<uint64_t> addrs);
+  struct HitCount {
+    uint32_t tid = 0;
+    uint64_t addr = 0;
+    uint64_t hits = 0;
+  };
+  std::vector<HitCount> hit_counts() const;
 
   // Number of the next event to replay: events before it have been replayed.
   uint64_t next_event() const { return next_number_; }
@@ -307,6 +328,24 @@ class ReplaySession : public Session {
 
   std::set<uint64_t> breakpoints_;
   std::map<uint64_t, uint8_t> inserted_;  // address -> original byte
+  // set_counted_stop(): armed at the next run (on the thread that runs),
+  // closed when it returns.
+  struct CountedStop {
+    uint64_t addr = 0;
+    uint64_t hits = 0;
+  };
+  std::optional<CountedStop> counted_stop_;
+  std::unique_ptr<HitCounter> stop_counter_;
+  // set_hit_counting(): one counter per address per thread that ran since.
+  struct ThreadCounters {
+    std::vector<std::unique_ptr<HitCounter>> counters;
+    std::vector<uint64_t> offsets;  // executions not to count (see hit_counts())
+  };
+  std::set<uint64_t> counted_addrs_;
+  std::map<uint32_t, ThreadCounters> hit_counters_;  // by recorded tid
+  bool counting_failed_ = false;
+  void open_counters_for_run();
+  bool counted_stop_reached(ReplayStop& stop);
   std::vector<Watchpoint> watchpoints_;
   std::vector<Watchpoint> armed_;  // what the debug registers hold now
   std::vector<std::size_t> slot_owner_;  // debug register -> index in armed_

@@ -17,6 +17,11 @@ inline constexpr auto kTimePerCheckpoint = std::chrono::milliseconds(250);
 // reached without replaying again from the interval's start.
 inline constexpr uint64_t kStepsPerWalkCheckpoint = 64;
 inline constexpr uint64_t kHitsPerWalkCheckpoint = 32;
+// Walking to the n-th hit of a breakpoint, from this many hits on the kernel
+// counts them (engine/core/hit_counter.h): one stop, plus one per checkpoint
+// left, instead of an int3 stop at each hit. Below it, opening the counter
+// costs more than the stops it saves.
+inline constexpr uint64_t kCountedWalkMinHits = 4;
 // A backward search keeps the positions of at most this many of the hits it
 // passed (the most recent), so that going on backwards from one of them
 // (gdb resuming after each hit of a conditional breakpoint) needs no new

@@ -167,6 +167,15 @@ void ReplayTimeline::walk(ReplaySession& session, const Mark& from, const Mark& 
       if (done == 0) run_to_state(session, a, to);
       continue;
     }
+    if (a.kind == Anchor::Kind::Breakpoint && leg.n - done >= kCountedWalkMinHits) {
+      auto leave = [&](uint64_t hit) {
+        if (!leave_checkpoints || hit == leg.n) return;
+        Mark here = position(i, hit);
+        const Checkpoint* near = best_checkpoint(here, true, false);
+        if (!near || near->mark != here) add_checkpoint(next_auto_checkpoint_--, here, session);
+      };
+      if (walk_counted(session, a, done, leg.n, leave)) continue;
+    }
     if (a.kind == Anchor::Kind::Breakpoint) {
       session.set_breakpoints({a.addr()});
       session.set_watchpoints({});

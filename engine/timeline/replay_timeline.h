@@ -112,6 +112,16 @@ class ReplayTimeline : public DebugTarget {
   const Trajectory& trajectory() const { return trajectory_; }
   // Reverse-continues answered from the last search's list of hits.
   uint64_t listed_hits_served() const { return listed_hits_served_; }
+  // Breakpoint hits counted by the kernel while walking to a position and
+  // while searching backwards (engine/core/hit_counter.h), or stopped at
+  // one by one with int3 (Off: for comparisons in tests; also where the
+  // kernel refuses). Either way the same positions are reached.
+  enum class KernelCounting { On, Off };
+  void set_kernel_counting(KernelCounting use) { kernel_counting_ = use == KernelCounting::On && HitCounter::enabled(); }
+  bool kernel_counting() const { return kernel_counting_; }
+  // Walk legs and search stretches whose hits the kernel counted.
+  uint64_t counted_walks() const { return counted_walks_; }
+  uint64_t counted_searches() const { return counted_searches_; }
 
  private:
   struct Checkpoint {
@@ -317,6 +327,37 @@ class ReplayTimeline : public DebugTarget {
 
   Trajectory trajectory_;
   TrajectoryUse trajectory_use_ = TrajectoryUse::On;
+  bool kernel_counting_ = HitCounter::enabled();
+  uint64_t counted_walks_ = 0;
+  uint64_t counted_searches_ = 0;
+  // Walks the rest of a breakpoint leg with counted stops (checkpoints.cc);
+  // false (nothing done) where the kernel refuses.
+  bool walk_counted(ReplaySession& session, const Anchor& a, uint64_t done, uint64_t n,
+                    const std::function<void(uint64_t)>& leave_checkpoint);
+  // A backward search with the user's breakpoints counted by the kernel
+  // instead of stopped at (timeline_counting.cc), where it can: no
+  // watchpoints, and no more breakpoints than debug registers.
+  struct HitTally {
+    std::map<std::pair<uint32_t, uint64_t>, uint64_t> taken;  // (tid, address) -> hits made candidates
+  };
+  // Starts counting on `s` (its breakpoints and watchpoints disarmed);
+  // false, with nothing changed, where the search cannot count.
+  bool count_user_breakpoints(ReplaySession& s, HitTally& tally);
+  // The hits counted since the last call, which all lie after `cur` and
+  // before the stop `s` is at, go to `keep` in order (every one with
+  // `every_hit`, else only the last) and `cur` moves past them. False when
+  // they were of more than one breakpoint or thread: the kernel does not
+  // say in which order; the caller replays that stretch stopping at each.
+  bool take_counted_hits(ReplaySession& s, HitTally& tally, Mark& cur, bool every_hit,
+                         const std::function<void(Candidate)>& keep);
+  // One leg of the searched-to position's way: `n` hits of breakpoint `a`
+  // from `prefix`, where `s` is, with the user's breakpoints counted (the
+  // n-th hit a candidate only if `last_counts`). Refused: nothing done, the
+  // caller stops at each hit. Ambiguous: `s` has moved on and the user's
+  // hits were of several breakpoints; the caller starts the leg again.
+  enum class CountedLeg { Done, Refused, Ambiguous };
+  CountedLeg search_leg_counted(ReplaySession& s, const Anchor& a, uint64_t n, const Mark& prefix, bool last_counts,
+                                bool every_hit, const std::function<void(Candidate)>& keep);
   std::optional<Mark> lazy_;     // where the user stands, when not at mark_
 
   std::set<uint64_t> breakpoints_;

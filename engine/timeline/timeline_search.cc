@@ -77,8 +77,21 @@ std::optional<ReplayTimeline::Candidate> ReplayTimeline::last_hit_between(
   auto stop_before = [this](const trace::Event& e) { return stops_before(e); };
 
   // Up to the event boundary of `to` (and on to the event itself when `to`
-  // is "reached"), every user trap is a candidate.
-  arm_user_traps(*s);
+  // is "reached"), every user trap is a candidate. Breakpoint hits are
+  // counted by the kernel where it can (timeline_counting.cc) and become
+  // candidates at the next stop.
+  HitTally tally;
+  bool counting = count_user_breakpoints(*s, tally);
+  if (!counting) arm_user_traps(*s);
+  auto take_counted = [&] {
+    if (!counting) return;
+    Mark start = cur;
+    if (take_counted_hits(*s, tally, cur, all != nullptr, keep)) return;
+    // Hits of several breakpoints in one interval: that interval again,
+    // stopping at each, gives their order.
+    std::unique_ptr<ReplaySession> again = session_at(start);
+    for (Candidate& c : hits_to_event(*again, start, std::nullopt)) keep(std::move(c));
+  };
   for (;;) {
     bool more = s->next_event() < to.event || (to.at_event && s->next_event() == to.event);
     if (!more) break;
@@ -87,6 +100,7 @@ std::optional<ReplayTimeline::Candidate> ReplayTimeline::last_hit_between(
       return std::nullopt;
     }
     ReplayStop r = s->resume({.single_step = false, .stop_after_event = true, .stop_before = stop_before});
+    take_counted();
     switch (r.kind) {
       case ReplayStop::Kind::EventPending:
         cur = Mark{s->next_event(), {}, 0, true};
@@ -125,6 +139,7 @@ std::optional<ReplayTimeline::Candidate> ReplayTimeline::last_hit_between(
     }
   }
   if (to.at_event) return last;
+  if (counting) s->set_hit_counting({});
 
   // Along `to`'s legs, with the user's traps armed too.
   Mark prefix{to.event, {}, 0};
@@ -198,6 +213,22 @@ std::optional<ReplayTimeline::Candidate> ReplayTimeline::last_hit_between(
           "going back from here needs the debug registers of an earlier watchpoint (at 0x" + to_hex(a.addr()) +
           ", " + std::to_string(a.watch.len) + " bytes) as well as those of the current ones; delete or "
           "disable a watchpoint, or go back with `run` and forward again");
+    }
+    if (a.kind == Anchor::Kind::Breakpoint && leg.n >= checkpoint_policy::kCountedWalkMinHits) {
+      // The anchor's hits and the user's breakpoints counted by the kernel.
+      bool last_counts = !final_leg || to_included;
+      CountedLeg counted = search_leg_counted(*s, a, leg.n, prefix, last_counts, all != nullptr, keep);
+      if (counted == CountedLeg::Done) {
+        Anchor done = a;
+        done.count = leg.n;
+        done.steps_before = prefix.steps;
+        prefix.anchors.push_back(done);
+        prefix.steps = 0;
+        cur = prefix;
+        if (final_leg) return last;
+        continue;
+      }
+      if (counted == CountedLeg::Ambiguous) s = session_at(prefix);  // the leg again, stopping at each hit
     }
     s->set_breakpoints(bps);
     s->set_watchpoints(watches);

@@ -1,7 +1,8 @@
 // Driven by tests/checkpoint_bound_test.cc: three stretches of tick() calls
 // without system calls, a write between them (so both checkpoints inside
 // an interval and at event boundaries are made and evicted), rewriting
-// a megabyte as they go.
+// a megabyte as they go. tock() runs at every seventh tick (a second
+// breakpoint whose hits interleave with tick's, for counted_walk_test).
 #include <unistd.h>
 
 #define PER_ROUND 300
@@ -18,9 +19,14 @@ __attribute__((noinline)) void tick(long i) {
   pages[i % 256][0] = i;
 }
 
+__attribute__((noinline)) void tock(long i) { history[(i * 7) % 64] ^= i; }
+
 int main(void) {
   for (long round = 0; round < 3; round++) {
-    for (long i = 0; i < PER_ROUND; i++) tick(round * PER_ROUND + i);
+    for (long i = 0; i < PER_ROUND; i++) {
+      tick(round * PER_ROUND + i);
+      if (i % 7 == 0) tock(i);
+    }
     if (write(1, ".", 1) != 1) return 1;
   }
   return (int)(total % 200);

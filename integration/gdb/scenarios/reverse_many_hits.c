@@ -1,5 +1,5 @@
 // scenario: reverse-continue across 100,000 hits of a breakpoint in a loop
-// scenario: without system calls, with at most 8 automatic checkpoints
+// scenario: without system calls, with at most 3 automatic checkpoints
 // timeout: 600
 #include <stdio.h>
 

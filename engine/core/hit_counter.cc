@@ -1,0 +1,104 @@
+#include "engine/core/hit_counter.h"
+
+#include <linux/hw_breakpoint.h>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <mutex>
+
+namespace backstep {
+namespace {
+
+// Tells this process's counters' stops from any other SIGTRAP.
+constexpr uint64_t kCookieBase = 0xb5c0'0000'0000'0000ull;
+std::atomic<uint64_t> next_cookie{1};
+
+// si_perf_data: after si_addr in the fault part of the union (the kernel's
+// siginfo layout; older C libraries do not name the field).
+constexpr std::size_t kPerfDataOffset = 24;
+#ifndef TRAP_PERF
+#define TRAP_PERF 6
+#endif
+
+int open_event(pid_t tid, uint64_t addr, uint64_t stop_at, uint64_t cookie) {
+  perf_event_attr attr;
+  std::memset(&attr, 0, sizeof attr);
+  attr.size = sizeof attr;
+  attr.type = PERF_TYPE_BREAKPOINT;
+  attr.bp_type = HW_BREAKPOINT_X;
+  attr.bp_addr = addr;
+  attr.bp_len = sizeof(long);
+  attr.exclude_kernel = 1;
+  attr.exclude_hv = 1;
+  if (stop_at > 0) {
+    attr.sample_period = stop_at;
+    attr.sigtrap = 1;
+    attr.remove_on_exec = 1;  // sigtrap requires it
+    attr.sig_data = cookie;
+  }
+  return static_cast<int>(syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC));
+}
+
+__attribute__((noinline)) void probe_target() { asm volatile("" ::: "memory"); }
+
+}  // namespace
+
+std::unique_ptr<HitCounter> HitCounter::open(pid_t tid, remote_ptr<void> addr, uint64_t stop_at, std::string* why) {
+  uint64_t cookie = kCookieBase | next_cookie.fetch_add(1);
+  int fd = open_event(tid, addr.as_int(), stop_at, cookie);
+  if (fd < 0) {
+    if (why) *why = std::string("perf_event_open (hardware execute breakpoint): ") + std::strerror(errno);
+    return nullptr;
+  }
+  return std::unique_ptr<HitCounter>(new HitCounter(fd, addr, cookie));
+}
+
+HitCounter::~HitCounter() { ::close(fd_); }
+
+uint64_t HitCounter::count() const {
+  uint64_t n = 0;
+  if (::read(fd_, &n, sizeof n) != static_cast<ssize_t>(sizeof n)) return 0;
+  return n;
+}
+
+bool HitCounter::is_stop(const siginfo_t& si) const {
+  if (si.si_signo != SIGTRAP || si.si_code != TRAP_PERF) return false;
+  uint64_t data = 0;
+  std::memcpy(&data, reinterpret_cast<const char*>(&si) + kPerfDataOffset, sizeof data);
+  return data == cookie_;
+}
+
+bool HitCounter::available() {
+  static const bool ok = [] {
+    std::string why;
+    auto c = open(0, remote_ptr<void>(reinterpret_cast<uint64_t>(&probe_target)), 0, &why);
+    if (!c) note_unavailable(why);
+    return c != nullptr;
+  }();
+  return ok;
+}
+
+void HitCounter::note_unavailable(const std::string& why) {
+  static std::once_flag said;
+  std::call_once(said, [&] {
+    std::cerr << "backstep: breakpoint hits are not counted in the kernel here (" << why
+              << "); reverse execution stops at every hit instead (slower, same results)\n";
+  });
+}
+
+bool HitCounter::enabled() {
+  static const bool on = [] {
+    const char* v = std::getenv("BACKSTEP_KERNEL_COUNTING");
+    return !(v && std::strcmp(v, "0") == 0);
+  }();
+  return on && available();
+}
+
+}  // namespace backstep

@@ -1,0 +1,151 @@
+// Breakpoint hits counted by the kernel instead of stopped at one by one
+// (engine/core/hit_counter.h, ReplaySession::set_counted_stop and
+// set_hit_counting): a walk to the n-th hit of a breakpoint stops once at
+// that hit (plus a few stops to leave checkpoints), and a backward search
+// counts the user's breakpoints between two events instead of stopping at
+// each hit. Both name the same positions as the int3 stops would: the k-th
+// hit of a breakpoint since an event boundary is the k-th execution of
+// that address by the thread that runs in the interval.
+#include <set>
+
+#include "engine/core/log.h"
+#include "engine/timeline/checkpoint_policy.h"
+#include "engine/timeline/replay_timeline.h"
+
+namespace backstep {
+namespace {
+
+// `base` after `k` more hits of the breakpoint `a`.
+Mark after_hits(const Mark& base, const Anchor& a, uint64_t k) {
+  if (k == 0) return base;
+  Mark m = base.after_trap(a);
+  m.anchors.back().count += k - 1;
+  return m;
+}
+
+Anchor breakpoint_anchor(uint64_t addr) {
+  Anchor a;
+  a.watch.addr = addr;
+  return a;
+}
+
+}  // namespace
+
+bool ReplayTimeline::walk_counted(ReplaySession& session, const Anchor& a, uint64_t done, uint64_t n,
+                                  const std::function<void(uint64_t)>& leave_checkpoint) {
+  if (!kernel_counting_) return false;
+  // One stop at the last hit instead of one at each; on the way, stops to
+  // leave checkpoints where the next walks back most likely go: at the last
+  // multiple of 32 hits before the end, of 64, of 128, ... (a walk of a
+  // million hits leaves at most 15). Aligned, so that the walks to the hits
+  // just before (gdb going backwards hit by hit) find them and leave none.
+  std::set<uint64_t> stops{n};
+  for (uint64_t every = checkpoint_policy::kHitsPerWalkCheckpoint; every < n; every *= 2) {
+    uint64_t at = (n - 1) / every * every;
+    if (at <= done) break;
+    stops.insert(at);
+  }
+  session.set_breakpoints({});
+  session.set_watchpoints({});
+  uint64_t at = done;
+  for (uint64_t hit : stops) {
+    if (!session.set_counted_stop(a.addr(), hit - at)) {
+      BS_ASSERT(at == done, "counting hits of 0x" << std::hex << a.addr() << " was refused part-way");
+      return false;
+    }
+    ReplayStop s = session.resume({.single_step = false, .stop_after_event = true, .stop_before = {}});
+    BS_ASSERT(s.kind == ReplayStop::Kind::Breakpoint && s.address == a.addr() && !s.event,
+              "walking to hit " << hit << " of 0x" << std::hex << a.addr() << " (counted): stop kind " << std::dec
+                                << static_cast<int>(s.kind) << " at event " << session.next_event());
+    at = hit;
+    leave_checkpoint(hit);
+  }
+  ++counted_walks_;
+  return true;
+}
+
+bool ReplayTimeline::count_user_breakpoints(ReplaySession& s, HitTally& tally) {
+  if (!kernel_counting_ || !watchpoints_.empty() || breakpoints_.empty() || breakpoints_.size() > kDebugRegisters) {
+    return false;
+  }
+  if (!s.set_hit_counting(breakpoints_)) return false;
+  s.set_breakpoints({});
+  s.set_watchpoints({});
+  tally.taken.clear();
+  ++counted_searches_;
+  return true;
+}
+
+bool ReplayTimeline::take_counted_hits(ReplaySession& s, HitTally& tally, Mark& cur, bool every_hit,
+                                       const std::function<void(Candidate)>& keep) {
+  std::optional<ReplaySession::HitCount> fresh;  // the one (thread, address) with new hits
+  bool several = false;
+  for (const ReplaySession::HitCount& c : s.hit_counts()) {
+    uint64_t& taken = tally.taken[{c.tid, c.addr}];
+    if (c.hits <= taken) continue;
+    if (fresh) several = true;
+    fresh = ReplaySession::HitCount{c.tid, c.addr, c.hits - taken};
+    taken = c.hits;
+  }
+  if (several) return false;
+  if (!fresh) return true;
+  TargetStop stop;
+  stop.kind = TargetStop::Kind::Breakpoint;
+  stop.address = fresh->addr;
+  stop.hardware = hw_breakpoints_.count(fresh->addr) > 0;
+  stop.tid = static_cast<pid_t>(fresh->tid);
+  Anchor a = breakpoint_anchor(fresh->addr);
+  uint64_t k = fresh->hits;
+  // Only the most recent kHitListSize could stay listed.
+  uint64_t first = !every_hit ? k : k > checkpoint_policy::kHitListSize ? k - checkpoint_policy::kHitListSize + 1 : 1;
+  for (uint64_t j = first; j <= k; ++j) keep(Candidate{after_hits(cur, a, j), stop});
+  cur = after_hits(cur, a, k);
+  return true;
+}
+
+ReplayTimeline::CountedLeg ReplayTimeline::search_leg_counted(ReplaySession& s, const Anchor& a, uint64_t n,
+                                                              const Mark& prefix, bool last_counts, bool every_hit,
+                                                              const std::function<void(Candidate)>& keep) {
+  if (!kernel_counting_ || !watchpoints_.empty() || a.kind != Anchor::Kind::Breakpoint) return CountedLeg::Refused;
+  std::set<uint64_t> others = breakpoints_;
+  others.erase(a.addr());
+  if (others.size() + 1 > kDebugRegisters) return CountedLeg::Refused;
+  s.set_breakpoints({});
+  s.set_watchpoints({});
+  if (!s.set_hit_counting(others)) return CountedLeg::Refused;
+  if (!s.set_counted_stop(a.addr(), n)) {
+    s.set_hit_counting({});
+    return CountedLeg::Refused;
+  }
+  ReplayStop r = s.resume({.single_step = false, .stop_after_event = true, .stop_before = {}});
+  BS_ASSERT(r.kind == ReplayStop::Kind::Breakpoint && r.address == a.addr() && !r.event,
+            "searching along " << prefix.describe() << " to hit " << n << " of 0x" << std::hex << a.addr()
+                               << " (counted): stop kind " << std::dec << static_cast<int>(r.kind));
+  std::vector<ReplaySession::HitCount> counts = s.hit_counts();
+  s.set_hit_counting({});
+  ++counted_searches_;
+  bool anchor_is_users = breakpoints_.count(a.addr()) > 0;
+  // Hits of the user's other breakpoints: in what order with the anchor's
+  // (or with each other) the kernel does not say.
+  if (counts.size() > 1 || (anchor_is_users && !counts.empty())) return CountedLeg::Ambiguous;
+  TargetStop stop;
+  stop.kind = TargetStop::Kind::Breakpoint;
+  stop.tid = static_cast<pid_t>(s.stopped_thread());
+  Anchor hit_of;
+  uint64_t k = 0;
+  if (anchor_is_users) {
+    hit_of = a;
+    k = last_counts ? n : n - 1;
+  } else if (!counts.empty()) {
+    hit_of = breakpoint_anchor(counts.front().addr);
+    k = counts.front().hits;
+    stop.tid = static_cast<pid_t>(counts.front().tid);
+  }
+  stop.address = hit_of.addr();
+  stop.hardware = hw_breakpoints_.count(stop.address) > 0;
+  uint64_t first = !every_hit ? k : k > checkpoint_policy::kHitListSize ? k - checkpoint_policy::kHitListSize + 1 : 1;
+  for (uint64_t j = std::max<uint64_t>(first, 1); j <= k; ++j) keep(Candidate{after_hits(prefix, hit_of, j), stop});
+  return CountedLeg::Done;
+}
+
+}  // namespace backstep

@@ -1,0 +1,176 @@
+// Walks to "the n-th hit of a breakpoint" and backward searches whose
+// breakpoint hits the kernel counts (engine/core/hit_counter.h,
+// engine/timeline/timeline_counting.cc) land exactly where walks and
+// searches that stop at every hit with an int3 land: two timelines over the
+// same recording, one counting and one not, take the same random moves
+// (reverse-continue, reverse-stepi, continue, stepi, seeks to checkpoints)
+// and must show the same position, registers and memory after each, and
+// the states of a plain forward replay at each hit. With one breakpoint,
+// and with two whose hits interleave (the kernel's counts do not say in
+// which order: those stretches are searched again hit by hit).
+#define BOOST_TEST_MODULE counted_walk
+#include <boost/test/unit_test.hpp>
+
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "engine/core/hit_counter.h"
+#include "engine/timeline/replay_timeline.h"
+#include "tests/support/recording.h"
+#include "tests/support/timeline_steps.h"
+
+using namespace backstep;
+using testing::go;
+
+namespace backstep {
+std::ostream& operator<<(std::ostream& os, TargetStop::Kind k) { return os << to_string(k); }
+}  // namespace backstep
+
+namespace {
+
+constexpr int kHits = 900;  // tick() calls in tests/programs/loop_target.c
+
+struct Recording : testing::Recording {
+  Recording() : testing::Recording(LOOP_TARGET) { BOOST_REQUIRE(result().completed); }
+};
+
+// The registers, the loop's globals and the top of the stack, hashed.
+uint64_t digest(ReplayTimeline& t, uint64_t total, uint64_t history) {
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&](const std::vector<uint8_t>& bytes) {
+    for (uint8_t b : bytes) h = (h ^ b) * 1099511628211ull;
+  };
+  Registers regs = t.registers(0);
+  user_regs_struct raw = regs.raw();
+  std::vector<uint8_t> reg_bytes(sizeof(raw));
+  std::memcpy(reg_bytes.data(), &raw, sizeof(raw));
+  mix(reg_bytes);
+  mix(t.read_memory(total, 8));
+  mix(t.read_memory(history, 64 * 8));
+  mix(t.read_memory(regs.sp(), 256));
+  return h;
+}
+
+// The same random moves on a counting and a stopping timeline, with a
+// breakpoint on tick (and on tock when `both`).
+void compare_moves(Recording& rec, bool both, unsigned seed) {
+  uint64_t tick = testing::require_symbol(rec.binary(), "tick");
+  uint64_t tock = testing::require_symbol(rec.binary(), "tock");
+  uint64_t total = testing::require_symbol(rec.binary(), "total");
+  uint64_t history = testing::require_symbol(rec.binary(), "history");
+
+  // A plain forward replay: the state at each hit.
+  std::vector<uint64_t> at_hit;
+  {
+    ReplayTimeline fresh(rec.trace());
+    fresh.set_kernel_counting(ReplayTimeline::KernelCounting::Off);
+    fresh.set_breakpoint(tick, TrapKind::Software);
+    for (int k = 0; k < kHits; ++k) {
+      BOOST_REQUIRE(go(fresh, RunDirection::Forward).kind == TargetStop::Kind::Breakpoint);
+      BOOST_REQUIRE_EQUAL(fresh.registers(0).raw().rdi, static_cast<uint64_t>(k));
+      at_hit.push_back(digest(fresh, total, history));
+    }
+  }
+
+  ReplayTimeline counted(rec.trace()), stopped(rec.trace());
+  counted.set_kernel_counting(ReplayTimeline::KernelCounting::On);
+  stopped.set_kernel_counting(ReplayTimeline::KernelCounting::Off);
+  BOOST_REQUIRE(counted.kernel_counting());
+  BOOST_REQUIRE(!stopped.kernel_counting());
+  // Few checkpoints: walks start far back and cross many hits.
+  for (ReplayTimeline* t : {&counted, &stopped}) {
+    t->set_checkpoint_limit(4);
+    BOOST_REQUIRE(go(*t, RunDirection::Forward).kind == TargetStop::Kind::HistoryEnd);
+    t->set_breakpoint(tick, TrapKind::Software);
+    if (both) t->set_breakpoint(tock, TrapKind::Software);
+  }
+
+  std::mt19937 random(seed);
+  std::vector<int> user_checkpoints;
+  int landings_on_hits = 0, landings_on_tock = 0;
+  for (int move = 0; move < 400; ++move) {
+    int what = static_cast<int>(random() % 10);
+    std::string name;
+    TargetStop a, b;
+    if (what < 4) {
+      name = "reverse-continue";
+      a = go(counted, RunDirection::Backward);
+      b = go(stopped, RunDirection::Backward);
+    } else if (what < 6) {
+      name = "reverse-stepi";
+      a = go(counted, RunDirection::Backward, ResumeRequest::How::Step);
+      b = go(stopped, RunDirection::Backward, ResumeRequest::How::Step);
+    } else if (what == 6) {
+      name = "continue";
+      a = go(counted, RunDirection::Forward);
+      b = go(stopped, RunDirection::Forward);
+    } else if (what == 7) {
+      name = "stepi";
+      a = go(counted, RunDirection::Forward, ResumeRequest::How::Step);
+      b = go(stopped, RunDirection::Forward, ResumeRequest::How::Step);
+    } else if (what == 8 || user_checkpoints.empty()) {
+      // A checkpoint here in both, for a later seek back to it.
+      name = "checkpoint";
+      int id = counted.create_checkpoint();
+      BOOST_REQUIRE_EQUAL(stopped.create_checkpoint(), id);
+      user_checkpoints.push_back(id);
+      a = b = TargetStop{};
+    } else {
+      name = "restart at a checkpoint";
+      int id = user_checkpoints[random() % user_checkpoints.size()];
+      BOOST_REQUIRE(counted.restart_checkpoint(id));
+      BOOST_REQUIRE(stopped.restart_checkpoint(id));
+      a = b = TargetStop{};
+    }
+    std::string where = "move " + std::to_string(move) + " (" + name + ")";
+    BOOST_REQUIRE_MESSAGE(a.kind == b.kind, where << ": " << a.kind << " counted, " << b.kind << " int3");
+    BOOST_REQUIRE_MESSAGE(counted.describe_position() == stopped.describe_position(),
+                          where << ": at " << counted.describe_position() << " counted, "
+                                << stopped.describe_position() << " int3");
+    if (a.kind == TargetStop::Kind::HistoryStart || a.kind == TargetStop::Kind::HistoryEnd) continue;
+    Registers ra = counted.registers(0), rb = stopped.registers(0);
+    BOOST_REQUIRE_MESSAGE(Registers::differences(ra, rb).empty(),
+                          where << " at " << counted.describe_position() << ": " << Registers::differences(ra, rb));
+    uint64_t da = digest(counted, total, history);
+    BOOST_REQUIRE_MESSAGE(da == digest(stopped, total, history), where << ": memory differs");
+    if (a.kind == TargetStop::Kind::Breakpoint && a.address == tock) {
+      BOOST_REQUIRE(both);
+      ++landings_on_tock;
+    } else if (a.kind == TargetStop::Kind::Breakpoint) {
+      BOOST_REQUIRE_EQUAL(a.address, tick);
+      uint64_t i = ra.raw().rdi;
+      BOOST_REQUIRE_LT(i, static_cast<uint64_t>(kHits));
+      BOOST_REQUIRE_MESSAGE(da == at_hit[i], where << ": hit " << i << " is not the forward replay's state");
+      ++landings_on_hits;
+    }
+  }
+  BOOST_TEST_MESSAGE(landings_on_hits << " landings on tick, " << landings_on_tock << " on tock, "
+                                       << counted.counted_walks() << " counted walks, " << counted.counted_searches()
+                                       << " counted search stretches");
+  BOOST_TEST(landings_on_hits > (both ? 50 : 100));
+  if (both) BOOST_TEST(landings_on_tock > 10);
+  // Walks and searches were counted in one and stopped hit by hit in the
+  // other.
+  BOOST_TEST(counted.counted_walks() > 20u);
+  BOOST_TEST(counted.counted_searches() > 20u);
+  BOOST_TEST(stopped.counted_walks() == 0u);
+  BOOST_TEST(stopped.counted_searches() == 0u);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(counted_walks_and_searches_land_where_int3_ones_land) {
+  BOOST_REQUIRE_MESSAGE(HitCounter::available(),
+                        "the kernel does not count breakpoint hits here (perf hardware breakpoints); this test "
+                        "compares counted walks with int3 walks and has nothing to compare");
+  Recording rec;
+  compare_moves(rec, false, 20261201);
+}
+
+BOOST_AUTO_TEST_CASE(with_two_interleaved_breakpoints_too) {
+  BOOST_REQUIRE(HitCounter::available());
+  Recording rec;
+  compare_moves(rec, true, 20261202);
+}
