@@ -187,21 +187,12 @@ void exit_remap_file_pages(SyscallContext& ctx) {
   }
 }
 
-// Protection keys: pkey_mprotect with key -1 is mprotect, and replay redoes
-// it as such. A key the program allocated lives in the PKRU register and in
-// page-table bits that replay does not rebuild: a successful pkey_alloc (on
-// CPUs with protection keys) stops the recording after the call.
+// Protection keys (CPUs with PKU): replay redoes pkey_alloc, pkey_free and
+// pkey_mprotect in the replayed process (engine/replay/address_space.cc),
+// so that its keys, the PKRU rights pkey_alloc gives the calling thread and
+// the pages' keys are the recording's; a key replay is not given the same
+// number is a divergence. pkey_mprotect with key -1 is mprotect.
 void enter_pkey_mprotect(SyscallContext& ctx) { enter_range_change(ctx); }
-
-void exit_pkey_mprotect(SyscallContext& ctx) {
-  if (!ctx.failed() && static_cast<int>(ctx.arg(3)) != -1) {
-    ctx.refuse_after_call("pkey_mprotect with a protection key: replay does not rebuild protection keys");
-  }
-}
-
-void exit_pkey_alloc(SyscallContext& ctx) {
-  if (!ctx.failed()) ctx.refuse_after_call("pkey_alloc succeeded: replay does not rebuild protection keys");
-}
 
 }  // namespace
 
@@ -212,8 +203,7 @@ extern const SyscallRecorder mmap{enter_mmap, exit_mmap};
 extern const SyscallRecorder munmap{enter_range_change, exit_unmap};
 extern const SyscallRecorder mremap{enter_range_change, exit_mremap};
 extern const SyscallRecorder mprotect{enter_range_change, nullptr};
-extern const SyscallRecorder pkey_mprotect{enter_pkey_mprotect, exit_pkey_mprotect};
-extern const SyscallRecorder pkey_alloc{nullptr, exit_pkey_alloc};
+extern const SyscallRecorder pkey_mprotect{enter_pkey_mprotect, nullptr};
 extern const SyscallRecorder remap_file_pages{enter_range_change, exit_remap_file_pages};
 extern const SyscallRecorder madvise{enter_madvise, nullptr};
 extern const SyscallRecorder mincore{nullptr, exit_mincore};

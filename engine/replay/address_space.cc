@@ -204,8 +204,16 @@ std::string replay_address_space_call(ReplayMmCall& call) {
       return expect(tool_syscall(task, SYS_remap_file_pages, e.arg(0), e.arg(1), e.arg(2), e.arg(3), e.arg(4)), 0,
                     "remap_file_pages");
     case SYS_mprotect:
-    case SYS_pkey_mprotect:  // recorded only with key -1, which is mprotect
       return expect(tool_syscall(task, SYS_mprotect, e.arg(0), e.arg(1), e.arg(2)), 0, "mprotect");
+    // Protection keys, redone in the replayed process: the same key numbers
+    // (the recorded result), the PKRU rights pkey_alloc gives the thread.
+    case SYS_pkey_mprotect:
+      return expect(tool_syscall(task, SYS_pkey_mprotect, e.arg(0), e.arg(1), e.arg(2), e.arg(3)), 0,
+                    "pkey_mprotect");
+    case SYS_pkey_alloc:
+      return expect(tool_syscall(task, SYS_pkey_alloc, e.arg(0), e.arg(1)), call.result, "pkey_alloc");
+    case SYS_pkey_free:
+      return expect(tool_syscall(task, SYS_pkey_free, e.arg(0)), 0, "pkey_free");
     case SYS_madvise: {
       uint64_t advice = e.arg(2);
       if (advice == MADV_FREE) advice = MADV_DONTNEED;  // as the recorder made it

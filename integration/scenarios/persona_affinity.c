@@ -3,8 +3,11 @@
 // ADDR_NO_RANDOMIZE hidden), then the program sets one and reads it back;
 // sched_getaffinity shows the inherited CPUs (not the one CPU the recorder
 // runs the program on) until the program sets its own mask, which it then
-// reads back; protection keys (pkey_alloc
-// fails on CPUs without them; pkey_mprotect with key -1 is mprotect);
+// reads back; protection keys (pkey_alloc fails on CPUs without them; on
+// CPUs with them a key of the program's own, write-disabled by pkey_alloc,
+// guards a page until the program gives itself the right in PKRU; replay
+// redoes the calls, so the key number, PKRU and the page are the same;
+// pkey_mprotect with key -1 is mprotect);
 // scheduling parameters and priority ranges.
 #include "scenario.h"
 
@@ -44,7 +47,24 @@ int main(void) {
   errno = 0;
   long key = syscall(SYS_pkey_alloc, 0, 0);
   nd("pkey_alloc: %ld %s\n", key, key < 0 ? errname(errno) : "");
-  if (key >= 0) syscall(SYS_pkey_free, key);  // (a successful one stops a recording)
+  if (key >= 0) {
+    SYS(syscall(SYS_pkey_free, key));
+    // A key that pkey_alloc write-disables (PKEY_DISABLE_WRITE = 2) on a
+    // page of its own; the write waits for the right, given with wrpkru.
+    long guard = syscall(SYS_pkey_alloc, 0, 2);
+    CHECK(guard >= 0);
+    char* keyed = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(keyed != MAP_FAILED);
+    SYS(syscall(SYS_pkey_mprotect, keyed, 4096, PROT_READ | PROT_WRITE, guard));
+    unsigned pkru;
+    __asm__ volatile("rdpkru" : "=a"(pkru) : "c"(0) : "rdx");
+    nd("key %ld: rights %u in PKRU, page reads %d\n", guard, (pkru >> (2 * guard)) & 3, keyed[0]);
+    pkru &= ~(3u << (2 * guard));
+    __asm__ volatile("wrpkru" : : "a"(pkru), "c"(0), "d"(0) : "memory");
+    keyed[0] = 'w';
+    nd("written under key %ld: %c\n", guard, keyed[0]);
+    SYS(syscall(SYS_pkey_free, guard));
+  }
   char* page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   CHECK(page != MAP_FAILED);
   page[0] = 'k';
