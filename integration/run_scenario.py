@@ -41,6 +41,10 @@ Header syntax: comment lines at the very top of NAME.c, `// KEY: VALUE`:
   requires: threads         the program starts threads: while backstep refuses
                             clone/clone3, the recorded run reports SKIPPED
                             (exit status 77) instead of failing
+  requires: cpuid-faulting  the recording needs cpuid to trap (--cpuid-faulting):
+                            on a CPU or kernel that cannot, the recorder must
+                            refuse with its message and exit status 125, and the
+                            scenario then reports SKIPPED
   record-args: ARGS         options for `backstep record` (before the --)
   stack-limit: BYTES        RLIMIT_STACK (soft) of the native and recorded runs;
                             replay runs with the driver's own
@@ -136,7 +140,7 @@ DIRECTIVE = re.compile(r"^//\s?([a-z][a-z0-9-]*):(?: (.*)|)$")
 KNOWN = {"scenario", "args", "env", "stdin", "stdin-random", "input", "input-random",
          "input-lines", "expect-exit", "output", "stdout", "stderr", "timeout", "requires",
          "stack-limit", "record-args", "expect-buffered"}
-REQUIREMENTS = {"threads"}
+REQUIREMENTS = {"threads", "cpuid-faulting"}
 SKIPPED = 77  # CTest's SKIP_RETURN_CODE for the scenario tests
 
 
@@ -515,14 +519,26 @@ BACKSTEP_FAILURE = 125
 CLONE_REFUSAL = re.compile(rb"^backstep: .*\bclone3?\b.*$", re.M)
 
 
+# A machine whose CPU or kernel cannot make cpuid fault (some VMs and CPUs):
+# `record --cpuid-faulting` refuses at the start with this message.
+CPUID_FAULTING_REFUSAL = re.compile(rb"^backstep: recording stopped: --cpuid-faulting: this CPU or kernel cannot "
+                                    rb"make cpuid trap.*$", re.M)
+
+
 def missing_requirement(sc, rec):
     """Why the recording of sc could not be made, or None."""
-    if "threads" not in sc.requires or rec.timed_out or rec.returncode != BACKSTEP_FAILURE:
+    if rec.timed_out or rec.returncode != BACKSTEP_FAILURE:
         return None
-    m = CLONE_REFUSAL.search(rec.stdout if sc.merged else rec.stderr)
-    if not m:
-        return None
-    return "backstep cannot record threads yet (%s)" % m.group(0).decode("utf-8", "replace")
+    err = rec.stdout if sc.merged else rec.stderr
+    if "threads" in sc.requires:
+        m = CLONE_REFUSAL.search(err)
+        if m:
+            return "backstep cannot record threads yet (%s)" % m.group(0).decode("utf-8", "replace")
+    if "cpuid-faulting" in sc.requires:
+        m = CPUID_FAULTING_REFUSAL.search(err)
+        if m:
+            return "this machine cannot make cpuid trap (%s)" % m.group(0).decode("utf-8", "replace")
+    return None
 
 
 def record_and_replay(sc, binary, root, native, check, opts):

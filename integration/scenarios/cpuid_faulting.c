@@ -4,6 +4,7 @@
 // answers again. The recorder keeps faulting on for itself throughout and
 // plays the program's part.
 // record-args: --cpuid-faulting
+// requires: cpuid-faulting
 #include "scenario.h"
 
 #include <asm/prctl.h>

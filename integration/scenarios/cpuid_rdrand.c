@@ -4,6 +4,7 @@
 // recorded system call and replay repeats them; natively they may come
 // from the CPU. Also TSX's bits, and arch_prctl(ARCH_GET_CPUID).
 // record-args: --cpuid-faulting
+// requires: cpuid-faulting
 #include "scenario.h"
 
 #include <asm/prctl.h>
