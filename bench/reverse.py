@@ -11,7 +11,7 @@ experiment and a summary of the targets, and writes every figure as JSON
 (default bench/results/reverse.json).
 
 Experiments (--only, repeatable or comma-separated): checkpoint, continue,
-stepi, next. Python standard library only. See bench/README.md, "Reverse
+stepi, next, hits. Python standard library only. See bench/README.md, "Reverse
 execution", for what is measured and how to read it.
 """
 
@@ -32,7 +32,7 @@ BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(BENCH_DIR)
 BUILD_DIR = os.environ.get("BUILD_DIR", os.path.join(ROOT, "build"))
 DEFAULT_JSON = os.path.join(BENCH_DIR, "results", "reverse.json")
-EXPERIMENTS = ["checkpoint", "continue", "stepi", "next"]
+EXPERIMENTS = ["checkpoint", "continue", "stepi", "next", "hits"]
 
 # reverse_bench options per experiment: full run, then --quick.
 PARAMS = {
@@ -52,8 +52,13 @@ PARAMS = {
         {"iterations": "100,1000", "range-iterations": "20,40", "max-seconds": 240},
         {"iterations": "100", "range-iterations": "20", "max-seconds": 30},
     ),
+    "hits": (
+        {"hits": "10000,100000,1000000,2000000", "forward-hits": 100000, "int3-max-hits": 100000},
+        {"hits": "10000,100000", "forward-hits": 20000, "int3-max-hits": 10000},
+    ),
 }
-TIMEOUT_S = {"checkpoint": 300, "continue": 900, "stepi": 300, "next": 900}
+TIMEOUT_S = {"checkpoint": 300, "continue": 900, "stepi": 300, "next": 900, "hits": 900}
+HITS_TARGET_RATIO = 3.0
 NEXT_TARGET_ITERATIONS = 10000
 # spin()'s loop is 9 instructions an iteration at -O1, plus 6 for its entry
 # and exit and 1 for the step back onto the call (reverse_workload.c).
@@ -342,6 +347,27 @@ def table_next(res, summary):
     summary["next"] = out
 
 
+def table_hits(res, summary):
+    print("\n== 5. Reverse-continue across N breakpoint hits (counted by the kernel, or an int3 stop at each) ==")
+    hdr = (f"{'hits':>9} {'mode':<8} {'rc to last s':>12} {'rc across s':>11} {'fwd us/hit':>10} {'fwd hits s':>10} "
+           f"{'fwd span s':>10} {'rc/fwd':>7} {'across/fwd':>10} {'ckpts':>6}")
+    print(hdr)
+    print("-" * len(hdr))
+    out = []
+    for r in res["rows"]:
+        print(f"{r['hits']:>9} {r['mode']:<8} {r['reverse_continue_s']:>12.3f} {r['reverse_across_s']:>11.3f} "
+              f"{r['forward_per_hit_us']:>10.1f} {r['forward_hits_s']:>10.2f} {r['forward_span_s']:>10.4f} "
+              f"{r['reverse_continue_vs_forward']:>7.3f} {r['reverse_across_vs_forward']:>10.3f} "
+              f"{int(r['checkpoints']):>6}")
+        out.append({k: r[k] for k in ("hits", "mode", "reverse_continue_s", "reverse_across_s", "forward_hits_s",
+                                      "reverse_continue_vs_forward", "reverse_across_vs_forward", "checkpoints")})
+    print("rc to last: reverse-continue from after the loop to the last hit of g (the search crosses all N); "
+          "rc across: from there, breakpoint gone, back to the marker before the loop (across the N hits that name "
+          "the position); fwd hits: forward continues stopping at each hit of g (per hit, measured over the first "
+          "hits, times N); fwd span: one forward continue over the loop with no breakpoint")
+    summary["hits"] = out
+
+
 def print_summary(summary):
     print("\n== Targets ==")
     if "checkpoint" in summary:
@@ -371,6 +397,12 @@ def print_summary(summary):
             print(f"reverse-stepi within {STEPI_TARGET_MS:.0f} ms typically, {s['scenario']}: {verdict} "
                   f"(median {s['median_ms']:.2f} ms, p90 {s['p90_ms']:.2f} ms, p95 {s['p95_ms']:.2f} ms, "
                   f"p99 {s['p99_ms']:.2f} ms)")
+    for h in summary.get("hits", []):
+        worst = max(h["reverse_continue_vs_forward"], h["reverse_across_vs_forward"])
+        print(f"reverse-continue across {h['hits']} hits ({h['mode']}) within {HITS_TARGET_RATIO:.0f}x the forward "
+              f"continues over them: {'MET' if worst <= HITS_TARGET_RATIO else 'NOT met'} "
+              f"(to the last hit {h['reverse_continue_vs_forward']:.3f}x, across them {h['reverse_across_vs_forward']:.3f}x, "
+              f"{h['checkpoints']} checkpoints live)")
     if "next" in summary and "at_10000" in summary["next"]:
         a = summary["next"]["at_10000"]
         print(f"reverse-next over a {NEXT_TARGET_ITERATIONS}-iteration loop: "
@@ -378,7 +410,8 @@ def print_summary(summary):
               f"({'extrapolated' if a['extrapolated'] else 'measured'}), {a['steps']} reverse-stepi")
 
 
-TABLES = {"checkpoint": table_checkpoint, "continue": table_continue, "stepi": table_stepi, "next": table_next}
+TABLES = {"checkpoint": table_checkpoint, "continue": table_continue, "stepi": table_stepi, "next": table_next,
+          "hits": table_hits}
 
 
 def report(path):
