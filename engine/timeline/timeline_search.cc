@@ -143,6 +143,15 @@ std::optional<ReplayTimeline::Candidate> ReplayTimeline::last_hit_between(
 
   // Along `to`'s legs, with the user's traps armed too.
   Mark prefix{to.event, {}, 0};
+  // The n-th hit of `a` ends a leg: the prefix grows by it.
+  auto leg_done = [&](const Anchor& a, uint64_t n) {
+    Anchor done = a;
+    done.count = n;
+    done.steps_before = prefix.steps;
+    prefix.anchors.push_back(done);
+    prefix.steps = 0;
+    cur = prefix;
+  };
   std::vector<Move> legs = to.moves();
   for (std::size_t i = 0; i < legs.size(); ++i) {
     const Move& leg = legs[i];
@@ -219,12 +228,7 @@ std::optional<ReplayTimeline::Candidate> ReplayTimeline::last_hit_between(
       bool last_counts = !final_leg || to_included;
       CountedLeg counted = search_leg_counted(*s, a, leg.n, prefix, last_counts, all != nullptr, keep);
       if (counted == CountedLeg::Done) {
-        Anchor done = a;
-        done.count = leg.n;
-        done.steps_before = prefix.steps;
-        prefix.anchors.push_back(done);
-        prefix.steps = 0;
-        cur = prefix;
+        leg_done(a, leg.n);
         if (final_leg) return last;
         continue;
       }
@@ -239,12 +243,7 @@ std::optional<ReplayTimeline::Candidate> ReplayTimeline::last_hit_between(
       Anchor t = trap_of(r, watches);
       cur = cur.after_trap(t);
       if (t.kind == a.kind && t.addr() == a.addr() && ++hits == leg.n) {
-        Anchor done = a;
-        done.count = leg.n;
-        done.steps_before = prefix.steps;
-        prefix.anchors.push_back(done);
-        prefix.steps = 0;
-        cur = prefix;
+        leg_done(a, leg.n);
         if (final_leg) {  // reached `to`
           if (r.kind == ReplayStop::Kind::Watchpoint || to_included) consider(r);
           return last;
