@@ -83,7 +83,9 @@ std::optional<ReplayStop> ReplaySession::run_to_position(const trace::Event& nex
   const uint64_t pc = Registers::from_block(*next.regs).ip();
   std::optional<Registers> previous_regs;  // at the last hit that did not match
   std::optional<uint64_t> previous_digest;
-  bool user_breakpoint_at_pc = breakpoints_.count(pc) != 0;
+  // The user's breakpoints are in the debugged process only; the position's
+  // own trap goes into whichever process of the tree the position is in.
+  bool user_breakpoint_at_pc = in_debuggee() && breakpoints_.count(pc) != 0;
   uint64_t hits = 0;
   position_digests_ = 0;
   for (bool first = true;; first = false) {
@@ -100,9 +102,8 @@ std::optional<ReplayStop> ReplaySession::run_to_position(const trace::Event& nex
     bool step_off = live.ip() == pc || (breakpoint_reported_ && breakpoints_.count(live.ip()));
     breakpoint_reported_ = false;
     if (!step_off) {
-      breakpoints_.insert(pc);
       insert_breakpoints();
-      if (!user_breakpoint_at_pc) breakpoints_.erase(pc);
+      insert_breakpoint_at(pc);
     } else {
       insert_breakpoints();
       auto it = inserted_.find(live.ip());

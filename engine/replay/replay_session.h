@@ -328,6 +328,9 @@ class ReplaySession : public Session {
 
   std::set<uint64_t> breakpoints_;
   std::map<uint64_t, uint8_t> inserted_;  // address -> original byte
+  // An int3 at `addr` in the current process (any process of the tree;
+  // insert_breakpoints() puts the user's in the debugged one only).
+  void insert_breakpoint_at(uint64_t addr);
   // set_counted_stop(): armed at the next run (on the thread that runs),
   // closed when it returns.
   struct CountedStop {

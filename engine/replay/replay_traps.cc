@@ -84,14 +84,17 @@ bool ReplaySession::classify_trap(ReplayStop& stop, TrapAfter after) {
 }
 
 void ReplaySession::insert_breakpoints() {
-  static const uint8_t kInt3 = 0xcc;
   if (!in_debuggee()) return;  // another process of the tree: it runs through
-  for (uint64_t addr : breakpoints_) {
-    uint8_t original;
-    if (task_->read_some(remote_ptr<void>(addr), &original, 1) != 1) continue;  // not mapped (yet)
-    inserted_[addr] = original;
-    task_->write_bytes(remote_ptr<void>(addr), &kInt3, 1);
-  }
+  for (uint64_t addr : breakpoints_) insert_breakpoint_at(addr);
+}
+
+void ReplaySession::insert_breakpoint_at(uint64_t addr) {
+  static const uint8_t kInt3 = 0xcc;
+  if (inserted_.count(addr)) return;
+  uint8_t original;
+  if (task_->read_some(remote_ptr<void>(addr), &original, 1) != 1) return;  // not mapped (yet)
+  inserted_[addr] = original;
+  task_->write_bytes(remote_ptr<void>(addr), &kInt3, 1);
 }
 
 void ReplaySession::remove_breakpoints() {
