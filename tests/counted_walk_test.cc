@@ -174,3 +174,60 @@ BOOST_AUTO_TEST_CASE(with_two_interleaved_breakpoints_too) {
   Recording rec;
   compare_moves(rec, true, 20261202);
 }
+
+// gdb continues from a breakpoint by stepping off it first. Forward hits
+// reached that way extend the breakpoint's anchor ("+bp tick xK", not "+bp
+// tick x1 +1 steps +bp tick x1 ..."), unless a step stood on tick again
+// (then the steps stay in the name); either way seeking back there shows
+// the forward replay's state, and a reverse-continue lands on the hit before.
+BOOST_AUTO_TEST_CASE(forward_hits_after_a_step_off_extend_the_anchor) {
+  Recording rec;
+  uint64_t tick = testing::require_symbol(rec.binary(), "tick");
+  uint64_t total = testing::require_symbol(rec.binary(), "total");
+  uint64_t history = testing::require_symbol(rec.binary(), "history");
+  std::vector<uint64_t> at_hit;
+  {
+    ReplayTimeline fresh(rec.trace());
+    fresh.set_kernel_counting(ReplayTimeline::KernelCounting::Off);
+    fresh.set_breakpoint(tick, TrapKind::Software);
+    for (int k = 0; k < 300; ++k) {
+      BOOST_REQUIRE(go(fresh, RunDirection::Forward).kind == TargetStop::Kind::Breakpoint);
+      at_hit.push_back(digest(fresh, total, history));
+    }
+  }
+  ReplayTimeline t(rec.trace());
+  t.set_breakpoint(tick, TrapKind::Software);
+  BOOST_REQUIRE(go(t, RunDirection::Forward).kind == TargetStop::Kind::Breakpoint);
+  int hit = 0;
+  for (int round = 0; round < 40; ++round) {
+    // A step off (gdb's), or 200 steps: more than one pass round the loop,
+    // so they stand on tick again.
+    int steps = round % 4 == 3 ? 200 : 1;
+    for (int i = 0; i < steps; ++i) {
+      TargetStop s = go(t, RunDirection::Forward, ResumeRequest::How::Step);
+      if (s.kind == TargetStop::Kind::Step && t.registers(0).ip() == tick) ++hit;  // stepped onto the next call
+    }
+    BOOST_REQUIRE(go(t, RunDirection::Forward).kind == TargetStop::Kind::Breakpoint);
+    ++hit;
+    BOOST_REQUIRE_LT(hit, static_cast<int>(at_hit.size()));
+    BOOST_REQUIRE_MESSAGE(digest(t, total, history) == at_hit[static_cast<std::size_t>(hit)],
+                          "round " << round << " at " << t.describe_position() << " is not hit " << hit);
+    if (steps == 1 && round < 3) {
+      // Nothing but step-offs so far: one anchor.
+      BOOST_TEST(t.describe_position().find("x" + std::to_string(hit + 1)) != std::string::npos, t.describe_position());
+      BOOST_TEST(t.describe_position().find("steps") == std::string::npos, t.describe_position());
+    }
+  }
+  // Seeks back to every few hits, and a reverse-continue from each.
+  for (int k = hit; k > 1; k -= 7) {
+    int id = t.create_checkpoint();
+    BOOST_REQUIRE(go(t, RunDirection::Backward).kind == TargetStop::Kind::Breakpoint);
+    BOOST_REQUIRE_MESSAGE(digest(t, total, history) == at_hit[static_cast<std::size_t>(k - 1)],
+                          "reverse-continue from hit " << k << " landed at " << t.describe_position());
+    BOOST_REQUIRE(t.restart_checkpoint(id));
+    BOOST_REQUIRE(digest(t, total, history) == at_hit[static_cast<std::size_t>(k)]);
+    for (int back = 0; back < 7 && k - back > 1; ++back) {
+      BOOST_REQUIRE(go(t, RunDirection::Backward).kind == TargetStop::Kind::Breakpoint);
+    }
+  }
+}

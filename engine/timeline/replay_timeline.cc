@@ -549,7 +549,7 @@ TargetStop ReplayTimeline::continue_forward(const std::function<bool()>& interru
       case ReplayStop::Kind::Breakpoint: {
         Anchor a;
         a.watch.addr = s.address;
-        mark_ = mark_.after_trap(a);
+        mark_ = after_forward_hit(a);
         current_->set_echo(false);
         TargetStop stop = *user_trap(s, *current_);
         return stop;
@@ -630,6 +630,7 @@ TargetStop ReplayTimeline::step_once() {
     mark_ = Mark{current_->next_event(), {}, 0};
   } else {
     mark_ = mark_.after_step();
+    note_forward_step();
     if (mark_.steps % checkpoint_policy::kStepsPerWalkCheckpoint == 0) {
       // So that stepping back over what was stepped forward stays cheap.
       add_checkpoint(next_auto_checkpoint_--, mark_, *current_);
@@ -684,6 +685,38 @@ std::optional<std::string> ReplayTimeline::recorded_file(const std::string& path
   }
   if (it == recorded_files_.end()) return std::nullopt;
   return lookup_->file_path(it->second);
+}
+
+// gdb continues from a breakpoint by stepping off it first: forward over
+// N hits, the mark would grow by two legs a hit ("bp A x1, +1 step, bp A
+// x1, +1 step, ..."), and every seek there walk them all one by one. While
+// the steps since the last hit of A never stood on A again, the next hit
+// of A is simply the next execution of A: "bp A x k, +n steps, then A" is
+// "bp A x k+1", which a walk (or the kernel, counting) reaches at once.
+void ReplayTimeline::note_forward_step() {
+  Mark base = mark_;
+  base.steps = 0;
+  bool on_anchor = !mark_.anchors.empty() && mark_.anchors.back().kind == Anchor::Kind::Breakpoint &&
+                   current_->thread_registers(current_->next_thread()).ip() == mark_.anchors.back().addr();
+  if (mark_.steps == 1) {
+    step_watch_ = StepWatch{base, 1, on_anchor};
+  } else if (step_watch_.base == base && step_watch_.checked + 1 == mark_.steps) {
+    step_watch_.checked = mark_.steps;
+    step_watch_.revisited = step_watch_.revisited || on_anchor;
+  } else {
+    step_watch_ = StepWatch{};  // steps this did not see: no merging
+  }
+}
+
+Mark ReplayTimeline::after_forward_hit(const Anchor& a) {
+  Mark base = mark_;
+  base.steps = 0;
+  bool merge = mark_.steps > 0 && !mark_.at_event && !mark_.anchors.empty() && mark_.anchors.back().same_trap(a) &&
+               step_watch_.base == base && step_watch_.checked == mark_.steps && !step_watch_.revisited;
+  step_watch_ = StepWatch{};
+  if (!merge) return mark_.after_trap(a);
+  ++base.anchors.back().count;
+  return base;
 }
 
 }  // namespace backstep

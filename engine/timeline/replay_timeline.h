@@ -359,6 +359,17 @@ class ReplayTimeline : public DebugTarget {
   CountedLeg search_leg_counted(ReplaySession& s, const Anchor& a, uint64_t n, const Mark& prefix, bool last_counts,
                                 bool every_hit, const std::function<void(Candidate)>& keep);
   std::optional<Mark> lazy_;     // where the user stands, when not at mark_
+  // Forward single steps since the last breakpoint anchor of mark_, and
+  // whether one of them stood on its address again (replay_timeline.cc):
+  // a forward hit of the same breakpoint then extends that anchor.
+  struct StepWatch {
+    Mark base;             // mark_ without its steps
+    uint64_t checked = 0;  // steps seen from base
+    bool revisited = false;
+  };
+  StepWatch step_watch_;
+  void note_forward_step();
+  Mark after_forward_hit(const Anchor& a);
 
   std::set<uint64_t> breakpoints_;
   // Software breakpoints outside the replay's code: for diversions only.
