@@ -1,4 +1,4 @@
-// scenario: reverse-continue across 100,000 hits of a breakpoint in a loop
+// scenario: reverse-continue across 1,000,000 hits of a breakpoint in a loop
 // scenario: without system calls, with at most 3 automatic checkpoints
 // timeout: 600
 #include <stdio.h>
@@ -11,7 +11,7 @@ __attribute__((noinline)) static void tick(long i) {
 
 int main(void) {
   total = 7;
-  for (long i = 0; i < 100000; i++) tick(i);
+  for (long i = 0; i < 1000000; i++) tick(i);
   printf("total=%ld\n", total);
   return 0;
 }

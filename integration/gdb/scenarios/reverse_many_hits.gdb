@@ -1,4 +1,4 @@
-# Reverse-continue from after a loop to the last of its 100,000 breakpoint
+# Reverse-continue from after a loop to the last of its 1,000,000 breakpoint
 # hits: the search and the walk there cross every hit, and the walk leaves
 # checkpoints on the way (fewer when the kernel counts the hits). With
 # the limit at 3, at most 3 live (the
