@@ -53,8 +53,9 @@ PARAMS = {
         {"iterations": "100", "range-iterations": "20", "max-seconds": 30},
     ),
     "hits": (
-        {"hits": "10000,100000,1000000,2000000", "forward-hits": 100000, "int3-max-hits": 100000},
-        {"hits": "10000,100000", "forward-hits": 20000, "int3-max-hits": 10000},
+        {"hits": "10000,100000,1000000,2000000", "forward-hits": 100000, "int3-max-hits": 100000,
+         "conditional-calls": 5000},
+        {"hits": "10000,100000", "forward-hits": 20000, "int3-max-hits": 10000, "conditional-calls": 1000},
     ),
 }
 TIMEOUT_S = {"checkpoint": 300, "continue": 900, "stepi": 300, "next": 900, "hits": 900}
@@ -366,6 +367,12 @@ def table_hits(res, summary):
           "the position); fwd hits: forward continues stopping at each hit of g (per hit, measured over the first "
           "hits, times N); fwd span: one forward continue over the loop with no breakpoint")
     summary["hits"] = out
+    c = res.get("conditional")
+    if c:
+        print(f"conditional breakpoint false at every hit, gdb's way ({c['false_hits']} hits each way): forward "
+              f"(step off + continue) {c['forward_s']:.2f} s, backward (reverse step off + reverse-continue) "
+              f"{c['backward_s']:.2f} s: {c['backward_vs_forward']:.2f}x")
+        summary["conditional"] = c
 
 
 def print_summary(summary):
@@ -397,6 +404,11 @@ def print_summary(summary):
             print(f"reverse-stepi within {STEPI_TARGET_MS:.0f} ms typically, {s['scenario']}: {verdict} "
                   f"(median {s['median_ms']:.2f} ms, p90 {s['p90_ms']:.2f} ms, p95 {s['p95_ms']:.2f} ms, "
                   f"p99 {s['p99_ms']:.2f} ms)")
+    if "conditional" in summary:
+        c = summary["conditional"]
+        print(f"reverse-continue across {c['false_hits']} false hits of a conditional breakpoint within "
+              f"{HITS_TARGET_RATIO:.0f}x the forward time: {'MET' if c['backward_vs_forward'] <= HITS_TARGET_RATIO else 'NOT met'} "
+              f"({c['backward_vs_forward']:.2f}x: {c['backward_s']:.2f} s vs {c['forward_s']:.2f} s)")
     for h in summary.get("hits", []):
         worst = max(h["reverse_continue_vs_forward"], h["reverse_across_vs_forward"])
         print(f"reverse-continue across {h['hits']} hits ({h['mode']}) within {HITS_TARGET_RATIO:.0f}x the forward "

@@ -14,6 +14,11 @@
 // (measured over the first --forward-hits hits, per hit, times N), and one
 // forward continue over the span with no breakpoint (the replay's own
 // speed there).
+//
+// Then gdb's way over a conditional breakpoint false at every hit
+// (--conditional-calls C, C-20 false hits each way): forwards a step off
+// and a continue per hit, backwards a reverse step off and a
+// reverse-continue per hit, the last landing checked (g's argument).
 #include <sys/syscall.h>
 
 #include "bench/reverse/bench_support.h"
@@ -97,6 +102,45 @@ Run run_hits(const std::string& trace, uint64_t g, long n, bool counting, long f
   return out;
 }
 
+// What gdb does at each hit of a conditional breakpoint whose condition is
+// false: forwards, a step off the breakpoint and a continue; backwards, a
+// reverse step off it and a reverse-continue (the hit list answers those).
+// `m` hits each way over the same loop; returns {forward s, backward s}.
+std::pair<double, double> run_conditional(const std::string& trace, uint64_t g, long n, long m) {
+  ReplayTimeline t(trace);
+  t.set_catch_syscalls(std::vector<int>{SYS_getppid});
+  to_next_marker(t);
+  t.set_catch_syscalls(std::nullopt);
+  t.set_breakpoint(g, TrapKind::Software);
+  CHECK(go(t, kFwd).kind == TargetStop::Kind::Breakpoint, "the first hit of g");
+  auto t0 = Clock::now();
+  for (long k = 0; k < m; ++k) {
+    go(t, kFwd, ResumeRequest::How::Step);
+    TargetStop s = go(t, kFwd);
+    CHECK(s.kind == TargetStop::Kind::Breakpoint && s.address == g, "forward false hit " << k);
+  }
+  double forward_s = seconds_since(t0);
+  CHECK(t.registers(0).raw().rdi == static_cast<uint64_t>(m), "forward: at g(" << t.registers(0).raw().rdi << ")");
+  // Backwards from after the loop: the first reverse-continue searches,
+  // the rest are answered from its list.
+  t.remove_breakpoint(g, TrapKind::Software);
+  t.set_catch_syscalls(std::vector<int>{SYS_getppid});
+  to_next_marker(t);
+  t.set_catch_syscalls(std::nullopt);
+  t.set_breakpoint(g, TrapKind::Software);
+  CHECK(go(t, kBack).kind == TargetStop::Kind::Breakpoint, "the last hit of g");
+  t0 = Clock::now();
+  for (long k = 0; k < m; ++k) {
+    go(t, kBack, ResumeRequest::How::Step);
+    TargetStop s = go(t, kBack);
+    CHECK(s.kind == TargetStop::Kind::Breakpoint && s.address == g, "backward false hit " << k);
+  }
+  double backward_s = seconds_since(t0);
+  uint64_t arg = t.registers(0).raw().rdi;
+  CHECK(arg == static_cast<uint64_t>(n - 1 - m), "backward: at g(" << arg << "), not g(" << n - 1 - m << ")");
+  return {forward_s, backward_s};
+}
+
 }  // namespace
 
 Json bench_hits(const Config& cfg) {
@@ -133,6 +177,19 @@ Json bench_hits(const Config& cfg) {
   }
   Json out = Json::object();
   out.set("rows", rows);
+  // gdb's way over a conditional breakpoint that is false at every hit.
+  long cond_calls = cfg.num("conditional-calls", 5000);
+  long cond_hits = std::max(1L, cond_calls - 20);
+  Json rec = Json::object();
+  std::string trace = record(cfg, "conditional", {"inner", std::to_string(cond_calls)}, rec);
+  progress("conditional: " + std::to_string(cond_hits) + " false hits each way");
+  auto [forward_s, backward_s] = run_conditional(trace, g, cond_calls, cond_hits);
+  Json cond = Json::object();
+  cond.set("false_hits", cond_hits);
+  cond.set("forward_s", forward_s);
+  cond.set("backward_s", backward_s);
+  cond.set("backward_vs_forward", backward_s / forward_s);
+  out.set("conditional", cond);
   return out;
 }
 
