@@ -297,8 +297,18 @@ std::optional<TargetStop> ReplayTimeline::continue_backward_listed() {
   ++listed_hits_served_;
   list.at = *k;
   list.stepped_off.reset();
+  const Candidate& hit = list.hits[*k];
+  if (hit.stop.kind == TargetStop::Kind::Breakpoint && watchpoints_.empty() && trajectory_use_ == TrajectoryUse::On) {
+    // gdb's step back off the hit after it counted the steps from this one
+    // and cached them (it is where that count began): no seek.
+    const TrajectoryEntry* e = trajectory_.find(hit.mark);
+    if (e && (hit.stop.tid == 0 || e->runs == hit.stop.tid)) {
+      set_logical(hit.mark);
+      return hit.stop;
+    }
+  }
   lazy_.reset();  // the seek goes from a checkpoint, not from here
-  return land_backward(list.hits[*k]);
+  return land_backward(hit);
 }
 
 TargetStop ReplayTimeline::continue_backward(const std::function<bool()>& interrupted) {
