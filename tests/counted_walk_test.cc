@@ -161,16 +161,24 @@ void compare_moves(Recording& rec, bool both, unsigned seed) {
 
 }  // namespace
 
-BOOST_AUTO_TEST_CASE(counted_walks_and_searches_land_where_int3_ones_land) {
-  BOOST_REQUIRE_MESSAGE(HitCounter::available(),
-                        "the kernel does not count breakpoint hits here (perf hardware breakpoints); this test "
-                        "compares counted walks with int3 walks and has nothing to compare");
+// Where the kernel cannot count breakpoint hits (no perf hardware
+// breakpoints for the tracer), the timeline stops at every hit and there is
+// nothing to compare: these cases are reported skipped, with the reason.
+struct KernelCounts {
+  boost::test_tools::assertion_result operator()(boost::unit_test::test_unit_id) const {
+    boost::test_tools::assertion_result r(HitCounter::available());
+    r.message() << "the kernel does not count breakpoint hits here (perf hardware breakpoints)";
+    return r;
+  }
+};
+
+BOOST_AUTO_TEST_CASE(counted_walks_and_searches_land_where_int3_ones_land,
+                     *boost::unit_test::precondition(KernelCounts())) {
   Recording rec;
   compare_moves(rec, false, 20261201);
 }
 
-BOOST_AUTO_TEST_CASE(with_two_interleaved_breakpoints_too) {
-  BOOST_REQUIRE(HitCounter::available());
+BOOST_AUTO_TEST_CASE(with_two_interleaved_breakpoints_too, *boost::unit_test::precondition(KernelCounts())) {
   Recording rec;
   compare_moves(rec, true, 20261202);
 }
