@@ -4,8 +4,9 @@
 // and with a stop count it also stops the thread (SIGTRAP, si_code
 // TRAP_PERF) right before the n-th execution, as an int3 there would.
 //
-// Here each hit costs ~14 us (the debug exception is a VM exit) against
-// ~70-85 us for an int3 the tracer sees, steps over and puts back. It needs
+// Here each hit costs ~5 us (bench/reverse.py hits; the debug exception is
+// a VM exit) against ~70 us for an int3 the tracer sees, steps over and
+// puts back. It needs
 // a free debug register and perf events for the tracer; where they are
 // missing open() says why and the caller goes on with int3 stops.
 #pragma once
