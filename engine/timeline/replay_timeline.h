@@ -350,6 +350,11 @@ class ReplayTimeline : public DebugTarget {
   // say in which order; the caller replays that stretch stopping at each.
   bool take_counted_hits(ReplaySession& s, HitTally& tally, Mark& cur, bool every_hit,
                          const std::function<void(Candidate)>& keep);
+  // The hits 1..k of breakpoint `addr` by thread `tid` after `base`, as
+  // candidates to `keep` (the last kHitListSize of them with `every_hit`,
+  // else only the k-th).
+  void keep_counted_hits(const Mark& base, uint64_t addr, uint32_t tid, uint64_t k, bool every_hit,
+                         const std::function<void(Candidate)>& keep);
   // One leg of the searched-to position's way: `n` hits of breakpoint `a`
   // from `prefix`, where `s` is, with the user's breakpoints counted (the
   // n-th hit a candidate only if `last_counts`). Refused: nothing done, the

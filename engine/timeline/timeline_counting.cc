@@ -89,18 +89,23 @@ bool ReplayTimeline::take_counted_hits(ReplaySession& s, HitTally& tally, Mark& 
   }
   if (several) return false;
   if (!fresh) return true;
+  keep_counted_hits(cur, fresh->addr, fresh->tid, fresh->hits, every_hit, keep);
+  cur = after_hits(cur, breakpoint_anchor(fresh->addr), fresh->hits);
+  return true;
+}
+
+void ReplayTimeline::keep_counted_hits(const Mark& base, uint64_t addr, uint32_t tid, uint64_t k, bool every_hit,
+                                       const std::function<void(Candidate)>& keep) {
+  if (k == 0) return;
   TargetStop stop;
   stop.kind = TargetStop::Kind::Breakpoint;
-  stop.address = fresh->addr;
-  stop.hardware = hw_breakpoints_.count(fresh->addr) > 0;
-  stop.tid = static_cast<pid_t>(fresh->tid);
-  Anchor a = breakpoint_anchor(fresh->addr);
-  uint64_t k = fresh->hits;
+  stop.address = addr;
+  stop.hardware = hw_breakpoints_.count(addr) > 0;
+  stop.tid = static_cast<pid_t>(tid);
+  Anchor a = breakpoint_anchor(addr);
   // Only the most recent kHitListSize could stay listed.
   uint64_t first = !every_hit ? k : k > checkpoint_policy::kHitListSize ? k - checkpoint_policy::kHitListSize + 1 : 1;
-  for (uint64_t j = first; j <= k; ++j) keep(Candidate{after_hits(cur, a, j), stop});
-  cur = after_hits(cur, a, k);
-  return true;
+  for (uint64_t j = first; j <= k; ++j) keep(Candidate{after_hits(base, a, j), stop});
 }
 
 ReplayTimeline::CountedLeg ReplayTimeline::search_leg_counted(ReplaySession& s, const Anchor& a, uint64_t n,
@@ -128,23 +133,11 @@ ReplayTimeline::CountedLeg ReplayTimeline::search_leg_counted(ReplaySession& s, 
   // Hits of the user's other breakpoints: in what order with the anchor's
   // (or with each other) the kernel does not say.
   if (counts.size() > 1 || (anchor_is_users && !counts.empty())) return CountedLeg::Ambiguous;
-  TargetStop stop;
-  stop.kind = TargetStop::Kind::Breakpoint;
-  stop.tid = static_cast<pid_t>(s.stopped_thread());
-  Anchor hit_of;
-  uint64_t k = 0;
   if (anchor_is_users) {
-    hit_of = a;
-    k = last_counts ? n : n - 1;
+    keep_counted_hits(prefix, a.addr(), s.stopped_thread(), last_counts ? n : n - 1, every_hit, keep);
   } else if (!counts.empty()) {
-    hit_of = breakpoint_anchor(counts.front().addr);
-    k = counts.front().hits;
-    stop.tid = static_cast<pid_t>(counts.front().tid);
+    keep_counted_hits(prefix, counts.front().addr, counts.front().tid, counts.front().hits, every_hit, keep);
   }
-  stop.address = hit_of.addr();
-  stop.hardware = hw_breakpoints_.count(stop.address) > 0;
-  uint64_t first = !every_hit ? k : k > checkpoint_policy::kHitListSize ? k - checkpoint_policy::kHitListSize + 1 : 1;
-  for (uint64_t j = std::max<uint64_t>(first, 1); j <= k; ++j) keep(Candidate{after_hits(prefix, hit_of, j), stop});
   return CountedLeg::Done;
 }
 
