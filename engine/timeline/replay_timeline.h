@@ -296,6 +296,9 @@ class ReplayTimeline : public DebugTarget {
   void note_step_back(const Mark& from, const Mark& landed);
   // Moves to a hit found going backwards (before a watched write).
   TargetStop land_backward(const Candidate& hit);
+  // The trajectory cache's entry at `m` when a reverse move may land there
+  // without a seek (no watchpoints; `thread` runs there, or 0 for any).
+  const TrajectoryEntry* cached_landing(const Mark& m, pid_t thread) const;
   std::optional<Mark> mark_before(const Mark& at);
   void arm_user_traps(ReplaySession& session) const;
   std::optional<TargetStop> user_trap(const ReplayStop& stop, ReplaySession& session) const;

@@ -298,14 +298,11 @@ std::optional<TargetStop> ReplayTimeline::continue_backward_listed() {
   list.at = *k;
   list.stepped_off.reset();
   const Candidate& hit = list.hits[*k];
-  if (hit.stop.kind == TargetStop::Kind::Breakpoint && watchpoints_.empty() && trajectory_use_ == TrajectoryUse::On) {
-    // gdb's step back off the hit after it counted the steps from this one
-    // and cached them (it is where that count began): no seek.
-    const TrajectoryEntry* e = trajectory_.find(hit.mark);
-    if (e && (hit.stop.tid == 0 || e->runs == hit.stop.tid)) {
-      set_logical(hit.mark);
-      return hit.stop;
-    }
+  // gdb's step back off the hit after it counted the steps from this one
+  // and cached them (it is where that count began): no seek.
+  if (hit.stop.kind == TargetStop::Kind::Breakpoint && cached_landing(hit.mark, hit.stop.tid)) {
+    set_logical(hit.mark);
+    return hit.stop;
   }
   lazy_.reset();  // the seek goes from a checkpoint, not from here
   return land_backward(hit);
@@ -336,6 +333,15 @@ TargetStop ReplayTimeline::continue_backward(const std::function<bool()>& interr
   }
 }
 
+const TrajectoryEntry* ReplayTimeline::cached_landing(const Mark& m, pid_t thread) const {
+  // With watchpoints, a step back must run the instruction in a copy to see
+  // whether it wrote: no cached landing.
+  if (!watchpoints_.empty() || trajectory_use_ != TrajectoryUse::On) return nullptr;
+  const TrajectoryEntry* e = trajectory_.find(m);
+  if (!e || (thread != 0 && e->runs != thread)) return nullptr;
+  return e;
+}
+
 TargetStop ReplayTimeline::land_backward(const Candidate& hit) {
   seek(hit.mark);
   if (hit.stop.kind == TargetStop::Kind::Watchpoint) {
@@ -352,10 +358,9 @@ TargetStop ReplayTimeline::step_backward(pid_t thread, Landing landing) {
   if (!before) return make_stop(TargetStop::Kind::HistoryStart);
   uint32_t tid = static_cast<uint32_t>(thread);
   note_step_back(from, *before);
-  if (landing == Landing::Lazy && watchpoints_.empty() && trajectory_use_ == TrajectoryUse::On) {
+  if (landing == Landing::Lazy) {
     // Counting the steps to a trap cached them: no seek back needed.
-    const TrajectoryEntry* e = trajectory_.find(*before);
-    if (e && (tid == 0 || e->runs == thread)) {
+    if (const TrajectoryEntry* e = cached_landing(*before, thread)) {
       set_logical(*before);
       TargetStop stop = make_stop(TargetStop::Kind::Step);
       stop.tid = e->runs;
