@@ -142,11 +142,16 @@ void ReplayTimeline::walk(ReplaySession& session, const Mark& from, const Mark& 
     return m;
   };
   bool leave_checkpoints = &session == current_.get();
-  auto maybe_checkpoint = [&](std::size_t leg_index, uint64_t n, uint64_t every) {
-    if (!leave_checkpoints || n % every != 0 || n == legs[leg_index].n) return;
+  // A checkpoint after `n` of leg `leg_index` (not at the leg's end), unless
+  // one is there already.
+  auto leave_checkpoint = [&](std::size_t leg_index, uint64_t n) {
+    if (!leave_checkpoints || n == legs[leg_index].n) return;
     Mark here = position(leg_index, n);
     const Checkpoint* near = best_checkpoint(here, true, false);
     if (!near || near->mark != here) add_checkpoint(next_auto_checkpoint_--, here, session);
+  };
+  auto maybe_checkpoint = [&](std::size_t leg_index, uint64_t n, uint64_t every) {
+    if (n % every == 0) leave_checkpoint(leg_index, n);
   };
   for (; i < legs.size(); ++i, done = 0) {
     const Move& leg = legs[i];
@@ -167,14 +172,9 @@ void ReplayTimeline::walk(ReplaySession& session, const Mark& from, const Mark& 
       if (done == 0) run_to_state(session, a, to);
       continue;
     }
-    if (a.kind == Anchor::Kind::Breakpoint && leg.n - done >= kCountedWalkMinHits) {
-      auto leave = [&](uint64_t hit) {
-        if (!leave_checkpoints || hit == leg.n) return;
-        Mark here = position(i, hit);
-        const Checkpoint* near = best_checkpoint(here, true, false);
-        if (!near || near->mark != here) add_checkpoint(next_auto_checkpoint_--, here, session);
-      };
-      if (walk_counted(session, a, done, leg.n, leave)) continue;
+    if (a.kind == Anchor::Kind::Breakpoint && leg.n - done >= kCountedWalkMinHits &&
+        walk_counted(session, a, done, leg.n, [&](uint64_t hit) { leave_checkpoint(i, hit); })) {
+      continue;
     }
     if (a.kind == Anchor::Kind::Breakpoint) {
       session.set_breakpoints({a.addr()});
