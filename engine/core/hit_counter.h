@@ -6,9 +6,9 @@
 //
 // Here each hit costs ~5 us (bench/reverse.py hits; the debug exception is
 // a VM exit) against ~70 us for an int3 the tracer sees, steps over and
-// puts back. It needs
-// a free debug register and perf events for the tracer; where they are
-// missing open() says why and the caller goes on with int3 stops.
+// puts back. It needs a free debug register and perf events for the
+// tracer; where they are missing open() says why and the caller goes on
+// with int3 stops.
 #pragma once
 
 #include <signal.h>
