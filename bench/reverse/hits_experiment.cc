@@ -26,14 +26,17 @@
 namespace backstep::bench {
 namespace {
 
-// Runs forward to the return of the next getppid marker (catch syscall on).
+// Runs forward to the return of the next getppid marker (catch syscall on
+// for the way there only).
 void to_next_marker(ReplayTimeline& t) {
+  t.set_catch_syscalls(std::vector<int>{SYS_getppid});
   TargetStop s;
   do {
     s = go(t, kFwd);
     CHECK(s.kind == TargetStop::Kind::Syscall && s.syscall == SYS_getppid,
           "expected the getppid marker, got " << to_string(s.kind));
   } while (!s.syscall_return);
+  t.set_catch_syscalls(std::nullopt);
 }
 
 struct Run {
@@ -51,7 +54,6 @@ Run run_hits(const std::string& trace, uint64_t g, long n, bool counting, long f
   auto timeline = [&](ReplayTimeline& t) {
     t.set_kernel_counting(counting ? ReplayTimeline::KernelCounting::On : ReplayTimeline::KernelCounting::Off);
     CHECK(t.kernel_counting() == counting, "the kernel does not count breakpoint hits here");
-    t.set_catch_syscalls(std::vector<int>{SYS_getppid});
     to_next_marker(t);
   };
   if (forward_hits > 0) {
@@ -77,7 +79,6 @@ Run run_hits(const std::string& trace, uint64_t g, long n, bool counting, long f
   out.forward_span_s = seconds_since(t0);
 
   // Reverse-continue to the last hit of g, across all N.
-  t.set_catch_syscalls(std::nullopt);
   t.set_breakpoint(g, TrapKind::Software);
   t0 = Clock::now();
   TargetStop s = go(t, kBack);
@@ -108,9 +109,7 @@ Run run_hits(const std::string& trace, uint64_t g, long n, bool counting, long f
 // `m` hits each way over the same loop; returns {forward s, backward s}.
 std::pair<double, double> run_conditional(const std::string& trace, uint64_t g, long n, long m) {
   ReplayTimeline t(trace);
-  t.set_catch_syscalls(std::vector<int>{SYS_getppid});
   to_next_marker(t);
-  t.set_catch_syscalls(std::nullopt);
   t.set_breakpoint(g, TrapKind::Software);
   CHECK(go(t, kFwd).kind == TargetStop::Kind::Breakpoint, "the first hit of g");
   auto t0 = Clock::now();
@@ -124,9 +123,7 @@ std::pair<double, double> run_conditional(const std::string& trace, uint64_t g, 
   // Backwards from after the loop: the first reverse-continue searches,
   // the rest are answered from its list.
   t.remove_breakpoint(g, TrapKind::Software);
-  t.set_catch_syscalls(std::vector<int>{SYS_getppid});
   to_next_marker(t);
-  t.set_catch_syscalls(std::nullopt);
   t.set_breakpoint(g, TrapKind::Software);
   CHECK(go(t, kBack).kind == TargetStop::Kind::Breakpoint, "the last hit of g");
   t0 = Clock::now();
