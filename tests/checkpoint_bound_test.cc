@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/timeline/replay_timeline.h"
+#include "tests/support/loop_target_states.h"
 #include "tests/support/recording.h"
 
 using namespace backstep;
@@ -53,23 +54,6 @@ std::size_t live_children() {
   return n;
 }
 
-// The registers, the loop's globals and the top of the stack, hashed.
-uint64_t digest(ReplayTimeline& t, uint64_t total, uint64_t history) {
-  uint64_t h = 1469598103934665603ull;
-  auto mix = [&](const std::vector<uint8_t>& bytes) {
-    for (uint8_t b : bytes) h = (h ^ b) * 1099511628211ull;
-  };
-  Registers regs = t.registers(0);
-  user_regs_struct raw = regs.raw();
-  std::vector<uint8_t> reg_bytes(sizeof(raw));
-  std::memcpy(reg_bytes.data(), &raw, sizeof(raw));
-  mix(reg_bytes);
-  mix(t.read_memory(total, 8));
-  mix(t.read_memory(history, 64 * 8));
-  mix(t.read_memory(regs.sp(), 256));
-  return h;
-}
-
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(reverse_continues_stay_within_the_limit_and_land_exactly) {
@@ -80,15 +64,7 @@ BOOST_AUTO_TEST_CASE(reverse_continues_stay_within_the_limit_and_land_exactly) {
   BOOST_REQUIRE(tick && total && history);
 
   // A fresh replay, forwards: the state at each hit.
-  std::vector<uint64_t> expected;
-  {
-    ReplayTimeline fresh(rec.trace());
-    fresh.set_breakpoint(tick, TrapKind::Software);
-    for (int k = 0; k < kHits; ++k) {
-      BOOST_REQUIRE(go(fresh, RunDirection::Forward).kind == TargetStop::Kind::Breakpoint);
-      expected.push_back(digest(fresh, total, history));
-    }
-  }
+  std::vector<uint64_t> expected = testing::forward_hit_digests(rec.trace(), tick, total, history, kHits);
   BOOST_REQUIRE_EQUAL(live_children(), 0u);  // the fresh replay's all reaped
 
   constexpr std::size_t kLimit = 4;
@@ -101,7 +77,7 @@ BOOST_AUTO_TEST_CASE(reverse_continues_stay_within_the_limit_and_land_exactly) {
   std::size_t most_children = 0;
   for (int k = kHits - 1; k >= 0; --k) {
     BOOST_REQUIRE(go(t, RunDirection::Backward).kind == TargetStop::Kind::Breakpoint);
-    BOOST_REQUIRE_MESSAGE(digest(t, total, history) == expected[static_cast<std::size_t>(k)],
+    BOOST_REQUIRE_MESSAGE(testing::loop_state_digest(t, total, history) == expected[static_cast<std::size_t>(k)],
                           "hit " << k << " at " << t.describe_position() << " is not the fresh replay's state");
     CheckpointStats s = t.checkpoint_stats();
     BOOST_REQUIRE_LE(s.automatic, kLimit);
@@ -120,7 +96,7 @@ BOOST_AUTO_TEST_CASE(reverse_continues_stay_within_the_limit_and_land_exactly) {
   for (int k = 0; k < kHits; k += 97) {
     t.restart(std::nullopt);
     for (int i = 0; i <= k; ++i) BOOST_REQUIRE(go(t, RunDirection::Forward).kind == TargetStop::Kind::Breakpoint);
-    BOOST_REQUIRE(digest(t, total, history) == expected[static_cast<std::size_t>(k)]);
+    BOOST_REQUIRE(testing::loop_state_digest(t, total, history) == expected[static_cast<std::size_t>(k)]);
   }
 }
 

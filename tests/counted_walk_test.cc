@@ -18,11 +18,14 @@
 
 #include "engine/core/hit_counter.h"
 #include "engine/timeline/replay_timeline.h"
+#include "tests/support/loop_target_states.h"
 #include "tests/support/recording.h"
 #include "tests/support/timeline_steps.h"
 
 using namespace backstep;
+using testing::forward_hit_digests;
 using testing::go;
+using testing::loop_state_digest;
 
 namespace backstep {
 std::ostream& operator<<(std::ostream& os, TargetStop::Kind k) { return os << to_string(k); }
@@ -36,23 +39,6 @@ struct Recording : testing::Recording {
   Recording() : testing::Recording(LOOP_TARGET) { BOOST_REQUIRE(result().completed); }
 };
 
-// The registers, the loop's globals and the top of the stack, hashed.
-uint64_t digest(ReplayTimeline& t, uint64_t total, uint64_t history) {
-  uint64_t h = 1469598103934665603ull;
-  auto mix = [&](const std::vector<uint8_t>& bytes) {
-    for (uint8_t b : bytes) h = (h ^ b) * 1099511628211ull;
-  };
-  Registers regs = t.registers(0);
-  user_regs_struct raw = regs.raw();
-  std::vector<uint8_t> reg_bytes(sizeof(raw));
-  std::memcpy(reg_bytes.data(), &raw, sizeof(raw));
-  mix(reg_bytes);
-  mix(t.read_memory(total, 8));
-  mix(t.read_memory(history, 64 * 8));
-  mix(t.read_memory(regs.sp(), 256));
-  return h;
-}
-
 // The same random moves on a counting and a stopping timeline, with a
 // breakpoint on tick (and on tock when `both`).
 void compare_moves(Recording& rec, bool both, unsigned seed) {
@@ -62,17 +48,7 @@ void compare_moves(Recording& rec, bool both, unsigned seed) {
   uint64_t history = testing::require_symbol(rec.binary(), "history");
 
   // A plain forward replay: the state at each hit.
-  std::vector<uint64_t> at_hit;
-  {
-    ReplayTimeline fresh(rec.trace());
-    fresh.set_kernel_counting(ReplayTimeline::KernelCounting::Off);
-    fresh.set_breakpoint(tick, TrapKind::Software);
-    for (int k = 0; k < kHits; ++k) {
-      BOOST_REQUIRE(go(fresh, RunDirection::Forward).kind == TargetStop::Kind::Breakpoint);
-      BOOST_REQUIRE_EQUAL(fresh.registers(0).raw().rdi, static_cast<uint64_t>(k));
-      at_hit.push_back(digest(fresh, total, history));
-    }
-  }
+  std::vector<uint64_t> at_hit = forward_hit_digests(rec.trace(), tick, total, history, kHits);
 
   ReplayTimeline counted(rec.trace()), stopped(rec.trace());
   counted.set_kernel_counting(ReplayTimeline::KernelCounting::On);
@@ -133,8 +109,8 @@ void compare_moves(Recording& rec, bool both, unsigned seed) {
     Registers ra = counted.registers(0), rb = stopped.registers(0);
     BOOST_REQUIRE_MESSAGE(Registers::differences(ra, rb).empty(),
                           where << " at " << counted.describe_position() << ": " << Registers::differences(ra, rb));
-    uint64_t da = digest(counted, total, history);
-    BOOST_REQUIRE_MESSAGE(da == digest(stopped, total, history), where << ": memory differs");
+    uint64_t da = loop_state_digest(counted, total, history);
+    BOOST_REQUIRE_MESSAGE(da == loop_state_digest(stopped, total, history), where << ": memory differs");
     if (a.kind == TargetStop::Kind::Breakpoint && a.address == tock) {
       BOOST_REQUIRE(both);
       ++landings_on_tock;
@@ -193,16 +169,7 @@ BOOST_AUTO_TEST_CASE(forward_hits_after_a_step_off_extend_the_anchor) {
   uint64_t tick = testing::require_symbol(rec.binary(), "tick");
   uint64_t total = testing::require_symbol(rec.binary(), "total");
   uint64_t history = testing::require_symbol(rec.binary(), "history");
-  std::vector<uint64_t> at_hit;
-  {
-    ReplayTimeline fresh(rec.trace());
-    fresh.set_kernel_counting(ReplayTimeline::KernelCounting::Off);
-    fresh.set_breakpoint(tick, TrapKind::Software);
-    for (int k = 0; k < 300; ++k) {
-      BOOST_REQUIRE(go(fresh, RunDirection::Forward).kind == TargetStop::Kind::Breakpoint);
-      at_hit.push_back(digest(fresh, total, history));
-    }
-  }
+  std::vector<uint64_t> at_hit = forward_hit_digests(rec.trace(), tick, total, history, 300);
   ReplayTimeline t(rec.trace());
   t.set_breakpoint(tick, TrapKind::Software);
   BOOST_REQUIRE(go(t, RunDirection::Forward).kind == TargetStop::Kind::Breakpoint);
@@ -218,7 +185,7 @@ BOOST_AUTO_TEST_CASE(forward_hits_after_a_step_off_extend_the_anchor) {
     BOOST_REQUIRE(go(t, RunDirection::Forward).kind == TargetStop::Kind::Breakpoint);
     ++hit;
     BOOST_REQUIRE_LT(hit, static_cast<int>(at_hit.size()));
-    BOOST_REQUIRE_MESSAGE(digest(t, total, history) == at_hit[static_cast<std::size_t>(hit)],
+    BOOST_REQUIRE_MESSAGE(loop_state_digest(t, total, history) == at_hit[static_cast<std::size_t>(hit)],
                           "round " << round << " at " << t.describe_position() << " is not hit " << hit);
     if (steps == 1 && round < 3) {
       // Nothing but step-offs so far: one anchor.
@@ -230,10 +197,10 @@ BOOST_AUTO_TEST_CASE(forward_hits_after_a_step_off_extend_the_anchor) {
   for (int k = hit; k > 1; k -= 7) {
     int id = t.create_checkpoint();
     BOOST_REQUIRE(go(t, RunDirection::Backward).kind == TargetStop::Kind::Breakpoint);
-    BOOST_REQUIRE_MESSAGE(digest(t, total, history) == at_hit[static_cast<std::size_t>(k - 1)],
+    BOOST_REQUIRE_MESSAGE(loop_state_digest(t, total, history) == at_hit[static_cast<std::size_t>(k - 1)],
                           "reverse-continue from hit " << k << " landed at " << t.describe_position());
     BOOST_REQUIRE(t.restart_checkpoint(id));
-    BOOST_REQUIRE(digest(t, total, history) == at_hit[static_cast<std::size_t>(k)]);
+    BOOST_REQUIRE(loop_state_digest(t, total, history) == at_hit[static_cast<std::size_t>(k)]);
     for (int back = 0; back < 7 && k - back > 1; ++back) {
       BOOST_REQUIRE(go(t, RunDirection::Backward).kind == TargetStop::Kind::Breakpoint);
     }
