@@ -45,8 +45,8 @@ PARAMS = {
         {"iterations": 40000, "distances": "10,100,1000", "reps": 1},
     ),
     "stepi": (
-        {"steps": 200, "dense-hit": 5000, "inner-hit": "1000,4000"},
-        {"steps": 200, "dense-hit": 1000, "inner-hit": 300},
+        {"steps": 200, "dense-hit": 5000, "inner-hit": "1000,4000", "stretch-iterations": 11111111},
+        {"steps": 200, "dense-hit": 1000, "inner-hit": 300, "stretch-iterations": 11111111},
     ),
     "next": (
         {"iterations": "100,1000", "range-iterations": "20,40", "max-seconds": 240},
@@ -273,7 +273,17 @@ def table_stepi(res, summary):
                     "met": met, "forward_retrace": s["forward_retrace"]})
     print("syscall-loop: f(i); getpid() per iteration, breakpoint on f at the hit shown (the steps cross "
           "system calls); syscall-free-loop: g(i) per iteration, no events at all (from: the position, as "
-          "event + breakpoint hits since it)")
+          "event + breakpoint hits since it); long-stretch: from spun(), called after spin() over ~10^8 "
+          "instructions without an event (the first step goes back into the end of the stretch)")
+    for s in res["scenarios"]:
+        if s["scenario"] == "long-stretch":
+            ratio = s["first_step_ms"] / (s["last_forward_s"] * 1e3)
+            print(f"long-stretch: first reverse-stepi {fmt_ms(s['first_step_ms'])} ms back into "
+                  f"{s['stretch_instructions']:,} instructions; the forward continue across them "
+                  f"{fmt_ms(s['last_forward_s'] * 1e3)} ms ({ratio:.1f}x); approaches {s['approaches']}, "
+                  f"live checkpoints {s['live_checkpoints']}")
+            out[-1]["first_step_ms"] = s["first_step_ms"]
+            out[-1]["forward_ms"] = s["last_forward_s"] * 1e3
     for s in res["scenarios"]:
         if s["forward_retrace"] != "ok":
             print(f"!! {s['scenario']}: {s['forward_retrace']}")
@@ -404,6 +414,11 @@ def print_summary(summary):
             print(f"reverse-stepi within {STEPI_TARGET_MS:.0f} ms typically, {s['scenario']}: {verdict} "
                   f"(median {s['median_ms']:.2f} ms, p90 {s['p90_ms']:.2f} ms, p95 {s['p95_ms']:.2f} ms, "
                   f"p99 {s['p99_ms']:.2f} ms)")
+            if "forward_ms" in s:
+                first = s["first_step_ms"]
+                print(f"  the first reverse-stepi into that stretch within {STEPI_TARGET_MS:.0f} ms: "
+                      f"{'MET' if first <= STEPI_TARGET_MS else 'NOT met'} ({first:.0f} ms; the forward continue "
+                      f"across it {s['forward_ms']:.0f} ms)")
     if "conditional" in summary:
         c = summary["conditional"]
         print(f"reverse-continue across {c['false_hits']} false hits of a conditional breakpoint within "

@@ -362,7 +362,7 @@ Json bench_continue(const Config& cfg) {
 // ------------------------------------------------------- 3. reverse-stepi
 
 Json stepi_scenario(const Config& cfg, const std::string& name, const std::vector<std::string>& args,
-                    const std::string& symbol, long hit, long steps) {
+                    const std::string& symbol, long hit, long steps, bool hit_has_index = true) {
   Json out = Json::object();
   Json rec = Json::object();
   std::string trace = record(cfg, name, args, rec);
@@ -373,13 +373,19 @@ Json stepi_scenario(const Config& cfg, const std::string& name, const std::vecto
   ReplayTimeline t(trace);
   t.set_breakpoint(addr, TrapKind::Software);
   auto t0 = Clock::now();
+  double last_forward_s = 0;
   for (long k = 1; k <= hit; ++k) {
+    auto c0 = Clock::now();
     TargetStop s = go(t, kFwd);
+    last_forward_s = seconds_since(c0);
     CHECK(s.kind == TargetStop::Kind::Breakpoint && s.address == addr,
           name << ": hit " << k << " of " << symbol << ": got " << to_string(s.kind));
   }
   out.set("forward_to_hit_s", seconds_since(t0));
-  CHECK(static_cast<long>(t.registers(0).arg(0)) == hit - 1, name << ": not at the expected call");
+  // The continue to the hit from the one before: across the stretch the
+  // first reverse-stepi goes back into.
+  out.set("last_forward_s", last_forward_s);
+  if (hit_has_index) CHECK(static_cast<long>(t.registers(0).arg(0)) == hit - 1, name << ": not at the expected call");
   Registers start = t.registers(0);
   out.set("start_position", t.describe_position());
 
@@ -434,6 +440,8 @@ Json stepi_scenario(const Config& cfg, const std::string& name, const std::vecto
   std::vector<double> rest(ms.begin() + (ms.empty() ? 0 : 1), ms.end());
   out.set("later_steps_ms", summary(rest));
   out.set("over_50ms", static_cast<long>(std::count_if(ms.begin(), ms.end(), [](double x) { return x > 50; })));
+  out.set("approaches", static_cast<long>(t.approaches()));
+  out.set("live_checkpoints", static_cast<long>(t.checkpoint_count()));
   out.set("step_ms_all", Json::array_of(ms));
   std::ostringstream os;
   os << name << ": " << steps << " reverse-stepi, median " << median(ms) << " ms, p90 " << percentile(ms, 90)
@@ -456,6 +464,16 @@ Json bench_stepi(const Config& cfg) {
     Json b = stepi_scenario(cfg, "inner", {"inner", std::to_string(inner_hit + 1000)}, "g", inner_hit, steps);
     b.set("scenario", "syscall-free-loop");
     sc.push(b);
+  }
+  // From spun(), called after spin() over ~10^8 instructions without an event
+  // (spin is 9 instructions a pass): the first step goes back into the end
+  // of that stretch (engine/timeline/timeline_approach.cc).
+  long stretch = cfg.num("stretch-iterations", 0);
+  if (stretch > 0) {
+    Json c = stepi_scenario(cfg, "stretch", {"spin", std::to_string(stretch)}, "spun", 1, steps, false);
+    c.set("scenario", "long-stretch");
+    c.set("stretch_instructions", stretch * 9);
+    sc.push(c);
   }
   out.set("scenarios", sc);
   return out;
@@ -559,7 +577,7 @@ void usage(std::ostream& os) {
         "                     [--workload PATH] [--OPTION VALUE ...]\n"
         "  checkpoint: --sizes 16,64,256,1024 --reps 11\n"
         "  continue:   --iterations 300000 --distances 10,100,1000,10000 --reps 3\n"
-        "  stepi:      --steps 200 --dense-hit 5000 --inner-hit 1000[,N...]\n"
+        "  stepi:      --steps 200 --dense-hit 5000 --inner-hit 1000[,N...] [--stretch-iterations N]\n"
         "  next:       --iterations 100,1000 --range-iterations 100 (0: none) --max-seconds 240\n"
         "  hits:       --hits 10000,100000,1000000,2000000 --forward-hits 100000 --int3-max-hits 100000\n";
 }

@@ -12,7 +12,7 @@
 //   inner N          getppid(); N iterations of g(i), no system call at all;
 //                    getppid()
 //   spin N           getppid(); spin(N): a one-line loop, no calls, no system
-//                    calls; getppid()
+//                    calls; spun(result); getppid()
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +35,10 @@ __attribute__((noinline)) long spin(long n) {
   for (long i = 0; i < n; i++) s += (i * i) ^ (s >> 3);
   return s;
 }
+
+// Called right after spin(): the first reverse-stepi from its breakpoint
+// goes back into the end of spin's loop.
+__attribute__((noinline)) void spun(long s) { sink = s; }
 
 static void event(void) { syscall(SYS_getpid); }
 static void marker(void) { syscall(SYS_getppid); }
@@ -96,7 +100,7 @@ int main(int argc, char** argv) {
   }
   if (!strcmp(mode, "spin")) {
     marker();
-    sink = spin(n);
+    spun(spin(n));
     marker();
     return 0;
   }

@@ -20,6 +20,7 @@
 
 #include "engine/core/log.h"
 #include "engine/core/proc_maps.h"
+#include "engine/core/time_sampler.h"
 #include "engine/core/tool_page.h"
 
 namespace backstep {
@@ -173,6 +174,11 @@ std::optional<WaitStatus> Task::poll_status() {
 
 void Task::keep_status(const WaitStatus& ws) { kept_.push_back(ws); }
 
+void Task::expect_time_sample(uint64_t cookie) {
+  if (cookie) sampled_ = true;
+  time_sample_cookie_ = cookie;
+}
+
 std::optional<WaitStatus> Task::wait_interruptible() {
   WaitStatus ws;
   if (!kept_.empty()) {
@@ -201,6 +207,14 @@ std::optional<WaitStatus> Task::wait_interruptible() {
       BS_LOG(Core, "task " << tid_ << ": dropping a late SIGSTOP of request_stop()");
       resume(last_resume_, 0);
       return std::nullopt;
+    }
+    if (sampled_ && ws.is_signal() && ws.signal == SIGTRAP) {
+      uint64_t cookie = TimeSampler::cookie_of(siginfo());
+      if (cookie && cookie != time_sample_cookie_) {
+        BS_LOG(Core, "task " << tid_ << ": dropping a late task-clock sample");
+        resume(last_resume_, 0);
+        return std::nullopt;
+      }
     }
   }
   if (ws.is_gone()) {

@@ -98,6 +98,12 @@ class Task {
   // it resumes the task again the same way with the signal suppressed. The
   // signal never reaches the program.
   void request_stop();
+  // A task-clock sampler (engine/core/time_sampler.h) with cookie `cookie`
+  // is armed on this task (0: none now). The kernel's hrtimer may overflow
+  // once more between a sample and its stop, and that late SIGTRAP comes
+  // at a later resume, before any instruction runs: wait() drops every
+  // sampler stop but the armed one's, and resumes the task the same way.
+  void expect_time_sample(uint64_t cookie);
   void resume(ResumeHow how, int sig = 0);
   WaitStatus wait();
   // As wait(), but returns nothing when a signal handler interrupted the
@@ -190,6 +196,8 @@ class Task {
   ResumeHow last_resume_ = ResumeHow::Continue;
   bool stop_requested_ = false;  // request_stop()'s SIGSTOP not seen yet
   bool stop_stale_ = false;      // ... and the task was resumed since: drop it
+  bool sampled_ = false;             // a task-clock sampler was armed here once
+  uint64_t time_sample_cookie_ = 0;  // the one armed now, if any
   bool seccomp_syscalls_ = false;
   bool syscall_stops_ = false;
   // seccomp_syscalls_: between a call's entry and its exit (a seccomp stop,

@@ -82,6 +82,7 @@ std::vector<ReplaySession::HitCount> ReplaySession::hit_counts() const {
 
 void ReplaySession::open_counters_for_run() {
   if (!in_debuggee()) return;
+  open_samplers_for_run();
   if (!counted_addrs_.empty() && !hit_counters_.count(current_tid_)) {
     ThreadCounters t;
     clear_resume_flag(*task_);

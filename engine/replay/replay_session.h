@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "engine/core/hit_counter.h"
+#include "engine/core/time_sampler.h"
 #include "engine/core/registers.h"
 #include "engine/core/session.h"
 #include "engine/replay/comm_files.h"
@@ -171,6 +172,19 @@ class ReplaySession : public Session {
     uint64_t hits = 0;
   };
   std::vector<HitCount> hit_counts() const;
+
+  // CPU time of the thread that runs, measured in the kernel from its next
+  // run on (engine/core/time_sampler.h) until stop_run_clock(); false if
+  // the kernel refuses. run_time_ns() reads it (0 before it started).
+  bool start_run_clock();
+  void stop_run_clock();
+  uint64_t run_time_ns() const;
+  // For the next run only: stop the thread that runs once `after_ns` of its
+  // CPU time has passed (no sooner than TimeSampler::kMinPeriodNs),
+  // wherever it is in user code: an Interrupted stop, which is not
+  // reproducible (replay_sampling.cc). 0 disarms it. False if the kernel
+  // refuses.
+  bool set_time_sample(uint64_t after_ns);
 
   // Number of the next event to replay: events before it have been replayed.
   uint64_t next_event() const { return next_number_; }
@@ -349,6 +363,15 @@ class ReplaySession : public Session {
   bool counting_failed_ = false;
   void open_counters_for_run();
   bool counted_stop_reached(ReplayStop& stop);
+  // start_run_clock() and set_time_sample() (replay_sampling.cc).
+  bool run_clock_wanted_ = false;
+  std::unique_ptr<TimeSampler> run_clock_;
+  uint64_t time_sample_after_ = 0;
+  std::unique_ptr<TimeSampler> time_sample_;
+  Task* sampled_task_ = nullptr;  // the task time_sample_ is on
+  void close_time_sample();
+  void open_samplers_for_run();
+  bool time_sample_reached();
   std::vector<Watchpoint> watchpoints_;
   std::vector<Watchpoint> armed_;  // what the debug registers hold now
   std::vector<std::size_t> slot_owner_;  // debug register -> index in armed_

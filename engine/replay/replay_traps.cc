@@ -38,6 +38,10 @@ std::size_t watch_slot_count(const std::vector<Watchpoint>& watches) {
 
 bool ReplaySession::classify_trap(ReplayStop& stop, TrapAfter after) {
   if (counted_stop_reached(stop)) return true;
+  if (time_sample_reached()) {
+    stop.kind = ReplayStop::Kind::Interrupted;
+    return true;
+  }
   uint64_t dr6 = task_->debug_register(6);
   if (dr6 & 0xf) {
     task_->set_debug_register(6, 0);

@@ -122,6 +122,13 @@ class ReplayTimeline : public DebugTarget {
   // Walk legs and search stretches whose hits the kernel counted.
   uint64_t counted_walks() const { return counted_walks_; }
   uint64_t counted_searches() const { return counted_searches_; }
+  // Reverse-stepi into a long stretch approaches the breakpoint hit at the
+  // program's own speed (timeline_approach.cc); Off single-steps the whole
+  // stretch as before (for comparisons in tests; also where the kernel has
+  // no task clock). approaches() counts the approaches that got closer.
+  enum class Approach { On, Off };
+  void set_approach(Approach use) { approach_ = use == Approach::On; }
+  uint64_t approaches() const { return approaches_; }
 
  private:
   struct Checkpoint {
@@ -186,9 +193,22 @@ class ReplayTimeline : public DebugTarget {
   bool catches(int syscall) const;  // `catch syscall` set for it
   bool stops_before(const trace::Event& e) const;
   TargetStop pending_stop(const trace::Event& e);
-  // Steps from `p` until `reached` says so; returns how many.
-  uint64_t count_steps(const Mark& p, const std::function<bool(const ReplayStop&)>& reached,
-                       const ReplaySession::Resume& how);
+  // Steps from `p` until `reached` says so; returns how many, or nullopt
+  // after `limit` steps (the replay then stands there, mark_ naming it).
+  std::optional<uint64_t> count_steps(const Mark& p, const std::function<bool(const ReplayStop&)>& reached,
+                                      const ReplaySession::Resume& how, uint64_t limit);
+  // A long stretch before a breakpoint's hit (timeline_approach.cc). From
+  // `from`, where the replay stands, a later position before the next
+  // execution of `addr` (by the thread that runs) and closer to it, found
+  // at the program's own speed: nullopt where the kernel cannot help.
+  // A stretch of less CPU time than a threshold is declined (stepping it
+  // whole caches all its positions) unless `force`.
+  std::optional<Mark> approach_trap(const Mark& from, uint64_t addr, bool force);
+  bool approach_available() const;
+  // The instruction before the next execution of `addr` from `p` (the
+  // last anchor of a position): where the replay stands after stepping
+  // there; the steps are counted from the returned mark's position.
+  std::pair<Mark, uint64_t> steps_to_trap(const Mark& p, uint64_t addr, uint32_t runs);
   TargetStop make_stop(TargetStop::Kind kind, uint64_t address = 0);
 
   // Positions.
@@ -222,6 +242,9 @@ class ReplayTimeline : public DebugTarget {
   // The program was stopped by the client's interrupt somewhere after
   // mark_: name that moment, and report it.
   TargetStop stop_at_interrupt();
+  // Forks `session` as a checkpoint at State anchor `at`, kept when others
+  // are thinned; beyond a few such, the oldest goes. Returns its id.
+  int add_state_checkpoint(const Mark& at, ReplaySession& session);
   // Runs `session` from where it is to the first moment with `state`'s
   // state; returns how many times it passed the state's pc to get there.
   uint64_t run_to_state(ReplaySession& session, const Anchor& state, const Mark& to);
@@ -333,6 +356,8 @@ class ReplayTimeline : public DebugTarget {
   bool kernel_counting_ = HitCounter::enabled();
   uint64_t counted_walks_ = 0;
   uint64_t counted_searches_ = 0;
+  bool approach_ = true;
+  uint64_t approaches_ = 0;
   // Walks the rest of a breakpoint leg with counted stops (checkpoints.cc);
   // false (nothing done) where the kernel refuses.
   bool walk_counted(ReplaySession& session, const Anchor& a, uint64_t done, uint64_t n,

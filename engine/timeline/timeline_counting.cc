@@ -132,8 +132,13 @@ ReplayTimeline::CountedLeg ReplayTimeline::search_leg_counted(ReplaySession& s, 
   bool anchor_is_users = breakpoints_.count(a.addr()) > 0;
   // Hits of the user's other breakpoints: in what order with the anchor's
   // (or with each other) the kernel does not say.
-  if (counts.size() > 1 || (anchor_is_users && !counts.empty())) return CountedLeg::Ambiguous;
-  if (anchor_is_users) {
+  // Except where the anchor's only hit is the leg's end: every other hit
+  // came before it.
+  if (counts.size() > 1 || (anchor_is_users && !counts.empty() && n > 1)) return CountedLeg::Ambiguous;
+  if (anchor_is_users && !counts.empty()) {
+    keep_counted_hits(prefix, counts.front().addr, counts.front().tid, counts.front().hits, every_hit, keep);
+    if (last_counts) keep_counted_hits(prefix, a.addr(), s.stopped_thread(), 1, every_hit, keep);
+  } else if (anchor_is_users) {
     keep_counted_hits(prefix, a.addr(), s.stopped_thread(), last_counts ? n : n - 1, every_hit, keep);
   } else if (!counts.empty()) {
     keep_counted_hits(prefix, counts.front().addr, counts.front().tid, counts.front().hits, every_hit, keep);

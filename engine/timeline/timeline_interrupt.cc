@@ -70,14 +70,7 @@ TargetStop ReplayTimeline::stop_at_interrupt() {
   a.watch.addr = Registers::from_block(a.state.regs).ip();
   mark_ = mark_.after_trap(a);
   end_reported_ = false;
-  add_checkpoint(next_auto_checkpoint_--, mark_, *current_, Hold::AtState);
-  std::size_t held = std::count_if(checkpoints_.begin(), checkpoints_.end(),
-                                   [](const Checkpoint& c) { return c.holds_state; });
-  if (held > kMaxStateCheckpoints) {
-    auto oldest = std::find_if(checkpoints_.begin(), checkpoints_.end(),
-                               [](const Checkpoint& c) { return c.holds_state; });
-    evict(static_cast<std::size_t>(oldest - checkpoints_.begin()));
-  }
+  add_state_checkpoint(mark_, *current_);
   BS_LOG(Replay, "interrupted at " << mark_.describe());
 
   for (uint64_t n = 0; n < kStepsAfterInterrupt; ++n) {
@@ -88,6 +81,19 @@ TargetStop ReplayTimeline::stop_at_interrupt() {
     if ((pc == a.addr() && n + 1 >= kHistoryAfterInterrupt) || breakpoints_.count(pc)) break;
   }
   return make_stop(TargetStop::Kind::Interrupted);
+}
+
+int ReplayTimeline::add_state_checkpoint(const Mark& at, ReplaySession& session) {
+  int id = next_auto_checkpoint_--;
+  add_checkpoint(id, at, session, Hold::AtState);
+  std::size_t held = std::count_if(checkpoints_.begin(), checkpoints_.end(),
+                                   [](const Checkpoint& c) { return c.holds_state; });
+  if (held > kMaxStateCheckpoints) {
+    auto oldest = std::find_if(checkpoints_.begin(), checkpoints_.end(),
+                               [](const Checkpoint& c) { return c.holds_state; });
+    evict(static_cast<std::size_t>(oldest - checkpoints_.begin()));
+  }
+  return id;
 }
 
 uint64_t ReplayTimeline::run_to_state(ReplaySession& session, const Anchor& state, const Mark& to) {

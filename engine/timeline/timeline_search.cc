@@ -8,6 +8,7 @@
 #include <deque>
 #include <sstream>
 #include <stdexcept>
+#include <tuple>
 
 #include "engine/core/log.h"
 #include "engine/core/signals.h"
@@ -22,8 +23,19 @@ constexpr uint64_t kMaxStepsBack = 1'000'000;
 // While counting the instructions before a trap, fork a checkpoint every so
 // many steps, so that the reverse-stepis that follow start close by.
 constexpr uint64_t kStepsPerCheckpoint = 256;
+// A reverse-stepi before a breakpoint's hit steps this far from the trap
+// before; beyond, it approaches the hit at the program's speed first
+// (timeline_approach.cc), at most so many times.
+constexpr uint64_t kStepsBeforeApproach = 512;
+constexpr int kMaxApproachRounds = 64;
 
 bool always(const trace::Event&) { return true; }
+
+uint64_t steps_or_give_up(std::optional<uint64_t> n) {
+  if (n) return *n;
+  throw std::runtime_error("the previous instruction is more than " + std::to_string(kMaxStepsBack) +
+                           " instructions from the last known position; not searching further");
+}
 
 std::string to_hex(uint64_t v) {
   std::ostringstream os;
@@ -62,9 +74,11 @@ std::optional<ReplayTimeline::Candidate> ReplayTimeline::last_hit_between(
   s->set_echo(false);
   Mark cur = from.mark;
   std::optional<Candidate> last;
+  uint64_t kept = 0;
   // Every candidate, in order, also goes to `all` (the most recent
   // kHitListSize of them).
   auto keep = [&](Candidate c) {
+    ++kept;
     if (all) {
       all->push_back(c);
       if (all->size() > checkpoint_policy::kHitListSize) all->pop_front();
@@ -141,6 +155,30 @@ std::optional<ReplayTimeline::Candidate> ReplayTimeline::last_hit_between(
   if (to.at_event) return last;
   if (counting) s->set_hit_counting({});
 
+  // A State anchor's earlier hits, looked for only if none comes after it.
+  struct BeforeState {
+    std::unique_ptr<ReplaySession> session;  // at the leg before the anchor
+    Mark prefix, at_state;
+    uint64_t kept_then = 0;  // candidates kept before it
+  };
+  std::optional<BeforeState> before_state;
+  auto done = [&]() -> std::optional<Candidate> {
+    if (!before_state) return last;
+    BeforeState b = std::move(*before_state);
+    before_state.reset();
+    if (kept > b.kept_then) {
+      // A hit after the anchor: the list must not skip the ones before it.
+      if (all) {
+        std::size_t after = static_cast<std::size_t>(kept - b.kept_then);
+        if (all->size() > after) all->erase(all->begin(), all->end() - static_cast<long>(after));
+      }
+      return last;
+    }
+    std::unique_ptr<ReplaySession> probe = session_at(b.at_state);
+    std::optional<StateKey> first_after = first_hit_state(*probe);
+    for (Candidate& c : hits_to_event(*b.session, b.prefix, first_after)) keep(std::move(c));
+    return last;
+  };
   // Along `to`'s legs, with the user's traps armed too.
   Mark prefix{to.event, {}, 0};
   // The n-th hit of `a` ends a leg: the prefix grows by it.
@@ -186,15 +224,20 @@ std::optional<ReplayTimeline::Candidate> ReplayTimeline::last_hit_between(
       // same hit, and the hits before it are those before the anchor. Both
       // runs go at the program's own speed between hits.
       // Without traps of the user's there is nothing to look for.
+      // The hits after the anchor are looked for first: only if there is
+      // none are those before it (the run with a stop at each hit, which
+      // may be millions of passes from the leg before: an approach's
+      // anchor, timeline_approach.cc, lies near the end of a long loop).
       Mark at_state = prefix.after_trap(a);
       bool traps = !breakpoints_.empty() || !watchpoints_.empty();
-      if (traps) {
+      if (traps && !before_state) {
+        before_state = BeforeState{std::move(s), prefix, at_state, kept};
+      } else if (traps) {
         std::unique_ptr<ReplaySession> probe = session_at(at_state);
         std::optional<StateKey> first_after = first_hit_state(*probe);
-        std::vector<Candidate> before = hits_to_event(*s, prefix, first_after);
-        for (Candidate& c : before) keep(std::move(c));
+        for (Candidate& c : hits_to_event(*s, prefix, first_after)) keep(std::move(c));
       }
-      if (final_leg) return last;
+      if (final_leg) return done();
       s = session_at(at_state);
       prefix = cur = at_state;
       // The legs that follow are steps: a breakpoint at the state's own pc
@@ -223,13 +266,17 @@ std::optional<ReplayTimeline::Candidate> ReplayTimeline::last_hit_between(
           ", " + std::to_string(a.watch.len) + " bytes) as well as those of the current ones; delete or "
           "disable a watchpoint, or go back with `run` and forward again");
     }
-    if (a.kind == Anchor::Kind::Breakpoint && leg.n >= checkpoint_policy::kCountedWalkMinHits) {
+    // Counted even for a leg of one hit when the user has breakpoints: a
+    // breakpoint after a long loop, and one in the loop.
+    std::size_t others = breakpoints_.size() - breakpoints_.count(a.addr());
+    bool count_leg = leg.n >= checkpoint_policy::kCountedWalkMinHits || others > 0;
+    if (a.kind == Anchor::Kind::Breakpoint && count_leg) {
       // The anchor's hits and the user's breakpoints counted by the kernel.
       bool last_counts = !final_leg || to_included;
       CountedLeg counted = search_leg_counted(*s, a, leg.n, prefix, last_counts, all != nullptr, keep);
       if (counted == CountedLeg::Done) {
         leg_done(a, leg.n);
-        if (final_leg) return last;
+        if (final_leg) return done();
         continue;
       }
       if (counted == CountedLeg::Ambiguous) s = session_at(prefix);  // the leg again, stopping at each hit
@@ -246,13 +293,13 @@ std::optional<ReplayTimeline::Candidate> ReplayTimeline::last_hit_between(
         leg_done(a, leg.n);
         if (final_leg) {  // reached `to`
           if (r.kind == ReplayStop::Kind::Watchpoint || to_included) consider(r);
-          return last;
+          return done();
         }
       }
       consider(r);
     }
   }
-  return last;
+  return done();
 }
 
 std::optional<std::size_t> ReplayTimeline::cached_hit_before() {
@@ -434,8 +481,9 @@ std::optional<Mark> ReplayTimeline::thread_instruction_before(uint32_t tid, uint
   return std::nullopt;
 }
 
-uint64_t ReplayTimeline::count_steps(const Mark& p, const std::function<bool(const ReplayStop&)>& reached,
-                                     const ReplaySession::Resume& how) {
+std::optional<uint64_t> ReplayTimeline::count_steps(const Mark& p,
+                                                    const std::function<bool(const ReplayStop&)>& reached,
+                                                    const ReplaySession::Resume& how, uint64_t limit) {
   seek(p);
   Mark cur = p;
   // Each position on the way is cached (timeline_lazy.cc): the reverse
@@ -458,13 +506,36 @@ uint64_t ReplayTimeline::count_steps(const Mark& p, const std::function<bool(con
     if (reached(r)) break;
     BS_ASSERT(!r.event && r.kind == ReplayStop::Kind::Step,
               "stepping from " << p.describe() << ": left the interval after " << cur.steps - p.steps << " steps");
-    if (cur.steps - p.steps > kMaxStepsBack) {
-      throw std::runtime_error("the previous instruction is more than " + std::to_string(kMaxStepsBack) +
-                               " instructions from the last known position; not searching further");
+    if (cur.steps - p.steps >= limit) {
+      thin_checkpoints();
+      return std::nullopt;
     }
   }
   thin_checkpoints();
   return cur.steps - p.steps;
+}
+
+std::pair<Mark, uint64_t> ReplayTimeline::steps_to_trap(const Mark& p, uint64_t addr, uint32_t runs) {
+  auto reached = [&](const ReplayStop&) { return current_->thread_registers(runs).ip() == addr; };
+  const ReplaySession::Resume how{.single_step = true, .stop_after_event = false, .stop_before = {}};
+  Mark base = p;
+  // First a few steps (most hits are close to what came before them); then
+  // the approach (timeline_approach.cc), which declines a stretch short
+  // enough to step whole; if stepping it still runs past the limit, the
+  // approach again, forced, and stepping after that one gives up at the
+  // limit.
+  bool may_approach = true;
+  bool last_try = !approach_available();
+  for (int round = 0;; ++round) {
+    uint64_t limit = may_approach ? kStepsBeforeApproach : kMaxStepsBack;
+    if (std::optional<uint64_t> n = count_steps(base, reached, how, limit)) return {base, *n};
+    if (round == kMaxApproachRounds || (!may_approach && last_try)) steps_or_give_up(std::nullopt);
+    bool force = !may_approach;
+    std::optional<Mark> closer = approach_trap(mark_, addr, force);
+    if (force) last_try = true;
+    base = closer ? *closer : mark_;
+    may_approach = closer.has_value();
+  }
 }
 
 std::optional<Mark> ReplayTimeline::mark_before(const Mark& at) {
@@ -476,9 +547,9 @@ std::optional<Mark> ReplayTimeline::mark_before(const Mark& at) {
     bool fault = signal && is_synchronous_fault(siginfo_from_bytes(e.siginfo));
     Mark p{at.event, {}, 0};
     if (signal && !fault) return mark_before(p);
-    uint64_t n = count_steps(
+    uint64_t n = steps_or_give_up(count_steps(
         p, [](const ReplayStop& r) { return r.kind == ReplayStop::Kind::EventPending; },
-        {.single_step = true, .stop_after_event = false, .stop_before = always});
+        {.single_step = true, .stop_after_event = false, .stop_before = always}, kMaxStepsBack));
     mark_ = at;
     // A system call has run its instruction when it is reached (the pc is
     // past it): the instruction before is the call. A faulting instruction
@@ -516,14 +587,17 @@ std::optional<Mark> ReplayTimeline::mark_before(const Mark& at) {
       // step or a watchpoint, with the pc on it): no instruction ran.
       return mark_before(p);
     }
-    if (a.kind == Anchor::Kind::Watchpoint) current_->set_watchpoints({a.watch});
-    uint64_t n = count_steps(
-        p,
-        [&](const ReplayStop& r) {
-          return a.kind == Anchor::Kind::Breakpoint ? current_->thread_registers(runs).ip() == a.addr()
-                                                    : r.kind == ReplayStop::Kind::Watchpoint;
-        },
-        {.single_step = true, .stop_after_event = false, .stop_before = {}});
+    uint64_t n = 0;
+    if (a.kind == Anchor::Kind::Watchpoint) {
+      current_->set_watchpoints({a.watch});
+      n = steps_or_give_up(count_steps(
+          p, [](const ReplayStop& r) { return r.kind == ReplayStop::Kind::Watchpoint; },
+          {.single_step = true, .stop_after_event = false, .stop_before = {}}, kMaxStepsBack));
+    } else {
+      // Counted from `p`, or from a later position closer to the hit
+      // (timeline_approach.cc).
+      std::tie(p, n) = steps_to_trap(p, a.addr(), runs);
+    }
     // mark_ stays the name count_steps gave: it is the same instruction as
     // `at`, but a breakpoint there counts as not hit yet.
     p.steps += n - 1;

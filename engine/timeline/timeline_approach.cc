@@ -1,0 +1,180 @@
+// A reverse-stepi into a long stretch without events: the instruction before
+// a breakpoint's hit when the trap before it lies millions of instructions
+// back (the first step back from a breakpoint after a long computation).
+// Single-stepping the whole stretch (~40 us an instruction here) took
+// 40 s per million instructions; without a hardware counter no count of
+// instructions names a place in between.
+//
+// So the replay approaches the hit at the program's own speed, in two
+// stages, and single-steps only the last few hundred instructions. (A
+// stretch that runs for less than ~250 us is still single-stepped whole:
+// its positions are all cached then, which a reverse-next back through a
+// loop wants, and stepping it costs at most seconds.)
+//
+// 1. Time. From a copy at the start, the program runs to the hit with its
+//    CPU time measured (engine/core/time_sampler.h): t. From another copy
+//    it runs again with a stop after t/2 of CPU time, then after half the
+//    estimated rest, and so on; at each such stop a checkpoint is forked,
+//    named by the state there (a State anchor: the first moment after the
+//    start with exactly these registers and memory, unique in the stretch
+//    since equal state means an equal future). The last one before the hit
+//    is kept; the run repeats from it while the rest is longer than a few
+//    task-clock periods. Where the stops fall is not reproducible; what is
+//    named is, and a later seek finds the kept checkpoint.
+// 2. Passes. From that checkpoint, the instruction X it stands on is
+//    counted by the kernel up to the hit (engine/core/hit_counter.h: ~5 us
+//    a pass): m passes. "m passes through X" is the last pass before the
+//    hit, an ordinary breakpoint anchor, walked in one counted stop. From
+//    there the caller single-steps to the hit (X belongs to the loop that
+//    ran last, so the rest is about one pass of it); if that is still far,
+//    it approaches again from where it is, with another instruction (X
+//    runs no more before the hit).
+//
+// Before the kept checkpoint, reverse-stepi searches for the State anchor
+// with a breakpoint at its pc (timeline_interrupt.cc: limited, then a
+// clear error). Where the kernel has no task clock or counters, the caller
+// single-steps as before.
+#include <algorithm>
+
+#include "engine/core/log.h"
+#include "engine/core/time_sampler.h"
+#include "engine/timeline/replay_timeline.h"
+
+namespace backstep {
+namespace {
+
+// Below this much CPU time to the hit, time stops cut no further (the
+// kernel's 10 us period, and a resume's own cost counted in the task
+// clock: measured here, runs from 120 us down level off at 25-35 us);
+// passes are counted from there.
+constexpr uint64_t kTimeFloorNs = 30'000;
+// A stretch of less CPU time than this is single-stepped whole, as before
+// (unless that runs into the step limit): up to ~1,000,000 instructions of
+// a simple loop here. The clock counts the first touches of pages in a
+// fresh copy too: a 10,000-pass loop of ~100,000 instructions measured
+// 43-93 us, 529 instructions through libc 102 us.
+constexpr uint64_t kApproachMinNs = 250'000;
+// Runs of stage 1 at most (each leaves the rest at about half or less).
+constexpr int kMaxTimedRuns = 12;
+
+bool always(const trace::Event&) { return true; }
+
+}  // namespace
+
+bool ReplayTimeline::approach_available() const {
+  return approach_ && kernel_counting_ && TimeSampler::available();
+}
+
+std::optional<Mark> ReplayTimeline::approach_trap(const Mark& from, uint64_t addr, bool force) {
+  if (!approach_available() || from.at_event) return std::nullopt;
+  const ReplaySession::Resume run{.single_step = false, .stop_after_event = true, .stop_before = always};
+  // Runs `s` to the hit; returns its CPU time from where it stood.
+  auto run_to_hit = [&](ReplaySession& s, const char* what) {
+    s.set_breakpoints({addr});
+    s.set_watchpoints({});
+    ReplayStop r = s.resume(run);
+    BS_ASSERT(r.kind == ReplayStop::Kind::Breakpoint && r.address == addr && !r.event,
+              "approaching the hit at 0x" << std::hex << addr << " from " << from.describe() << std::dec << " ("
+                                          << what << "): stopped before it (kind " << static_cast<int>(r.kind)
+                                          << ")");
+  };
+
+  // Stage 1: time.
+  Mark start = from;
+  std::unique_ptr<ReplaySession> probe = current_->clone();
+  probe->set_echo(false);
+  probe->start_run_clock();
+  run_to_hit(*probe, "timing");
+  uint64_t rest = probe->run_time_ns();
+  probe.reset();
+  // Short enough to single-step whole: every position of it is then cached
+  // (timeline_lazy.cc), as a reverse-next back through a loop wants.
+  BS_LOG(Replay, "approach: " << rest / 1000 << " us to the hit at 0x" << std::hex << addr << std::dec << " from "
+                               << from.describe());
+  if (rest < kApproachMinNs && !force) return std::nullopt;
+  int kept = 0;  // the id of the checkpoint at `start`, once one is made here
+  // A copy where `start` is: the replay itself stands at `from`.
+  auto session_at_start = [&] {
+    if (start != from) return session_at(start);
+    std::unique_ptr<ReplaySession> s = current_->clone();
+    s->set_echo(false);
+    return s;
+  };
+  for (int round = 0; round < kMaxTimedRuns && rest > kTimeFloorNs; ++round) {
+    std::unique_ptr<ReplaySession> s = session_at_start();
+    s->start_run_clock();
+    s->set_breakpoints({addr});
+    s->set_watchpoints({});
+    // The program's own CPU time: the clock less the forks of checkpoints
+    // (the kernel's work in the program's name).
+    uint64_t forks = 0;
+    auto ran = [&] { return s->run_time_ns() - forks; };
+    uint64_t forked_at = 0;
+    bool moved = false;
+    for (;;) {
+      uint64_t left = rest > ran() ? rest - ran() : 0;
+      s->set_time_sample(left / 2 >= TimeSampler::kMinPeriodNs ? left / 2 : 0);
+      ReplayStop r = s->resume(run);
+      if (r.kind != ReplayStop::Kind::Interrupted) break;
+      // A stop on the hit's own instruction is the hit itself (its int3 not
+      // run yet): not before it.
+      uint64_t pc = s->registers().ip();
+      if (pc == addr) continue;
+      Anchor a;
+      a.kind = Anchor::Kind::State;
+      a.state = state_here(*s);
+      a.watch.addr = pc;
+      // Named from `from`: no other checkpoint of this approach is needed
+      // to find it again.
+      Mark here = from.after_trap(a);
+      uint64_t before_fork = s->run_time_ns();
+      int id = add_state_checkpoint(here, *s);
+      forks += s->run_time_ns() - before_fork;
+      if (kept) {
+        auto old = std::find_if(checkpoints_.begin(), checkpoints_.end(), [&](const Checkpoint& c) { return c.id == kept; });
+        if (old != checkpoints_.end()) evict(static_cast<std::size_t>(old - checkpoints_.begin()));
+      }
+      kept = id;
+      start = here;
+      forked_at = ran();
+      moved = true;
+    }
+    s->set_time_sample(0);
+    BS_ASSERT(s->registers().ip() == addr, "approaching the hit at 0x" << std::hex << addr << ": ran past it");
+    uint64_t total = ran();
+    uint64_t before = rest;
+    rest = total - forked_at;
+    BS_LOG(Replay, "approach: " << before / 1000 << " us to the hit, now " << rest / 1000 << " us from "
+                                << start.describe());
+    if (!moved && rest >= before) break;  // no stop fell before the hit, and none will
+  }
+
+  // Stage 2: passes through the instruction the nearest place stands on.
+  std::unique_ptr<ReplaySession> s = session_at_start();
+  uint32_t runs = s->next_thread();
+  uint64_t x = s->thread_registers(runs).ip();
+  uint64_t passes = 0;
+  if (x != addr && s->set_hit_counting({x})) {
+    run_to_hit(*s, "counting");
+    for (const ReplaySession::HitCount& h : s->hit_counts()) {
+      if (h.addr == x && h.tid == runs) passes = h.hits;
+    }
+    s->set_hit_counting({});
+  }
+  s.reset();
+  Mark to = start;
+  if (passes > 1) {
+    Anchor bp;
+    bp.watch.addr = x;
+    to = start.after_trap(bp);
+    BS_ASSERT(to.anchors.size() == start.anchors.size() + 1, "approach: " << to.describe() << " merged a leg");
+    to.anchors.back().count = passes;
+  }
+  if (to == from) return std::nullopt;  // no nearer place: the caller steps on
+  BS_LOG(Replay, "approach: from " << from.describe() << " to " << to.describe());
+  seek(to);
+  ++approaches_;
+  return to;
+}
+
+}  // namespace backstep
