@@ -495,8 +495,11 @@ std::optional<uint64_t> ReplayTimeline::count_steps(const Mark& p,
   } end_fill{trajectory_};
   for (;;) {
     record_position();
-    if (cur.steps % kStepsPerCheckpoint == 0) {
+    if (cur.steps % kStepsPerCheckpoint == 0 && cur.steps != p.steps) {
       // Checkpoints along the way make the reverse-stepis that follow cheap.
+      // Not at the start: the seek there just came from one, and the steps
+      // are cached (a fork at every step off a conditional breakpoint's hit
+      // cost a quarter of each false hit going back).
       const Checkpoint* near = best_checkpoint(cur, true, false);
       if (!near || near->mark != cur) add_checkpoint(next_auto_checkpoint_--, cur, *current_);
     }
