@@ -13,6 +13,8 @@
 #include <iostream>
 #include <mutex>
 
+#include "engine/core/perf_sigtrap.h"
+
 namespace backstep {
 namespace {
 
@@ -20,12 +22,6 @@ namespace {
 constexpr uint64_t kCookieBase = 0xb5c0'0000'0000'0000ull;
 std::atomic<uint64_t> next_cookie{1};
 
-// si_perf_data: after si_addr in the fault part of the union (the kernel's
-// siginfo layout; older C libraries do not name the field).
-constexpr std::size_t kPerfDataOffset = 24;
-#ifndef TRAP_PERF
-#define TRAP_PERF 6
-#endif
 
 int open_event(pid_t tid, uint64_t addr, uint64_t stop_at, uint64_t cookie) {
   perf_event_attr attr;
@@ -68,12 +64,7 @@ uint64_t HitCounter::count() const {
   return n;
 }
 
-bool HitCounter::is_stop(const siginfo_t& si) const {
-  if (si.si_signo != SIGTRAP || si.si_code != TRAP_PERF) return false;
-  uint64_t data = 0;
-  std::memcpy(&data, reinterpret_cast<const char*>(&si) + kPerfDataOffset, sizeof data);
-  return data == cookie_;
-}
+bool HitCounter::is_stop(const siginfo_t& si) const { return perf_sigtrap_data(si) == cookie_; }
 
 bool HitCounter::available() {
   static const bool ok = [] {

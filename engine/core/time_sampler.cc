@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "engine/core/perf_sigtrap.h"
+
 namespace backstep {
 namespace {
 
@@ -16,13 +18,6 @@ namespace {
 constexpr uint64_t kCookieBase = 0xb5c1'0000'0000'0000ull;
 constexpr uint64_t kCookieMask = 0xffff'0000'0000'0000ull;
 std::atomic<uint64_t> next_cookie{1};
-
-// si_perf_data: after si_addr in the fault part of the union, as for
-// HitCounter (older C libraries do not name the field).
-constexpr std::size_t kPerfDataOffset = 24;
-#ifndef TRAP_PERF
-#define TRAP_PERF 6
-#endif
 
 int open_event(pid_t tid, uint64_t stop_after_ns, uint64_t cookie) {
   perf_event_attr attr;
@@ -60,10 +55,8 @@ uint64_t TimeSampler::elapsed_ns() const {
 }
 
 uint64_t TimeSampler::cookie_of(const siginfo_t& si) {
-  if (si.si_signo != SIGTRAP || si.si_code != TRAP_PERF) return 0;
-  uint64_t data = 0;
-  std::memcpy(&data, reinterpret_cast<const char*>(&si) + kPerfDataOffset, sizeof data);
-  return (data & kCookieMask) == kCookieBase ? data : 0;
+  std::optional<uint64_t> data = perf_sigtrap_data(si);
+  return data && (*data & kCookieMask) == kCookieBase ? *data : 0;
 }
 
 bool TimeSampler::is_stop(const siginfo_t& si) const { return cookie_of(si) == cookie_; }
