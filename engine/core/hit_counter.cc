@@ -26,20 +26,13 @@ std::atomic<uint64_t> next_cookie{1};
 int open_event(pid_t tid, uint64_t addr, uint64_t stop_at, uint64_t cookie) {
   perf_event_attr attr;
   std::memset(&attr, 0, sizeof attr);
-  attr.size = sizeof attr;
   attr.type = PERF_TYPE_BREAKPOINT;
   attr.bp_type = HW_BREAKPOINT_X;
   attr.bp_addr = addr;
   attr.bp_len = sizeof(long);
   attr.exclude_kernel = 1;
   attr.exclude_hv = 1;
-  if (stop_at > 0) {
-    attr.sample_period = stop_at;
-    attr.sigtrap = 1;
-    attr.remove_on_exec = 1;  // sigtrap requires it
-    attr.sig_data = cookie;
-  }
-  return static_cast<int>(syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC));
+  return open_perf_sigtrap(attr, tid, stop_at, cookie);
 }
 
 __attribute__((noinline)) void probe_target() { asm volatile("" ::: "memory"); }

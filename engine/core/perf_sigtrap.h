@@ -4,7 +4,11 @@
 // TimeSampler).
 #pragma once
 
+#include <linux/perf_event.h>
 #include <signal.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstring>
@@ -25,6 +29,20 @@ inline std::optional<uint64_t> perf_sigtrap_data(const siginfo_t& si) {
   uint64_t data = 0;
   std::memcpy(&data, reinterpret_cast<const char*>(&si) + kPerfDataOffset, sizeof data);
   return data;
+}
+
+// Opens `attr` (type and config set) on thread `tid`; with `period` > 0
+// the event also stops the thread, with a SIGTRAP carrying `cookie`, each
+// time `period` more is counted. The descriptor, or -1 with errno.
+inline int open_perf_sigtrap(perf_event_attr& attr, pid_t tid, uint64_t period, uint64_t cookie) {
+  attr.size = sizeof attr;
+  if (period > 0) {
+    attr.sample_period = period;
+    attr.sigtrap = 1;
+    attr.remove_on_exec = 1;  // sigtrap requires it
+    attr.sig_data = cookie;
+  }
+  return static_cast<int>(syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC));
 }
 
 }  // namespace backstep

@@ -22,16 +22,9 @@ std::atomic<uint64_t> next_cookie{1};
 int open_event(pid_t tid, uint64_t stop_after_ns, uint64_t cookie) {
   perf_event_attr attr;
   std::memset(&attr, 0, sizeof attr);
-  attr.size = sizeof attr;
   attr.type = PERF_TYPE_SOFTWARE;
   attr.config = PERF_COUNT_SW_TASK_CLOCK;
-  if (stop_after_ns > 0) {
-    attr.sample_period = stop_after_ns;
-    attr.sigtrap = 1;
-    attr.remove_on_exec = 1;  // sigtrap requires it
-    attr.sig_data = cookie;
-  }
-  return static_cast<int>(syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC));
+  return open_perf_sigtrap(attr, tid, stop_after_ns, cookie);
 }
 
 }  // namespace
