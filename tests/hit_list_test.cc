@@ -79,3 +79,38 @@ BOOST_AUTO_TEST_CASE(backwards_hit_by_hit_like_a_forward_replay) {
   BOOST_TEST(static_cast<int64_t>(t.registers(0).raw().rdi) == first - 1);
   BOOST_TEST(t.listed_hits_served() == served);
 }
+
+// gdb at each false hit of a conditional breakpoint going backwards: a
+// reverse step off the hit, then a reverse-continue. The steps of many
+// passes before a hit are cached in one fill (timeline_search.cc,
+// batched_before), and each step off and each landing after it must be
+// exactly where a timeline without the cache, seeking every time, goes.
+BOOST_AUTO_TEST_CASE(steps_off_each_hit_land_where_seeks_land) {
+  Recording rec;
+  uint64_t tick = testing::require_symbol(rec.binary(), "tick"), total = testing::require_symbol(rec.binary(), "total");
+  ReplayTimeline cached(rec.trace()), seeking(rec.trace());
+  seeking.set_trajectory_use(ReplayTimeline::TrajectoryUse::Off);
+  for (ReplayTimeline* t : {&cached, &seeking}) {
+    BOOST_REQUIRE(go(*t, RunDirection::Forward).kind == TargetStop::Kind::HistoryEnd);
+    t->set_breakpoint(tick, TrapKind::Software);
+    BOOST_REQUIRE(go(*t, RunDirection::Backward).kind == TargetStop::Kind::Breakpoint);
+  }
+  uint64_t served_before = cached.trajectory().steps_served;
+  for (int64_t i = 898; i >= 601; --i) {
+    for (bool step : {true, false}) {
+      auto how = step ? ResumeRequest::How::Step : ResumeRequest::How::Continue;
+      TargetStop a = go(cached, RunDirection::Backward, how), b = go(seeking, RunDirection::Backward, how);
+      std::string where = std::string(step ? "step off" : "reverse-continue to") + " i=" + std::to_string(i);
+      BOOST_REQUIRE_MESSAGE(a.kind == b.kind, where << ": " << to_string(a.kind) << " vs " << to_string(b.kind));
+      BOOST_REQUIRE_MESSAGE(cached.describe_position() == seeking.describe_position(),
+                            where << ": " << cached.describe_position() << " vs " << seeking.describe_position());
+      Registers ra = cached.registers(0), rb = seeking.registers(0);
+      BOOST_REQUIRE_MESSAGE(Registers::differences(ra, rb).empty(), where << ": " << Registers::differences(ra, rb));
+      BOOST_REQUIRE_EQUAL(read_long(cached, total), read_long(seeking, total));
+      if (!step) BOOST_REQUIRE_EQUAL(static_cast<int64_t>(ra.raw().rdi), i);
+    }
+  }
+  // The steps off came from the cache: passes were filled many at a time.
+  BOOST_TEST(cached.trajectory().steps_served - served_before >= 250u);
+  BOOST_TEST(cached.trajectory().runs() > 2u);
+}

@@ -323,6 +323,10 @@ class ReplayTimeline : public DebugTarget {
   // without a seek (no watchpoints; `thread` runs there, or 0 for any).
   const TrajectoryEntry* cached_landing(const Mark& m, pid_t thread) const;
   std::optional<Mark> mark_before(const Mark& at);
+  // The position before `at` ("A xk"), with the steps of the passes from
+  // "A x(k-B)" cached in one fill (B from the steps a pass took last
+  // time); nullopt where that does not apply.
+  std::optional<Mark> batched_before(const Mark& at);
   void arm_user_traps(ReplaySession& session) const;
   std::optional<TargetStop> user_trap(const ReplayStop& stop, ReplaySession& session) const;
   const trace::Event& event_at(uint64_t number);
@@ -357,6 +361,7 @@ class ReplayTimeline : public DebugTarget {
   uint64_t counted_walks_ = 0;
   uint64_t counted_searches_ = 0;
   bool approach_ = true;
+  std::map<uint64_t, uint64_t> pass_steps_;  // breakpoint address -> steps of its last pass counted back
   uint64_t approaches_ = 0;
   // Walks the rest of a breakpoint leg with counted stops (checkpoints.cc);
   // false (nothing done) where the kernel refuses.

@@ -160,9 +160,21 @@ std::optional<TargetStop> ReplayTimeline::step_backward_cached(pid_t thread) {
   // replay (step_backward's probe).
   if (trajectory_use_ == TrajectoryUse::Off || !watchpoints_.empty()) return std::nullopt;
   const Mark at = position();
-  if (at.at_event || at.steps == 0) return std::nullopt;  // before a trap or event: count_steps
+  if (at.at_event) return std::nullopt;
   Mark before = at;
-  --before.steps;
+  if (at.steps == 0) {
+    // Before a trap: cached only as the end of the pass before a
+    // breakpoint's hit (batched_before); otherwise count_steps.
+    if (at.anchors.empty() || at.anchors.back().kind != Anchor::Kind::Breakpoint || at.anchors.back().count < 2) {
+      return std::nullopt;
+    }
+    --before.anchors.back().count;
+    std::optional<uint64_t> end = trajectory_.complete_run_end(before);
+    if (!end) return std::nullopt;
+    before.steps = *end;
+  } else {
+    --before.steps;
+  }
   const TrajectoryEntry* e = trajectory_.find(before);
   if (!e) {
     lazy_ = at;  // the fill moves the replay; the user stays at `at` until the step is taken
@@ -176,6 +188,9 @@ std::optional<TargetStop> ReplayTimeline::step_backward_cached(pid_t thread) {
     set_logical(at);
     return std::nullopt;
   }
+  // A step off a listed hit (batched_before cached the pass before it):
+  // the reverse-continue that follows lands on the listed hit before.
+  if (at.steps == 0) note_step_back(at, before);
   set_logical(before);
   ++trajectory_.steps_served;
   end_reported_ = false;

@@ -28,6 +28,12 @@ constexpr uint64_t kStepsPerCheckpoint = 256;
 // (timeline_approach.cc), at most so many times.
 constexpr uint64_t kStepsBeforeApproach = 512;
 constexpr int kMaxApproachRounds = 64;
+// Going back over a loop's passes named by a breakpoint's hits (gdb at each
+// false hit of a conditional breakpoint), the steps of up to this many
+// passes (and about this many steps) are cached at once, so that one seek
+// serves many passes.
+constexpr uint64_t kMaxBatchPasses = 256;
+constexpr uint64_t kBatchSteps = 4096;
 
 bool always(const trace::Event&) { return true; }
 
@@ -541,6 +547,57 @@ std::pair<Mark, uint64_t> ReplayTimeline::steps_to_trap(const Mark& p, uint64_t 
   }
 }
 
+std::optional<Mark> ReplayTimeline::batched_before(const Mark& at) {
+  if (trajectory_use_ != TrajectoryUse::On || at.steps != 0 || at.at_event || at.anchors.empty()) return std::nullopt;
+  const Anchor& a = at.anchors.back();
+  auto known = pass_steps_.find(a.addr());
+  if (a.kind != Anchor::Kind::Breakpoint || a.count < 3 || known == pass_steps_.end()) return std::nullopt;
+  uint64_t batch = std::min<uint64_t>({a.count - 1, kMaxBatchPasses,
+                                       std::max<uint64_t>(1, kBatchSteps / std::max<uint64_t>(1, known->second))});
+  if (batch < 2) return std::nullopt;
+  BS_LOG(Replay, "batch: " << batch << " passes of " << known->second << " steps before " << at.describe());
+  Mark base = at;  // the pass whose steps are being cached: "A xj"
+  base.anchors.back().count -= batch;
+  seek(base);
+  current_->set_breakpoints({});
+  current_->set_watchpoints({});
+  uint32_t runs = current_->next_thread();
+  std::vector<std::pair<uint64_t, uint64_t>> read_only = read_only_mappings();
+  struct EndFill {
+    Trajectory& t;
+    ~EndFill() { if (t.filling()) t.end(); }
+  } end_fill{trajectory_};
+  trajectory_.begin(base, read_only);
+  uint64_t steps = 0;  // since `base`
+  for (uint64_t passes = 0;;) {
+    record_position();
+    ReplayStop r = current_->resume({.single_step = true, .stop_after_event = false, .stop_before = {}});
+    ++steps;
+    // Named by the steps from the pass's start until the end: the pc on
+    // the breakpoint here counts as not hit yet (as count_steps leaves it).
+    mark_ = base;
+    mark_.steps = steps;
+    BS_ASSERT(!r.event && r.kind == ReplayStop::Kind::Step,
+              "caching the passes before " << at.describe() << ": left the interval at " << mark_.describe());
+    if (current_->thread_registers(runs).ip() != a.addr()) {
+      if (steps > kMaxStepsBack) steps_or_give_up(std::nullopt);
+      continue;
+    }
+    // The next hit: this pass is cached whole.
+    trajectory_.end(true);
+    pass_steps_[a.addr()] = steps;
+    if (++passes == batch) {
+      thin_checkpoints();
+      Mark before = base;
+      before.steps = steps - 1;
+      return before;
+    }
+    ++base.anchors.back().count;
+    steps = 0;
+    trajectory_.begin(base, read_only);
+  }
+}
+
 std::optional<Mark> ReplayTimeline::mark_before(const Mark& at) {
   if (at.at_event) {
     // Before the instruction that raised the event (a fault may have run
@@ -579,6 +636,9 @@ std::optional<Mark> ReplayTimeline::mark_before(const Mark& at) {
       p.anchors.pop_back();
     }
     const Anchor a = at.anchors.back();
+    // A loop's passes named by one breakpoint's hits: the steps of many
+    // passes back cached in one go, when a pass is known to be short.
+    if (std::optional<Mark> before = batched_before(at)) return before;
     seek(p);
     current_->set_breakpoints({});
     current_->set_watchpoints({});
@@ -599,7 +659,9 @@ std::optional<Mark> ReplayTimeline::mark_before(const Mark& at) {
     } else {
       // Counted from `p`, or from a later position closer to the hit
       // (timeline_approach.cc).
+      Mark from = p;
       std::tie(p, n) = steps_to_trap(p, a.addr(), runs);
+      if (same_trap_before && p == from) pass_steps_[a.addr()] = n;
     }
     // mark_ stays the name count_steps gave: it is the same instruction as
     // `at`, but a breakpoint there counts as not hit yet.

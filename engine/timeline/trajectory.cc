@@ -1,6 +1,7 @@
 #include "engine/timeline/trajectory.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace backstep {
 namespace {
@@ -16,9 +17,20 @@ Mark base_of(const Mark& m) {
 }  // namespace
 
 const TrajectoryEntry* Trajectory::find(const Mark& m) const {
-  if (m.at_event || entries_.empty() || m.steps < first_ || m.steps - first_ >= entries_.size()) return nullptr;
-  if (base_of(m) != base_) return nullptr;
-  return &entries_[m.steps - first_];
+  if (m.at_event) return nullptr;
+  Mark base = base_of(m);
+  for (auto run = runs_.rbegin(); run != runs_.rend(); ++run) {
+    if (m.steps < run->first || m.steps - run->first >= run->entries.size() || run->base != base) continue;
+    return &run->entries[m.steps - run->first];
+  }
+  return nullptr;
+}
+
+std::optional<uint64_t> Trajectory::complete_run_end(const Mark& base) const {
+  for (auto run = runs_.rbegin(); run != runs_.rend(); ++run) {
+    if (run->complete && !run->entries.empty() && run->base == base) return run->first + run->entries.size() - 1;
+  }
+  return std::nullopt;
 }
 
 std::optional<std::vector<uint8_t>> Trajectory::window_bytes(const TrajectoryEntry& entry, uint64_t addr,
@@ -62,39 +74,68 @@ void Trajectory::add(TrajectoryEntry entry) {
   }
 }
 
-void Trajectory::end() {
+void Trajectory::end(bool complete) {
   filling_ = false;
   if (pending_.empty()) return;
-  uint64_t pending_end = pending_first_ + pending_.size();
-  bool same = !entries_.empty() && pending_base_ == base_;
-  if (same && pending_first_ < first_ && pending_end >= first_) {
-    // The run before the cached one (a reverse step went past its start):
-    // put it in front, keep the earliest positions.
-    pending_.resize(first_ - pending_first_);
-    for (auto it = pending_.rbegin(); it != pending_.rend(); ++it) entries_.push_front(std::move(*it));
-    first_ = pending_first_;
-    while (entries_.size() > kMaxEntries) entries_.pop_back();
-  } else if (same && pending_first_ >= first_ && pending_first_ <= first_ + entries_.size()) {
-    // The run after it (or inside it): append what is new.
-    uint64_t have_end = first_ + entries_.size();
-    for (std::size_t i = 0; i < pending_.size(); ++i) {
-      if (pending_first_ + i >= have_end) entries_.push_back(std::move(pending_[i]));
-    }
-    while (entries_.size() > kMaxEntries) {
-      entries_.pop_front();
-      ++first_;
-    }
-  } else {
-    base_ = pending_base_;
-    first_ = pending_first_;
-    entries_ = std::move(pending_);
-    read_only_ = std::move(pending_read_only_);
+  // Runs of one interval only: nothing between two of its positions changes
+  // a mapping, which read_only() relies on.
+  if (!runs_.empty() && (runs_.front().base.event != pending_base_.event)) {
+    runs_.clear();
+    total_ = 0;
   }
+  if (runs_.empty()) read_only_ = std::move(pending_read_only_);
+  Run run{pending_base_, pending_first_, std::move(pending_), complete};
   pending_.clear();
+  merge(run);
+  while (runs_.size() > 1 && (total_ > kMaxEntries || runs_.size() > kMaxRuns)) {
+    total_ -= runs_.front().entries.size();
+    runs_.erase(runs_.begin());
+  }
+}
+
+void Trajectory::merge(Run& pending) {
+  auto same = std::find_if(runs_.begin(), runs_.end(), [&](const Run& r) { return r.base == pending.base; });
+  if (same != runs_.end()) {
+    Run cached = std::move(*same);
+    total_ -= cached.entries.size();
+    runs_.erase(same);
+    uint64_t pending_end = pending.first + pending.entries.size();
+    if (pending.first < cached.first && pending_end >= cached.first) {
+      // The run before the cached one (a reverse step went past its start):
+      // put it in front, keep the earliest positions.
+      pending.entries.resize(cached.first - pending.first);
+      for (auto it = pending.entries.rbegin(); it != pending.entries.rend(); ++it) {
+        cached.entries.push_front(std::move(*it));
+      }
+      cached.first = pending.first;
+      while (cached.entries.size() > kMaxEntries) {
+        cached.entries.pop_back();
+        cached.complete = false;
+      }
+      pending = std::move(cached);
+    } else if (pending.first >= cached.first && pending.first <= cached.first + cached.entries.size()) {
+      // The run after it (or inside it): append what is new.
+      uint64_t have_end = cached.first + cached.entries.size();
+      bool longer = pending_end > have_end;
+      for (std::size_t i = 0; i < pending.entries.size(); ++i) {
+        if (pending.first + i >= have_end) cached.entries.push_back(std::move(pending.entries[i]));
+      }
+      cached.complete = longer ? pending.complete : cached.complete || (pending_end == have_end && pending.complete);
+      while (cached.entries.size() > kMaxEntries) {
+        cached.entries.pop_front();
+        ++cached.first;
+      }
+      pending = std::move(cached);
+    }
+    // Otherwise apart from it: the new run replaces it.
+  }
+  total_ += pending.entries.size();
+  runs_.push_back(std::move(pending));
 }
 
 void Trajectory::clear() {
-  entries_.clear();
+  runs_.clear();
+  total_ = 0;
   pending_.clear();
   filling_ = false;
 }

@@ -72,30 +72,45 @@ class Trajectory {
   // Filling: begin() with the first position (steps = `first` after
   // `base`'s anchors) and the interval's read-only mappings, then add()
   // one entry per position in order. end() merges the run into the cache:
-  // it continues the cached run (same base, adjacent) or replaces it.
-  // Kept: the latest kMaxEntries of a run added, and when a run ends just
-  // before the cached one, the earliest kMaxEntries of both.
+  // it continues a cached run with the same base (adjacent), or is kept
+  // beside the others of the same interval (a run of another interval
+  // replaces them all). `complete`: the run ends right before the next hit
+  // of its last anchor (complete_run_end()). Kept: the latest kMaxEntries
+  // of a run added, when a run ends just before the cached one the
+  // earliest of both, and at most kMaxEntries positions and kMaxRuns runs
+  // in all (the least recently filled go first).
+  static constexpr std::size_t kMaxRuns = 1024;
   void begin(const Mark& first, std::vector<std::pair<uint64_t, uint64_t>> read_only);
   void add(TrajectoryEntry entry);
-  void end();
+  void end(bool complete = false);
+  // For a run whose base is `base` (no steps) that ended complete: its
+  // last position's steps.
+  std::optional<uint64_t> complete_run_end(const Mark& base) const;
   bool filling() const { return filling_; }
   // The previous entry of the run being filled (for sharing unchanged
   // parts), or nullptr.
   const TrajectoryEntry* last_added() const { return pending_.empty() ? nullptr : &pending_.back(); }
   void clear();
 
-  std::size_t size() const { return entries_.size(); }
+  std::size_t size() const { return total_; }
+  std::size_t runs() const { return runs_.size(); }
   // Positions answered from the cache so far (reverse steps landed
   // without moving the replay), and reads answered.
   uint64_t steps_served = 0;
   uint64_t reads_served = 0;
 
  private:
-  // Positions `base_` + (first_ + i) steps, i < entries_.size().
-  Mark base_;
-  uint64_t first_ = 0;
-  std::deque<TrajectoryEntry> entries_;
+  // Positions `base` + (first + i) steps, i < entries.size().
+  struct Run {
+    Mark base;
+    uint64_t first = 0;
+    std::deque<TrajectoryEntry> entries;
+    bool complete = false;
+  };
+  std::vector<Run> runs_;  // of one interval; the most recently filled last
+  std::size_t total_ = 0;
   std::vector<std::pair<uint64_t, uint64_t>> read_only_;  // [start, end), sorted
+  void merge(Run& run);
 
   bool filling_ = false;
   Mark pending_base_;
