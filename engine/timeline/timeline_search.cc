@@ -168,6 +168,12 @@ std::optional<ReplayTimeline::Candidate> ReplayTimeline::last_hit_between(
     uint64_t kept_then = 0;  // candidates kept before it
   };
   std::optional<BeforeState> before_state;
+  // The user's hits from `prefix` (where `session` is) up to the anchor.
+  auto keep_hits_before = [&](ReplaySession& session, const Mark& prefix, const Mark& at_state) {
+    std::unique_ptr<ReplaySession> probe = session_at(at_state);
+    std::optional<StateKey> first_after = first_hit_state(*probe);
+    for (Candidate& c : hits_to_event(session, prefix, first_after)) keep(std::move(c));
+  };
   auto done = [&]() -> std::optional<Candidate> {
     if (!before_state) return last;
     BeforeState b = std::move(*before_state);
@@ -180,9 +186,7 @@ std::optional<ReplayTimeline::Candidate> ReplayTimeline::last_hit_between(
       }
       return last;
     }
-    std::unique_ptr<ReplaySession> probe = session_at(b.at_state);
-    std::optional<StateKey> first_after = first_hit_state(*probe);
-    for (Candidate& c : hits_to_event(*b.session, b.prefix, first_after)) keep(std::move(c));
+    keep_hits_before(*b.session, b.prefix, b.at_state);
     return last;
   };
   // Along `to`'s legs, with the user's traps armed too.
@@ -239,9 +243,7 @@ std::optional<ReplayTimeline::Candidate> ReplayTimeline::last_hit_between(
       if (traps && !before_state) {
         before_state = BeforeState{std::move(s), prefix, at_state, kept};
       } else if (traps) {
-        std::unique_ptr<ReplaySession> probe = session_at(at_state);
-        std::optional<StateKey> first_after = first_hit_state(*probe);
-        for (Candidate& c : hits_to_event(*s, prefix, first_after)) keep(std::move(c));
+        keep_hits_before(*s, prefix, at_state);
       }
       if (final_leg) return done();
       s = session_at(at_state);
