@@ -50,10 +50,7 @@ Codec Compressor::compress(std::span<const uint8_t> raw, std::vector<uint8_t>& o
   if (raw.size() >= kSampleFrom) {
     sample_.clear();
     compress_as(codec_, raw.first(kSampleSize), sample_);
-    if (static_cast<double>(sample_.size()) > kStoredAbove * kSampleSize) {
-      out.insert(out.end(), raw.begin(), raw.end());
-      return Codec::Stored;
-    }
+    if (static_cast<double>(sample_.size()) > kStoredAbove * kSampleSize) return Codec::Stored;
   }
   compress_as(codec_, raw, out);
   return codec_;

@@ -29,11 +29,12 @@ class Compressor {
   Compressor& operator=(const Compressor&) = delete;
 
   // Appends the compressed form of `raw` to `out` and returns the codec
-  // used: the compressor's, or Stored (`raw` itself) when a sample of a
-  // large chunk shows it does not compress (random data, compressed files:
-  // compressing them would cost the recorder's background thread as much
-  // as all the rest). Throws FormatError if the library fails (which it
-  // only does when out of memory).
+  // used: the compressor's, or Stored when a sample of a large chunk shows
+  // it does not compress (random data, compressed files: compressing them
+  // would cost the recorder's background thread as much as all the rest).
+  // Stored leaves `out` as it was: the data is `raw` itself, which the
+  // caller writes from where it is. Throws FormatError if the library
+  // fails (which it only does when out of memory).
   Codec compress(std::span<const uint8_t> raw, std::vector<uint8_t>& out);
 
  private:

@@ -144,7 +144,7 @@ Mapping decode_mapping(ByteReader& r) {
 
 // Writes the list fields; each is omitted when empty so that a typical
 // syscall event costs a handful of bytes beyond its registers.
-void encode_lists(ByteWriter& w, const Event& e) {
+void encode_lists(ByteWriter& w, const Event& e, std::span<const BorrowedWrite> first) {
   if (!e.reg_changes.empty()) {
     auto f = w.begin_field(kTagRegChanges);
     w.u32(static_cast<uint32_t>(e.reg_changes.size()));
@@ -154,9 +154,13 @@ void encode_lists(ByteWriter& w, const Event& e) {
     }
     w.end_field(f);
   }
-  if (!e.writes.empty()) {
+  if (!e.writes.empty() || !first.empty()) {
     auto f = w.begin_field(kTagWrites);
-    w.u32(static_cast<uint32_t>(e.writes.size()));
+    w.u32(static_cast<uint32_t>(first.size() + e.writes.size()));
+    for (const BorrowedWrite& m : first) {
+      w.u64(m.addr);
+      w.blob(m.data.data(), m.data.size());
+    }
     for (const MemoryWrite& m : e.writes) {
       w.u64(m.addr);
       w.blob(m.data.data(), m.data.size());
@@ -293,7 +297,7 @@ void decode_field(uint8_t tag, ByteReader& f, Event& e) {
 
 }  // namespace
 
-void encode_event(const Event& e, std::vector<uint8_t>& out) {
+void encode_event(const Event& e, std::vector<uint8_t>& out, std::span<const BorrowedWrite> first) {
   ByteWriter w(out);
   w.u8(static_cast<uint8_t>(e.kind));
   w.u32(e.tid);
@@ -306,7 +310,7 @@ void encode_event(const Event& e, std::vector<uint8_t>& out) {
     w.raw(e.regs->data(), e.regs->size() * sizeof(uint64_t));
     w.end_field(f);
   }
-  encode_lists(w, e);
+  encode_lists(w, e, first);
   encode_raw_field(w, kTagXstate, e.xstate.data(), e.xstate.size());
   encode_raw_field(w, kTagSiginfo, e.siginfo.data(), e.siginfo.size());
   if (e.status != 0) {
@@ -366,7 +370,10 @@ Event decode_event(ByteReader& r) {
   return e;
 }
 
-void validate_event(const Event& e) {
+void validate_event(const Event& e, std::span<const BorrowedWrite> first) {
+  for (const BorrowedWrite& m : first)
+    if (m.data.size() > std::numeric_limits<uint64_t>::max() - m.addr)
+      throw FormatError("memory write at " + std::to_string(m.addr) + " wraps around");
   if (!valid_kind(static_cast<uint8_t>(e.kind)))
     throw FormatError("bad event kind " + std::to_string(static_cast<unsigned>(e.kind)));
   for (const RegChange& c : e.reg_changes)

@@ -154,14 +154,23 @@ uint64_t for_each_field(ByteReader& r, Fn&& fn) {
   return seen;
 }
 
+// Memory an event wrote whose bytes are held elsewhere (the recorder's view
+// of a syscall buffer, a MiB at a time): encoded as the event's first
+// writes, ahead of event.writes, straight from where they are. Reads back
+// as ordinary MemoryWrites.
+struct BorrowedWrite {
+  uint64_t addr = 0;
+  std::span<const uint8_t> data;
+};
+
 // Events: u8 kind, u32 tid, u32 payload length, payload (TLV fields).
-void encode_event(const Event& event, std::vector<uint8_t>& out);
+void encode_event(const Event& event, std::vector<uint8_t>& out, std::span<const BorrowedWrite> first = {});
 Event decode_event(ByteReader& r);
 
 // Checks what the encoding alone cannot (register indices, siginfo size, ...).
 // The writer runs it before encoding, the reader after decoding, so a trace
 // the writer accepted always reads back. Throws FormatError.
-void validate_event(const Event& event);
+void validate_event(const Event& event, std::span<const BorrowedWrite> first = {});
 
 // The header's TLV body (without the file's magic, version and checksum).
 std::vector<uint8_t> encode_header(const Header& header);

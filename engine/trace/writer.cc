@@ -103,6 +103,15 @@ int reserve_stop_reason(const std::string& path) {
 // Starts `body` on a thread that blocks every signal, so that the signals
 // sent to the process (SIGTERM, SIGINT, ...) interrupt the recording
 // thread's waits, not this one.
+// The bytes of memory an event carries: most of a big event's size.
+std::size_t memory_bytes(const Event& event, std::span<const BorrowedWrite> first) {
+  std::size_t n = 0;
+  for (const BorrowedWrite& w : first) n += w.data.size();
+  for (const MemoryWrite& w : event.writes) n += w.data.size();
+  for (const ObjectWrite& w : event.object_writes) n += w.data.size();
+  return n;
+}
+
 std::thread start_quiet_thread(std::function<void()> body) {
   sigset_t all, old;
   sigfillset(&all);
@@ -129,7 +138,7 @@ struct PendingChunk {
 struct TraceWriter::Impl {
   Impl(const std::string& dir, const Header& header);
 
-  uint64_t write(const Event& event);
+  uint64_t write(const Event& event, std::span<const BorrowedWrite> first);
   void flush_chunk();
   void finish();
   void enter_idle();
@@ -243,14 +252,19 @@ std::string TraceWriter::Impl::failure() {
   return io_error;
 }
 
-uint64_t TraceWriter::Impl::write(const Event& event) {
+uint64_t TraceWriter::Impl::write(const Event& event, std::span<const BorrowedWrite> first) {
   if (finished) throw TraceError(dir + ": event written after the trace was finished");
   const uint8_t flags = attention.load(std::memory_order_relaxed);
   if (flags & kFailedBit) throw TraceError(failure());
+  // An event whose memory alone fills a chunk (a syscall buffer's flush,
+  // a big read) gets a chunk of its own: the events before it go first, so
+  // that it is encoded straight into an empty chunk instead of copied out
+  // of a shared one below.
+  if (chunk_events > 0 && memory_bytes(event, first) >= kChunkTargetBytes) flush_chunk();
   const std::size_t start = chunk.size();
   try {
-    validate_event(event);
-    encode_event(event, chunk);
+    validate_event(event, first);
+    encode_event(event, chunk, first);
   } catch (const FormatError& e) {
     chunk.resize(start);
     throw TraceError(events_path + ": cannot write event " + std::to_string(next_event) + ": " + e.what());
@@ -384,14 +398,24 @@ std::string TraceWriter::Impl::store(Compressor& compressor, const PendingChunk&
   try {
     out.resize(kChunkHeaderSize);
     Codec used = compressor.compress(pending.raw, out);
+    // A stored chunk's data is written from the pending buffer itself.
+    const uint8_t* data = used == Codec::Stored ? pending.raw.data() : out.data() + kChunkHeaderSize;
+    std::size_t data_len = used == Codec::Stored ? pending.raw.size() : out.size() - kChunkHeaderSize;
     ChunkHeader h;
     h.codec = used;
     h.raw_len = static_cast<uint32_t>(pending.raw.size());
-    h.compressed_len = static_cast<uint32_t>(out.size() - kChunkHeaderSize);
+    h.compressed_len = static_cast<uint32_t>(data_len);
     h.first_event = pending.first_event;
     h.event_count = pending.event_count;
-    h.data_crc = chunk_data_check(out.data() + kChunkHeaderSize, h.compressed_len);
+    h.data_crc = chunk_data_check(data, data_len);
     encode_chunk_header(h, out.data());
+    if (used == Codec::Stored) {
+      if (int err = write_all(events_fd, out.data(), kChunkHeaderSize))
+        return events_path + ": write failed: " + errno_text(err);
+      if (int err = write_all(events_fd, data, data_len))
+        return events_path + ": write failed: " + errno_text(err);
+      return {};
+    }
   } catch (const std::exception& e) {
     return events_path + ": cannot compress events from " + std::to_string(pending.first_event) + ": " + e.what();
   }
@@ -436,7 +460,9 @@ TraceWriter::~TraceWriter() {
   }
 }
 
-uint64_t TraceWriter::write(const Event& event) { return impl_->write(event); }
+uint64_t TraceWriter::write(const Event& event, std::span<const BorrowedWrite> first) {
+  return impl_->write(event, first);
+}
 
 uint64_t TraceWriter::events_written() const { return impl_->next_event; }
 
@@ -449,6 +475,10 @@ StoredFile TraceWriter::add_file(const std::string& source, const std::string& n
 }
 
 void TraceWriter::finish() { impl_->finish(); }
+
+bool TraceWriter::place_background(const cpu_set_t& cpus) {
+  return pthread_setaffinity_np(impl_->thread.native_handle(), sizeof(cpus), &cpus) == 0;
+}
 
 const std::string& TraceWriter::dir() const { return impl_->dir; }
 

@@ -6,11 +6,15 @@
 // SIGKILL loses only its last moments.
 #pragma once
 
+#include <sched.h>
+
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 
+#include "engine/trace/encoding.h"
 #include "engine/trace/event.h"
 
 namespace backstep::trace {
@@ -30,8 +34,9 @@ class TraceWriter {
   TraceWriter& operator=(const TraceWriter&) = delete;
 
   // Appends an event. Events are numbered from 0 in the order written.
-  // Returns the event's number.
-  uint64_t write(const Event& event);
+  // Returns the event's number. `first`: memory writes held elsewhere,
+  // recorded as the event's first ones (encoding.h, BorrowedWrite).
+  uint64_t write(const Event& event, std::span<const BorrowedWrite> first = {});
   uint64_t events_written() const;
 
   // While an Idle scope lives, the caller promises not to write: it is
@@ -66,6 +71,12 @@ class TraceWriter {
   // for it is reserved when the trace is created), so that readers can say
   // why the stream ends early even when the disk is full.
   void finish();
+
+  // Lets the background thread run on `cpus` (sched_setaffinity's mask).
+  // The recorder pins itself to the tracee's CPU; its writer, which only
+  // compresses and writes, should not take turns with them there.
+  // Returns false if the kernel refused the mask.
+  bool place_background(const cpu_set_t& cpus);
 
   const std::string& dir() const;
 
