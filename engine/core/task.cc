@@ -390,7 +390,12 @@ std::string Task::read_c_string(remote_ptr<char> addr, std::size_t max) {
   return out;
 }
 
-void Task::enter_remote_syscall(remote_ptr<void> insn, long nr, const std::array<uint64_t, 6>& args) {
+// Signals held back during one remote call at most: a stream of them that
+// never lets it in is an error.
+constexpr std::size_t kMaxHeldSignals = 64;
+
+void Task::enter_remote_syscall(remote_ptr<void> insn, long nr, const std::array<uint64_t, 6>& args,
+                                std::vector<siginfo_t>* held) {
   Registers call = regs();
   call.set_ip(insn.as_int());
   call.raw().rax = static_cast<uint64_t>(nr);
@@ -405,6 +410,12 @@ void Task::enter_remote_syscall(remote_ptr<void> insn, long nr, const std::array
     BS_ASSERT(stops < 3, "task " << tid_ << ": remote syscall " << nr << " never entered");
     resume(ResumeHow::Syscall);
     WaitStatus ws = wait();
+    if (held && ws.is_signal() && held->size() < kMaxHeldSignals) {
+      // At its signal-delivery stop, before the call: resumed without it.
+      held->push_back(siginfo());
+      --stops;
+      continue;
+    }
     if (!ws.is_syscall()) {
       throw TaskGone("task " + std::to_string(tid_) + ": remote syscall " + std::to_string(nr) +
                      " interrupted: " + ws.describe());
@@ -420,9 +431,10 @@ void Task::enter_remote_syscall(remote_ptr<void> insn, long nr, const std::array
   }
 }
 
-int64_t Task::remote_syscall(remote_ptr<void> insn, long nr, std::array<uint64_t, 6> args) {
+int64_t Task::remote_syscall(remote_ptr<void> insn, long nr, std::array<uint64_t, 6> args,
+                             std::vector<siginfo_t>* held) {
   Registers saved = regs();
-  enter_remote_syscall(insn, nr, args);
+  enter_remote_syscall(insn, nr, args, held);
   resume(ResumeHow::Syscall);
   WaitStatus ws = wait();
   if (!ws.is_syscall()) {
@@ -454,7 +466,7 @@ pid_t Task::remote_clone(remote_ptr<void> insn, uint64_t flags) {
   Registers saved = regs();
   // No new stack: the child never runs before its registers are set. Exit
   // signal 0, so no SIGCHLD anywhere.
-  enter_remote_syscall(insn, SYS_clone, {flags, 0, 0, 0, 0, 0});
+  enter_remote_syscall(insn, SYS_clone, {flags, 0, 0, 0, 0, 0}, nullptr);
   resume(ResumeHow::Syscall);
   WaitStatus ws = wait();
   if (ws.kind != WaitStatus::Kind::EventStop || ws.event != PTRACE_EVENT_CLONE) {
@@ -498,7 +510,7 @@ void Task::remote_exec(remote_ptr<void> insn, remote_ptr<void> scratch, std::siz
   write_bytes(scratch, block.data(), block.size());
   uint64_t argv_at = scratch.as_int();
   uint64_t envp_at = argv_at + argv.size() * 8;
-  enter_remote_syscall(insn, SYS_execve, {path_at, argv_at, envp_at, 0, 0, 0});
+  enter_remote_syscall(insn, SYS_execve, {path_at, argv_at, envp_at, 0, 0, 0}, nullptr);
   resume(ResumeHow::Syscall);
   WaitStatus ws = wait();
   if (ws.kind != WaitStatus::Kind::EventStop || ws.event != PTRACE_EVENT_EXEC) {

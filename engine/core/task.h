@@ -154,8 +154,12 @@ class Task {
   // Runs system call `nr` in the tracee, from the `syscall` instruction at
   // `insn`, and returns its result. The task must be stopped (at any ptrace
   // stop); its registers are restored afterwards. Afterwards the task is at a
-  // syscall-exit stop.
-  int64_t remote_syscall(remote_ptr<void> insn, long nr, std::array<uint64_t, 6> args);
+  // syscall-exit stop. With `held`, a signal that stops the task on its way
+  // to the call (one sent to it meanwhile: the recorder's tracees get real
+  // signals) is not delivered: its siginfo is appended to *held, for the
+  // caller to deliver later; without, such a stop throws TaskGone.
+  int64_t remote_syscall(remote_ptr<void> insn, long nr, std::array<uint64_t, 6> args,
+                         std::vector<siginfo_t>* held = nullptr);
 
   // Debug registers DR0-DR7 (hardware breakpoints and watchpoints).
   uint64_t debug_register(int index);
@@ -187,7 +191,8 @@ class Task {
   // write_bytes into a shared mapping without PROT_WRITE (task.cc).
   ssize_t write_read_only_shared(uint64_t addr, const uint8_t* in, std::size_t len);
   // Sets up syscall `nr` at `insn` and runs the task to its entry stop.
-  void enter_remote_syscall(remote_ptr<void> insn, long nr, const std::array<uint64_t, 6>& args);
+  void enter_remote_syscall(remote_ptr<void> insn, long nr, const std::array<uint64_t, 6>& args,
+                            std::vector<siginfo_t>* held);
 
   pid_t tid_;
   int mem_fd_ = -1;

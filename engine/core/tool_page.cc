@@ -41,4 +41,8 @@ int64_t tool_syscall(Task& task, long nr, uint64_t a0, uint64_t a1, uint64_t a2,
   return task.remote_syscall(kToolSyscallInsn, nr, {a0, a1, a2, a3, a4, a5});
 }
 
+int64_t tool_syscall_holding(Task& task, std::vector<siginfo_t>& held, long nr, std::array<uint64_t, 6> args) {
+  return task.remote_syscall(kToolSyscallInsn, nr, args, &held);
+}
+
 }  // namespace backstep

@@ -4,7 +4,11 @@
 // kind Tool so the address-space layout is identical in both.
 #pragma once
 
+#include <signal.h>
+
+#include <array>
 #include <cstdint>
+#include <vector>
 
 #include "engine/core/remote_ptr.h"
 
@@ -26,5 +30,9 @@ void install_tool_page(Task& task);
 // Runs `nr` in the task from the tool page.
 int64_t tool_syscall(Task& task, long nr, uint64_t a0 = 0, uint64_t a1 = 0, uint64_t a2 = 0,
                      uint64_t a3 = 0, uint64_t a4 = 0, uint64_t a5 = 0);
+
+// The same for a recorded task, which real signals may reach meanwhile:
+// those are appended to `held` instead of delivered (Task::remote_syscall).
+int64_t tool_syscall_holding(Task& task, std::vector<siginfo_t>& held, long nr, std::array<uint64_t, 6> args);
 
 }  // namespace backstep

@@ -80,6 +80,7 @@ void exit_mmap(SyscallContext& ctx) {
   m.offset = ctx.arg(5);
   // Whatever was mapped there is gone (MAP_FIXED).
   ctx.session.mapped_file_sizes().unmapped(m.start, m.end - m.start);
+  ctx.session.buffer_memory_changed(ctx.task, m.start, m.end - m.start, false);
   if (m.flags & MAP_ANONYMOUS) {
     m.kind = trace::MappingKind::Anonymous;
     ctx.event.mappings.push_back(std::move(m));
@@ -145,6 +146,7 @@ void exit_unmap(SyscallContext& ctx) {
   if (ctx.failed()) return;
   ctx.session.forget_mappings(ctx.task, ctx.arg(0), ctx.arg(1));
   ctx.session.mapped_file_sizes().unmapped(ctx.arg(0), ctx.arg(1));
+  ctx.session.buffer_memory_changed(ctx.task, ctx.arg(0), ctx.arg(1), false);
 }
 
 // mremap: a shared file mapping that moved or grew is still one, at its new
@@ -163,6 +165,9 @@ void exit_mremap(SyscallContext& ctx) {
   bool old_kept = old_len == 0 || (ctx.arg(3) & MREMAP_DONTUNMAP);
   if (!old_kept) ctx.session.forget_mappings(ctx.task, old_addr, old_len);
   ctx.session.forget_mappings(ctx.task, new_addr, page_up(new_len));
+  // A buffer that moved, or had its pages moved away, has no view.
+  ctx.session.buffer_memory_changed(ctx.task, old_addr, std::max<uint64_t>(old_len, 1), false);
+  ctx.session.buffer_memory_changed(ctx.task, new_addr, page_up(new_len), false);
   for (const auto& m : moved) ctx.session.track_shared_mapping(ctx.task, m);
   if (!moved.empty()) ctx.session.forget_buffered_files(ctx);
   // A mapping over an object in replay stays one at its new place.
@@ -181,9 +186,20 @@ void exit_remap_file_pages(SyscallContext& ctx) {
     if (start >= m.start && start < m.end) file = m;
   }
   ctx.session.forget_mappings(ctx.task, start, len);
+  ctx.session.buffer_memory_changed(ctx.task, start, len, false);
   if (file) {
     ctx.session.track_shared_mapping(ctx.task, {start, start + len, offset, file->dev, file->ino});
     ctx.session.forget_buffered_files(ctx);
+  }
+}
+
+// Private anonymous memory reads as zeros after these; the shared view of
+// a syscall buffer (buffer_view.h) would keep its bytes.
+void exit_madvise(SyscallContext& ctx) {
+  if (ctx.failed()) return;
+  uint64_t advice = ctx.arg(2);
+  if (advice == MADV_DONTNEED || advice == MADV_REMOVE || advice == MADV_DONTNEED_LOCKED) {
+    ctx.session.buffer_memory_changed(ctx.task, ctx.arg(0), page_up(ctx.arg(1)), true);
   }
 }
 
@@ -205,7 +221,7 @@ extern const SyscallRecorder mremap{enter_range_change, exit_mremap};
 extern const SyscallRecorder mprotect{enter_range_change, nullptr};
 extern const SyscallRecorder pkey_mprotect{enter_pkey_mprotect, nullptr};
 extern const SyscallRecorder remap_file_pages{enter_range_change, exit_remap_file_pages};
-extern const SyscallRecorder madvise{enter_madvise, nullptr};
+extern const SyscallRecorder madvise{enter_madvise, exit_madvise};
 extern const SyscallRecorder mincore{nullptr, exit_mincore};
 extern const SyscallRecorder brk{};
 }  // namespace recorders

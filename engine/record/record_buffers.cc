@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstring>
 #include <set>
@@ -68,13 +69,59 @@ void RecordSession::register_buffer(RecordTask& t, SyscallContext& ctx) {
   task.write_bytes(remote_ptr<void>(buffer + offsetof(bs_buffer_header, recorder_tid)), desched, sizeof(desched));
   t.buffer = buffer;
   RecordProcess& p = *t.process;
+  // After the result is set: the view's system calls restore the registers.
+  ctx.exit.raw().rax = 0;
+  task.set_regs(ctx.exit);
+  std::vector<siginfo_t> held;
+  if (std::unique_ptr<BufferView> view = BufferView::share(task, buffer, BS_BUFFER_SIZE, nullptr, held)) {
+    p.buffer_views[buffer] = std::move(view);
+  }
+  for (const siginfo_t& s : held) t.deferred_signals.push_back(s);
   if (!p.trampoline) {
     p.stub_area = ctx.arg(2);
     p.stub_area_size = ctx.arg(3);
     p.trampoline = ctx.arg(4);
   }
-  ctx.exit.raw().rax = 0;
-  task.set_regs(ctx.exit);
+}
+
+BufferView* RecordSession::buffer_view(RecordTask& t) {
+  if (!t.buffer || !t.process) return nullptr;
+  auto it = t.process->buffer_views.find(t.buffer);
+  return it == t.process->buffer_views.end() ? nullptr : it->second.get();
+}
+
+void RecordSession::unshare_buffers(RecordTask& t, RecordProcess& parent) {
+  std::vector<siginfo_t> held;
+  for (const auto& [addr, view] : parent.buffer_views) {
+    std::unique_ptr<BufferView> own = BufferView::share(t.task, addr, view->size(), view->bytes(), held);
+    if (own) {
+      t.process->buffer_views[addr] = std::move(own);
+    } else if (!make_buffer_private(t.task, addr, view->size(), view->bytes(), held)) {
+      throw RecordingRefused("process " + std::to_string(t.tid()) +
+                             " cannot be given its own copy of its parent's syscall buffer at event " +
+                             std::to_string(next_event()));
+    }
+  }
+  for (const siginfo_t& s : held) t.deferred_signals.push_back(s);
+}
+
+void RecordSession::buffer_memory_changed(Task& task, uint64_t start, uint64_t len, bool zeroed) {
+  RecordTask* t = record_task(task.tid());
+  if (!t || !t->process) return;
+  auto& views = t->process->buffer_views;
+  for (auto it = views.begin(); it != views.end();) {
+    BufferView& v = *it->second;
+    if (!v.overlaps(start, len)) {
+      ++it;
+    } else if (zeroed) {
+      uint64_t from = std::max(start, v.addr()), to = std::min(start + len, v.addr() + v.size());
+      std::memset(v.bytes() + (from - v.addr()), 0, to - from);
+      ++it;
+    } else {
+      BS_LOG(Record, "the program mapped over the syscall buffer at 0x" << std::hex << v.addr());
+      it = views.erase(it);
+    }
+  }
 }
 
 bool RecordSession::flushes_before(trace::EventKind kind) {
@@ -98,8 +145,11 @@ bool RecordSession::flushes_before(trace::EventKind kind) {
 void RecordSession::flush_buffer(RecordTask& t) {
   if (!t.buffer) return;
   Task& task = t.task;
+  BufferView* view = buffer_view(t);
   uint32_t used = 0;
-  if (task.read_some(remote_ptr<void>(t.buffer + kUsedOffset), &used, sizeof(used)) != sizeof(used)) {
+  if (view) {
+    std::memcpy(&used, view->bytes() + kUsedOffset, sizeof(used));
+  } else if (task.read_some(remote_ptr<void>(t.buffer + kUsedOffset), &used, sizeof(used)) != sizeof(used)) {
     t.buffer = 0;  // unmapped (or the thread is gone): nothing to flush
     return;
   }
@@ -111,13 +161,16 @@ void RecordSession::flush_buffer(RecordTask& t) {
   trace::Event flush;
   flush.kind = trace::EventKind::BufferFlush;
   flush.tid = static_cast<uint32_t>(t.tid());
-  std::vector<uint8_t> records = task.read_bytes(remote_ptr<void>(t.buffer + kDataOffset), used);
+  // With a view, the records go from it straight into the trace.
+  std::vector<uint8_t> copied;
+  if (!view) copied = task.read_bytes(remote_ptr<void>(t.buffer + kDataOffset), used);
+  const uint8_t* records = view ? view->bytes() + kDataOffset : copied.data();
   // The records must tile the bytes used: the library in replay walks them.
   std::vector<int> closed;
   for (uint64_t at = 0; at < used;) {
     bs_record r;
     if (used - at < sizeof(r)) at = used + 1;
-    else std::memcpy(&r, records.data() + at, sizeof(r));
+    else std::memcpy(&r, records + at, sizeof(r));
     if (at > used || r.size < sizeof(r) || r.size % 8 != 0 || r.size > used - at) {
       throw RecordingRefused("thread " + std::to_string(t.tid()) + "'s syscall buffer holds a malformed record at event " +
                              std::to_string(next_event()));
@@ -127,21 +180,26 @@ void RecordSession::flush_buffer(RecordTask& t) {
     }
     at += r.size;
   }
-  flush.writes.push_back({t.buffer + kDataOffset, std::move(records)});
+  trace::BorrowedWrite borrowed{t.buffer + kDataOffset, std::span<const uint8_t>(records, used)};
+  std::span<const trace::BorrowedWrite> first;
+  if (view) first = std::span<const trace::BorrowedWrite>(&borrowed, 1);
+  else flush.writes.push_back({t.buffer + kDataOffset, std::move(copied)});
   uint32_t counts[2] = {used, 0};  // used, cursor
   std::vector<uint8_t> header(sizeof(counts));
   std::memcpy(header.data(), counts, sizeof(counts));
   flush.writes.push_back({t.buffer + kUsedOffset, std::move(header)});
   if (!closed.empty()) forget_closed(t, closed, flush);
-  write_event(flush);
+  write_event(flush, first);
   uint32_t zero = 0;
-  task.write_bytes(remote_ptr<void>(t.buffer + kUsedOffset), &zero, sizeof(zero));
+  if (view) std::memcpy(view->bytes() + kUsedOffset, &zero, sizeof(zero));
+  else task.write_bytes(remote_ptr<void>(t.buffer + kUsedOffset), &zero, sizeof(zero));
 }
 
 bool RecordSession::in_buffered_call(RecordTask& t) {
   if (!t.buffer) return false;
   uint32_t busy = 0;
-  t.task.read_some(remote_ptr<void>(t.buffer + kBusyOffset), &busy, sizeof(busy));
+  if (BufferView* view = buffer_view(t)) std::memcpy(&busy, view->bytes() + kBusyOffset, sizeof(busy));
+  else t.task.read_some(remote_ptr<void>(t.buffer + kBusyOffset), &busy, sizeof(busy));
   if (busy) return true;
   const RecordProcess* p = t.process;
   uint64_t ip = t.task.regs().ip();

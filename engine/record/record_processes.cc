@@ -104,6 +104,7 @@ void RecordSession::start_created_process(const CreatedThread& c, RecordTask& t)
     p.own_filter = creator->process->own_filter;
     p.strict = creator->process->strict;
     if (p.own_filter) t.task.set_syscall_stops(true);
+    if (!(c.flags & CLONE_VM)) unshare_buffers(t, *creator->process);
   }
   trace::Event event;
   event.kind = trace::EventKind::ProcessStart;
@@ -172,6 +173,7 @@ void RecordSession::on_exec_event(RecordTask& t) {
   t.buffer = 0;  // the new program's library registers its own
   p.stub_area = p.stub_area_size = p.trampoline = 0;
   p.patchable_code_known = false;
+  p.buffer_views.clear();
   t.last_exit_regs = t.task.regs();
   t.at_syscall_boundary = true;
   t.interrupted_entry.reset();
@@ -219,6 +221,7 @@ bool RecordSession::on_task_gone(RecordTask& t, const WaitStatus& ws) {
   exit_event.status = ws.raw;
   write_event(exit_event);
   p.ended = true;
+  p.buffer_views.clear();
   shared_maps_.erase(p.pid);
   if (&p == root_) {
     result_.exit_status = ws.kind == WaitStatus::Kind::Exited ? ws.exit_code : 128 + ws.signal;

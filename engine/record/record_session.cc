@@ -64,6 +64,18 @@ int pin_to_current_cpu(RecorderDisguise& disguise) {
   return cpu;
 }
 
+// The trace writer's thread compresses and writes what the program's
+// buffered calls read (200 MB for a 200 MB copy): on the tracee's CPU it
+// would take turns with the program and the recorder. It gets the other
+// CPUs the recorder was allowed, where there are any.
+void place_writer(trace::TraceWriter& writer, const RecorderDisguise& disguise, int cpu) {
+  if (!disguise.have_inherited_affinity || cpu < 0) return;
+  cpu_set_t others = disguise.inherited_affinity;
+  CPU_CLR(cpu, &others);
+  if (CPU_COUNT(&others) == 0) return;
+  if (!writer.place_background(others)) BS_LOG(Record, "the trace writer stays on CPU " << cpu);
+}
+
 // The preload library goes first in LD_PRELOAD (the program's own list, if
 // any, follows), so that every process of the tree loads it.
 void add_preload(std::vector<std::string>& envp, const std::string& library) {
@@ -219,6 +231,7 @@ RecordResult RecordSession::run() {
   header.recorded_cpu = cpu_;
   header.cpuid_faulting = options_.cpuid_faulting;
   writer_ = std::make_unique<trace::TraceWriter>(options_.trace_dir, header);
+  place_writer(*writer_, disguise_, cpu_);
 
   try {
     record_exec(task);
@@ -362,7 +375,7 @@ void RecordSession::stop_recording(Task& task, const std::string& why, std::opti
   result_.events = writer_->events_written();
 }
 
-void RecordSession::write_event(const trace::Event& event) {
+void RecordSession::write_event(const trace::Event& event, std::span<const trace::BorrowedWrite> first) {
   // The calls a thread made through its syscall buffer come right before
   // its next event, and only then: replay writes them back there, and the
   // thread runs (consuming them) only to reach that event. A stop that
@@ -372,7 +385,7 @@ void RecordSession::write_event(const trace::Event& event) {
     if (RecordTask* t = record_task(static_cast<pid_t>(event.tid))) flush_buffer(*t);
   }
   BS_LOG(Record, "event " << writer_->events_written() << ": " << trace::to_string(event.kind));
-  writer_->write(event);
+  writer_->write(event, first);
 }
 
 uint64_t RecordSession::shared_object_id(dev_t dev, ino_t ino) {

@@ -111,6 +111,11 @@ class RecordSession : public Session {
   // parent's, an exec with none.
   void track_shared_mapping(Task& task, const SharedFileMapping& m) { shared_maps_[process_of(task)].push_back(m); }
   void forget_mappings(Task& task, uint64_t start, uint64_t len);
+  // A call of `task` unmapped or mapped over [start, start + len): the
+  // views of syscall buffers there end (buffer_view.h). With `zeroed`
+  // (MADV_DONTNEED), the memory stays and reads as zeros, as private
+  // memory would.
+  void buffer_memory_changed(Task& task, uint64_t start, uint64_t len, bool zeroed);
   const std::vector<SharedFileMapping>& shared_mappings(Task& task) { return shared_maps_[process_of(task)]; }
   // The shared object of file (dev, ino) if some process of the tree maps
   // it now (fs_syscalls.cc records writes into it).
@@ -168,7 +173,7 @@ class RecordSession : public Session {
   void maybe_interrupt(RecordTask& t);
   bool on_interrupted(RecordTask& t);
   std::optional<WaitStatus> wait_with_deadline(Task& task, std::chrono::steady_clock::time_point deadline);
-  void write_event(const trace::Event& event);
+  void write_event(const trace::Event& event, std::span<const trace::BorrowedWrite> first = {});
   // How often the recorder looks at a thread that runs user code while a
   // signal is held back or another thread waits.
   static constexpr long kTickMs = 2;
@@ -187,6 +192,13 @@ class RecordSession : public Session {
   void flush_buffer(RecordTask& t);
   // Whether an event of this kind comes after the thread's flush.
   static bool flushes_before(trace::EventKind kind);
+  // The recorder's view of `t`'s buffer (buffer_view.h), null for none.
+  BufferView* buffer_view(RecordTask& t);
+  // A fork's child (t, stopped at its first instruction, of a process that
+  // has just been created without CLONE_VM): its copies of the parent's
+  // buffers become its own, with views of their own (buffer_view.h).
+  void unshare_buffers(RecordTask& t, RecordProcess& parent);
+
   // The descriptors `t`'s buffered calls closed: gone from the other
   // buffers of its process (as writes of `flush`) and from the cache.
   void forget_closed(RecordTask& t, const std::vector<int>& closed, trace::Event& flush);

@@ -7,12 +7,15 @@
 #include <signal.h>
 
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/core/registers.h"
 #include "engine/core/task.h"
+#include "engine/record/buffer_view.h"
 #include "engine/record/syscall_context.h"
 
 namespace backstep {
@@ -49,6 +52,10 @@ struct RecordProcess {
   };
   std::vector<CodeRange> patchable_code;
   bool patchable_code_known = false;
+  // The recorder's views of its threads' syscall buffers, by address
+  // (buffer_view.h): gone at exec, at its end, and where the program maps
+  // over one.
+  std::map<uint64_t, std::unique_ptr<BufferView>> buffer_views;
 };
 
 struct RecordTask {

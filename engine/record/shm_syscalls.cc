@@ -58,6 +58,7 @@ void exit_shmat(SyscallContext& ctx) {
   m.shared_object = ctx.session.shared_object_id(parse_dev(seg.dev), static_cast<ino_t>(seg.inode));
   ctx.session.forget_mappings(ctx.task, m.start, m.end - m.start);
   ctx.session.mapped_file_sizes().unmapped(m.start, m.end - m.start);  // SHM_REMAP
+  ctx.session.buffer_memory_changed(ctx.task, m.start, m.end - m.start, false);
   ctx.event.mappings.push_back(m);
   // The segment's bytes as the program finds them: a new segment reads as
   // zeros, which replay's fresh memory does too, so only pages holding
