@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "engine/core/pagemap.h"
 #include "engine/core/proc_maps.h"
 #include "engine/core/task.h"
 #include "engine/core/tool_page.h"
@@ -49,37 +50,6 @@ bool all_zero(const uint8_t* p, std::size_t n) {
 
 struct StateDeleter {
   void operator()(XXH3_state_t* s) const { XXH3_freeState(s); }
-};
-
-// Pages of an anonymous private mapping that the program never touched are
-// neither present nor swapped out: they read as zero, which the digest skips
-// anyway, so they need not be read (a thread's 8 MiB stack is mostly such
-// pages). /proc/PID/pagemap says so for 8 bytes a page.
-class Pagemap {
- public:
-  explicit Pagemap(pid_t pid) {
-    std::string path = "/proc/" + std::to_string(pid) + "/pagemap";
-    fd_ = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  }
-  ~Pagemap() {
-    if (fd_ >= 0) close(fd_);
-  }
-  // For the pages of [start, start + len): whether each may hold data.
-  // Everything may, when pagemap cannot be read.
-  std::vector<bool> touched(uint64_t start, std::size_t len) {
-    std::size_t pages = (len + kPage - 1) / kPage;
-    std::vector<bool> out(pages, true);
-    if (fd_ < 0) return out;
-    std::vector<uint64_t> entries(pages);
-    ssize_t n = pread(fd_, entries.data(), pages * 8, static_cast<off_t>(start / kPage * 8));
-    if (n != static_cast<ssize_t>(pages * 8)) return out;
-    constexpr uint64_t kPresent = 1ull << 63, kSwapped = 1ull << 62;
-    for (std::size_t i = 0; i < pages; ++i) out[i] = (entries[i] & (kPresent | kSwapped)) != 0;
-    return out;
-  }
-
- private:
-  int fd_ = -1;
 };
 
 // Calls fn(address, bytes, length) for each readable chunk of program state,

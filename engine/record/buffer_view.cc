@@ -11,6 +11,7 @@
 #include <string>
 
 #include "engine/core/log.h"
+#include "engine/core/pagemap.h"
 #include "engine/core/task.h"
 #include "engine/core/tool_page.h"
 
@@ -31,6 +32,17 @@ void copy_used_pages(uint8_t* dst, const uint8_t* contents, uint64_t size) {
     const uint8_t* page = contents + at;
     if (std::any_of(page, page + n, [](uint8_t b) { return b != 0; })) std::memcpy(dst + at, page, n);
   }
+}
+
+// The task's bytes at [addr, addr + size) into `dst` (zeros), reading only
+// the pages it touched: a fresh buffer holds the library's header only.
+bool read_touched_pages(Task& task, uint64_t addr, uint64_t size, uint8_t* dst) {
+  std::vector<bool> touched = Pagemap(task.tid()).touched(addr, size);
+  for (std::size_t i = 0; i < touched.size(); ++i) {
+    uint64_t at = i * kPage, n = std::min(kPage, size - at);
+    if (touched[i] && task.read_some(remote_ptr<void>(addr + at), dst + at, n) != n) return false;
+  }
+  return true;
 }
 
 // A memfd of `size` bytes in the task, open here as well (`own`); the task's
@@ -59,12 +71,6 @@ int64_t memfd_in(Task& task, uint64_t size, int& own, std::vector<siginfo_t>& he
 
 std::unique_ptr<BufferView> BufferView::share(Task& task, uint64_t addr, uint64_t size, const uint8_t* contents,
                                               std::vector<siginfo_t>& held) {
-  std::vector<uint8_t> own_copy;
-  if (!contents) {
-    own_copy.resize(size);
-    if (task.read_some(remote_ptr<void>(addr), own_copy.data(), size) != size) return nullptr;
-    contents = own_copy.data();
-  }
   int own = -1;
   int64_t fd = memfd_in(task, size, own, held);
   if (failed(fd)) {
@@ -79,14 +85,20 @@ std::unique_ptr<BufferView> BufferView::share(Task& task, uint64_t addr, uint64_
     return nullptr;
   }
   auto* base = static_cast<uint8_t*>(here);
-  copy_used_pages(base, contents, size);
+  if (contents) {
+    copy_used_pages(base, contents, size);
+  } else if (!read_touched_pages(task, addr, size, base)) {
+    ::munmap(here, size);
+    close_theirs();
+    return nullptr;
+  }
   int64_t r = tool_syscall_holding(task, held, SYS_mmap,
                                    {addr, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, static_cast<uint64_t>(fd), 0});
   close_theirs();
   if (static_cast<uint64_t>(r) != addr) {
-    ::munmap(here, size);
     // A failed MAP_FIXED may have unmapped the range already.
-    std::vector<uint8_t> back(contents, contents + size);
+    std::vector<uint8_t> back(base, base + size);
+    ::munmap(here, size);
     if (!make_buffer_private(task, addr, size, back.data(), held)) {
       char where[32];
       std::snprintf(where, sizeof(where), "0x%llx", static_cast<unsigned long long>(addr));
