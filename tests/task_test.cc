@@ -54,6 +54,11 @@ pid_t calling_child() {
   return pid;
 }
 
+// A `syscall` instruction for remote calls, at the same address in a
+// forked child.
+extern "C" void task_test_syscall_insn();
+__asm__(".text\n.globl task_test_syscall_insn\ntask_test_syscall_insn:\n  syscall\n  int3\n");
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(request_stop_stops_user_code_and_the_signal_never_arrives) {
@@ -126,4 +131,37 @@ BOOST_AUTO_TEST_CASE(set_regs_up_to_ip_leaves_the_rest) {
   BOOST_TEST(after.raw().rsp == before.raw().rsp);
   BOOST_TEST(after.raw().eflags == before.raw().eflags);
   BOOST_TEST(after.raw().fs_base == before.raw().fs_base);
+}
+
+// A signal sent to a stopped task is pending: resumed for a remote call, it
+// stops first at the signal's delivery. With `held`, that siginfo is kept
+// for the caller and the call still runs; without, the call is reported as
+// interrupted.
+BOOST_AUTO_TEST_CASE(a_remote_syscall_holds_back_a_signal_that_arrives_on_its_way) {
+  pid_t pid = stopped_child();
+  Task task(pid);
+  WaitStatus ws = task.wait();
+  BOOST_REQUIRE(ws.is_signal() && ws.signal == SIGSTOP);
+  task.open_memory();
+  remote_ptr<void> insn(reinterpret_cast<uint64_t>(&task_test_syscall_insn));
+  task.set_options(PTRACE_O_TRACESYSGOOD);
+  Registers before = task.regs();
+  BOOST_TEST(task.remote_syscall(insn, SYS_getpid, {}) == pid);
+
+  BOOST_REQUIRE(kill(pid, SIGUSR1) == 0);
+  std::vector<siginfo_t> held;
+  int64_t r = task.remote_syscall(insn, SYS_getpid, {}, &held);
+  BOOST_TEST(r == pid);
+  BOOST_REQUIRE(held.size() == 1u);
+  BOOST_TEST(held[0].si_signo == SIGUSR1);
+  BOOST_TEST(held[0].si_pid == getpid());
+  BOOST_TEST(task.regs().ip() == before.ip());  // restored
+
+  // Nothing pending now: a second call holds nothing.
+  r = task.remote_syscall(insn, SYS_gettid, {}, &held);
+  BOOST_TEST(r == pid);
+  BOOST_TEST(held.size() == 1u);
+
+  BOOST_REQUIRE(kill(pid, SIGUSR2) == 0);
+  BOOST_CHECK_THROW(task.remote_syscall(insn, SYS_getpid, {}), TaskGone);
 }
