@@ -104,7 +104,10 @@ void RecordSession::start_created_process(const CreatedThread& c, RecordTask& t)
     p.own_filter = creator->process->own_filter;
     p.strict = creator->process->strict;
     if (p.own_filter) t.task.set_syscall_stops(true);
-    if (!(c.flags & CLONE_VM)) unshare_buffers(t, *creator->process);
+    // A process with a seccomp filter of its own has its buffers switched
+    // off (program_seccomp.cc): its child may share them, and that filter
+    // may refuse the calls that would unshare them.
+    if (!(c.flags & CLONE_VM) && !p.own_filter) unshare_buffers(t, *creator->process);
   }
   trace::Event event;
   event.kind = trace::EventKind::ProcessStart;
