@@ -35,6 +35,7 @@
 // clear error). Where the kernel has no task clock or counters, the caller
 // single-steps as before.
 #include <algorithm>
+#include <utility>
 
 #include "engine/core/log.h"
 #include "engine/core/time_sampler.h"
@@ -56,6 +57,10 @@ constexpr uint64_t kTimeFloorNs = 30'000;
 constexpr uint64_t kApproachMinNs = 250'000;
 // Runs of stage 1 at most (each leaves the rest at about half or less).
 constexpr int kMaxTimedRuns = 12;
+// The first run's first stop: after the longest stretch that is stepped
+// whole, so that such a stretch costs one run and no copy.
+constexpr uint64_t kFirstStopNs = 1'000'000;
+static_assert(kFirstStopNs >= kApproachMinNs);
 // Stage 2 counts passes with a stop after this many: one stop and a copy
 // (~0.3 ms) per 512 passes (~1.8 ms of counting), and the seek after it
 // walks fewer than that from the last copy.
@@ -85,17 +90,12 @@ std::optional<Mark> ReplayTimeline::approach_trap(const Mark& from, uint64_t add
 
   // Stage 1: time.
   Mark start = from;
-  std::unique_ptr<ReplaySession> probe = current_->clone();
-  probe->set_echo(false);
-  probe->start_run_clock();
-  run_to_hit(*probe, "timing");
-  uint64_t rest = probe->run_time_ns();
-  probe.reset();
-  // Short enough to single-step whole: every position of it is then cached
-  // (timeline_lazy.cc), as a reverse-next back through a loop wants.
-  BS_LOG(Replay, "approach: " << rest / 1000 << " us to the hit at 0x" << std::hex << addr << std::dec << " from "
-                               << from.describe());
-  if (rest < kApproachMinNs && !force) return std::nullopt;
+  // The CPU time from `start` to the hit: unknown until the first run,
+  // which stops every kFirstStopNs at first, then every quarter of the time
+  // it has run (the last stop is at most a fifth of the stretch before the
+  // hit); the later runs stop at half the rest, then half what is left...
+  uint64_t rest = 0;
+  bool known = false;
   int kept = 0;  // the id of the checkpoint at `start`, once one is made here
   // A copy where `start` is: the replay itself stands at `from`.
   auto session_at_start = [&] {
@@ -104,11 +104,21 @@ std::optional<Mark> ReplayTimeline::approach_trap(const Mark& from, uint64_t add
     s->set_echo(false);
     return s;
   };
-  for (int round = 0; round < kMaxTimedRuns && rest > kTimeFloorNs; ++round) {
+  for (int round = 0; round < kMaxTimedRuns && (!known || rest > kTimeFloorNs); ++round) {
     std::unique_ptr<ReplaySession> s = session_at_start();
-    s->start_run_clock();
     s->set_breakpoints({addr});
     s->set_watchpoints({});
+    if (start != from) {
+      // A fresh copy's first touches of its pages (copy-on-write faults)
+      // count in its clock, tens of microseconds of it: the loop the
+      // checkpoint stands in runs once around first, unclocked.
+      uint64_t pc = s->registers().ip();
+      if (s->set_counted_stop(pc, 2)) {
+        ReplayStop r = s->resume(run);
+        if (r.kind != ReplayStop::Kind::Breakpoint || r.address != pc || r.event) break;  // the hit came first
+      }
+    }
+    s->start_run_clock();
     // The program's own CPU time: the clock less the forks of checkpoints
     // (the kernel's work in the program's name).
     uint64_t forks = 0;
@@ -120,7 +130,9 @@ std::optional<Mark> ReplayTimeline::approach_trap(const Mark& from, uint64_t add
     std::unique_ptr<ReplaySession> latest;
     for (;;) {
       uint64_t left = rest > ran() ? rest - ran() : 0;
-      s->set_time_sample(left / 2 >= TimeSampler::kMinPeriodNs ? left / 2 : 0);
+      s->set_time_sample(!known                                   ? std::max(kFirstStopNs, ran() / 4)
+                         : left / 2 >= TimeSampler::kMinPeriodNs ? left / 2
+                                                                 : 0);
       ReplayStop r = s->resume(run);
       if (r.kind != ReplayStop::Kind::Interrupted) break;
       // A stop on the hit's own instruction is the hit itself (its int3 not
@@ -135,6 +147,15 @@ std::optional<Mark> ReplayTimeline::approach_trap(const Mark& from, uint64_t add
     BS_ASSERT(s->registers().ip() == addr, "approaching the hit at 0x" << std::hex << addr << ": ran past it");
     uint64_t total = ran();
     uint64_t before = rest;
+    bool was_known = std::exchange(known, true);
+    if (!was_known) {
+      BS_LOG(Replay, "approach: " << total / 1000 << " us to the hit at 0x" << std::hex << addr << std::dec
+                                   << " from " << from.describe());
+      // Short enough to single-step whole: every position of it is then
+      // cached (timeline_lazy.cc), as a reverse-next back through a loop
+      // wants. (No stop fell: the first comes after kFirstStopNs.)
+      if (total < kApproachMinNs && !force) return std::nullopt;
+    }
     rest = total - forked_at;
     if (latest) {
       Anchor a;
@@ -154,7 +175,7 @@ std::optional<Mark> ReplayTimeline::approach_trap(const Mark& from, uint64_t add
     }
     BS_LOG(Replay, "approach: " << before / 1000 << " us to the hit, now " << rest / 1000 << " us from "
                                 << start.describe());
-    if (!latest && rest >= before) break;  // no stop fell before the hit, and none will
+    if (was_known && !latest && rest >= before) break;  // no stop fell before the hit, and none will
   }
 
   // Stage 2: passes through the instruction the nearest place stands on,

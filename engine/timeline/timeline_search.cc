@@ -26,7 +26,7 @@ constexpr uint64_t kStepsPerCheckpoint = 256;
 // A reverse-stepi before a breakpoint's hit steps this far from the trap
 // before; beyond, it approaches the hit at the program's speed first
 // (timeline_approach.cc), at most so many times.
-constexpr uint64_t kStepsBeforeApproach = 512;
+constexpr uint64_t kStepsBeforeApproach = 128;
 constexpr int kMaxApproachRounds = 64;
 // Going back over a loop's passes named by a breakpoint's hits (gdb at each
 // false hit of a conditional breakpoint), the steps of up to this many
