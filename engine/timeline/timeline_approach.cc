@@ -12,23 +12,25 @@
 // loop wants, and stepping it costs at most seconds.)
 //
 // 1. Time. From a copy at the start, the program runs to the hit with its
-//    CPU time measured (engine/core/time_sampler.h): t. From another copy
-//    it runs again with a stop after t/2 of CPU time, then after half the
-//    estimated rest, and so on; at each such stop a checkpoint is forked,
-//    named by the state there (a State anchor: the first moment after the
-//    start with exactly these registers and memory, unique in the stretch
-//    since equal state means an equal future). The last one before the hit
-//    is kept; the run repeats from it while the rest is longer than a few
-//    task-clock periods. Where the stops fall is not reproducible; what is
-//    named is, and a later seek finds the kept checkpoint.
+//    CPU time measured (engine/core/time_sampler.h), stopping after 1 ms,
+//    then each time it ran a quarter more; at each such stop a plain copy
+//    is forked. The last one before the hit is named by the state there (a
+//    State anchor: the first moment after the start with exactly these
+//    registers and memory, unique in the stretch since equal state means
+//    an equal future) and kept as a checkpoint. From it the program runs
+//    again with a stop after half the rest, then half the estimated rest,
+//    and so on, while the rest is longer than a few task-clock periods.
+//    Where the stops fall is not reproducible; what is named is, and a
+//    later seek finds the kept checkpoint.
 // 2. Passes. From that checkpoint, the instruction X it stands on is
-//    counted by the kernel up to the hit (engine/core/hit_counter.h: ~5 us
-//    a pass): m passes. "m passes through X" is the last pass before the
-//    hit, an ordinary breakpoint anchor, walked in one counted stop. From
-//    there the caller single-steps to the hit (X belongs to the loop that
-//    ran last, so the rest is about one pass of it); if that is still far,
-//    it approaches again from where it is, with another instruction (X
-//    runs no more before the hit).
+//    counted by the kernel up to the hit, 512 passes at a time
+//    (engine/core/hit_counter.h: ~4.5 us a pass here): m passes. "m passes
+//    through X" is the last pass before the hit, an ordinary breakpoint
+//    anchor, walked in one counted stop from the copy at the last chunk's
+//    end (a checkpoint). From there the caller single-steps to the hit (X
+//    belongs to the loop that ran last, so the rest is about one pass of
+//    it); if that is still far, it approaches again from where it is, with
+//    another instruction (X runs no more before the hit).
 //
 // Before the kept checkpoint, reverse-stepi searches for the State anchor
 // with a breakpoint at its pc (timeline_interrupt.cc: limited, then a
