@@ -70,6 +70,8 @@ constexpr uint64_t kPassesPerChunk = 512;
 
 bool always(const trace::Event&) { return true; }
 
+constexpr uint64_t kTrapFlag = 1u << 8;  // eflags.TF
+
 }  // namespace
 
 bool ReplayTimeline::approach_available() const {
@@ -79,11 +81,26 @@ bool ReplayTimeline::approach_available() const {
 std::optional<Mark> ReplayTimeline::approach_trap(const Mark& from, uint64_t addr, bool force) {
   if (!approach_available() || from.at_event) return std::nullopt;
   const ReplaySession::Resume run{.single_step = false, .stop_after_event = true, .stop_before = always};
+  // A resume that does not single-step. Where the replay single-stepped
+  // the program through a `pushf` (the library's trampoline saves the
+  // flags), the trap flag it pushed comes back with the `popf` and traps
+  // once more: a Step the program never asked for (nothing else sets TF
+  // in a replay). Cleared, the run goes on.
+  auto resume_free = [&](ReplaySession& s) {
+    for (;;) {
+      ReplayStop r = s.resume(run);
+      if (r.kind != ReplayStop::Kind::Step || r.event) return r;
+      Registers regs = s.registers();
+      if (!(regs.raw().eflags & kTrapFlag)) return r;
+      regs.raw().eflags &= ~kTrapFlag;
+      s.task().set_regs(regs);
+    }
+  };
   // Runs `s` to the hit; returns its CPU time from where it stood.
   auto run_to_hit = [&](ReplaySession& s, const char* what) {
     s.set_breakpoints({addr});
     s.set_watchpoints({});
-    ReplayStop r = s.resume(run);
+    ReplayStop r = resume_free(s);
     BS_ASSERT(r.kind == ReplayStop::Kind::Breakpoint && r.address == addr && !r.event,
               "approaching the hit at 0x" << std::hex << addr << " from " << from.describe() << std::dec << " ("
                                           << what << "): stopped before it (kind " << static_cast<int>(r.kind)
@@ -116,7 +133,7 @@ std::optional<Mark> ReplayTimeline::approach_trap(const Mark& from, uint64_t add
       // checkpoint stands in runs once around first, unclocked.
       uint64_t pc = s->registers().ip();
       if (s->set_counted_stop(pc, 2)) {
-        ReplayStop r = s->resume(run);
+        ReplayStop r = resume_free(*s);
         if (r.kind != ReplayStop::Kind::Breakpoint || r.address != pc || r.event) break;  // the hit came first
       }
     }
@@ -135,7 +152,7 @@ std::optional<Mark> ReplayTimeline::approach_trap(const Mark& from, uint64_t add
       s->set_time_sample(!known                                   ? std::max(kFirstStopNs, ran() / 4)
                          : left / 2 >= TimeSampler::kMinPeriodNs ? left / 2
                                                                  : 0);
-      ReplayStop r = s->resume(run);
+      ReplayStop r = resume_free(*s);
       if (r.kind != ReplayStop::Kind::Interrupted) break;
       // A stop on the hit's own instruction is the hit itself (its int3 not
       // run yet): not before it.
@@ -146,7 +163,8 @@ std::optional<Mark> ReplayTimeline::approach_trap(const Mark& from, uint64_t add
       forked_at = ran();
     }
     s->set_time_sample(0);
-    BS_ASSERT(s->registers().ip() == addr, "approaching the hit at 0x" << std::hex << addr << ": ran past it");
+    BS_ASSERT(s->registers().ip() == addr, "approaching the hit at 0x" << std::hex << addr << " from "
+                                                                    << from.describe() << ": ran past it");
     uint64_t total = ran();
     uint64_t before = rest;
     bool was_known = std::exchange(known, true);
@@ -205,7 +223,7 @@ std::optional<Mark> ReplayTimeline::approach_trap(const Mark& from, uint64_t add
     uint64_t chunked = 0;
     for (;;) {
       if (!s->set_counted_stop(x, kPassesPerChunk)) break;
-      ReplayStop r = s->resume(run);
+      ReplayStop r = resume_free(*s);
       if (r.kind != ReplayStop::Kind::Breakpoint || r.address != x || r.event) break;
       chunked += kPassesPerChunk;
       chunk_end = s->clone();
