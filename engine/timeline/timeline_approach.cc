@@ -48,9 +48,11 @@ namespace {
 
 // Below this much CPU time to the hit, time stops cut no further (the
 // kernel's 10 us period, and a resume's own cost counted in the task
-// clock: measured here, runs from 120 us down level off at 25-35 us);
-// passes are counted from there.
-constexpr uint64_t kTimeFloorNs = 30'000;
+// clock); passes are counted from there. Measured here: with the clock-free
+// first pass below, runs get to 10-30 us from the hit; at 30 us, the first
+// reverse-stepi of the long-stretch bench took 44-112 ms, at 15 us 36-79 ms
+// (more passes to count against one more short run).
+constexpr uint64_t kTimeFloorNs = 15'000;
 // A stretch of less CPU time than this is single-stepped whole, as before
 // (unless that runs into the step limit): up to ~1,000,000 instructions of
 // a simple loop here. The clock counts the first touches of pages in a
