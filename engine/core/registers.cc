@@ -19,8 +19,6 @@ constexpr const char* kWordNames[kRegWords] = {
 constexpr std::size_t kEflagsWord = offsetof(user_regs_struct, eflags) / 8;
 // `syscall` copies rflags into r11, so single-stepping onto it leaves TF there.
 constexpr std::size_t kR11Word = offsetof(user_regs_struct, r11) / 8;
-constexpr uint64_t kTrapFlag = 1u << 8;
-constexpr uint64_t kResumeFlag = 1u << 16;
 
 }  // namespace
 

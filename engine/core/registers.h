@@ -12,6 +12,11 @@
 
 namespace backstep {
 
+// eflags bits the engine sets or clears around single steps and debug
+// exceptions.
+inline constexpr uint64_t kTrapFlag = 1u << 8;     // TF
+inline constexpr uint64_t kResumeFlag = 1u << 16;  // RF
+
 class Registers {
  public:
   Registers() = default;

@@ -44,8 +44,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr uint64_t kTrapFlag = 1u << 8;
-constexpr uint64_t kResumeFlag = 1u << 16;
 // How long the program may run user code with a signal held back before the
 // recorder steps in, how often it looks, and how long one pass round a loop
 // may take.

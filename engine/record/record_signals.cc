@@ -18,8 +18,6 @@
 namespace backstep {
 namespace {
 
-constexpr uint64_t kTrapFlag = 1u << 8;
-constexpr uint64_t kResumeFlag = 1u << 16;
 constexpr uint64_t kRedZone = 128;
 constexpr uint64_t kMaxFrame = 64 * 1024;
 constexpr uint64_t kAltStackFrame = 16 * 1024;

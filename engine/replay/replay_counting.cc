@@ -10,8 +10,6 @@
 namespace backstep {
 namespace {
 
-constexpr uint64_t kResumeFlag = 1u << 16;  // eflags.RF
-
 // The executions a counter opened now would count that an int3 walk would
 // not: the one the pc stands on when its breakpoint hit was just reported
 // (the int3 run steps over it; the debug register fires on it).

@@ -27,8 +27,6 @@
 namespace backstep {
 namespace {
 
-constexpr uint64_t kTrapFlag = 1u << 8;
-constexpr uint64_t kResumeFlag = 1u << 16;
 constexpr uint64_t kSearchHits = 4000;
 constexpr uint64_t kSearchDigests = 64;
 constexpr uint64_t kPage = 4096;

@@ -7,9 +7,6 @@
 namespace backstep {
 namespace {
 
-constexpr uint64_t kTrapFlag = 1u << 8;
-constexpr uint64_t kResumeFlag = 1u << 16;
-
 RegBlock masked_registers(ReplaySession& s) {
   Registers r = s.task().regs();
   r.raw().eflags &= ~(kTrapFlag | kResumeFlag);

@@ -72,8 +72,6 @@ constexpr uint64_t kPassesPerChunk = 512;
 
 bool always(const trace::Event&) { return true; }
 
-constexpr uint64_t kTrapFlag = 1u << 8;  // eflags.TF
-
 }  // namespace
 
 bool ReplayTimeline::approach_available() const {
