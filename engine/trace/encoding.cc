@@ -157,14 +157,12 @@ void encode_lists(ByteWriter& w, const Event& e, std::span<const BorrowedWrite> 
   if (!e.writes.empty() || !first.empty()) {
     auto f = w.begin_field(kTagWrites);
     w.u32(static_cast<uint32_t>(first.size() + e.writes.size()));
-    for (const BorrowedWrite& m : first) {
-      w.u64(m.addr);
-      w.blob(m.data.data(), m.data.size());
-    }
-    for (const MemoryWrite& m : e.writes) {
-      w.u64(m.addr);
-      w.blob(m.data.data(), m.data.size());
-    }
+    auto put = [&](uint64_t addr, std::span<const uint8_t> data) {
+      w.u64(addr);
+      w.blob(data.data(), data.size());
+    };
+    for (const BorrowedWrite& m : first) put(m.addr, m.data);
+    for (const MemoryWrite& m : e.writes) put(m.addr, m.data);
     w.end_field(f);
   }
   if (!e.mappings.empty()) {
@@ -371,16 +369,16 @@ Event decode_event(ByteReader& r) {
 }
 
 void validate_event(const Event& e, std::span<const BorrowedWrite> first) {
-  for (const BorrowedWrite& m : first)
-    if (m.data.size() > std::numeric_limits<uint64_t>::max() - m.addr)
-      throw FormatError("memory write at " + std::to_string(m.addr) + " wraps around");
+  auto check_write = [](uint64_t addr, std::size_t size) {
+    if (size > std::numeric_limits<uint64_t>::max() - addr)
+      throw FormatError("memory write at " + std::to_string(addr) + " wraps around");
+  };
+  for (const BorrowedWrite& m : first) check_write(m.addr, m.data.size());
   if (!valid_kind(static_cast<uint8_t>(e.kind)))
     throw FormatError("bad event kind " + std::to_string(static_cast<unsigned>(e.kind)));
   for (const RegChange& c : e.reg_changes)
     if (c.index >= kRegWords) throw FormatError("bad register index " + std::to_string(c.index));
-  for (const MemoryWrite& m : e.writes)
-    if (m.data.size() > std::numeric_limits<uint64_t>::max() - m.addr)
-      throw FormatError("memory write at " + std::to_string(m.addr) + " wraps around");
+  for (const MemoryWrite& m : e.writes) check_write(m.addr, m.data.size());
   for (const ObjectWrite& o : e.object_writes) {
     if (o.object == 0) throw FormatError("a file write without a shared object");
     if (o.data.size() > std::numeric_limits<int64_t>::max() - o.offset)

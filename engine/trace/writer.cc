@@ -100,9 +100,6 @@ int reserve_stop_reason(const std::string& path) {
   return fd;
 }
 
-// Starts `body` on a thread that blocks every signal, so that the signals
-// sent to the process (SIGTERM, SIGINT, ...) interrupt the recording
-// thread's waits, not this one.
 // The bytes of memory an event carries: most of a big event's size.
 std::size_t memory_bytes(const Event& event, std::span<const BorrowedWrite> first) {
   std::size_t n = 0;
@@ -112,6 +109,9 @@ std::size_t memory_bytes(const Event& event, std::span<const BorrowedWrite> firs
   return n;
 }
 
+// Starts `body` on a thread that blocks every signal, so that the signals
+// sent to the process (SIGTERM, SIGINT, ...) interrupt the recording
+// thread's waits, not this one.
 std::thread start_quiet_thread(std::function<void()> body) {
   sigset_t all, old;
   sigfillset(&all);
@@ -409,19 +409,14 @@ std::string TraceWriter::Impl::store(Compressor& compressor, const PendingChunk&
     h.event_count = pending.event_count;
     h.data_crc = chunk_data_check(data, data_len);
     encode_chunk_header(h, out.data());
-    if (used == Codec::Stored) {
-      if (int err = write_all(events_fd, out.data(), kChunkHeaderSize))
-        return events_path + ": write failed: " + errno_text(err);
-      if (int err = write_all(events_fd, data, data_len))
-        return events_path + ": write failed: " + errno_text(err);
-      return {};
-    }
+    // The header, then the data from wherever it is (right after the
+    // header for a compressed chunk).
+    int err = write_all(events_fd, out.data(), kChunkHeaderSize);
+    if (err == 0) err = write_all(events_fd, data, data_len);
+    return err == 0 ? std::string() : events_path + ": write failed: " + errno_text(err);
   } catch (const std::exception& e) {
     return events_path + ": cannot compress events from " + std::to_string(pending.first_event) + ": " + e.what();
   }
-  if (int err = write_all(events_fd, out.data(), out.size()))
-    return events_path + ": write failed: " + errno_text(err);
-  return {};
 }
 
 void TraceWriter::Impl::finish() {
