@@ -23,14 +23,15 @@ constexpr char kMemfdName[] = "backstep-buffer";
 
 bool failed(int64_t r) { return r < 0 && r >= -4095; }
 
-// Copies the pages of `contents` that hold anything into `dst`, a fresh
-// (zero) memfd mapping: most of a new buffer was never touched, and zero
-// pages of a memfd cost nothing until written.
-void copy_used_pages(uint8_t* dst, const uint8_t* contents, uint64_t size) {
+// Calls fn(offset, page, length) for each page of `contents` that holds
+// anything: the rest is written into fresh (zero) memory, where zero pages
+// cost nothing until written; most of a new buffer was never touched.
+template <typename Fn>
+void for_each_used_page(const uint8_t* contents, uint64_t size, Fn fn) {
   for (uint64_t at = 0; at < size; at += kPage) {
     uint64_t n = std::min(kPage, size - at);
     const uint8_t* page = contents + at;
-    if (std::any_of(page, page + n, [](uint8_t b) { return b != 0; })) std::memcpy(dst + at, page, n);
+    if (std::any_of(page, page + n, [](uint8_t b) { return b != 0; })) fn(at, page, n);
   }
 }
 
@@ -86,7 +87,7 @@ std::unique_ptr<BufferView> BufferView::share(Task& task, uint64_t addr, uint64_
   }
   auto* base = static_cast<uint8_t*>(here);
   if (contents) {
-    copy_used_pages(base, contents, size);
+    for_each_used_page(contents, size, [&](uint64_t at, const uint8_t* page, uint64_t n) { std::memcpy(base + at, page, n); });
   } else if (!read_touched_pages(task, addr, size, base)) {
     ::munmap(here, size);
     close_theirs();
@@ -118,11 +119,9 @@ bool make_buffer_private(Task& task, uint64_t addr, uint64_t size, const uint8_t
                                    {addr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
                                     static_cast<uint64_t>(-1), 0});
   if (static_cast<uint64_t>(r) != addr) return false;
-  for (uint64_t at = 0; at < size; at += kPage) {
-    uint64_t n = std::min(kPage, size - at);
-    const uint8_t* page = contents + at;
-    if (std::any_of(page, page + n, [](uint8_t b) { return b != 0; })) task.write_bytes(remote_ptr<void>(addr + at), page, n);
-  }
+  for_each_used_page(contents, size, [&](uint64_t at, const uint8_t* page, uint64_t n) {
+    task.write_bytes(remote_ptr<void>(addr + at), page, n);
+  });
   return true;
 }
 

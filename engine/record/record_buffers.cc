@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -42,6 +43,21 @@ constexpr uint64_t kModeOffset = offsetof(bs_buffer_header, mode);
 constexpr uint64_t kBusyOffset = offsetof(bs_buffer_header, busy);
 constexpr uint64_t kDataOffset = sizeof(bs_buffer_header);
 constexpr uint64_t kDataCapacity = BS_BUFFER_SIZE - BS_HOOK_STACK_SIZE - sizeof(bs_buffer_header);
+
+// A 32-bit word of the header of the buffer at `buffer`: from the
+// recorder's view of it where there is one, else through /proc/PID/mem
+// (nullopt where that cannot be read).
+std::optional<uint32_t> read_header_word(Task& task, uint64_t buffer, const BufferView* view, uint64_t offset) {
+  uint32_t word = 0;
+  if (view) std::memcpy(&word, view->bytes() + offset, sizeof(word));
+  else if (task.read_some(remote_ptr<void>(buffer + offset), &word, sizeof(word)) != sizeof(word)) return std::nullopt;
+  return word;
+}
+
+void write_header_word(Task& task, uint64_t buffer, BufferView* view, uint64_t offset, uint32_t word) {
+  if (view) std::memcpy(view->bytes() + offset, &word, sizeof(word));
+  else task.write_bytes(remote_ptr<void>(buffer + offset), &word, sizeof(word));
+}
 
 }  // namespace
 
@@ -146,13 +162,12 @@ void RecordSession::flush_buffer(RecordTask& t) {
   if (!t.buffer) return;
   Task& task = t.task;
   BufferView* view = buffer_view(t);
-  uint32_t used = 0;
-  if (view) {
-    std::memcpy(&used, view->bytes() + kUsedOffset, sizeof(used));
-  } else if (task.read_some(remote_ptr<void>(t.buffer + kUsedOffset), &used, sizeof(used)) != sizeof(used)) {
+  std::optional<uint32_t> used_word = read_header_word(task, t.buffer, view, kUsedOffset);
+  if (!used_word) {
     t.buffer = 0;  // unmapped (or the thread is gone): nothing to flush
     return;
   }
+  uint32_t used = *used_word;
   if (used == 0) return;
   if (used > kDataCapacity || used % 8 != 0) {
     throw RecordingRefused("thread " + std::to_string(t.tid()) + "'s syscall buffer is corrupt (" +
@@ -165,6 +180,7 @@ void RecordSession::flush_buffer(RecordTask& t) {
   std::vector<uint8_t> copied;
   if (!view) copied = task.read_bytes(remote_ptr<void>(t.buffer + kDataOffset), used);
   const uint8_t* records = view ? view->bytes() + kDataOffset : copied.data();
+  const trace::BorrowedWrite borrowed{t.buffer + kDataOffset, std::span<const uint8_t>(records, used)};
   // The records must tile the bytes used: the library in replay walks them.
   std::vector<int> closed;
   for (uint64_t at = 0; at < used;) {
@@ -180,27 +196,18 @@ void RecordSession::flush_buffer(RecordTask& t) {
     }
     at += r.size;
   }
-  trace::BorrowedWrite borrowed{t.buffer + kDataOffset, std::span<const uint8_t>(records, used)};
-  std::span<const trace::BorrowedWrite> first;
-  if (view) first = std::span<const trace::BorrowedWrite>(&borrowed, 1);
-  else flush.writes.push_back({t.buffer + kDataOffset, std::move(copied)});
   uint32_t counts[2] = {used, 0};  // used, cursor
   std::vector<uint8_t> header(sizeof(counts));
   std::memcpy(header.data(), counts, sizeof(counts));
   flush.writes.push_back({t.buffer + kUsedOffset, std::move(header)});
   if (!closed.empty()) forget_closed(t, closed, flush);
-  write_event(flush, first);
-  uint32_t zero = 0;
-  if (view) std::memcpy(view->bytes() + kUsedOffset, &zero, sizeof(zero));
-  else task.write_bytes(remote_ptr<void>(t.buffer + kUsedOffset), &zero, sizeof(zero));
+  write_event(flush, std::span<const trace::BorrowedWrite>(&borrowed, 1));
+  write_header_word(task, t.buffer, view, kUsedOffset, 0);
 }
 
 bool RecordSession::in_buffered_call(RecordTask& t) {
   if (!t.buffer) return false;
-  uint32_t busy = 0;
-  if (BufferView* view = buffer_view(t)) std::memcpy(&busy, view->bytes() + kBusyOffset, sizeof(busy));
-  else t.task.read_some(remote_ptr<void>(t.buffer + kBusyOffset), &busy, sizeof(busy));
-  if (busy) return true;
+  if (read_header_word(t.task, t.buffer, buffer_view(t), kBusyOffset).value_or(0)) return true;
   const RecordProcess* p = t.process;
   uint64_t ip = t.task.regs().ip();
   return p && p->stub_area && ip >= p->stub_area && ip < p->stub_area + p->stub_area_size;
