@@ -1,0 +1,176 @@
+#include "engine/core/x86_decoder.h"
+
+#include <llvm/ADT/ArrayRef.h>
+#include <llvm/ADT/StringRef.h>
+#include <llvm/MC/MCAsmInfo.h>
+#include <llvm/MC/MCContext.h>
+#include <llvm/MC/MCDisassembler/MCDisassembler.h>
+#include <llvm/MC/MCInst.h>
+#include <llvm/MC/MCInstrDesc.h>
+#include <llvm/MC/MCInstrInfo.h>
+#include <llvm/MC/MCRegisterInfo.h>
+#include <llvm/MC/MCSubtargetInfo.h>
+#include <llvm/MC/MCTargetOptions.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+
+extern "C" void LLVMInitializeX86TargetInfo();
+extern "C" void LLVMInitializeX86TargetMC();
+extern "C" void LLVMInitializeX86Disassembler();
+
+namespace backstep::x86 {
+namespace {
+
+constexpr const char* kTriple = "x86_64-unknown-linux-gnu";
+
+// LLVM's disassembler for x86-64 and the tables that describe its
+// instructions, built on first use (a recording that never patches a site
+// never pays for it).
+class Decoder {
+ public:
+  Decoder() {
+    LLVMInitializeX86TargetInfo();
+    LLVMInitializeX86TargetMC();
+    LLVMInitializeX86Disassembler();
+    std::string error;
+    const llvm::Target* target = llvm::TargetRegistry::lookupTarget(kTriple, error);
+    if (!target) throw std::runtime_error("LLVM has no x86-64 target: " + error);
+    registers_.reset(target->createMCRegInfo(kTriple));
+    llvm::MCTargetOptions options;
+    asm_info_.reset(target->createMCAsmInfo(*registers_, kTriple, options));
+    subtarget_.reset(target->createMCSubtargetInfo(kTriple, "", ""));
+    instructions_.reset(target->createMCInstrInfo());
+    context_ = std::make_unique<llvm::MCContext>(llvm::Triple(kTriple), asm_info_.get(), registers_.get(),
+                                                 subtarget_.get());
+    disassembler_.reset(target->createMCDisassembler(*subtarget_, *context_));
+    if (!registers_ || !asm_info_ || !subtarget_ || !instructions_ || !disassembler_) {
+      throw std::runtime_error("LLVM's x86-64 disassembler could not be set up");
+    }
+    for (unsigned r = 1; r < registers_->getNumRegs(); ++r) {
+      if (llvm::StringRef(registers_->getName(r)) == "RIP") rip_ = r;
+    }
+  }
+
+  std::optional<Instruction> decode(const uint8_t* code, std::size_t len, uint64_t addr) const {
+    llvm::MCInst inst;
+    uint64_t size = 0;
+    if (disassembler_->getInstruction(inst, size, llvm::ArrayRef<uint8_t>(code, len), addr, llvm::nulls()) !=
+            llvm::MCDisassembler::Success ||
+        size == 0 || size > len) {
+      return std::nullopt;
+    }
+    const llvm::MCInstrDesc& desc = instructions_->get(inst.getOpcode());
+    llvm::StringRef name = instructions_->getName(inst.getOpcode());
+    Instruction out;
+    out.length = static_cast<uint8_t>(size);
+    out.padding = name.startswith("NOOP") || name == "INT3";
+    if (desc.isBranch() && !desc.isIndirectBranch()) return relative_jump(out, code, addr);
+    if (desc.mayAffectControlFlow(inst, *registers_) || desc.isCall() || desc.isReturn() || desc.isTrap() ||
+        desc.hasUnmodeledSideEffects() || name == "INT3" || traps_into_kernel(code)) {
+      out.placement = Placement::FixedControlFlow;
+      return out;
+    }
+    return with_operands(out, inst, desc, code, addr);
+  }
+
+ private:
+  static bool traps_into_kernel(const uint8_t* code) {
+    // syscall, sysenter, int N: already flagged by LLVM as side effects,
+    // checked by their bytes as well since moving one is never right.
+    return (code[0] == 0x0f && (code[1] == 0x05 || code[1] == 0x34)) || code[0] == 0xcd;
+  }
+
+  static std::optional<Instruction> relative_jump(Instruction out, const uint8_t* code, uint64_t addr) {
+    // Only the plain encodings, no prefix: 0x70+cc rel8, 0xeb rel8, 0xe9
+    // rel32, 0x0f 0x80+cc rel32. loop, jrcxz and prefixed forms stay put.
+    int64_t rel = 0;
+    if (out.length == 2 && code[0] >= 0x70 && code[0] <= 0x7f) {
+      out.conditional = true;
+      out.condition = code[0] & 0xf;
+      rel = static_cast<int8_t>(code[1]);
+    } else if (out.length == 2 && code[0] == 0xeb) {
+      rel = static_cast<int8_t>(code[1]);
+    } else if (out.length == 5 && code[0] == 0xe9) {
+      int32_t r;
+      std::memcpy(&r, code + 1, 4);
+      rel = r;
+    } else if (out.length == 6 && code[0] == 0x0f && code[1] >= 0x80 && code[1] <= 0x8f) {
+      int32_t r;
+      std::memcpy(&r, code + 2, 4);
+      out.conditional = true;
+      out.condition = code[1] & 0xf;
+      rel = r;
+    } else {
+      out.placement = Placement::FixedControlFlow;
+      return out;
+    }
+    out.placement = Placement::RelativeJump;
+    out.target = addr + out.length + static_cast<uint64_t>(rel);
+    return out;
+  }
+
+  std::optional<Instruction> with_operands(Instruction out, const llvm::MCInst& inst, const llvm::MCInstrDesc& desc,
+                                           const uint8_t* code, uint64_t addr) const {
+    // x86 memory operands are five MCOperands: base, scale, index,
+    // displacement, segment. One based on rip, and no immediate elsewhere,
+    // puts the disp32 in the instruction's last four bytes.
+    bool rip_based = false;
+    int64_t displacement = 0;
+    bool other_immediate = false;
+    for (unsigned i = 0; i < inst.getNumOperands(); ++i) {
+      const llvm::MCOperand& op = inst.getOperand(i);
+      bool memory = i < desc.getNumOperands() && desc.OpInfo[i].OperandType == llvm::MCOI::OPERAND_MEMORY;
+      if (memory && i + 4 < inst.getNumOperands()) {
+        const llvm::MCOperand& base = inst.getOperand(i);
+        const llvm::MCOperand& disp = inst.getOperand(i + 3);
+        if (base.isReg() && rip_ && base.getReg() == rip_) {
+          if (rip_based || !disp.isImm()) return fixed(out);
+          rip_based = true;
+          displacement = disp.getImm();
+        }
+        i += 4;
+        continue;
+      }
+      if (op.isReg() && rip_ && op.getReg() == rip_) return fixed(out);
+      if (op.isImm() || op.isExpr()) other_immediate = true;
+    }
+    if (!rip_based) return out;
+    if (other_immediate || out.length < 5) return fixed(out);
+    int32_t disp32;
+    std::memcpy(&disp32, code + out.length - 4, 4);
+    if (disp32 != displacement) return fixed(out);
+    out.placement = Placement::RipRelative;
+    out.displacement_at = static_cast<uint8_t>(out.length - 4);
+    out.target = addr + out.length + static_cast<uint64_t>(displacement);
+    return out;
+  }
+
+  static Instruction fixed(Instruction out) {
+    out.placement = Placement::FixedControlFlow;
+    return out;
+  }
+
+  std::unique_ptr<llvm::MCRegisterInfo> registers_;
+  std::unique_ptr<llvm::MCAsmInfo> asm_info_;
+  std::unique_ptr<llvm::MCSubtargetInfo> subtarget_;
+  std::unique_ptr<llvm::MCInstrInfo> instructions_;
+  std::unique_ptr<llvm::MCContext> context_;
+  std::unique_ptr<llvm::MCDisassembler> disassembler_;
+  unsigned rip_ = 0;
+};
+
+}  // namespace
+
+std::optional<Instruction> decode(const uint8_t* code, std::size_t len, uint64_t addr) {
+  if (len == 0) return std::nullopt;
+  static const Decoder decoder;
+  return decoder.decode(code, len, addr);
+}
+
+}  // namespace backstep::x86
