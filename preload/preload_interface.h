@@ -12,11 +12,11 @@
  * - Each thread's library maps a buffer (a normal, recorded mmap) and
  *   registers it with BS_CALL_REGISTER_BUFFER (a traced call the kernel
  *   does not know). backstep then writes `mode` into the header.
- * - When a traced system call comes from a `syscall` instruction that is
- *   followed by a known instruction (bs_patchable_tail below), the recorder
- *   replaces both with a jump to a stub it writes into the library's stub
- *   area, and records those bytes as memory the event wrote, so replay
- *   patches identically.
+ * - When a bufferable system call comes from a `syscall` instruction whose
+ *   next instructions can run elsewhere (the engine decodes them:
+ *   engine/core/syscall_stub.h), the recorder replaces them with a jump to
+ *   a stub it writes into the library's stub area, and records those bytes
+ *   as memory the event wrote, so replay patches identically.
  * - Record mode: the library performs a bufferable call through the
  *   untraced instruction and appends a record. At any stop of the thread the
  *   recorder reads the records, writes them into the trace as a
@@ -32,7 +32,7 @@
 
 #include <stdint.h>
 
-#define BS_PRELOAD_VERSION 3u
+#define BS_PRELOAD_VERSION 4u
 
 /* The tool page (engine/core/tool_page.h), mapped by backstep at this fixed
  * address in every recorded and replayed process. Offsets hold code: */
@@ -274,19 +274,27 @@ struct bs_buffered_call {
 /* The most a socket address takes (struct sockaddr_storage). */
 #define BS_SOCKADDR_MAX 128u
 
-/* A patched syscall site jumps to a stub (written by the recorder into the
- * library's stub area, BS_STUB_SIZE bytes each):
+/* A patched syscall site (the `syscall` and the instructions after it that
+ * the jump covers, "displaced") jumps to a stub (written by the recorder
+ * into the library's stub area, BS_STUB_SIZE bytes each, at a multiple of
+ * BS_STUB_SIZE):
  *
  *   stub:    lea -128(%rsp),%rsp         step over the red zone
  *            call trampoline             returns to R (the next address) ...
  *   R:       lea 128(%rsp),%rsp          ... when the library handled the call
- *            <the displaced instruction>
+ *            <the displaced instructions>
  *            jmp <site + patched length>
  *   R+BS_STUB_TRACED_DELTA:              ... or here when it did not:
  *            lea 128(%rsp),%rsp
  *            syscall                      the traced call, with every
- *            <the displaced instruction>  register as at the original site
+ *            <the displaced instructions> register as at the original site
  *            jmp <site + patched length>
+ *   stub+BS_STUB_INFO_OFFSET:            struct bs_stub_info, never executed
+ *
+ * The displaced instructions are copied as they are, except that a
+ * rip-relative operand is re-addressed and a jmp or jcc becomes its rel32
+ * form, to the same destinations. A `ret` (with the alignment padding the
+ * jump overwrites after it) ends the copy.
  *
  * Trampoline contract (preload/trampoline.S): entered with every register
  * as at the original `syscall` instruction (rax = number, arguments in rdi,
@@ -295,9 +303,31 @@ struct bs_buffered_call {
  * register and rflags preserved. Not handled: returns to R +
  * BS_STUB_TRACED_DELTA with every register and rflags exactly as at entry.
  * It never touches vector or x87 state. */
-#define BS_STUB_SIZE 64u
-#define BS_STUB_TRACED_DELTA 24u
+#define BS_STUB_SIZE 128u
+#define BS_STUB_TRACED_DELTA 40u
 #define BS_STUB_AREA_SIZE (BS_STUB_SIZE * 1024u)
+/* The most bytes the copies of the displaced instructions take, and the
+ * most instructions displaced. */
+#define BS_STUB_MAX_COPY 27u
+#define BS_STUB_MAX_DISPLACED 4u
+#define BS_STUB_INFO_MAGIC 0x62737362u /* "bssb" */
+
+/* What a stub stands for, so that the engine can show a thread inside it
+ * at the matching place of the original code. Offsets of the displaced
+ * instructions: in the original code from the site (the first is 2, after
+ * the `syscall`), and in each copy from the copy's start. */
+struct bs_stub_info {
+  uint64_t site;
+  uint32_t magic;
+  uint8_t site_length; /* bytes the jump and its padding cover */
+  uint8_t count;       /* displaced instructions */
+  uint8_t copy_length; /* bytes of one copy, without the jmp back */
+  uint8_t reserved0;
+  uint8_t original[BS_STUB_MAX_DISPLACED];
+  uint8_t copied[BS_STUB_MAX_DISPLACED];
+  uint64_t reserved1;
+};
+#define BS_STUB_INFO_OFFSET (BS_STUB_SIZE - 32u)
 /* The stub area's first stub slot is reserved: its first 8 bytes count the
  * slots in use (the recorder reads and writes it; a fork's child inherits
  * it with the code, and a vfork child shares it). */
@@ -350,12 +380,15 @@ static_assert(sizeof(bs_buffer_header) == 80 + 2 * (BS_MAX_FDS / 8), "bs_buffer_
 static_assert(sizeof(bs_record) == 40, "bs_record layout");
 static_assert(sizeof(bs_out_param) == 8, "bs_out_param layout");
 static_assert(sizeof(bs_buffered_call) == 24 + 8 * BS_MAX_OUTS, "bs_buffered_call layout");
-static_assert(BS_STUB_SIZE >= 8 + 5 + BS_STUB_TRACED_DELTA + 8 + 2 + 8 + 5, "stub too small");
+static_assert(sizeof(bs_stub_info) == 32, "bs_stub_info layout");
+static_assert(BS_STUB_TRACED_DELTA >= 8 + BS_STUB_MAX_COPY + 5, "handled path too long");
+static_assert(5 + 5 + BS_STUB_TRACED_DELTA + 8 + 2 + BS_STUB_MAX_COPY + 5 <= BS_STUB_INFO_OFFSET, "stub too small");
 #else
 _Static_assert(sizeof(struct bs_buffer_header) == 80 + 2 * (BS_MAX_FDS / 8), "bs_buffer_header layout");
 _Static_assert(sizeof(struct bs_record) == 40, "bs_record layout");
 _Static_assert(sizeof(struct bs_out_param) == 8, "bs_out_param layout");
 _Static_assert(sizeof(struct bs_buffered_call) == 24 + 8 * BS_MAX_OUTS, "bs_buffered_call layout");
+_Static_assert(sizeof(struct bs_stub_info) == 32, "bs_stub_info layout");
 #endif
 
 #endif

@@ -86,6 +86,7 @@ __attribute__((constructor(102))) static void start_main_thread(void) {
 #include <stddef.h>
 
 #include "preload/asm_constants.h"
+_Static_assert(BS_ASM_STUB_SIZE == BS_STUB_SIZE, "asm_constants.h: BS_STUB_SIZE");
 _Static_assert(BS_ASM_STUB_TRACED_DELTA == BS_STUB_TRACED_DELTA, "asm_constants.h: BS_STUB_TRACED_DELTA");
 _Static_assert(BS_ASM_STUB_AREA_SIZE == BS_STUB_AREA_SIZE, "asm_constants.h: BS_STUB_AREA_SIZE");
 _Static_assert(BS_ASM_BUFFER_SIZE == BS_BUFFER_SIZE, "asm_constants.h: BS_BUFFER_SIZE");

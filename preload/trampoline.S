@@ -103,7 +103,7 @@ bs_syscall_trampoline:
         .section .text.bs_stub_area, "ax", @progbits
         .globl bs_stub_area
         .type bs_stub_area, @object
-        .balign 64
+        .balign BS_ASM_STUB_SIZE /* the engine finds a stub's start from any address in it */
 bs_stub_area:
         .quad 1
         .fill BS_ASM_STUB_AREA_SIZE - 8, 1, 0xcc

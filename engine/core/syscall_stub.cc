@@ -3,39 +3,45 @@
 #include <climits>
 #include <cstring>
 
-#include "preload/preload_interface.h"
-
 namespace backstep::syscall_stub {
 namespace {
 
-constexpr uint8_t kTails[][kTailLength] = {
-    {0x48, 0x3d, 0x00, 0xf0, 0xff, 0xff},  // cmp $-4096,%rax
-    {0x48, 0x3d, 0x01, 0xf0, 0xff, 0xff},  // cmp $-4095,%rax
-};
-constexpr uint8_t kLeaDown[5] = {0x48, 0x8d, 0x64, 0x24, 0x80};                     // lea -128(%rsp),%rsp
-constexpr uint8_t kLeaUp[8] = {0x48, 0x8d, 0xa4, 0x24, 0x80, 0x00, 0x00, 0x00};     // lea 128(%rsp),%rsp
+constexpr uint8_t kLeaDown[5] = {0x48, 0x8d, 0x64, 0x24, 0x80};                  // lea -128(%rsp),%rsp
+constexpr uint8_t kLeaUp[kLeaUpLength] = {0x48, 0x8d, 0xa4, 0x24, 0x80, 0x00, 0x00, 0x00};  // lea 128(%rsp),%rsp
 constexpr uint8_t kSyscall[2] = {0x0f, 0x05};
-constexpr uint8_t kJmp = 0xe9, kCall = 0xe8;
+constexpr uint8_t kJmp = 0xe9, kCall = 0xe8, kRet = 0xc3;
 constexpr uint64_t kRel32Insn = 5;
-
-bool is_tail(const uint8_t* p) {
-  for (const auto& t : kTails) {
-    if (std::memcmp(p, t, kTailLength) == 0) return true;
-  }
-  return false;
-}
+// The jump's padding up to the end of the patch: the recommended
+// multi-byte nops, by length (so that gdb disassembles a patched site as a
+// jump and nops).
+constexpr uint8_t kNops[][9] = {
+    {},
+    {0x90},
+    {0x66, 0x90},
+    {0x0f, 0x1f, 0x00},
+    {0x0f, 0x1f, 0x40, 0x00},
+    {0x0f, 0x1f, 0x44, 0x00, 0x00},
+    {0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00},
+    {0x0f, 0x1f, 0x80, 0x00, 0x00, 0x00, 0x00},
+    {0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00},
+    {0x66, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00},
+};
+constexpr std::size_t kLongestNop = 9;
 
 bool within_rel32(uint64_t from_end, uint64_t to) {
   int64_t d = static_cast<int64_t>(to - from_end);
   return d >= INT32_MIN && d <= INT32_MAX;
 }
 
+void put_u32(std::vector<uint8_t>& code, uint32_t v) {
+  uint8_t b[4];
+  std::memcpy(b, &v, 4);
+  code.insert(code.end(), b, b + 4);
+}
+
 void put_rel32(std::vector<uint8_t>& code, uint8_t opcode, uint64_t at, uint64_t to) {
   code.push_back(opcode);
-  int32_t rel = static_cast<int32_t>(static_cast<int64_t>(to - (at + kRel32Insn)));
-  uint8_t b[4];
-  std::memcpy(b, &rel, 4);
-  code.insert(code.end(), b, b + 4);
+  put_u32(code, static_cast<uint32_t>(static_cast<int64_t>(to - (at + kRel32Insn))));
 }
 
 uint64_t rel32_target(const uint8_t* insn, uint64_t at) {
@@ -44,10 +50,152 @@ uint64_t rel32_target(const uint8_t* insn, uint64_t at) {
   return at + kRel32Insn + static_cast<int64_t>(rel);
 }
 
+// The copy's length for a displaced instruction; 0 where it is not copied
+// (padding after a ret or jmp), -1 where it cannot be displaced.
+int copy_length(const x86::Instruction& insn, const uint8_t* code, bool flow_ended) {
+  if (flow_ended) return insn.padding ? 0 : -1;
+  switch (insn.placement) {
+    case x86::Placement::Anywhere:
+    case x86::Placement::RipRelative:
+      return insn.length;
+    case x86::Placement::RelativeJump:
+      return insn.conditional ? 6 : 5;
+    case x86::Placement::FixedControlFlow:
+      return insn.length == 1 && code[0] == kRet ? 1 : -1;
+  }
+  return -1;
+}
+
+bool ends_flow(const x86::Instruction& insn) {
+  return insn.placement == x86::Placement::FixedControlFlow ||
+         (insn.placement == x86::Placement::RelativeJump && !insn.conditional);
+}
+
+// One copy of the displaced instructions, at `at`, then the jump back.
+void put_copy(std::vector<uint8_t>& s, const Plan& plan, uint64_t at) {
+  const bs_stub_info& info = plan.info;
+  for (uint8_t i = 0; i < info.count; ++i) {
+    const x86::Instruction& insn = plan.displaced[i];
+    const uint8_t* code = plan.original.data() + info.original[i];
+    uint64_t here = at + info.copied[i];
+    uint8_t next = i + 1 < info.count ? info.copied[i + 1] : info.copy_length;
+    if (next == info.copied[i]) continue;  // padding, not copied
+    switch (insn.placement) {
+      case x86::Placement::Anywhere:
+      case x86::Placement::FixedControlFlow:
+        s.insert(s.end(), code, code + insn.length);
+        break;
+      case x86::Placement::RipRelative: {
+        std::size_t start = s.size();
+        s.insert(s.end(), code, code + insn.length);
+        int32_t disp = static_cast<int32_t>(static_cast<int64_t>(insn.target - (here + insn.length)));
+        std::memcpy(s.data() + start + insn.displacement_at, &disp, 4);
+        break;
+      }
+      case x86::Placement::RelativeJump:
+        if (insn.conditional) {
+          s.push_back(0x0f);
+          s.push_back(static_cast<uint8_t>(0x80 | insn.condition));
+          put_u32(s, static_cast<uint32_t>(static_cast<int64_t>(insn.target - (here + 6))));
+        } else {
+          put_rel32(s, kJmp, here, insn.target);
+        }
+        break;
+    }
+  }
+  put_rel32(s, kJmp, at + info.copy_length, info.site + info.site_length);
+}
+
+// Where each copy of the displaced instructions starts.
+uint64_t handled_copy(uint64_t stub) { return layout(stub).handled + kLeaUpLength; }
+uint64_t traced_copy(uint64_t stub) { return layout(stub).after_traced_syscall; }
+
 }  // namespace
 
-bool patchable(const uint8_t* site_bytes) {
-  return std::memcmp(site_bytes, kSyscall, sizeof(kSyscall)) == 0 && is_tail(site_bytes + sizeof(kSyscall));
+std::optional<Plan> plan(uint64_t site, const uint8_t* code, std::size_t len) {
+  if (len < kRel32Insn || std::memcmp(code, kSyscall, sizeof(kSyscall)) != 0) return std::nullopt;
+  Plan p;
+  p.info.site = site;
+  p.info.magic = BS_STUB_INFO_MAGIC;
+  std::size_t off = sizeof(kSyscall);
+  unsigned copied = 0;
+  bool flow_ended = false;
+  while (off < kRel32Insn) {
+    if (p.info.count == BS_STUB_MAX_DISPLACED) return std::nullopt;
+    std::optional<x86::Instruction> insn = x86::decode(code + off, len - off, site + off);
+    if (!insn) return std::nullopt;
+    int n = copy_length(*insn, code + off, flow_ended);
+    if (n < 0) return std::nullopt;
+    p.info.original[p.info.count] = static_cast<uint8_t>(off);
+    p.info.copied[p.info.count] = static_cast<uint8_t>(copied);
+    ++p.info.count;
+    p.displaced.push_back(*insn);
+    flow_ended = flow_ended || ends_flow(*insn);
+    copied += static_cast<unsigned>(n);
+    off += insn->length;
+  }
+  if (copied > BS_STUB_MAX_COPY) return std::nullopt;
+  p.info.site_length = static_cast<uint8_t>(off);
+  p.info.copy_length = static_cast<uint8_t>(copied);
+  // A jump into the patch (but to its start, which still makes the call)
+  // would land in the middle of the new jump; an operand that reads the
+  // patched bytes would read the new ones.
+  for (const x86::Instruction& insn : p.displaced) {
+    bool aims = insn.placement == x86::Placement::RelativeJump || insn.placement == x86::Placement::RipRelative;
+    if (aims && insn.target > site && insn.target < site + off) return std::nullopt;
+  }
+  p.original.assign(code, code + off);
+  return p;
+}
+
+bool may_be_jumped_into(const Plan& plan, const ReadMemory& read) {
+  // The places a jump must not reach: each displaced instruction after the
+  // first, unless it is padding after the end of the flow (nothing falls
+  // or jumps into alignment padding); with a `ret` or a second instruction
+  // displaced, the first as well (a shared `ret`, a join after the call).
+  const bs_stub_info& info = plan.info;
+  std::vector<uint64_t> places;
+  bool ended = false;
+  for (uint8_t i = 0; i < info.count; ++i) {
+    if (ended) break;
+    places.push_back(info.site + info.original[i]);
+    ended = ends_flow(plan.displaced[i]);
+  }
+  if (places.size() == 1 && !ended) return false;
+  constexpr uint64_t kReach = 4096;
+  uint64_t from = info.site > kReach ? info.site - kReach : 0;
+  std::vector<uint8_t> code(2 * kReach + info.site_length);
+  // Read what is readable around the site: the mapping may begin or end
+  // nearby (at a page boundary).
+  std::size_t got = 0;
+  uint64_t end = info.site + kReach + info.site_length;
+  for (uint64_t start = from; start <= info.site; start = (start | 4095) + 1) {
+    got = read(start, code.data(), end - start);
+    if (got > 0) {
+      from = start;
+      break;
+    }
+  }
+  auto lands_on_place = [&](uint64_t target) {
+    for (uint64_t p : places) {
+      if (target == p) return true;
+    }
+    return false;
+  };
+  for (std::size_t i = 0; i + 1 < got; ++i) {
+    uint64_t at = from + i;
+    uint8_t b = code[i];
+    if ((b >= 0x70 && b <= 0x7f) || b == 0xeb) {
+      if (lands_on_place(at + 2 + static_cast<int8_t>(code[i + 1]))) return true;
+    }
+    if ((b == kJmp || b == kCall) && i + 5 <= got && lands_on_place(rel32_target(&code[i], at))) return true;
+    if (b == 0x0f && code[i + 1] >= 0x80 && code[i + 1] <= 0x8f && i + 6 <= got) {
+      int32_t rel;
+      std::memcpy(&rel, &code[i + 2], 4);
+      if (lands_on_place(at + 6 + static_cast<int64_t>(rel))) return true;
+    }
+  }
+  return false;
 }
 
 Layout layout(uint64_t stub) {
@@ -59,85 +207,95 @@ Layout layout(uint64_t stub) {
   return l;
 }
 
-bool reachable(uint64_t site, uint64_t stub, uint64_t trampoline) {
-  Layout l = layout(stub);
-  return within_rel32(site + kRel32Insn, stub) && within_rel32(l.handled, trampoline) &&
-         within_rel32(l.handled + sizeof(kLeaUp) + kTailLength + kRel32Insn, site + kSiteLength) &&
-         within_rel32(l.after_traced_syscall + kTailLength + kRel32Insn, site + kSiteLength);
+bool reachable(const Plan& plan, uint64_t stub, uint64_t trampoline) {
+  const bs_stub_info& info = plan.info;
+  uint64_t back = info.site + info.site_length;
+  if (!within_rel32(info.site + kRel32Insn, stub) || !within_rel32(layout(stub).handled, trampoline)) return false;
+  for (uint64_t copy : {handled_copy(stub), traced_copy(stub)}) {
+    if (!within_rel32(copy + info.copy_length + kRel32Insn, back)) return false;
+    for (uint8_t i = 0; i < info.count; ++i) {
+      const x86::Instruction& insn = plan.displaced[i];
+      uint64_t here = copy + info.copied[i];
+      if (insn.placement == x86::Placement::RipRelative && !within_rel32(here + insn.length, insn.target)) return false;
+      if (insn.placement == x86::Placement::RelativeJump &&
+          !within_rel32(here + (insn.conditional ? 6 : 5), insn.target)) {
+        return false;
+      }
+    }
+  }
+  return true;
 }
 
-std::vector<uint8_t> stub_code(uint64_t stub, uint64_t site, uint64_t trampoline, const uint8_t* site_bytes) {
-  const uint8_t* tail = site_bytes + sizeof(kSyscall);
+std::vector<uint8_t> stub_code(const Plan& plan, uint64_t stub, uint64_t trampoline) {
   Layout l = layout(stub);
   std::vector<uint8_t> s(kLeaDown, kLeaDown + sizeof(kLeaDown));
   put_rel32(s, kCall, stub + s.size(), trampoline);
   // Handled: the result is in rax; undo the red-zone step, run the
-  // displaced check, go back.
+  // displaced instructions, go back.
   s.insert(s.end(), kLeaUp, kLeaUp + sizeof(kLeaUp));
-  s.insert(s.end(), tail, tail + kTailLength);
-  put_rel32(s, kJmp, stub + s.size(), site + kSiteLength);
+  put_copy(s, plan, handled_copy(stub));
   s.resize(l.traced - stub, 0xcc);
   // Not handled: the call itself, traced, from the program's own frame.
   s.insert(s.end(), kLeaUp, kLeaUp + sizeof(kLeaUp));
   s.insert(s.end(), kSyscall, kSyscall + sizeof(kSyscall));
-  s.insert(s.end(), tail, tail + kTailLength);
-  put_rel32(s, kJmp, stub + s.size(), site + kSiteLength);
-  s.resize(BS_STUB_SIZE, 0xcc);
+  put_copy(s, plan, traced_copy(stub));
+  s.resize(BS_STUB_INFO_OFFSET, 0xcc);
+  const uint8_t* info = reinterpret_cast<const uint8_t*>(&plan.info);
+  s.insert(s.end(), info, info + sizeof(plan.info));
   return s;
 }
 
-std::vector<uint8_t> site_code(uint64_t site, uint64_t stub) {
+std::vector<uint8_t> site_code(const Plan& plan, uint64_t stub) {
   std::vector<uint8_t> s;
-  put_rel32(s, kJmp, site, stub);
-  s.insert(s.end(), {0x0f, 0x1f, 0x00});  // nop
+  put_rel32(s, kJmp, plan.info.site, stub);
+  while (s.size() < plan.info.site_length) {
+    std::size_t n = std::min(kLongestNop, plan.info.site_length - s.size());
+    s.insert(s.end(), kNops[n], kNops[n] + n);
+  }
   return s;
 }
 
-std::optional<uint64_t> patched_site_stub(uint64_t addr, const std::vector<uint8_t>& bytes) {
-  if (bytes.size() != kSiteLength || bytes[0] != kJmp || bytes[5] != 0x0f || bytes[6] != 0x1f || bytes[7] != 0x00) {
+std::optional<bs_stub_info> stub_info(uint64_t stub, const ReadMemory& read) {
+  bs_stub_info info;
+  if (stub % BS_STUB_SIZE != 0 || read(stub + BS_STUB_INFO_OFFSET, &info, sizeof(info)) != sizeof(info) ||
+      info.magic != BS_STUB_INFO_MAGIC || info.count == 0 || info.count > BS_STUB_MAX_DISPLACED ||
+      info.site_length < kRel32Insn || info.copy_length > BS_STUB_MAX_COPY) {
     return std::nullopt;
   }
-  return rel32_target(bytes.data(), addr);
+  uint8_t jump[kRel32Insn];
+  if (read(info.site, jump, sizeof(jump)) != sizeof(jump) || jump[0] != kJmp || rel32_target(jump, info.site) != stub) {
+    return std::nullopt;
+  }
+  return info;
 }
 
-std::optional<uint64_t> original_pc(uint64_t pc, const ReadMemory& read) {
-  // On the traced path right after its `syscall`, or on the handled path
-  // right after it undid the red-zone step (the result is in rax, as after
-  // the syscall); or at either path's jump back (after the displaced
-  // instruction).
-  for (bool traced : {true, false}) {
-    for (uint64_t back : {uint64_t{0}, kTailLength}) {
-      std::optional<uint64_t> site = site_of(pc - back, traced, read);
-      if (site) return back == 0 ? *site + sizeof(kSyscall) : *site + kSiteLength;
-    }
+std::optional<uint64_t> patched_site_stub(uint64_t addr, const std::vector<uint8_t>& bytes, const ReadMemory& read) {
+  if (bytes.size() < kRel32Insn || bytes[0] != kJmp) return std::nullopt;
+  uint64_t stub = rel32_target(bytes.data(), addr);
+  std::optional<bs_stub_info> info = stub_info(stub, read);
+  if (!info || info->site != addr || info->site_length != bytes.size()) return std::nullopt;
+  return stub;
+}
+
+std::optional<uint64_t> traced_equivalent(const bs_stub_info& info, uint64_t stub, uint64_t at) {
+  for (uint8_t i = 0; i < info.count; ++i) {
+    if (info.site + info.original[i] == at) return traced_copy(stub) + info.copied[i];
   }
   return std::nullopt;
 }
 
-std::optional<uint64_t> site_of(uint64_t at_tail, bool traced, const ReadMemory& read) {
-  // The bytes before the displaced instruction: lea + syscall on the
-  // traced path, lea alone on the handled one.
-  uint64_t lead = sizeof(kLeaUp) + (traced ? sizeof(kSyscall) : 0);
-  if (at_tail < layout(0).after_traced_syscall) return std::nullopt;
-  Layout l = layout(traced ? at_tail - layout(0).after_traced_syscall : at_tail - sizeof(kLeaUp) - layout(0).handled);
-  uint8_t code[sizeof(kLeaUp) + sizeof(kSyscall) + kTailLength + kRel32Insn];
-  std::size_t len = lead + kTailLength + kRel32Insn;
-  if (read(at_tail - lead, code, len) != len) return std::nullopt;
-  if (std::memcmp(code, kLeaUp, sizeof(kLeaUp)) != 0 ||
-      (traced && std::memcmp(code + sizeof(kLeaUp), kSyscall, sizeof(kSyscall)) != 0) || !is_tail(code + lead) ||
-      code[lead + kTailLength] != kJmp) {
-    return std::nullopt;
-  }
-  {
-    uint64_t jmp_at = at_tail + kTailLength;
-    uint64_t site = rel32_target(code + lead + kTailLength, jmp_at) - kSiteLength;
-    // The site must jump to this very stub.
-    uint8_t jump[kRel32Insn];
-    if (read(site, jump, sizeof(jump)) != sizeof(jump) || jump[0] != kJmp || rel32_target(jump, site) != l.stub) {
-      return std::nullopt;
+std::optional<uint64_t> original_pc(uint64_t pc, const ReadMemory& read) {
+  uint64_t stub = pc - pc % BS_STUB_SIZE;
+  std::optional<bs_stub_info> info = stub_info(stub, read);
+  if (!info) return std::nullopt;
+  for (uint64_t copy : {handled_copy(stub), traced_copy(stub)}) {
+    if (pc == copy + info->copy_length) return info->site + info->site_length;
+    for (uint8_t i = 0; i < info->count; ++i) {
+      bool copied = (i + 1 < info->count ? info->copied[i + 1] : info->copy_length) != info->copied[i];
+      if (copied && pc == copy + info->copied[i]) return info->site + info->original[i];
     }
-    return site;
   }
+  return std::nullopt;
 }
 
 }  // namespace backstep::syscall_stub

@@ -1,8 +1,9 @@
-// Patched system call sites (in-process syscall buffering, preload/): the
-// bytes of a patch and of its stub, in the layout preload/preload_interface.h
-// describes. The recorder writes them (engine/record/record_buffers.cc);
-// replay shows a thread that stands in a stub to the debugger as standing
-// at the original site, so that gdb unwinds and steps as without a patch.
+// Patched system call sites (in-process syscall buffering, preload/): which
+// sites can be patched, and the bytes of a patch and of its stub, in the
+// layout preload/preload_interface.h describes. The recorder writes them
+// (engine/record/record_buffers.cc); replay shows a thread that stands in a
+// stub to the debugger as standing at the original site, so that gdb
+// unwinds and steps as without a patch.
 #pragma once
 
 #include <cstdint>
@@ -10,19 +11,41 @@
 #include <optional>
 #include <vector>
 
+#include "engine/core/x86_decoder.h"
+#include "preload/preload_interface.h"
+
 namespace backstep::syscall_stub {
 
-// `syscall` plus the displaced instruction: what a patch replaces.
-inline constexpr uint64_t kSiteLength = 8;
-inline constexpr uint64_t kTailLength = 6;
 // The `lea 128(%rsp),%rsp` that starts both of a stub's ways back.
 inline constexpr uint64_t kLeaUpLength = 8;
+// The bytes to read at a site for plan(): the `syscall` and the most the
+// displaced instructions can take.
+inline constexpr std::size_t kSiteReadLength = 2 + 15 * BS_STUB_MAX_DISPLACED;
 
-// Whether the kSiteLength bytes at a site are `syscall` followed by an
-// instruction a patch may displace into a stub: glibc's error checks,
-// `cmp $-4096,%rax` and `cmp $-4095,%rax` (nothing jumps between a
-// syscall and its check, so the 8 bytes can become one jump).
-bool patchable(const uint8_t* site_bytes);
+// How a site is patched: the `syscall` and the instructions after it that
+// the 5-byte jump to the stub covers (x86 decoding tells how long each is
+// and whether it can run in the stub).
+struct Plan {
+  bs_stub_info info{};  // the site, its length, each instruction's offsets
+  std::vector<x86::Instruction> displaced;
+  std::vector<uint8_t> original;  // the info.site_length bytes replaced
+};
+
+// The plan for the site at `site` whose first bytes (`len` of them, up to
+// kSiteReadLength) are `code`; nullopt unless they are a `syscall`
+// followed by instructions a stub can run: ones that run anywhere,
+// rip-relative ones, jmp and jcc with direct destinations outside the
+// patch, or a `ret` followed by alignment padding.
+std::optional<Plan> plan(uint64_t site, const uint8_t* code, std::size_t len);
+
+// Reads program memory: bytes read.
+using ReadMemory = std::function<std::size_t(uint64_t addr, void* buf, std::size_t len)>;
+
+// Whether a direct jump or call within a few KiB of the site may land
+// inside the patch, on an instruction after the first one displaced (the
+// jump would land in the middle of the patch's own jump). Byte patterns,
+// not decoding: a false alarm only leaves a site unpatched.
+bool may_be_jumped_into(const Plan& plan, const ReadMemory& read);
 
 // Where the parts of a stub at `stub` begin.
 struct Layout {
@@ -33,27 +56,33 @@ struct Layout {
 };
 Layout layout(uint64_t stub);
 
-// Whether every jump and call of a patch at `site` with its stub at `stub`
-// reaches (rel32).
-bool reachable(uint64_t site, uint64_t stub, uint64_t trampoline);
+// Whether every jump, call and rip-relative operand of the plan's patch
+// reaches (rel32) with its stub at `stub`.
+bool reachable(const Plan& plan, uint64_t stub, uint64_t trampoline);
 
-// The BS_STUB_SIZE bytes of the stub for the site whose bytes are
-// `site_bytes` (patchable), and the kSiteLength bytes that replace them.
-std::vector<uint8_t> stub_code(uint64_t stub, uint64_t site, uint64_t trampoline, const uint8_t* site_bytes);
-std::vector<uint8_t> site_code(uint64_t site, uint64_t stub);
-// If `bytes` written at `addr` are a patched site (site_code), its stub.
-std::optional<uint64_t> patched_site_stub(uint64_t addr, const std::vector<uint8_t>& bytes);
+// The BS_STUB_SIZE bytes of the stub at `stub` for `plan`, and the
+// info.site_length bytes that replace the site.
+std::vector<uint8_t> stub_code(const Plan& plan, uint64_t stub, uint64_t trampoline);
+std::vector<uint8_t> site_code(const Plan& plan, uint64_t stub);
 
-// Reads program memory: bytes read.
-using ReadMemory = std::function<std::size_t(uint64_t addr, void* buf, std::size_t len)>;
+// The stub a patched site's bytes jump to, if `bytes` written at `addr`
+// start with a jump to a stub that names `addr` as its site.
+std::optional<uint64_t> patched_site_stub(uint64_t addr, const std::vector<uint8_t>& bytes, const ReadMemory& read);
+// The description at the end of the stub at `stub`, if it is one and its
+// site jumps to it.
+std::optional<bs_stub_info> stub_info(uint64_t stub, const ReadMemory& read);
 
-// If `pc` lies on a stub's traced path after its `syscall` (right after
-// it, or at the jump back), the address in the original code it stands
-// for (site + 2, or site + kSiteLength); registers there are the ones the
-// unpatched code would have.
+// A thread that stands at `at` inside a site about to be patched (right
+// after its `syscall`, or at a later displaced instruction) goes on from
+// here in the stub's traced path instead; nullopt if `at` is not such a
+// place.
+std::optional<uint64_t> traced_equivalent(const bs_stub_info& info, uint64_t stub, uint64_t at);
+
+// If `pc` lies in a stub's copy of the displaced instructions (on either
+// path, right after the red-zone step or the traced `syscall`, at any
+// instruction of the copy, or at the jump back), the address in the
+// original code it stands for; registers there are the ones the unpatched
+// code would have.
 std::optional<uint64_t> original_pc(uint64_t pc, const ReadMemory& read);
-// The site of the stub whose displaced instruction is at `at_tail`, on its
-// traced or its handled path; nullopt if that is not such a place.
-std::optional<uint64_t> site_of(uint64_t at_tail, bool traced, const ReadMemory& read);
 
 }  // namespace backstep::syscall_stub

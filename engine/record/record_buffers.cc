@@ -234,15 +234,16 @@ void RecordSession::after_traced_call(RecordTask& t, SyscallContext& ctx) {
   if (t.process->trampoline) patch_site(t, ctx);
 }
 
-bool RecordSession::site_idle(RecordTask& t, uint64_t site) {
+bool RecordSession::site_idle(RecordTask& t, const syscall_stub::Plan& plan) {
   // Another thread that would come back in the middle of the jump: one
-  // blocked in the kernel in a call made there, or one right after such a
-  // call whose stop the recorder has not handled yet (the running thread,
-  // when another thread's finished call is recorded at its stop): patch
-  // another time. One that stands right after it and waits for its turn
-  // is moved into the stub (move_out_of_site; replay moves the threads it
-  // holds there: ReplaySession::patched_sites).
-  auto inside = [&](uint64_t ip) { return ip > site && ip < site + syscall_stub::kSiteLength; };
+  // blocked in the kernel in a call made there, or one inside the patch
+  // whose stop the recorder has not handled yet (the running thread, when
+  // another thread's finished call is recorded at its stop): patch another
+  // time. One that stands inside it at an instruction and waits for its
+  // turn is moved into the stub (move_out_of_site; replay moves the
+  // threads it holds there: ReplaySession::patched_sites).
+  uint64_t site = plan.info.site;
+  auto inside = [&](uint64_t ip) { return ip > site && ip < site + plan.info.site_length; };
   for (auto& [tid, other] : record_tasks_) {
     if (other.get() == &t || other->process != t.process || other->run == RunState::Gone) continue;
     if (other->in_syscall) {
@@ -255,7 +256,7 @@ bool RecordSession::site_idle(RecordTask& t, uint64_t site) {
     } catch (const std::exception&) {
       return false;
     }
-    if (inside(ip) && !movable(*other)) return false;
+    if (inside(ip) && (!movable(*other) || !syscall_stub::traced_equivalent(plan.info, 0, ip))) return false;
   }
   return true;
 }
@@ -264,19 +265,21 @@ bool RecordSession::movable(RecordTask& other) {
   return other.run == RunState::Stopped && &other != current_ && !other.in_syscall && !other.task.has_kept_status();
 }
 
-void RecordSession::move_out_of_site(RecordTask& t, uint64_t site, uint64_t resume_at) {
-  // A thread of the process stopped right after the old `syscall` (its
-  // call returned, its turn has not come) would resume in the middle of the
-  // jump: it resumes at the same point of the stub instead, which runs the
-  // displaced instruction and returns after the site.
+void RecordSession::move_out_of_site(RecordTask& t, const bs_stub_info& info, uint64_t stub) {
+  // A thread of the process stopped inside the patch at one of the
+  // displaced instructions (its call returned, its turn has not come)
+  // would resume in the middle of the jump: it resumes at the same point
+  // of the stub instead, which runs the rest of them and returns after the
+  // site.
   for (auto& [tid, other] : record_tasks_) {
     if (other.get() == &t || other->process != t.process || !movable(*other)) continue;
     try {
       Registers regs = other->task.regs();
-      if (regs.ip() != site + 2) continue;
-      regs.set_ip(resume_at);
+      std::optional<uint64_t> resume_at = syscall_stub::traced_equivalent(info, stub, regs.ip());
+      if (!resume_at) continue;
+      if (other->last_exit_regs.ip() == regs.ip()) other->last_exit_regs.set_ip(*resume_at);
+      regs.set_ip(*resume_at);
       other->task.set_regs(regs);
-      if (other->last_exit_regs.ip() == site + 2) other->last_exit_regs.set_ip(resume_at);
     } catch (const std::exception&) {
       // A thread that cannot be read is not running: it never resumes there.
     }
@@ -289,9 +292,11 @@ void RecordSession::patch_site(RecordTask& t, SyscallContext& ctx) {
   uint64_t site = ctx.entry.ip() - 2;
   if (site >= p.stub_area && site < p.stub_area + p.stub_area_size) return;
   if (site >= kToolPageAddr && site < kToolPageAddr + kToolPageSize) return;
-  uint8_t code[syscall_stub::kSiteLength];
-  if (task.read_some(remote_ptr<void>(site), code, sizeof(code)) != sizeof(code)) return;
-  if (!syscall_stub::patchable(code)) return;
+  uint8_t code[syscall_stub::kSiteReadLength];
+  std::size_t got = task.read_some(remote_ptr<void>(site), code, sizeof(code));
+  std::optional<syscall_stub::Plan> plan = syscall_stub::plan(site, code, got);
+  if (!plan) return;
+  uint64_t site_end = site + plan->info.site_length;
   // Only code of a file mapped privately (a library or the executable): a
   // write there is the process's own copy, never the file.
   if (!p.patchable_code_known) {
@@ -303,33 +308,41 @@ void RecordSession::patch_site(RecordTask& t, SyscallContext& ctx) {
   }
   bool private_file = false;
   for (const RecordProcess::CodeRange& r : p.patchable_code) {
-    if (site >= r.start && site + sizeof(code) <= r.end) private_file = true;
+    if (site >= r.start && site_end <= r.end) private_file = true;
   }
   if (!private_file) return;
-  if (!site_idle(t, site)) return;
+  auto read = [&](uint64_t addr, void* buf, std::size_t len) {
+    return task.read_some(remote_ptr<void>(addr), buf, len);
+  };
+  if (syscall_stub::may_be_jumped_into(*plan, read)) {
+    BS_LOG(Record, "left the syscall at 0x" << std::hex << site << " as it is: a jump may land inside its patch");
+    return;
+  }
+  if (!site_idle(t, *plan)) return;
   uint64_t slots = 0;
   if (task.read_some(remote_ptr<void>(p.stub_area), &slots, sizeof(slots)) != sizeof(slots)) return;
   slots = std::max<uint64_t>(slots, 1);  // slot 0 holds the count
   if (slots >= p.stub_area_size / BS_STUB_SIZE) return;
   uint64_t stub = p.stub_area + slots * BS_STUB_SIZE;
-  if (!syscall_stub::reachable(site, stub, p.trampoline)) return;
-  std::vector<uint8_t> s = syscall_stub::stub_code(stub, site, p.trampoline, code);
+  if (!syscall_stub::reachable(*plan, stub, p.trampoline)) return;
+  std::vector<uint8_t> s = syscall_stub::stub_code(*plan, stub, p.trampoline);
   task.write_bytes(remote_ptr<void>(stub), s.data(), s.size());
   ++slots;
   task.write_bytes(remote_ptr<void>(p.stub_area), &slots, sizeof(slots));
-  std::vector<uint8_t> jump = syscall_stub::site_code(site, stub);
+  std::vector<uint8_t> jump = syscall_stub::site_code(*plan, stub);
   task.write_bytes(remote_ptr<void>(site), jump.data(), jump.size());
   ctx.record_memory(stub, s.size());
   ctx.record_memory(p.stub_area, sizeof(slots));
   ctx.record_memory(site, jump.size());
   // The thread stands after the old `syscall`, now inside the jump: it goes
   // on from the same point of the stub's traced path, which runs the
-  // displaced check and returns after the site (a restarted call backs up
-  // onto the stub's own `syscall`).
+  // displaced instructions and returns after the site (a restarted call
+  // backs up onto the stub's own `syscall`).
   ctx.exit.set_ip(syscall_stub::layout(stub).after_traced_syscall);
   task.set_regs(ctx.exit);
-  move_out_of_site(t, site, syscall_stub::layout(stub).after_traced_syscall);
-  BS_LOG(Record, "patched the syscall at 0x" << std::hex << site << " (stub 0x" << stub << ")");
+  move_out_of_site(t, plan->info, stub);
+  BS_LOG(Record, "patched the syscall at 0x" << std::hex << site << " (stub 0x" << stub << ", "
+                                             << std::dec << int(plan->info.count) << " instructions displaced)");
 }
 
 }  // namespace backstep

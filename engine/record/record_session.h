@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/core/session.h"
+#include "engine/core/syscall_stub.h"
 #include "engine/record/disguise.h"
 #include "engine/record/mapped_file_sizes.h"
 #include "engine/record/record_task.h"
@@ -221,8 +222,8 @@ class RecordSession : public Session {
   void patch_site(RecordTask& t, SyscallContext& ctx);
   // No other thread of `t`'s process stands inside the bytes a patch at
   // `site` would replace.
-  bool site_idle(RecordTask& t, uint64_t site);
-  void move_out_of_site(RecordTask& t, uint64_t site, uint64_t resume_at);
+  bool site_idle(RecordTask& t, const syscall_stub::Plan& plan);
+  void move_out_of_site(RecordTask& t, const bs_stub_info& info, uint64_t stub);
   // A thread stopped for its turn, with nothing pending: its registers
   // may change before it runs.
   bool movable(RecordTask& other);

@@ -31,16 +31,21 @@ void ReplaySession::registered_buffer(const Registers& call, int64_t result) {
 
 void ReplaySession::patched_sites(const trace::Event& event) {
   if (threads_.size() < 2) return;
+  auto read = [&](uint64_t addr, void* buf, std::size_t len) {
+    return task_->read_some(remote_ptr<void>(addr), buf, len);
+  };
   for (const trace::MemoryWrite& w : event.writes) {
-    std::optional<uint64_t> stub = syscall_stub::patched_site_stub(w.addr, w.data);
+    std::optional<uint64_t> stub = syscall_stub::patched_site_stub(w.addr, w.data, read);
     if (!stub) continue;
-    uint64_t resume_at = syscall_stub::layout(*stub).after_traced_syscall;
+    std::optional<bs_stub_info> info = syscall_stub::stub_info(*stub, read);
+    if (!info) continue;
     uint32_t space = threads_[current_tid_].space;
     for (auto& [tid, thread] : threads_) {
       if (tid == current_tid_ || thread.space != space || thread.at_entry) continue;
       Registers regs = thread.task->regs();
-      if (regs.ip() != w.addr + 2) continue;
-      regs.set_ip(resume_at);
+      std::optional<uint64_t> resume_at = syscall_stub::traced_equivalent(*info, *stub, regs.ip());
+      if (!resume_at) continue;
+      regs.set_ip(*resume_at);
       thread.task->set_regs(regs);
     }
   }

@@ -9,7 +9,9 @@
  * Both register blocks: rax rbx rcx rdx rsi rdi rbp r8 r9 r10 r11 r12 r13
  * r14 r15 rflags rsp (rsp: out only, in is the site's rsp, set here).
  * bs_stub_path: 1 when the trampoline returned to R (handled), 2 when it
- * returned to R + 24 (traced path). */
+ * returned to R + BS_STUB_TRACED_DELTA (traced path). */
+#include "preload/asm_constants.h"
+
         .data
         .balign 8
         .globl bs_stub_in, bs_stub_out, bs_stub_path, bs_stub_site_rsp
@@ -60,10 +62,10 @@ bs_run_stub:
         movq $1, bs_stub_path(%rip)
         .byte 0xe9                       /* jmp rel32, a fixed size */
         .long .Lstore - (. + 4)
-        .if . - .Lhandled > 24
+        .if . - .Lhandled > BS_ASM_STUB_TRACED_DELTA
         .error "the handled path is longer than BS_STUB_TRACED_DELTA"
         .endif
-        .skip 24 - (. - .Lhandled), 0xcc
+        .skip BS_ASM_STUB_TRACED_DELTA - (. - .Lhandled), 0xcc
 .Ltraced:
         lea 128(%rsp), %rsp
         movq $2, bs_stub_path(%rip)
