@@ -76,7 +76,7 @@ class Decoder {
       out.placement = Placement::FixedControlFlow;
       return out;
     }
-    return with_operands(out, inst, desc, code, addr);
+    return with_operands(out, inst, code, addr);
   }
 
  private:
@@ -115,33 +115,32 @@ class Decoder {
     return out;
   }
 
-  std::optional<Instruction> with_operands(Instruction out, const llvm::MCInst& inst, const llvm::MCInstrDesc& desc,
-                                           const uint8_t* code, uint64_t addr) const {
+  std::optional<Instruction> with_operands(Instruction out, const llvm::MCInst& inst, const uint8_t* code,
+                                           uint64_t addr) const {
     // x86 memory operands are five MCOperands: base, scale, index,
     // displacement, segment. One based on rip, and no immediate elsewhere,
-    // puts the disp32 in the instruction's last four bytes.
-    bool rip_based = false;
-    int64_t displacement = 0;
-    bool other_immediate = false;
-    for (unsigned i = 0; i < inst.getNumOperands(); ++i) {
+    // puts the disp32 in the instruction's last four bytes (checked).
+    unsigned n = inst.getNumOperands();
+    unsigned base = n;
+    for (unsigned i = 0; i < n; ++i) {
       const llvm::MCOperand& op = inst.getOperand(i);
-      bool memory = i < desc.getNumOperands() && desc.OpInfo[i].OperandType == llvm::MCOI::OPERAND_MEMORY;
-      if (memory && i + 4 < inst.getNumOperands()) {
-        const llvm::MCOperand& base = inst.getOperand(i);
-        const llvm::MCOperand& disp = inst.getOperand(i + 3);
-        if (base.isReg() && rip_ && base.getReg() == rip_) {
-          if (rip_based || !disp.isImm()) return fixed(out);
-          rip_based = true;
-          displacement = disp.getImm();
-        }
-        i += 4;
-        continue;
+      if (op.isReg() && rip_ && op.getReg() == rip_) {
+        if (base != n) return fixed(out);
+        base = i;
       }
-      if (op.isReg() && rip_ && op.getReg() == rip_) return fixed(out);
-      if (op.isImm() || op.isExpr()) other_immediate = true;
     }
-    if (!rip_based) return out;
-    if (other_immediate || out.length < 5) return fixed(out);
+    if (base == n) return out;
+    if (base + 4 >= n || !inst.getOperand(base + 1).isImm() || !inst.getOperand(base + 2).isReg() ||
+        inst.getOperand(base + 2).getReg() != 0 || !inst.getOperand(base + 3).isImm() ||
+        !inst.getOperand(base + 4).isReg()) {
+      return fixed(out);  // rip used otherwise, or indexed
+    }
+    for (unsigned i = 0; i < n; ++i) {
+      const llvm::MCOperand& op = inst.getOperand(i);
+      if ((i < base || i > base + 4) && (op.isImm() || op.isExpr())) return fixed(out);
+    }
+    int64_t displacement = inst.getOperand(base + 3).getImm();
+    if (out.length < 5) return fixed(out);
     int32_t disp32;
     std::memcpy(&disp32, code + out.length - 4, 4);
     if (disp32 != displacement) return fixed(out);
