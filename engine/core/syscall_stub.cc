@@ -28,20 +28,11 @@ constexpr uint8_t kNops[][9] = {
 };
 constexpr std::size_t kLongestNop = 9;
 
-bool within_rel32(uint64_t from_end, uint64_t to) {
-  int64_t d = static_cast<int64_t>(to - from_end);
-  return d >= INT32_MIN && d <= INT32_MAX;
-}
-
-void put_u32(std::vector<uint8_t>& code, uint32_t v) {
-  uint8_t b[4];
-  std::memcpy(b, &v, 4);
-  code.insert(code.end(), b, b + 4);
-}
+using x86::within_rel32;
 
 void put_rel32(std::vector<uint8_t>& code, uint8_t opcode, uint64_t at, uint64_t to) {
   code.push_back(opcode);
-  put_u32(code, static_cast<uint32_t>(static_cast<int64_t>(to - (at + kRel32Insn))));
+  x86::append_rel32(code, at + kRel32Insn, to);
 }
 
 uint64_t rel32_target(const uint8_t* insn, uint64_t at) {
@@ -57,9 +48,8 @@ int copy_length(const x86::Instruction& insn, const uint8_t* code, bool flow_end
   switch (insn.placement) {
     case x86::Placement::Anywhere:
     case x86::Placement::RipRelative:
-      return insn.length;
     case x86::Placement::RelativeJump:
-      return insn.conditional ? 6 : 5;
+      return static_cast<int>(x86::moved_length(insn));
     case x86::Placement::FixedControlFlow:
       return insn.length == 1 && code[0] == kRet ? 1 : -1;
   }
@@ -75,33 +65,9 @@ bool ends_flow(const x86::Instruction& insn) {
 void put_copy(std::vector<uint8_t>& s, const Plan& plan, uint64_t at) {
   const bs_stub_info& info = plan.info;
   for (uint8_t i = 0; i < info.count; ++i) {
-    const x86::Instruction& insn = plan.displaced[i];
-    const uint8_t* code = plan.original.data() + info.original[i];
-    uint64_t here = at + info.copied[i];
     uint8_t next = i + 1 < info.count ? info.copied[i + 1] : info.copy_length;
     if (next == info.copied[i]) continue;  // padding, not copied
-    switch (insn.placement) {
-      case x86::Placement::Anywhere:
-      case x86::Placement::FixedControlFlow:
-        s.insert(s.end(), code, code + insn.length);
-        break;
-      case x86::Placement::RipRelative: {
-        std::size_t start = s.size();
-        s.insert(s.end(), code, code + insn.length);
-        int32_t disp = static_cast<int32_t>(static_cast<int64_t>(insn.target - (here + insn.length)));
-        std::memcpy(s.data() + start + insn.displacement_at, &disp, 4);
-        break;
-      }
-      case x86::Placement::RelativeJump:
-        if (insn.conditional) {
-          s.push_back(0x0f);
-          s.push_back(static_cast<uint8_t>(0x80 | insn.condition));
-          put_u32(s, static_cast<uint32_t>(static_cast<int64_t>(insn.target - (here + 6))));
-        } else {
-          put_rel32(s, kJmp, here, insn.target);
-        }
-        break;
-    }
+    x86::append_moved(s, plan.displaced[i], plan.original.data() + info.original[i], at + info.copied[i]);
   }
   put_rel32(s, kJmp, at + info.copy_length, info.site + info.site_length);
 }
@@ -162,40 +128,7 @@ bool may_be_jumped_into(const Plan& plan, const ReadMemory& read) {
     ended = ends_flow(plan.displaced[i]);
   }
   if (places.size() == 1 && !ended) return false;
-  constexpr uint64_t kReach = 4096;
-  uint64_t from = info.site > kReach ? info.site - kReach : 0;
-  std::vector<uint8_t> code(2 * kReach + info.site_length);
-  // Read what is readable around the site: the mapping may begin or end
-  // nearby (at a page boundary).
-  std::size_t got = 0;
-  uint64_t end = info.site + kReach + info.site_length;
-  for (uint64_t start = from; start <= info.site; start = (start | 4095) + 1) {
-    got = read(start, code.data(), end - start);
-    if (got > 0) {
-      from = start;
-      break;
-    }
-  }
-  auto lands_on_place = [&](uint64_t target) {
-    for (uint64_t p : places) {
-      if (target == p) return true;
-    }
-    return false;
-  };
-  for (std::size_t i = 0; i + 1 < got; ++i) {
-    uint64_t at = from + i;
-    uint8_t b = code[i];
-    if ((b >= 0x70 && b <= 0x7f) || b == 0xeb) {
-      if (lands_on_place(at + 2 + static_cast<int8_t>(code[i + 1]))) return true;
-    }
-    if ((b == kJmp || b == kCall) && i + 5 <= got && lands_on_place(rel32_target(&code[i], at))) return true;
-    if (b == 0x0f && code[i + 1] >= 0x80 && code[i + 1] <= 0x8f && i + 6 <= got) {
-      int32_t rel;
-      std::memcpy(&rel, &code[i + 2], 4);
-      if (lands_on_place(at + 6 + static_cast<int64_t>(rel))) return true;
-    }
-  }
-  return false;
+  return x86::may_be_jumped_into(places, info.site, 4096, read);
 }
 
 Layout layout(uint64_t stub) {
@@ -214,13 +147,7 @@ bool reachable(const Plan& plan, uint64_t stub, uint64_t trampoline) {
   for (uint64_t copy : {handled_copy(stub), traced_copy(stub)}) {
     if (!within_rel32(copy + info.copy_length + kRel32Insn, back)) return false;
     for (uint8_t i = 0; i < info.count; ++i) {
-      const x86::Instruction& insn = plan.displaced[i];
-      uint64_t here = copy + info.copied[i];
-      if (insn.placement == x86::Placement::RipRelative && !within_rel32(here + insn.length, insn.target)) return false;
-      if (insn.placement == x86::Placement::RelativeJump &&
-          !within_rel32(here + (insn.conditional ? 6 : 5), insn.target)) {
-        return false;
-      }
+      if (!x86::reaches_from(plan.displaced[i], copy + info.copied[i])) return false;
     }
   }
   return true;

@@ -38,8 +38,7 @@ struct Plan {
 // patch, or a `ret` followed by alignment padding.
 std::optional<Plan> plan(uint64_t site, const uint8_t* code, std::size_t len);
 
-// Reads program memory: bytes read.
-using ReadMemory = std::function<std::size_t(uint64_t addr, void* buf, std::size_t len)>;
+using x86::ReadMemory;
 
 // Whether a direct jump or call within a few KiB of the site may land
 // inside the patch, on an instruction after the first one displaced (the

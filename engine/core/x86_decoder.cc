@@ -14,6 +14,7 @@
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <climits>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -170,6 +171,95 @@ std::optional<Instruction> decode(const uint8_t* code, std::size_t len, uint64_t
   if (len == 0) return std::nullopt;
   static const Decoder decoder;
   return decoder.decode(code, len, addr);
+}
+
+bool within_rel32(uint64_t from_end, uint64_t to) {
+  int64_t d = static_cast<int64_t>(to - from_end);
+  return d >= INT32_MIN && d <= INT32_MAX;
+}
+
+void append_rel32(std::vector<uint8_t>& out, uint64_t from_end, uint64_t to) {
+  int32_t rel = static_cast<int32_t>(static_cast<int64_t>(to - from_end));
+  uint8_t b[4];
+  std::memcpy(b, &rel, 4);
+  out.insert(out.end(), b, b + 4);
+}
+
+std::size_t moved_length(const Instruction& insn) {
+  if (insn.placement == Placement::RelativeJump) return insn.conditional ? 6 : 5;
+  return insn.length;
+}
+
+bool reaches_from(const Instruction& insn, uint64_t here) {
+  if (insn.placement != Placement::RipRelative && insn.placement != Placement::RelativeJump) return true;
+  return within_rel32(here + moved_length(insn), insn.target);
+}
+
+void append_moved(std::vector<uint8_t>& out, const Instruction& insn, const uint8_t* code, uint64_t here) {
+  switch (insn.placement) {
+    case Placement::Anywhere:
+    case Placement::FixedControlFlow:
+      out.insert(out.end(), code, code + insn.length);
+      return;
+    case Placement::RipRelative: {
+      std::size_t start = out.size();
+      out.insert(out.end(), code, code + insn.length);
+      int32_t disp = static_cast<int32_t>(static_cast<int64_t>(insn.target - (here + insn.length)));
+      std::memcpy(out.data() + start + insn.displacement_at, &disp, 4);
+      return;
+    }
+    case Placement::RelativeJump:
+      if (insn.conditional) {
+        out.push_back(0x0f);
+        out.push_back(static_cast<uint8_t>(0x80 | insn.condition));
+      } else {
+        out.push_back(0xe9);
+      }
+      append_rel32(out, here + moved_length(insn), insn.target);
+      return;
+  }
+}
+
+bool may_be_jumped_into(const std::vector<uint64_t>& places, uint64_t around, uint64_t reach,
+                        const ReadMemory& read) {
+  if (places.empty()) return false;
+  uint64_t from = around > reach ? around - reach : 0;
+  uint64_t end = around + reach;
+  std::vector<uint8_t> code(end - from);
+  // What is readable around `around`: the mapping may begin or end nearby
+  // (at a page boundary).
+  std::size_t got = 0;
+  for (uint64_t start = from; start <= around; start = (start | 4095) + 1) {
+    got = read(start, code.data(), end - start);
+    if (got > 0) {
+      from = start;
+      break;
+    }
+  }
+  auto lands = [&](uint64_t target) {
+    for (uint64_t p : places) {
+      if (target == p) return true;
+    }
+    return false;
+  };
+  for (std::size_t i = 0; i + 1 < got; ++i) {
+    uint64_t at = from + i;
+    uint8_t b = code[i];
+    if ((b >= 0x70 && b <= 0x7f) || b == 0xeb) {
+      if (lands(at + 2 + static_cast<int8_t>(code[i + 1]))) return true;
+    }
+    if ((b == 0xe9 || b == 0xe8) && i + 5 <= got) {
+      int32_t rel;
+      std::memcpy(&rel, &code[i + 1], 4);
+      if (lands(at + 5 + static_cast<int64_t>(rel))) return true;
+    }
+    if (b == 0x0f && code[i + 1] >= 0x80 && code[i + 1] <= 0x8f && i + 6 <= got) {
+      int32_t rel;
+      std::memcpy(&rel, &code[i + 2], 4);
+      if (lands(at + 6 + static_cast<int64_t>(rel))) return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace backstep::x86

@@ -6,7 +6,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <vector>
 
 namespace backstep::x86 {
 
@@ -36,5 +38,28 @@ struct Instruction {
 // The instruction at `code` (at most `len` bytes), which stands at `addr`;
 // nullopt if the bytes are not a whole instruction the decoder knows.
 std::optional<Instruction> decode(const uint8_t* code, std::size_t len, uint64_t addr);
+
+// Whether a rel32 field of an instruction ending at `from_end` reaches
+// `to`; appends the rel32 for it.
+bool within_rel32(uint64_t from_end, uint64_t to);
+void append_rel32(std::vector<uint8_t>& out, uint64_t from_end, uint64_t to);
+
+// Moving an instruction that is not FixedControlFlow to another address:
+// how long its copy is (a jmp or jcc becomes its rel32 form), whether the
+// copy at `here` reaches what it names (rel32), and the copy itself,
+// appended to `out` (`code` is the original's bytes).
+std::size_t moved_length(const Instruction& insn);
+bool reaches_from(const Instruction& insn, uint64_t here);
+void append_moved(std::vector<uint8_t>& out, const Instruction& insn, const uint8_t* code, uint64_t here);
+
+// Reads program memory: bytes read.
+using ReadMemory = std::function<std::size_t(uint64_t addr, void* buf, std::size_t len)>;
+
+// Whether a direct jmp, jcc or call within `reach` bytes of `around` may
+// land on one of `places`. Byte patterns, not decoding (the code before
+// `around` cannot be decoded from an unknown start): a false alarm only
+// means a false "yes".
+bool may_be_jumped_into(const std::vector<uint64_t>& places, uint64_t around, uint64_t reach,
+                        const ReadMemory& read);
 
 }  // namespace backstep::x86

@@ -172,6 +172,24 @@ class ReplaySession : public Session {
     uint64_t hits = 0;
   };
   std::vector<HitCount> hit_counts() const;
+  // A counting stub (replay_count_stub.cc), for a copy the caller throws
+  // away or hands back with disarm_counting_stub(): the instructions at
+  // `addr` (5 bytes or more of them) jump to a countdown in a page mapped
+  // near them, which runs them and comes back, at ~1 ns an execution where
+  // a debug register costs a debug exception. Its executions are counted
+  // from now as set_hit_counting() counts (one the pc stands on after a
+  // reported breakpoint not); with `stop_at` > 0, a run stops, Interrupted,
+  // right before the stop_at-th. False (nothing changed) where the code at
+  // `addr` cannot move or no page can be mapped within a rel32 of it.
+  bool arm_counting_stub(uint64_t addr, uint64_t stop_at);
+  // Whether the code at `addr` can move into a counting stub (nothing is
+  // mapped or written).
+  bool counting_stub_possible(uint64_t addr);
+  uint64_t counting_stub_count();
+  // Puts the code back and unmaps the page; at the stub's stop, the thread
+  // stands at `addr` before that execution as after a counted stop there
+  // (a Breakpoint reported).
+  void disarm_counting_stub();
 
   // CPU time of the thread that runs, measured in the kernel from its next
   // run on (engine/core/time_sampler.h) until stop_run_clock(); false if
@@ -361,6 +379,17 @@ class ReplaySession : public Session {
   std::set<uint64_t> counted_addrs_;
   std::map<uint32_t, ThreadCounters> hit_counters_;  // by recorded tid
   bool counting_failed_ = false;
+  struct CountingStub {
+    uint64_t addr = 0;     // the first moved instruction
+    uint64_t page = 0;     // the stub's two pages: code, then the save slot and the count
+    uint64_t trap = 0;     // the int3 the countdown ends at
+    std::vector<uint8_t> original;  // the bytes the jump replaced
+    uint64_t initial = 0;  // the count it started from
+    uint64_t offset = 0;   // executions counted that the caller does not
+    bool trapped = false;
+  };
+  std::optional<CountingStub> counting_stub_;
+  bool counting_stub_reached();
   void open_counters_for_run();
   bool counted_stop_reached(ReplayStop& stop);
   // start_run_clock() and set_time_sample() (replay_sampling.cc).

@@ -38,7 +38,7 @@ std::size_t watch_slot_count(const std::vector<Watchpoint>& watches) {
 
 bool ReplaySession::classify_trap(ReplayStop& stop, TrapAfter after) {
   if (counted_stop_reached(stop)) return true;
-  if (time_sample_reached()) {
+  if (time_sample_reached() || counting_stub_reached()) {
     stop.kind = ReplayStop::Kind::Interrupted;
     return true;
   }

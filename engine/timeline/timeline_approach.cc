@@ -37,10 +37,13 @@
 // clear error). Where the kernel has no task clock or counters, the caller
 // single-steps as before.
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <utility>
 
 #include "engine/core/log.h"
 #include "engine/core/time_sampler.h"
+#include "engine/core/x86_decoder.h"
 #include "engine/timeline/replay_timeline.h"
 
 namespace backstep {
@@ -53,6 +56,12 @@ namespace {
 // reverse-stepi of the long-stretch bench took 44-112 ms, at 15 us 36-79 ms
 // (more passes to count against one more short run).
 constexpr uint64_t kTimeFloorNs = 15'000;
+// Where a counting stub can count the passes (engine/replay/
+// replay_count_stub.cc), time stops end at this much CPU time from the hit
+// instead: two runs over the rest at about the program's speed (counting,
+// then stopping near the end) cost less than another timed run (3-9 ms
+// here) from there on.
+constexpr uint64_t kStubTimeFloorNs = 1'000'000;
 // A stretch of less CPU time than this is single-stepped whole, as before
 // (unless that runs into the step limit): up to ~1,000,000 instructions of
 // a simple loop here. The clock counts the first touches of pages in a
@@ -71,6 +80,34 @@ static_assert(kFirstStopNs >= kApproachMinNs);
 constexpr uint64_t kPassesPerChunk = 512;
 
 bool always(const trace::Event&) { return true; }
+
+// BACKSTEP_COUNTING_STUB=0 counts the last passes with a debug register
+// only, as before (tests compare the two).
+bool counting_stubs() {
+  static const bool on = [] {
+    const char* v = std::getenv("BACKSTEP_COUNTING_STUB");
+    return !(v && std::strcmp(v, "0") == 0);
+  }();
+  return on;
+}
+
+// The first instruction at or after the one `s` stands on, in
+// straight-line code, where a counting stub can count (its passes are
+// those of the same loop); not the hit's.
+std::optional<uint64_t> stub_site(ReplaySession& s, uint64_t hit) {
+  uint64_t at = s.registers().ip();
+  for (int i = 0; i < 4; ++i) {
+    if (at != hit && s.counting_stub_possible(at)) return at;
+    std::vector<uint8_t> code = s.read_memory(at, 16);
+    std::optional<x86::Instruction> insn = x86::decode(code.data(), code.size(), at);
+    if (!insn || insn->placement == x86::Placement::FixedControlFlow ||
+        insn->placement == x86::Placement::RelativeJump) {
+      return std::nullopt;
+    }
+    at += insn->length;
+  }
+  return std::nullopt;
+}
 
 }  // namespace
 
@@ -123,7 +160,11 @@ std::optional<Mark> ReplayTimeline::approach_trap(const Mark& from, uint64_t add
     s->set_echo(false);
     return s;
   };
-  for (int round = 0; round < kMaxTimedRuns && (!known || rest > kTimeFloorNs); ++round) {
+  // Where the passes will be counted: by a stub at `stub_at` (from the
+  // place `start` stands on), else by a debug register.
+  std::optional<uint64_t> stub_at;
+  auto floor = [&] { return stub_at ? kStubTimeFloorNs : kTimeFloorNs; };
+  for (int round = 0; round < kMaxTimedRuns && (!known || rest > floor()); ++round) {
     std::unique_ptr<ReplaySession> s = session_at_start();
     s->set_breakpoints({addr});
     s->set_watchpoints({});
@@ -192,6 +233,7 @@ std::optional<Mark> ReplayTimeline::approach_trap(const Mark& from, uint64_t add
       }
       kept = id;
       start = here;
+      stub_at = counting_stubs() ? stub_site(*latest, addr) : std::nullopt;
     }
     BS_LOG(Replay, "approach: " << before / 1000 << " us to the hit, now " << rest / 1000 << " us from "
                                 << start.describe());
@@ -206,6 +248,7 @@ std::optional<Mark> ReplayTimeline::approach_trap(const Mark& from, uint64_t add
   std::unique_ptr<ReplaySession> s = session_at_start();
   uint32_t runs = s->next_thread();
   uint64_t x = s->thread_registers(runs).ip();
+  if (start != from && stub_at) x = *stub_at;
   // "X x n" from `start`.
   auto passes_mark = [&](uint64_t n) {
     Anchor bp;
@@ -216,7 +259,35 @@ std::optional<Mark> ReplayTimeline::approach_trap(const Mark& from, uint64_t add
     return m;
   };
   uint64_t passes = 0;
-  if (x != addr) {
+  bool stubbed = false;
+  if (x != addr && stub_at) {
+    // With a counting stub in a copy thrown away: all the passes to the
+    // hit; then in a second copy a stop right before the last, which
+    // becomes a checkpoint once the stub is gone (the seek to it starts
+    // there).
+    std::unique_ptr<ReplaySession> a = session_at_start();
+    a->set_breakpoints({addr});
+    a->set_watchpoints({});
+    if (a->arm_counting_stub(x, 0)) {
+      run_to_hit(*a, "counting with a stub");
+      passes = a->counting_stub_count();
+      a.reset();
+      stubbed = true;
+      if (passes > 1) {
+        std::unique_ptr<ReplaySession> b = session_at_start();
+        b->set_breakpoints({addr});
+        b->set_watchpoints({});
+        bool armed = b->arm_counting_stub(x, passes);
+        ReplayStop r = armed ? resume_free(*b) : ReplayStop{};
+        BS_ASSERT(armed && r.kind == ReplayStop::Kind::Interrupted && !r.event,
+                  "approach: the counting stub's stop at pass " << passes << " of 0x" << std::hex << x << " from "
+                                                              << start.describe() << " did not come");
+        b->disarm_counting_stub();
+        add_checkpoint(next_auto_checkpoint_--, passes_mark(passes), *b);
+      }
+    }
+  }
+  if (x != addr && !stubbed) {
     s->set_breakpoints({addr});
     s->set_watchpoints({});
     std::unique_ptr<ReplaySession> chunk_end;
