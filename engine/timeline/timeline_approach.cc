@@ -22,9 +22,14 @@
 //    and so on, while the rest is longer than a few task-clock periods.
 //    Where the stops fall is not reproducible; what is named is, and a
 //    later seek finds the kept checkpoint.
-// 2. Passes. From that checkpoint, the instruction X it stands on is
-//    counted by the kernel up to the hit, 512 passes at a time
-//    (engine/core/hit_counter.h: ~4.5 us a pass here): m passes. "m passes
+// 2. Passes. Where the code there can move, a counting stub in the copy
+//    at the checkpoint counts the passes through the instruction X it
+//    stands on (or one of the next few) up to the hit at about the
+//    program's speed (engine/replay/replay_count_stub.cc; time stops then
+//    end at 1 ms from the hit), and a second copy stops right before the
+//    last pass: "m passes through X", a checkpoint. Else, from that
+//    checkpoint, X is counted by the kernel up to the hit, 512 passes at
+//    a time (engine/core/hit_counter.h: ~4.5 us a pass here): m passes. "m passes
 //    through X" is the last pass before the hit, an ordinary breakpoint
 //    anchor, walked in one counted stop from the copy at the last chunk's
 //    end (a checkpoint). From there the caller single-steps to the hit (X
@@ -248,7 +253,7 @@ std::optional<Mark> ReplayTimeline::approach_trap(const Mark& from, uint64_t add
   std::unique_ptr<ReplaySession> s = session_at_start();
   uint32_t runs = s->next_thread();
   uint64_t x = s->thread_registers(runs).ip();
-  if (start != from && stub_at) x = *stub_at;
+  if (stub_at) x = *stub_at;
   // "X x n" from `start`.
   auto passes_mark = [&](uint64_t n) {
     Anchor bp;
@@ -261,17 +266,14 @@ std::optional<Mark> ReplayTimeline::approach_trap(const Mark& from, uint64_t add
   uint64_t passes = 0;
   bool stubbed = false;
   if (x != addr && stub_at) {
-    // With a counting stub in a copy thrown away: all the passes to the
-    // hit; then in a second copy a stop right before the last, which
-    // becomes a checkpoint once the stub is gone (the seek to it starts
-    // there).
-    std::unique_ptr<ReplaySession> a = session_at_start();
-    a->set_breakpoints({addr});
-    a->set_watchpoints({});
-    if (a->arm_counting_stub(x, 0)) {
-      run_to_hit(*a, "counting with a stub");
-      passes = a->counting_stub_count();
-      a.reset();
+    // With a counting stub in this copy (thrown away after): all the
+    // passes to the hit; then in a second copy a stop right before the
+    // last, which becomes a checkpoint once the stub is gone (the seek to
+    // it starts there). Where the stub cannot be armed, nothing changed:
+    // the copy counts with a debug register below.
+    if (s->arm_counting_stub(x, 0)) {
+      run_to_hit(*s, "counting with a stub");
+      passes = s->counting_stub_count();
       stubbed = true;
       if (passes > 1) {
         std::unique_ptr<ReplaySession> b = session_at_start();
