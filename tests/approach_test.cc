@@ -168,3 +168,51 @@ BOOST_AUTO_TEST_CASE(an_approach_with_few_checkpoints_keeps_within_them,
   BOOST_REQUIRE_EQUAL(go(t, RunDirection::Backward, ResumeRequest::How::Step).kind, TargetStop::Kind::Step);
   require_same(state(t), forward[forward.size() - 2], "reverse-stepi after continue");
 }
+
+// A forward continue through a longer stretch (~40 million instructions,
+// 10-20 ms here) leaves a copy on its way (engine/timeline/
+// timeline_stretch.cc), and the first reverse-stepi back from the hit
+// approaches from that copy instead of the stretch's start. Both must land
+// on the same instructions, step after step, and agree after a
+// reverse-continue from there and a continue back.
+BOOST_AUTO_TEST_CASE(the_approach_from_a_forward_runs_copy_lands_as_from_the_start,
+                     *boost::unit_test::precondition(kernel_can_approach())) {
+  constexpr long kLongPasses = 4'000'000;
+  testing::Recording rec(STRETCH_TARGET, {std::to_string(kLongPasses)});
+  BOOST_REQUIRE(rec.result().completed);
+  uint64_t after = testing::require_symbol(rec.binary(), "after");
+  uint64_t tick = testing::require_symbol(rec.binary(), "tick");
+  ReplayTimeline ref(rec.trace()), t(rec.trace());
+  ref.set_stretch_copies(ReplayTimeline::StretchCopies::Off);
+  for (ReplayTimeline* x : {&t, &ref}) {
+    BOOST_REQUIRE(x->set_breakpoint(after, TrapKind::Software));
+    BOOST_REQUIRE_EQUAL(go(*x, RunDirection::Forward).kind, TargetStop::Kind::Breakpoint);
+  }
+  require_same(state(t), state(ref), "at after()");
+  for (int k = 1; k <= 300; ++k) {
+    std::string where = "reverse-stepi " + std::to_string(k) + " (at " + t.describe_position() + ")";
+    BOOST_REQUIRE_EQUAL(go(t, RunDirection::Backward, ResumeRequest::How::Step).kind, TargetStop::Kind::Step);
+    BOOST_REQUIRE_EQUAL(go(ref, RunDirection::Backward, ResumeRequest::How::Step).kind, TargetStop::Kind::Step);
+    require_same(state(t), state(ref), where);
+  }
+  BOOST_TEST_MESSAGE("from the copy: " << t.describe_position() << "; from the start: " << ref.describe_position());
+  BOOST_REQUIRE_EQUAL(t.stretch_copies_used(), 1u);
+  BOOST_REQUIRE_EQUAL(ref.stretch_copies_used(), 0u);
+  BOOST_REQUIRE_GE(ref.approaches(), 1u);
+
+  // Back to tick()'s last hit, and forward to after() again.
+  for (ReplayTimeline* x : {&t, &ref}) BOOST_REQUIRE(x->set_breakpoint(tick, TrapKind::Software));
+  TargetStop a = go(t, RunDirection::Backward), b = go(ref, RunDirection::Backward);
+  BOOST_REQUIRE_EQUAL(a.kind, TargetStop::Kind::Breakpoint);
+  BOOST_REQUIRE_EQUAL(a.address, tick);
+  BOOST_REQUIRE_EQUAL(b.address, tick);
+  require_same(state(t), state(ref), "reverse-continue to tick()");
+  BOOST_REQUIRE_EQUAL(t.registers(0).raw().rdi, static_cast<uint64_t>((kLongPasses - 1) / 65536) * 65536);
+  for (ReplayTimeline* x : {&t, &ref}) BOOST_REQUIRE(x->remove_breakpoint(tick, TrapKind::Software));
+  TargetStop fa = go(t, RunDirection::Forward), fb = go(ref, RunDirection::Forward);
+  BOOST_REQUIRE_EQUAL(fa.address, after);
+  BOOST_REQUIRE_EQUAL(fb.address, after);
+  require_same(state(t), state(ref), "continue to after()");
+  uint64_t passes = testing::require_symbol(rec.binary(), "passes");
+  BOOST_REQUIRE_EQUAL(testing::read_value<long>(t, passes), kLongPasses);
+}

@@ -1,7 +1,8 @@
 // Stopping a replay that runs user code, at a debugger's request (gdb's ^C
 // during a `continue`). The replayed process is traced with PTRACE_TRACEME,
 // so PTRACE_INTERRUPT is not available: while the program runs towards its
-// next event, the wait for it wakes every kPollPeriod (WaitTicker), asks
+// next event, the wait for it wakes every Resume::poll_period (20 ms
+// unless the caller wants its poll sooner: WaitTicker), asks
 // Resume::interrupted, and, once that says so, sends the running task
 // SIGSTOP (Task::request_stop()).
 //
@@ -25,17 +26,9 @@
 #include "engine/replay/replay_session.h"
 
 namespace backstep {
-namespace {
-
-// How soon a ^C is noticed while the program runs; each tick costs a wake-up
-// of backstep and one non-blocking read of the client's socket.
-constexpr std::chrono::milliseconds kPollPeriod{20};
-
-}  // namespace
-
 WaitStatus ReplaySession::wait_for_stop() {
   if (!interrupt_poll_) return task_->wait();
-  WaitTicker ticker(kPollPeriod);
+  WaitTicker ticker(poll_period_);
   for (;;) {
     if (std::optional<WaitStatus> ws = task_->wait_interruptible()) return *ws;
     if (interrupt_poll_()) task_->request_stop();

@@ -302,6 +302,7 @@ bool changes_only_up_to_ip(const std::vector<trace::RegChange>& changes) {
 
 ReplayStop ReplaySession::resume(Resume how) {
   interrupt_poll_ = std::move(how.interrupted);
+  poll_period_ = how.poll_period;
   ReplayStop stop;
   for (;;) {
     const trace::Event* next = peek_next();

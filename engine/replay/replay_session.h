@@ -9,6 +9,7 @@
 // be cloned (a fork of the replayed process) to make a checkpoint.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -138,6 +139,8 @@ class ReplaySession : public Session {
     // (Interrupted), or at the first stop it reaches anyway
     // (replay_interrupt.cc).
     std::function<bool()> interrupted;
+    // How often `interrupted` is asked while the program runs.
+    std::chrono::milliseconds poll_period{20};
   };
   ReplayStop resume(Resume how);
 
@@ -408,6 +411,7 @@ class ReplaySession : public Session {
   CommFiles comm_files_;           // descriptors of threads' comm files (thread names)
   uint64_t position_digests_ = 0;  // digests computed looking for a Position
   std::function<bool()> interrupt_poll_;  // the current resume()'s Resume::interrupted
+  std::chrono::milliseconds poll_period_{20};  // and its Resume::poll_period
   // The program's threads, by recorded tid. Each is a process of its own
   // here that shares the address space (CLONE_VM without CLONE_THREAD), so
   // the kernel never does thread-exit work replay has not asked for.

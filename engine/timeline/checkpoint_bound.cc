@@ -63,15 +63,17 @@ void ReplayTimeline::evict(std::size_t index) {
 }
 
 std::size_t ReplayTimeline::automatic_checkpoints() const {
-  // [0] is the start of history: not counted.
+  // [0] is the start of history: not counted. A forward continue's copy in
+  // a stretch is (timeline_stretch.cc).
   return static_cast<std::size_t>(
-      std::count_if(checkpoints_.begin() + (checkpoints_.empty() ? 0 : 1), checkpoints_.end(),
-                    [](const Checkpoint& c) { return c.id <= 0; }));
+             std::count_if(checkpoints_.begin() + (checkpoints_.empty() ? 0 : 1), checkpoints_.end(),
+                           [](const Checkpoint& c) { return c.id <= 0; })) +
+         (stretch_.copy ? 1 : 0);
 }
 
 std::optional<std::size_t> ReplayTimeline::eviction_victim(std::size_t allowed) const {
   std::vector<std::size_t> boundary, inner, state;  // the evictable ones, by kind
-  std::size_t automatic = 0;
+  std::size_t automatic = stretch_.copy ? 1 : 0;  // a stretch's copy (timeline_stretch.cc) counts
   for (std::size_t i = 1; i < checkpoints_.size(); ++i) {
     const Checkpoint& cp = checkpoints_[i];
     if (cp.id > 0) continue;

@@ -20,6 +20,14 @@
 namespace backstep {
 namespace {
 
+// A continue's wait for the program wakes this often: a copy in a long
+// stretch may be due (timeline_stretch.cc); each wake-up costs a few
+// microseconds of backstep's time.
+constexpr std::chrono::milliseconds kStretchPoll{1};
+// How soon a client's ^C is noticed while the program runs: each poll is a
+// non-blocking read of its socket.
+constexpr std::chrono::milliseconds kClientPoll{20};
+
 WatchKind to_watch_kind(WatchType t) {
   switch (t) {
     case WatchType::Write: return WatchKind::Write;
@@ -519,34 +527,67 @@ TargetStop ReplayTimeline::continue_forward(const std::function<bool()>& interru
   bool wanted = false;
   std::function<bool()> poll;
   if (interrupted) poll = [&] { return wanted = wanted || interrupted(); };
+  // The run wakes every kStretchPoll to see whether a copy in the stretch
+  // is due (timeline_stretch.cc), and asks the client every kClientPoll.
+  Clock::time_point client_asked = Clock::now();
+  auto poll_run = [&] {
+    if (wanted) return true;
+    if (poll && Clock::now() - client_asked >= kClientPoll) {
+      client_asked = Clock::now();
+      if (poll()) return true;
+    }
+    return stretch_copy_due();
+  };
+  begin_stretch();
+  // After a copy the program stands inside the stretch, not at mark_: a
+  // client's ^C is then served by stop_at_interrupt(), which names it.
+  bool mid_stretch = false;
   for (;;) {
-    if (poll && poll()) {
+    if (!std::exchange(mid_stretch, false) && poll && poll()) {
+      end_stretch(0);
       current_->set_echo(false);
       return make_stop(TargetStop::Kind::Interrupted);
     }
-    ReplayStop s = current_->resume(
-        {.single_step = false, .stop_after_event = true, .stop_before = stop_before, .interrupted = poll});
+    ReplayStop s = current_->resume({.single_step = false,
+                                     .stop_after_event = true,
+                                     .stop_before = stop_before,
+                                     .interrupted = poll_run,
+                                     .poll_period = kStretchPoll});
+    if (s.kind != ReplayStop::Kind::Interrupted) stretch_.asked = false;  // a request crossed by a stop is dropped
     switch (s.kind) {
       case ReplayStop::Kind::Interrupted:
+        if (!wanted && stretch_copy_asked()) {
+          take_stretch_copy();
+          if (!(poll && poll())) {
+            mid_stretch = true;
+            continue;
+          }
+        }
+        end_stretch(0);
         return stop_at_interrupt();
       case ReplayStop::Kind::EventPending:
+        end_stretch(0);
         current_->set_echo(false);
         mark_ = Mark{current_->next_event(), {}, 0, true};
         return pending_stop(*current_->peek_next());
       case ReplayStop::Kind::EventReplayed:
         mark_ = Mark{current_->next_event(), {}, 0};
         end_reported_ = false;
+        begin_stretch();
         if (auto stop = user_trap(s, *current_)) {
+          end_stretch(0);
           current_->set_echo(false);
           return *stop;
         }
         maybe_auto_checkpoint();
         if (until_turn_of != 0 && current_->next_thread() == static_cast<uint32_t>(until_turn_of)) {
+          end_stretch(0);
           current_->set_echo(false);
           return make_stop(TargetStop::Kind::Step);
         }
         continue;
       case ReplayStop::Kind::Breakpoint: {
+        end_stretch(s.address);
         Anchor a;
         a.watch.addr = s.address;
         mark_ = after_forward_hit(a);
@@ -555,6 +596,7 @@ TargetStop ReplayTimeline::continue_forward(const std::function<bool()>& interru
         return stop;
       }
       case ReplayStop::Kind::Watchpoint: {
+        end_stretch(0);
         if (s.by_kernel) {
           mark_ = Mark{current_->next_event(), {}, 0};
         } else {
@@ -571,6 +613,7 @@ TargetStop ReplayTimeline::continue_forward(const std::function<bool()>& interru
         continue;
       case ReplayStop::Kind::ProgramEnd:
       case ReplayStop::Kind::TraceEnd:
+        end_stretch(0);
         current_->set_echo(false);
         mark_ = end_mark();
         return stop_at_program_end();

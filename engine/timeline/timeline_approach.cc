@@ -169,6 +169,32 @@ std::optional<Mark> ReplayTimeline::approach_trap(const Mark& from, uint64_t add
   // place `start` stands on), else by a debug register.
   std::optional<uint64_t> stub_at;
   auto floor = [&] { return stub_at ? kStubTimeFloorNs : kTimeFloorNs; };
+  // A copy between `from` and the hit becomes the checkpoint to start from,
+  // named by its state (~1.3 ms here); the one it replaces goes.
+  auto keep = [&](ReplaySession& copy) {
+    Anchor a;
+    a.kind = Anchor::Kind::State;
+    a.state = state_here(copy);
+    a.watch.addr = copy.registers().ip();
+    // Named from `from`: no other checkpoint of this approach is needed
+    // to find it again.
+    Mark here = from.after_trap(a);
+    int id = add_state_checkpoint(here, copy);
+    if (kept) {
+      auto old = std::find_if(checkpoints_.begin(), checkpoints_.end(), [&](const Checkpoint& c) { return c.id == kept; });
+      if (old != checkpoints_.end()) evict(static_cast<std::size_t>(old - checkpoints_.begin()));
+    }
+    kept = id;
+    start = here;
+    stub_at = counting_stubs() ? stub_site(copy, addr) : std::nullopt;
+  };
+  // The forward continue that reached the hit left a copy on the way
+  // (timeline_stretch.cc): the first run starts there.
+  if (std::unique_ptr<ReplaySession> copy = stretch_copy_for(from, addr)) {
+    keep(*copy);
+    ++stretch_copies_used_;
+    BS_LOG(Replay, "approach: from the forward run's copy at " << start.describe());
+  }
   for (int round = 0; round < kMaxTimedRuns && (!known || rest > floor()); ++round) {
     std::unique_ptr<ReplaySession> s = session_at_start();
     s->set_breakpoints({addr});
@@ -219,27 +245,12 @@ std::optional<Mark> ReplayTimeline::approach_trap(const Mark& from, uint64_t add
                                    << " from " << from.describe());
       // Short enough to single-step whole: every position of it is then
       // cached (timeline_lazy.cc), as a reverse-next back through a loop
-      // wants. (No stop fell: the first comes after kFirstStopNs.)
-      if (total < kApproachMinNs && !force) return std::nullopt;
+      // wants. (No stop fell: the first comes after kFirstStopNs.) Not
+      // from a forward run's copy: what lies before it is long.
+      if (total < kApproachMinNs && !force && start == from) return std::nullopt;
     }
     rest = total - forked_at;
-    if (latest) {
-      Anchor a;
-      a.kind = Anchor::Kind::State;
-      a.state = state_here(*latest);
-      a.watch.addr = latest->registers().ip();
-      // Named from `from`: no other checkpoint of this approach is needed
-      // to find it again.
-      Mark here = from.after_trap(a);
-      int id = add_state_checkpoint(here, *latest);
-      if (kept) {
-        auto old = std::find_if(checkpoints_.begin(), checkpoints_.end(), [&](const Checkpoint& c) { return c.id == kept; });
-        if (old != checkpoints_.end()) evict(static_cast<std::size_t>(old - checkpoints_.begin()));
-      }
-      kept = id;
-      start = here;
-      stub_at = counting_stubs() ? stub_site(*latest, addr) : std::nullopt;
-    }
+    if (latest) keep(*latest);
     BS_LOG(Replay, "approach: " << before / 1000 << " us to the hit, now " << rest / 1000 << " us from "
                                 << start.describe());
     if (was_known && !latest && rest >= before) break;  // no stop fell before the hit, and none will

@@ -539,7 +539,12 @@ std::pair<Mark, uint64_t> ReplayTimeline::steps_to_trap(const Mark& p, uint64_t 
   bool last_try = !approach_available();
   for (int round = 0;; ++round) {
     uint64_t limit = may_approach ? kStepsBeforeApproach : kMaxStepsBack;
-    if (std::optional<uint64_t> n = count_steps(base, reached, how, limit)) return {base, *n};
+    // Where the forward continue to this hit left a copy on its way
+    // (timeline_stretch.cc), the stretch is long: no steps first.
+    bool long_stretch = round == 0 && mark_ == base && has_stretch_copy(base, addr);
+    if (!long_stretch) {
+      if (std::optional<uint64_t> n = count_steps(base, reached, how, limit)) return {base, *n};
+    }
     if (round == kMaxApproachRounds || (!may_approach && last_try)) steps_or_give_up(std::nullopt);
     bool force = !may_approach;
     std::optional<Mark> closer = approach_trap(mark_, addr, force);

@@ -5,6 +5,8 @@
 // stretch_pass marks one place in the loop body, where the test puts a
 // breakpoint to find the last pass exactly by other means; tick() runs
 // every 65536 passes, a breakpoint with few hits to reverse-continue to.
+// An argument sets the passes instead (a longer stretch).
+#include <stdlib.h>
 #include <unistd.h>
 
 volatile long passes = 400000;
@@ -23,7 +25,8 @@ __attribute__((noinline)) long stretch(long n) {
   return s;
 }
 
-int main(void) {
+int main(int argc, char** argv) {
+  if (argc > 1) passes = atol(argv[1]);  /* a longer stretch */
   if (write(1, "s", 1) != 1) return 1;
   after(stretch(passes));
   return write(1, "\n", 1) == 1 ? 0 : 1;
