@@ -812,3 +812,62 @@ BOOST_AUTO_TEST_CASE(positions_round_trip_and_are_validated) {
   BOOST_TEST((*b == image));
   BOOST_TEST(std::string(to_string(EventKind::Position)) == "position");
 }
+
+// A deferred write's bytes are read by the background thread from where
+// they are: after wait_released() the caller may change them, and the trace
+// holds what they were. The events around it keep their order and numbers,
+// in both codecs, with compressible and incompressible bytes.
+BOOST_AUTO_TEST_CASE(deferred_writes_read_back_as_they_were_when_written) {
+  for (Codec codec : {Codec::Zstd, Codec::Zlib}) {
+    TempDir tmp;
+    Header header;
+    header.codec = codec;
+    std::vector<Event> events = make_events(40, 7);
+    std::mt19937_64 rng(11);
+    std::vector<std::vector<uint8_t>> originals;
+    std::vector<uint8_t> buffer(300'000);
+    std::vector<std::size_t> deferred_at;
+    {
+      TraceWriter w(tmp.sub("t"), header);
+      uint64_t last = 0;
+      for (std::size_t i = 0; i < events.size(); ++i) {
+        if (i % 10 != 5) {
+          BOOST_REQUIRE_EQUAL(w.write(events[i]), i);
+          continue;
+        }
+        // Random bytes (stored) or a repeating pattern (compressed).
+        for (std::size_t k = 0; k < buffer.size(); ++k) buffer[k] = i % 20 == 5 ? static_cast<uint8_t>(rng()) : k % 7;
+        originals.push_back(buffer);
+        deferred_at.push_back(i);
+        BorrowedWrite b{0x70100000u + i, std::span<const uint8_t>(buffer.data() + 64, buffer.size() - 64)};
+        auto keep = std::make_shared<int>(1);
+        uint64_t ticket = 0;
+        BOOST_REQUIRE_EQUAL(w.write_deferred(events[i], std::span(&b, 1), keep, &ticket), i);
+        BOOST_REQUIRE_EQUAL(ticket, last + 1);
+        BOOST_REQUIRE_EQUAL(w.last_ticket(), ticket);
+        last = ticket;
+        w.wait_released(ticket);
+        BOOST_TEST(keep.use_count() == 1);  // let go once read
+        std::fill(buffer.begin(), buffer.end(), 0xee);  // the caller's to change now
+      }
+      w.wait_released(0);
+      w.finish();
+    }
+    TraceReader r(tmp.sub("t"));
+    std::vector<Event> back = read_all(r);
+    BOOST_REQUIRE_EQUAL(back.size(), events.size());
+    for (std::size_t i = 0, d = 0; i < events.size(); ++i) {
+      if (d < deferred_at.size() && deferred_at[d] == i) {
+        BOOST_REQUIRE(!back[i].writes.empty());
+        BOOST_TEST(back[i].writes[0].addr == 0x70100000u + i);
+        BOOST_TEST((back[i].writes[0].data == std::vector<uint8_t>(originals[d].begin() + 64, originals[d].end())));
+        Event rest = back[i];
+        rest.writes.erase(rest.writes.begin());
+        BOOST_TEST((rest == events[i]), "event " << i << " besides its deferred write");
+        ++d;
+      } else {
+        BOOST_TEST((back[i] == events[i]), "event " << i);
+      }
+    }
+  }
+}
