@@ -85,8 +85,7 @@ int bs_record_call(struct bs_buffer_header *header, const struct bs_buffered_cal
   ind.iov_count = ind.iov_total = 0;
   int gather_only = (call->flags & (BS_CALL_GATHER | BS_CALL_MSG)) == BS_CALL_GATHER && !may_block;
   if (call->indirect_arg != BS_GATE_NONE && !gather_only && !bs_prepare_indirect(call, args, &ind)) return 0;
-  const uint64_t limit = header->limit <= BS_RECORDS_CAPACITY ? header->limit : BS_RECORDS_CAPACITY;
-  if (header->used > limit || reservation(call, args, &ind) > limit - header->used) {
+  if (header->used > BS_RECORDS_CAPACITY || reservation(call, args, &ind) > BS_RECORDS_CAPACITY - header->used) {
     return 0;  /* no room: traced, and the recorder flushes the buffer at that stop */
   }
   /* A write larger than a pipe takes atomically could be cut short by the

@@ -32,7 +32,7 @@
 
 #include <stdint.h>
 
-#define BS_PRELOAD_VERSION 5u
+#define BS_PRELOAD_VERSION 4u
 
 /* The tool page (engine/core/tool_page.h), mapped by backstep at this fixed
  * address in every recorded and replayed process. Offsets hold code: */
@@ -73,14 +73,10 @@ enum bs_mode {
 struct bs_buffer_header {
   uint32_t version;  /* the library writes BS_PRELOAD_VERSION */
   uint32_t mode;     /* enum bs_mode, written by backstep */
-  /* Offsets into the records after the header. Record: the library
-   * appends at `used`, up to `limit`; the recorder flushes the records from
-   * `cursor` to `used` at each stop and moves `cursor` up, and when a half
-   * of the room is mostly full it moves all three to the other half (the
-   * trace writer may still be reading the records just flushed: see
-   * engine/record/record_buffers.cc). Replay: the last BufferFlush event
-   * wrote records from `cursor` to `used`, and the library consumes them,
-   * moving `cursor` up. */
+  /* Record: bytes of records after the header, appended by the library and
+   * set back to 0 by the recorder at each flush. Replay: bytes of records
+   * the last BufferFlush event wrote; `cursor` is how many the library has
+   * consumed (the event sets it to 0). */
   uint32_t used;
   uint32_t cursor;
   /* Set by the library while it is inside a hook (1) and cleared on the way
@@ -121,9 +117,7 @@ struct bs_buffer_header {
   uint32_t skip_left;
   uint64_t skip_arg;
   uint32_t skip_next;
-  /* Record: where the half the library appends to ends (see `used`);
-   * written by the recorder. */
-  uint32_t limit;
+  uint32_t pad0;
   /* One bit per descriptor: calls gated on a descriptor (BS_GATE_FD) are
    * buffered only when its bit is set in fd_allowed (a file: the call does
    * not block) or, for BS_CALL_MAY_BLOCK calls, in fd_blocking (a pipe or

@@ -257,19 +257,6 @@ BOOST_AUTO_TEST_CASE(calls_that_take_the_traced_path, *boost::unit_test::precond
   h->used = static_cast<uint32_t>(kRecordsCapacity - 104);
   BOOST_TEST(hook(SYS_read, {uint64_t(fd), u(buf), sizeof(buf)}).handled);
   BOOST_TEST(h->used == kRecordsCapacity);
-  // The same at the end of the half the recorder gave (`limit`), and a
-  // limit past the room counts as the room.
-  h->limit = 4096;
-  h->used = 4096 - 100;
-  BOOST_TEST(!hook(SYS_read, {uint64_t(fd), u(buf), sizeof(buf)}).handled);
-  h->used = 4096 - 104;
-  BOOST_TEST(hook(SYS_read, {uint64_t(fd), u(buf), sizeof(buf)}).handled);
-  BOOST_TEST(h->used > 4096u - 104);  // the record takes what was read
-  BOOST_TEST(h->used <= 4096u);
-  h->limit = UINT32_MAX;
-  h->used = static_cast<uint32_t>(kRecordsCapacity - 100);
-  BOOST_TEST(!hook(SYS_read, {uint64_t(fd), u(buf), sizeof(buf)}).handled);
-  h->limit = static_cast<uint32_t>(kRecordsCapacity);
   h->used = used;
   // A count no buffer holds, even near 2^64 (no overflow).
   BOOST_TEST(!hook(SYS_read, {uint64_t(fd), u(buf), uint64_t{1} << 40}).handled);

@@ -111,10 +111,7 @@ std::unique_ptr<BufferView> BufferView::share(Task& task, uint64_t addr, uint64_
   return std::unique_ptr<BufferView>(new BufferView(base, addr, size));
 }
 
-BufferView::BufferView(uint8_t* base, uint64_t addr, uint64_t size)
-    : mapping_(base, [size](uint8_t* p) { ::munmap(p, size); }), addr_(addr), size_(size) {}
-
-BufferView::~BufferView() = default;
+BufferView::~BufferView() { ::munmap(base_, size_); }
 
 bool make_buffer_private(Task& task, uint64_t addr, uint64_t size, const uint8_t* contents,
                          std::vector<siginfo_t>& held) {

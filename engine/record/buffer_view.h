@@ -39,17 +39,14 @@ class BufferView {
   BufferView(const BufferView&) = delete;
   BufferView& operator=(const BufferView&) = delete;
 
-  uint8_t* bytes() const { return mapping_.get(); }
-  // Keeps this side's mapping (not its contents) alive after the view is
-  // gone: for the trace writer, which reads flushed records from it later.
-  std::shared_ptr<const void> keep() const { return mapping_; }
+  uint8_t* bytes() const { return base_; }
   uint64_t addr() const { return addr_; }
   uint64_t size() const { return size_; }
   bool overlaps(uint64_t start, uint64_t len) const { return start < addr_ + size_ && addr_ < start + len; }
 
  private:
-  BufferView(uint8_t* base, uint64_t addr, uint64_t size);
-  std::shared_ptr<uint8_t> mapping_;  // unmapped by the last holder
+  BufferView(uint8_t* base, uint64_t addr, uint64_t size) : base_(base), addr_(addr), size_(size) {}
+  uint8_t* base_;
   uint64_t addr_, size_;
 };
 

@@ -39,19 +39,10 @@ namespace backstep {
 namespace {
 
 constexpr uint64_t kUsedOffset = offsetof(bs_buffer_header, used);
-constexpr uint64_t kCursorOffset = offsetof(bs_buffer_header, cursor);
-constexpr uint64_t kLimitOffset = offsetof(bs_buffer_header, limit);
 constexpr uint64_t kModeOffset = offsetof(bs_buffer_header, mode);
 constexpr uint64_t kBusyOffset = offsetof(bs_buffer_header, busy);
 constexpr uint64_t kDataOffset = sizeof(bs_buffer_header);
 constexpr uint64_t kDataCapacity = BS_BUFFER_SIZE - BS_HOOK_STACK_SIZE - sizeof(bs_buffer_header);
-// The records' room in two halves: the library fills one while the trace
-// writer may still be reading what was flushed from the other.
-constexpr uint32_t kHalf = static_cast<uint32_t>(kDataCapacity / 2) & ~7u;
-constexpr uint32_t kRoomEnd = 2 * kHalf;
-// Records of at least this many bytes go into the trace without a copy
-// here: the writer's thread, on the other CPU, reads them from the view.
-constexpr uint32_t kDeferFrom = 64 << 10;
 
 // A 32-bit word of the header of the buffer at `buffer`: from the
 // recorder's view of it where there is one, else through /proc/PID/mem
@@ -86,11 +77,6 @@ void RecordSession::register_buffer(RecordTask& t, SyscallContext& ctx) {
   }
   uint32_t mode = BS_MODE_RECORD;
   task.write_bytes(remote_ptr<void>(buffer + kModeOffset), &mode, sizeof(mode));
-  // The library appends from the first half's start (flush_buffer).
-  uint32_t room[2] = {0, 0};
-  static_assert(offsetof(bs_buffer_header, cursor) == offsetof(bs_buffer_header, used) + 4);
-  task.write_bytes(remote_ptr<void>(buffer + kUsedOffset), room, sizeof(room));
-  task.write_bytes(remote_ptr<void>(buffer + kLimitOffset), &kHalf, sizeof(kHalf));
   // Where the library's desched event sends its signal: this thread, whose
   // waits the wake signal interrupts (desched.c; check_blocked_call). Not
   // recorded: replay never arms one, and the header is outside the digests.
@@ -144,8 +130,6 @@ void RecordSession::buffer_memory_changed(Task& task, uint64_t start, uint64_t l
     if (!v.overlaps(start, len)) {
       ++it;
     } else if (zeroed) {
-      // Not under the trace writer's feet: it may still read records there.
-      writer_->wait_released(writer_->last_ticket());
       uint64_t from = std::max(start, v.addr()), to = std::min(start + len, v.addr() + v.size());
       std::memset(v.bytes() + (from - v.addr()), 0, to - from);
       ++it;
@@ -175,48 +159,35 @@ bool RecordSession::flushes_before(trace::EventKind kind) {
 }
 
 void RecordSession::flush_buffer(RecordTask& t) {
-  // The records from `cursor` to `used` are new since the last flush. They
-  // become a BufferFlush event that writes them back at the same place in
-  // replay, with `cursor` and `used` around them (the library consumes
-  // what lies between). Then the library goes on after them, or, once its
-  // half is half full, from the other half's start: but only after the
-  // trace writer has read every deferred record before these (those in
-  // that half among them).
   if (!t.buffer) return;
   Task& task = t.task;
   BufferView* view = buffer_view(t);
   std::optional<uint32_t> used_word = read_header_word(task, t.buffer, view, kUsedOffset);
-  std::optional<uint32_t> cursor_word = read_header_word(task, t.buffer, view, kCursorOffset);
-  std::optional<uint32_t> limit_word = read_header_word(task, t.buffer, view, kLimitOffset);
-  if (!used_word || !cursor_word || !limit_word) {
+  if (!used_word) {
     t.buffer = 0;  // unmapped (or the thread is gone): nothing to flush
     return;
   }
-  uint32_t used = *used_word, cursor = *cursor_word, limit = *limit_word;
-  if (used == cursor) return;
-  const uint32_t half_start = limit == kHalf ? 0 : kHalf;
-  if ((limit != kHalf && limit != kRoomEnd) || used > limit || cursor > used || cursor < half_start || used % 8 != 0 ||
-      cursor % 8 != 0) {
-    throw RecordingRefused("thread " + std::to_string(t.tid()) + "'s syscall buffer is corrupt (records from " +
-                           std::to_string(cursor) + " to " + std::to_string(used) + ", up to " +
-                           std::to_string(limit) + ") at event " + std::to_string(next_event()));
+  uint32_t used = *used_word;
+  if (used == 0) return;
+  if (used > kDataCapacity || used % 8 != 0) {
+    throw RecordingRefused("thread " + std::to_string(t.tid()) + "'s syscall buffer is corrupt (" +
+                           std::to_string(used) + " bytes used) at event " + std::to_string(next_event()));
   }
-  const uint32_t size = used - cursor;
   trace::Event flush;
   flush.kind = trace::EventKind::BufferFlush;
   flush.tid = static_cast<uint32_t>(t.tid());
   // With a view, the records go from it straight into the trace.
   std::vector<uint8_t> copied;
-  if (!view) copied = task.read_bytes(remote_ptr<void>(t.buffer + kDataOffset + cursor), size);
-  const uint8_t* records = view ? view->bytes() + kDataOffset + cursor : copied.data();
-  const trace::BorrowedWrite borrowed{t.buffer + kDataOffset + cursor, std::span<const uint8_t>(records, size)};
+  if (!view) copied = task.read_bytes(remote_ptr<void>(t.buffer + kDataOffset), used);
+  const uint8_t* records = view ? view->bytes() + kDataOffset : copied.data();
+  const trace::BorrowedWrite borrowed{t.buffer + kDataOffset, std::span<const uint8_t>(records, used)};
   // The records must tile the bytes used: the library in replay walks them.
   std::vector<int> closed;
-  for (uint64_t at = 0; at < size;) {
+  for (uint64_t at = 0; at < used;) {
     bs_record r;
-    if (size - at < sizeof(r)) at = size + 1;
+    if (used - at < sizeof(r)) at = used + 1;
     else std::memcpy(&r, records + at, sizeof(r));
-    if (at > size || r.size < sizeof(r) || r.size % 8 != 0 || r.size > size - at) {
+    if (at > used || r.size < sizeof(r) || r.size % 8 != 0 || r.size > used - at) {
       throw RecordingRefused("thread " + std::to_string(t.tid()) + "'s syscall buffer holds a malformed record at event " +
                              std::to_string(next_event()));
     }
@@ -225,28 +196,13 @@ void RecordSession::flush_buffer(RecordTask& t) {
     }
     at += r.size;
   }
-  uint32_t counts[2] = {used, cursor};  // replay's used and cursor
+  uint32_t counts[2] = {used, 0};  // used, cursor
   std::vector<uint8_t> header(sizeof(counts));
   std::memcpy(header.data(), counts, sizeof(counts));
   flush.writes.push_back({t.buffer + kUsedOffset, std::move(header)});
   if (!closed.empty()) forget_closed(t, closed, flush);
-  const uint64_t before = writer_->last_ticket();
-  if (view && size >= kDeferFrom) {
-    BS_LOG(Record, "event " << writer_->events_written() << ": buffer-flush of " << size << " bytes, deferred");
-    uint64_t ticket = 0;
-    writer_->write_deferred(flush, std::span<const trace::BorrowedWrite>(&borrowed, 1), view->keep(), &ticket);
-  } else {
-    write_event(flush, std::span<const trace::BorrowedWrite>(&borrowed, 1));
-  }
-  if (used - half_start >= kHalf / 2) {
-    const uint32_t other = half_start == 0 ? kHalf : 0;
-    writer_->wait_released(before);
-    write_header_word(task, t.buffer, view, kLimitOffset, other == 0 ? kHalf : kRoomEnd);
-    write_header_word(task, t.buffer, view, kUsedOffset, other);
-    write_header_word(task, t.buffer, view, kCursorOffset, other);
-  } else {
-    write_header_word(task, t.buffer, view, kCursorOffset, used);
-  }
+  write_event(flush, std::span<const trace::BorrowedWrite>(&borrowed, 1));
+  write_header_word(task, t.buffer, view, kUsedOffset, 0);
 }
 
 bool RecordSession::in_buffered_call(RecordTask& t) {

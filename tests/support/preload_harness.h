@@ -49,8 +49,6 @@ struct Buffer {
     header = static_cast<bs_buffer_header*>(p);
     header->version = BS_PRELOAD_VERSION;
     header->mode = mode;
-    // All the room, up to the hook's stack (the recorder gives half).
-    header->limit = static_cast<uint32_t>(BS_BUFFER_SIZE - BS_HOOK_STACK_SIZE - sizeof(bs_buffer_header));
     bs_thread.buffer = header;
     bs_thread.status = BS_THREAD_READY;
   }
