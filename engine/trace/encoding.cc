@@ -19,24 +19,8 @@ void ByteWriter::blob(const void* data, std::size_t size) {
   raw(data, size);
 }
 
-void ByteWriter::deferred_blob(std::span<const uint8_t> data) {
-  if (!holes_) {
-    blob(data.data(), data.size());
-    return;
-  }
-  if (data.size() > std::numeric_limits<uint32_t>::max())
-    throw FormatError("blob of " + std::to_string(data.size()) + " bytes is too long to encode");
-  u32(static_cast<uint32_t>(data.size()));
-  holes_->push_back(Hole{out_.size(), data});
-}
-
 void ByteWriter::end_length(std::size_t mark) {
   std::size_t len = out_.size() - mark - 4;
-  if (holes_) {
-    for (const Hole& h : *holes_) {
-      if (h.at > mark) len += h.data.size();
-    }
-  }
   if (len > std::numeric_limits<uint32_t>::max())
     throw FormatError("field of " + std::to_string(len) + " bytes is too long to encode");
   for (int i = 0; i < 4; ++i) out_[mark + i] = static_cast<uint8_t>(len >> (8 * i));
@@ -177,10 +161,7 @@ void encode_lists(ByteWriter& w, const Event& e, std::span<const BorrowedWrite> 
       w.u64(addr);
       w.blob(data.data(), data.size());
     };
-    for (const BorrowedWrite& m : first) {
-      w.u64(m.addr);
-      w.deferred_blob(m.data);
-    }
+    for (const BorrowedWrite& m : first) put(m.addr, m.data);
     for (const MemoryWrite& m : e.writes) put(m.addr, m.data);
     w.end_field(f);
   }
@@ -314,9 +295,8 @@ void decode_field(uint8_t tag, ByteReader& f, Event& e) {
 
 }  // namespace
 
-void encode_event(const Event& e, std::vector<uint8_t>& out, std::span<const BorrowedWrite> first,
-                  std::vector<ByteWriter::Hole>* holes) {
-  ByteWriter w(out, holes);
+void encode_event(const Event& e, std::vector<uint8_t>& out, std::span<const BorrowedWrite> first) {
+  ByteWriter w(out);
   w.u8(static_cast<uint8_t>(e.kind));
   w.u32(e.tid);
   auto payload = w.begin_length();

@@ -25,13 +25,7 @@ class FormatError : public std::runtime_error {
 // path, so everything is inline and nothing but the vector allocates.
 class ByteWriter {
  public:
-  // Bytes a deferred blob leaves out of `out`, for the caller to put in
-  // later (TraceWriter::write_deferred): they belong right before out[at].
-  struct Hole {
-    std::size_t at = 0;
-    std::span<const uint8_t> data;
-  };
-  explicit ByteWriter(std::vector<uint8_t>& out, std::vector<Hole>* holes = nullptr) : out_(out), holes_(holes) {}
+  explicit ByteWriter(std::vector<uint8_t>& out) : out_(out) {}
 
   void u8(uint8_t v) { out_.push_back(v); }
   void u32(uint32_t v) { put_le(v); }
@@ -45,9 +39,6 @@ class ByteWriter {
   // u32 length, then the bytes.
   void blob(const void* data, std::size_t size);
   void string(const std::string& s) { blob(s.data(), s.size()); }
-  // A blob whose bytes become a Hole instead of being copied (copied where
-  // the writer keeps no holes). Lengths around it count them.
-  void deferred_blob(std::span<const uint8_t> data);
 
   // A u32 length whose value is only known once the content is written:
   // begin_length() reserves it, end_length() patches it.
@@ -74,7 +65,6 @@ class ByteWriter {
   }
 
   std::vector<uint8_t>& out_;
-  std::vector<Hole>* holes_;
 };
 
 // Reads little-endian values from a buffer it does not own. Every read checks
@@ -174,10 +164,7 @@ struct BorrowedWrite {
 };
 
 // Events: u8 kind, u32 tid, u32 payload length, payload (TLV fields).
-// With `holes`, the bytes of `first` are not copied into `out` but
-// appended to it as holes (ByteWriter::deferred_blob).
-void encode_event(const Event& event, std::vector<uint8_t>& out, std::span<const BorrowedWrite> first = {},
-                  std::vector<ByteWriter::Hole>* holes = nullptr);
+void encode_event(const Event& event, std::vector<uint8_t>& out, std::span<const BorrowedWrite> first = {});
 Event decode_event(ByteReader& r);
 
 // Checks what the encoding alone cannot (register indices, siginfo size, ...).

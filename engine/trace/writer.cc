@@ -131,11 +131,6 @@ struct PendingChunk {
   uint64_t first_event = 0;
   uint32_t event_count = 0;
   std::vector<uint8_t> raw;
-  // A deferred write's bytes, not in raw yet (the background thread puts
-  // them in), and the ticket released once it has.
-  std::vector<ByteWriter::Hole> holes;
-  std::shared_ptr<const void> keep;
-  uint64_t ticket = 0;
 };
 
 }  // namespace
@@ -144,11 +139,6 @@ struct TraceWriter::Impl {
   Impl(const std::string& dir, const Header& header);
 
   uint64_t write(const Event& event, std::span<const BorrowedWrite> first);
-  uint64_t write_deferred(const Event& event, std::span<const BorrowedWrite> first, std::shared_ptr<const void> keep,
-                          uint64_t* ticket);
-  void wait_released(uint64_t ticket);
-  void release(uint64_t ticket);
-  void queue_chunk(PendingChunk pending);
   void flush_chunk();
   void finish();
   void enter_idle();
@@ -158,8 +148,6 @@ struct TraceWriter::Impl {
   void take_idle_chunk();
   void record_stop_reason(const std::string& why);
   std::string store(Compressor& compressor, const PendingChunk& chunk, std::vector<uint8_t>& out);
-  // A chunk with holes, made whole (on the background thread).
-  const std::vector<uint8_t>& whole(const PendingChunk& chunk, std::vector<uint8_t>& buffer);
   std::vector<uint8_t> fresh_buffer();
   std::string failure();
 
@@ -188,19 +176,12 @@ struct TraceWriter::Impl {
   std::vector<std::vector<uint8_t>> spares;
   bool closing = false;
   std::string io_error;  // the first failure; later chunks are dropped
-  std::condition_variable released_cv;
-  // Deferred writes: the last ticket given (recording thread only) and the
-  // last whose bytes were read (atomic: wait_released() looks without the
-  // lock first).
-  uint64_t last_ticket = 0;
-  std::atomic<uint64_t> released{0};
   // kFailedBit mirrors !io_error.empty() without the lock, so that write()
   // can stop at once after a failure; kFlushDueBit asks it to flush. One
   // load per event for both.
   std::atomic<uint8_t> attention{0};
 
   std::thread thread;
-  std::vector<uint8_t> assembled;  // the background thread's: whole()
 };
 
 TraceWriter::Impl::Impl(const std::string& d, const Header& header)
@@ -309,71 +290,23 @@ uint64_t TraceWriter::Impl::write(const Event& event, std::span<const BorrowedWr
   return number;
 }
 
-uint64_t TraceWriter::Impl::write_deferred(const Event& event, std::span<const BorrowedWrite> first,
-                                           std::shared_ptr<const void> keep, uint64_t* ticket) {
-  if (finished) throw TraceError(dir + ": event written after the trace was finished");
-  if (attention.load(std::memory_order_relaxed) & kFailedBit) throw TraceError(failure());
-  // A chunk of its own, sent at once: the events before it go first.
-  flush_chunk();
-  PendingChunk pending{next_event, 1, fresh_buffer()};
-  try {
-    validate_event(event, first);
-    encode_event(event, pending.raw, first, &pending.holes);
-  } catch (const FormatError& e) {
-    throw TraceError(events_path + ": cannot write event " + std::to_string(next_event) + ": " + e.what());
-  }
-  std::size_t size = pending.raw.size();
-  for (const ByteWriter::Hole& h : pending.holes) size += h.data.size();
-  if (size > kMaxChunkRawBytes) {
-    throw TraceError(events_path + ": cannot write event " + std::to_string(next_event) + ": its " +
-                     std::to_string(size) + " bytes exceed the limit of " + std::to_string(kMaxChunkRawBytes));
-  }
-  pending.keep = std::move(keep);
-  pending.ticket = ++last_ticket;
-  *ticket = pending.ticket;
-  uint64_t number = next_event++;
-  chunk_first = next_event;
-  queue_chunk(std::move(pending));
-  return number;
-}
-
-void TraceWriter::Impl::wait_released(uint64_t ticket) {
-  if (released.load(std::memory_order_acquire) >= ticket) return;
-  std::unique_lock lock(mu);
-  released_cv.wait(lock, [&] { return released.load(std::memory_order_acquire) >= ticket; });
-}
-
-void TraceWriter::Impl::release(uint64_t ticket) {
-  if (ticket == 0) return;
-  {
-    std::lock_guard lock(mu);
-    released.store(ticket, std::memory_order_release);
-  }
-  released_cv.notify_all();
-}
-
-// Queues a chunk for the background thread, waiting while the queue is
-// full. Then throws the thread's I/O error, if it has met one, so that the
+// Hands the current chunk to the background thread, waiting while the queue
+// is full. Then throws the thread's I/O error, if it has met one, so that the
 // recorder stops soon after the disk fills up.
-void TraceWriter::Impl::queue_chunk(PendingChunk pending) {
-  {
-    std::unique_lock lock(mu);
-    space_free.wait(lock, [&] { return queue.size() < kMaxPendingChunks; });
-    queue.push_back(std::move(pending));
-  }
-  work_ready.notify_one();
-  if (std::string err = failure(); !err.empty()) throw TraceError(err);
-}
-
-// Hands the current chunk to the background thread.
 void TraceWriter::Impl::flush_chunk() {
   attention.fetch_and(static_cast<uint8_t>(~kFlushDueBit), std::memory_order_relaxed);
   if (chunk_events == 0) return;
   PendingChunk pending{chunk_first, chunk_events, std::move(chunk)};
   chunk_first = next_event;
   chunk_events = 0;
+  {
+    std::unique_lock lock(mu);
+    space_free.wait(lock, [&] { return queue.size() < kMaxPendingChunks; });
+    queue.push_back(std::move(pending));
+  }
+  work_ready.notify_one();
   chunk = fresh_buffer();
-  queue_chunk(std::move(pending));
+  if (std::string err = failure(); !err.empty()) throw TraceError(err);
 }
 
 void TraceWriter::Impl::enter_idle() { owner.store(kIdle, std::memory_order_release); }
@@ -445,10 +378,6 @@ void TraceWriter::Impl::drain() {
     space_free.notify_one();
     std::string err = skip ? std::string() : store(compressor, pending, out);
     if (!err.empty()) record_stop_reason(err);  // only the first: later chunks are skipped
-    // Its deferred bytes were read (or never will be): the caller may
-    // change them now.
-    pending.keep.reset();
-    release(pending.ticket);
     std::lock_guard lock(mu);
     if (!err.empty() && io_error.empty()) {
       io_error = err;
@@ -464,35 +393,17 @@ void TraceWriter::Impl::drain() {
 
 // Compresses one chunk and appends it to the file. Returns an error message,
 // empty on success.
-const std::vector<uint8_t>& TraceWriter::Impl::whole(const PendingChunk& pending, std::vector<uint8_t>& buffer) {
-  if (pending.holes.empty()) return pending.raw;
-  std::size_t size = pending.raw.size();
-  for (const ByteWriter::Hole& h : pending.holes) size += h.data.size();
-  buffer.resize(size);
-  uint8_t* to = buffer.data();
-  std::size_t from = 0;
-  for (const ByteWriter::Hole& h : pending.holes) {  // in order: encoded so
-    to = std::copy(pending.raw.begin() + static_cast<std::ptrdiff_t>(from),
-                   pending.raw.begin() + static_cast<std::ptrdiff_t>(h.at), to);
-    to = std::copy(h.data.begin(), h.data.end(), to);
-    from = h.at;
-  }
-  std::copy(pending.raw.begin() + static_cast<std::ptrdiff_t>(from), pending.raw.end(), to);
-  return buffer;
-}
-
 std::string TraceWriter::Impl::store(Compressor& compressor, const PendingChunk& pending,
                                      std::vector<uint8_t>& out) {
   try {
-    const std::vector<uint8_t>& raw = whole(pending, assembled);
     out.resize(kChunkHeaderSize);
-    Codec used = compressor.compress(raw, out);
+    Codec used = compressor.compress(pending.raw, out);
     // A stored chunk's data is written from the pending buffer itself.
-    const uint8_t* data = used == Codec::Stored ? raw.data() : out.data() + kChunkHeaderSize;
-    std::size_t data_len = used == Codec::Stored ? raw.size() : out.size() - kChunkHeaderSize;
+    const uint8_t* data = used == Codec::Stored ? pending.raw.data() : out.data() + kChunkHeaderSize;
+    std::size_t data_len = used == Codec::Stored ? pending.raw.size() : out.size() - kChunkHeaderSize;
     ChunkHeader h;
     h.codec = used;
-    h.raw_len = static_cast<uint32_t>(raw.size());
+    h.raw_len = static_cast<uint32_t>(pending.raw.size());
     h.compressed_len = static_cast<uint32_t>(data_len);
     h.first_event = pending.first_event;
     h.event_count = pending.event_count;
@@ -547,15 +458,6 @@ TraceWriter::~TraceWriter() {
 uint64_t TraceWriter::write(const Event& event, std::span<const BorrowedWrite> first) {
   return impl_->write(event, first);
 }
-
-uint64_t TraceWriter::write_deferred(const Event& event, std::span<const BorrowedWrite> first,
-                                     std::shared_ptr<const void> keep, uint64_t* ticket) {
-  return impl_->write_deferred(event, first, std::move(keep), ticket);
-}
-
-void TraceWriter::wait_released(uint64_t ticket) { impl_->wait_released(ticket); }
-
-uint64_t TraceWriter::last_ticket() const { return impl_->last_ticket; }
 
 uint64_t TraceWriter::events_written() const { return impl_->next_event; }
 

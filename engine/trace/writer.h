@@ -39,20 +39,6 @@ class TraceWriter {
   uint64_t write(const Event& event, std::span<const BorrowedWrite> first = {});
   uint64_t events_written() const;
 
-  // Like write() with `first`, but its bytes are not copied here: the
-  // event goes to the background thread at once, in a chunk of its own,
-  // and that thread reads them from where they are (a syscall buffer the
-  // tracee goes on filling elsewhere). They must stay as they are until
-  // wait_released() for `*ticket` returns; `keep` (may be null) is held
-  // until they are read. The first ticket is 1.
-  uint64_t write_deferred(const Event& event, std::span<const BorrowedWrite> first, std::shared_ptr<const void> keep,
-                          uint64_t* ticket);
-  // Waits until the bytes of every deferred write up to `ticket` were read
-  // (or dropped after a failed write). Returns at once for 0.
-  void wait_released(uint64_t ticket);
-  // The ticket of the last deferred write (0: none yet).
-  uint64_t last_ticket() const;
-
   // While an Idle scope lives, the caller promises not to write: it is
   // waiting (for the tracee, typically). The background thread may then take
   // the events written so far and send them to the file, so that a tracee
