@@ -83,6 +83,12 @@ static_assert(kFirstStopNs >= kApproachMinNs);
 // (~0.3 ms) per 512 passes (~1.8 ms of counting), and the seek after it
 // walks fewer than that from the last copy.
 constexpr uint64_t kPassesPerChunk = 512;
+// With a counting stub, a checkpoint is also left this many passes before
+// the last: the reverse steps that follow go back a few passes at a time
+// (timeline_search.cc caches 256 before a hit at once), and a seek to a
+// pass before the last one would otherwise walk every pass from the kept
+// checkpoint with a debug exception each (300,000 passes: 1.4-2.6 s here).
+constexpr uint64_t kStubLeadPasses = 4096;
 
 bool always(const trace::Event&) { return true; }
 
@@ -286,18 +292,22 @@ std::optional<Mark> ReplayTimeline::approach_trap(const Mark& from, uint64_t add
       run_to_hit(*s, "counting with a stub");
       passes = s->counting_stub_count();
       stubbed = true;
-      if (passes > 1) {
+      // A copy stopped right before the n-th pass becomes the checkpoint
+      // "n passes through X".
+      auto checkpoint_at = [&](uint64_t n) {
         std::unique_ptr<ReplaySession> b = session_at_start();
         b->set_breakpoints({addr});
         b->set_watchpoints({});
-        bool armed = b->arm_counting_stub(x, passes);
+        bool armed = b->arm_counting_stub(x, n);
         ReplayStop r = armed ? resume_free(*b) : ReplayStop{};
         BS_ASSERT(armed && r.kind == ReplayStop::Kind::Interrupted && !r.event,
-                  "approach: the counting stub's stop at pass " << passes << " of 0x" << std::hex << x << " from "
+                  "approach: the counting stub's stop at pass " << n << " of 0x" << std::hex << x << " from "
                                                               << start.describe() << " did not come");
         b->disarm_counting_stub();
-        add_checkpoint(next_auto_checkpoint_--, passes_mark(passes), *b);
-      }
+        add_checkpoint(next_auto_checkpoint_--, passes_mark(n), *b);
+      };
+      if (passes > kStubLeadPasses + 1) checkpoint_at(passes - kStubLeadPasses);
+      if (passes > 1) checkpoint_at(passes);
     }
   }
   if (x != addr && !stubbed) {
