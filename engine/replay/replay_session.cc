@@ -404,7 +404,12 @@ std::optional<ReplayStop> ReplaySession::run_to_event(const trace::Event& next, 
   WaitStatus ws = wait_for_stop();
   remove_breakpoints();
   event_number_ = next_number_;
-  if (ws.requested) return ReplayStop{ReplayStop::Kind::Interrupted};
+  if (ws.requested) {
+    // Stopped before the step over the breakpoint's instruction ran: it is
+    // still to be stepped over, not hit again.
+    if (stepping_over && task_->regs().ip() == pc) breakpoint_reported_ = true;
+    return ReplayStop{ReplayStop::Kind::Interrupted};
+  }
   if (ws.is_gone()) diverged("the program ended early: " + ws.describe());
   if (ws.kind == WaitStatus::Kind::EventStop) diverged("unexpected ptrace event " + std::to_string(ws.event));
   if (ws.is_syscall()) {
