@@ -36,6 +36,7 @@
 #include <cstdint>
 
 #include "engine/core/log.h"
+#include "engine/core/signals.h"
 #include "engine/core/state_digest.h"
 #include "engine/record/record_session.h"
 
@@ -149,7 +150,7 @@ void RecordSession::maybe_interrupt(RecordTask& t) {
     return;
   }
   if (t.yield_asked_ns && now - t.yield_asked_ns < kYieldWaitNs) return;
-  BS_LOG(Record, "thread " << t.tid() << " ran " << (now - t.since_ns) / 1000000 << " ms without a system call"
+  BS_LOG(Record, "thread " << t.tid() << " runs user code"
                            << (signal ? " with a signal held back" : " while another waits") << ": interrupting");
   task.interrupt();
   t.interrupt_pending = true;
@@ -204,7 +205,20 @@ bool RecordSession::on_interrupted(RecordTask& t) {
   resumed.raw().eflags |= kResumeFlag;
   task.set_regs(resumed);
   task.resume(ResumeHow::Syscall);
-  std::optional<WaitStatus> ws = wait_with_deadline(task, Clock::now() + kPassLimit);
+  const Clock::time_point pass_deadline = Clock::now() + kPassLimit;
+  std::optional<WaitStatus> ws = wait_with_deadline(task, pass_deadline);
+  // An asynchronous signal that comes during the pass (a timer that expired
+  // while the state was digested stops the program before its first
+  // instruction) is held back like the one that asked for this position,
+  // and the pass goes on: handed to handle_stop, it would only be held back
+  // there and the position never taken.
+  while (ws && ws->is_signal() && ws->signal != SIGTRAP) {
+    siginfo_t info = task.siginfo();
+    if (is_synchronous_fault(info)) break;
+    hold_back_signal(t, info);
+    task.resume(ResumeHow::Syscall);
+    ws = wait_with_deadline(task, pass_deadline);
+  }
   bool looped = false;
   if (!ws) {
     // Not back within the limit: not a short loop. Take wherever it is now.
@@ -263,8 +277,7 @@ bool RecordSession::on_interrupted(RecordTask& t) {
   }
   write_event(event);
   ++result_.forced_positions;
-  t.last_exit_regs = here;
-  t.at_syscall_boundary = true;
+  t.reached_boundary(here);
   if (signal) {
     // The held-back signals are delivered right here, at an event boundary.
     redeliver_deferred(t);

@@ -177,8 +177,7 @@ void RecordSession::on_exec_event(RecordTask& t) {
   p.stub_area = p.stub_area_size = p.trampoline = 0;
   p.patchable_code_known = false;
   p.buffer_views.clear();
-  t.last_exit_regs = t.task.regs();
-  t.at_syscall_boundary = true;
+  t.reached_boundary(t.task.regs());
   t.interrupted_entry.reset();
   resume_or_switch(t);
 }

@@ -250,9 +250,16 @@ RecordResult RecordSession::run() {
       }
       if (live_threads() > 1) signals_->tick_every(kTickMs);
       else if (forcing_tasks_ == 0) signals_->stop_ticking();
-      // A desched event's signal that came while we were busy: the running
-      // thread may have blocked in a buffered call since.
-      if (current_ && RecorderSignals::take_wake()) check_blocked_call(*current_);
+      // A tick or a desched event's signal that came while we were busy:
+      // the running thread may have blocked in a buffered call since, or
+      // be due for a forced position. Stops can come faster than the ticks
+      // (a program's own 2 ms timer, whose signals are held back each
+      // time), and the tick then lands beside a stop instead of breaking a
+      // wait: it is looked at here as well as below.
+      if (current_ && RecorderSignals::take_wake()) {
+        check_blocked_call(*current_);
+        maybe_interrupt(*current_);
+      }
       std::optional<TaskStatus> stop;
       {
         // While the program runs, the writer may send our events to disk.
@@ -298,7 +305,12 @@ bool RecordSession::handle_stop(RecordTask& t, const WaitStatus& ws) {
   // its stop is the PTRACE_EVENT_STOP, or whatever came first.
   bool desched = std::exchange(t.desched_pending, false);
   if (live_threads() > 1 && !exiting(t) && !exit_stop) flush_completed_calls(t);
-  t.yield_asked_ns = 0;
+  // A stop ends the wait for the switch point asked of a buffered call,
+  // except a signal's in user code: that one is held back (record_signals.cc)
+  // and the thread runs on from where it was, the ask still out. (A timer's
+  // signal every 2 ms would otherwise restart the wait each time, and the
+  // thread would never be interrupted for its forced position.)
+  if (ws.kind != WaitStatus::Kind::SignalStop) t.yield_asked_ns = 0;
   switch (ws.kind) {
     case WaitStatus::Kind::SyscallStop:
       if (std::exchange(t.exec_done, false) && after_exec(t)) return false;
@@ -602,8 +614,7 @@ void RecordSession::on_syscall_exit(RecordTask& t, bool resume) {
   } else {
     t.interrupted_entry.reset();
   }
-  t.last_exit_regs = ctx.exit;
-  t.at_syscall_boundary = true;
+  t.reached_boundary(ctx.exit, ctx.entry.syscallno() == SYS_rt_sigreturn);
   t.in_syscall.reset();
   if (created_) start_created_thread();
   if (!resume) return;

@@ -166,6 +166,9 @@ class RecordSession : public Session {
   void on_signal(RecordTask& t, int sig);
   void deliver_to_handler(RecordTask& t, const siginfo_t& info, const Registers& before);
   void redeliver_deferred(RecordTask& t);
+  // Keeps an asynchronous signal that came while user code ran for the
+  // next event boundary (a standard one merges with a copy held already).
+  void hold_back_signal(RecordTask& t, const siginfo_t& info);
   // One stop of the program; returns true when the program has ended.
   bool handle_stop(RecordTask& t, const WaitStatus& ws);
   // Forced positions (forced_position.cc).

@@ -31,6 +31,21 @@ int rdtsc_length(Task& task, uint64_t ip) {
   return 0;
 }
 
+// Sent by a thread of the process itself (kill, tgkill, sigqueue, raise):
+// natively delivered the moment it is unblocked, so never held back at a
+// boundary.
+bool sent_by_process(const siginfo_t& info, pid_t process) {
+  bool user = info.si_code == SI_USER || info.si_code == SI_TKILL || info.si_code == SI_QUEUE;
+  return user && info.si_pid == process;
+}
+
+bool already_deferred(const RecordTask& t, int sig) {
+  for (const siginfo_t& held : t.deferred_signals) {
+    if (held.si_signo == sig) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 void RecordSession::on_signal(RecordTask& t, int sig) {
@@ -82,8 +97,7 @@ void RecordSession::on_signal(RecordTask& t, int sig) {
       event.regs = regs.to_block();
       event.reg_changes = after.changes_since(regs);
       write_event(event);
-      t.last_exit_regs = after;
-      t.at_syscall_boundary = true;
+      t.reached_boundary(after);
       // An event boundary: a signal held back can be delivered right here.
       redeliver_deferred(t);
       task.resume(ResumeHow::Syscall);
@@ -92,6 +106,15 @@ void RecordSession::on_signal(RecordTask& t, int sig) {
   }
 
   bool at_boundary = t.at_syscall_boundary && Registers::differences(t.last_exit_regs, regs).empty();
+  if (at_boundary && t.boundary_after_sigreturn && !is_synchronous_fault(info) &&
+      !sent_by_process(info, process_of(task))) {
+    // A handler just returned, and a timer's signal (or another process's)
+    // is there again: the code the handler interrupted runs first, with the
+    // signal held back. Natively it would have run for the whole period; a
+    // timer faster than the recorder's handling of one signal (100 us)
+    // would otherwise call the handler back to back for ever.
+    at_boundary = false;
+  }
   if (!is_synchronous_fault(info) && !at_boundary) {
     // A buffered call it interrupted goes the traced way, where the signal
     // is delivered (record_desched.cc); one that raised it as it failed
@@ -101,9 +124,7 @@ void RecordSession::on_signal(RecordTask& t, int sig) {
       task.resume(ResumeHow::Syscall);
       return;
     }
-    BS_LOG(Record, "deferring signal " << sig << " to the next syscall");
-    t.deferred_signals.push_back(info);
-    want_forced_position(t);
+    hold_back_signal(t, info);
     task.resume(ResumeHow::Syscall);
     return;
   }
@@ -180,9 +201,21 @@ void RecordSession::deliver_to_handler(RecordTask& t, const siginfo_t& info, con
   event.writes.push_back(std::move(frame));
   event.xstate = task.xstate();
   write_event(event);
-  t.last_exit_regs = after;
-  t.at_syscall_boundary = true;
+  t.reached_boundary(after);
   task.resume(ResumeHow::Syscall);
+}
+
+void RecordSession::hold_back_signal(RecordTask& t, const siginfo_t& info) {
+  int sig = info.si_signo;
+  if (sig < SIGRTMIN && already_deferred(t, sig)) {
+    // A standard signal that comes again while one is pending merges with
+    // it, as the kernel merges them (a fast timer's, every 2 ms).
+    BS_LOG(Record, "signal " << sig << " merges with the one held back");
+    return;
+  }
+  BS_LOG(Record, "deferring signal " << sig << " to the next syscall");
+  t.deferred_signals.push_back(info);
+  want_forced_position(t);
 }
 
 void RecordSession::redeliver_deferred(RecordTask& t) {

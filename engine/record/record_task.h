@@ -86,6 +86,14 @@ struct RecordTask {
   // such a boundary without a counter.
   Registers last_exit_regs;
   bool at_syscall_boundary = false;
+  // That boundary is the exit of rt_sigreturn: a handler just returned.
+  bool boundary_after_sigreturn = false;
+  // The thread stands at an event boundary with these registers.
+  void reached_boundary(const Registers& regs, bool after_sigreturn = false) {
+    last_exit_regs = regs;
+    at_syscall_boundary = true;
+    boundary_after_sigreturn = after_sigreturn;
+  }
   // Entry registers of a sleep interrupted with ERESTART_RESTARTBLOCK.
   std::optional<Registers> interrupted_entry;
   // Signals that came while user code ran, held back until the next
