@@ -86,6 +86,7 @@ int replay_command(const Args& args) {
     trace::TraceReader(dir).verify_files();
     ReplayProgress progress(dir);
     ReplayOptions options;
+    options.unwatched = true;  // no debugger: positions are taken from their stored state
     if (progress.enabled()) options.progress = [&progress](uint64_t next) { progress.update(next); };
     ReplaySession session(dir, options);
     ReplayResult result = session.run_to_end();

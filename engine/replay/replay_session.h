@@ -46,6 +46,10 @@ struct ReplayOptions {
   // Called with the number of the next event each time one is taken (the
   // progress line of `replay --autopilot` on a terminal); may be empty.
   std::function<void(uint64_t next_event)> progress;
+  // Nobody watches the passes round a loop (no debugger: `--autopilot`): a
+  // forced position that carries the recorded state is taken from it at
+  // once instead of after kSearchHits passes (replay_position.cc).
+  bool unwatched = false;
 };
 
 // What the replay sessions of this process have done so far: events taken,
