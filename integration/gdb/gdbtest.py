@@ -217,9 +217,13 @@ class Server:
 
     def wait(self, timeout):
         try:
-            return self.proc.wait(timeout)
+            status = self.proc.wait(timeout)
         except subprocess.TimeoutExpired:
             return None
+        # What the server wrote last may still be in the pipe: `rest` is
+        # whole once the drain has read to the end (the pipe's EOF).
+        self.drain.join(timeout)
+        return status
 
     def stop(self):
         if self.proc.poll() is None:
