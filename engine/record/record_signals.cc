@@ -106,8 +106,7 @@ void RecordSession::on_signal(RecordTask& t, int sig) {
   }
 
   bool at_boundary = t.at_syscall_boundary && Registers::differences(t.last_exit_regs, regs).empty();
-  if (at_boundary && t.boundary_after_sigreturn && !is_synchronous_fault(info) &&
-      !sent_by_process(info, process_of(task))) {
+  if (at_boundary && t.boundary_after_sigreturn && !sent_by_process(info, process_of(task))) {
     // A handler just returned, and a timer's signal (or another process's)
     // is there again: the code the handler interrupted runs first, with the
     // signal held back. Natively it would have run for the whole period; a

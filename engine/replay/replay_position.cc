@@ -85,6 +85,10 @@ void ReplaySession::jump_to_position(const trace::Event& position) {
 
 std::optional<ReplayStop> ReplaySession::run_to_position(const trace::Event& next, bool single_step) {
   event_number_ = next_number_;
+  if (options_.unwatched && !next.writes.empty() && !single_step) {
+    jump_to_position(next);
+    return std::nullopt;
+  }
   const uint64_t pc = Registers::from_block(*next.regs).ip();
   std::optional<Registers> previous_regs;  // at the last hit that did not match
   std::optional<uint64_t> previous_digest;
@@ -93,10 +97,6 @@ std::optional<ReplayStop> ReplaySession::run_to_position(const trace::Event& nex
   bool user_breakpoint_at_pc = in_debuggee() && breakpoints_.count(pc) != 0;
   uint64_t hits = 0;
   position_digests_ = 0;
-  if (options_.unwatched && !next.writes.empty() && !single_step) {
-    jump_to_position(next);
-    return std::nullopt;
-  }
   for (bool first = true;; first = false) {
     Registers live = task_->regs();
     // Already there: a step, a breakpoint or a watchpoint stopped on it.
