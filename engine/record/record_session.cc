@@ -322,7 +322,13 @@ bool RecordSession::handle_stop(RecordTask& t, const WaitStatus& ws) {
       return false;
     case WaitStatus::Kind::EventStop:
       if (ws.event == PTRACE_EVENT_CLONE || ws.event == PTRACE_EVENT_FORK) {
-        // The new task's id comes with the call's exit.
+        // The new task is started at the call's exit, under the id the
+        // kernel gives here (the result may be a pid namespace's).
+        unsigned long child = 0;
+        if (ptrace(PTRACE_GETEVENTMSG, task.tid(), nullptr, &child) != 0) {
+          throw TaskGone("task " + std::to_string(task.tid()) + ": no child id at its clone");
+        }
+        t.created_child = static_cast<pid_t>(child);
         task.resume(ResumeHow::Syscall);
         return false;
       }

@@ -81,6 +81,10 @@ struct RecordTask {
 
   // The system call between its entry and exit stops.
   std::optional<SyscallContext> in_syscall;
+  // The task its clone, fork or vfork made, as backstep names it (from the
+  // PTRACE_EVENT stop before the call's exit): the call's result is its id
+  // in the caller's pid namespace, which differs after unshare(CLONE_NEWPID).
+  pid_t created_child = 0;
   // Registers after the last event, and whether the thread still stands
   // right there (no user instruction since): a signal can be delivered at
   // such a boundary without a counter.

@@ -8,6 +8,7 @@
 #include <sys/syscall.h>
 
 #include <optional>
+#include <utility>
 
 #include "engine/record/clone_request.h"
 #include "engine/record/record_session.h"
@@ -53,6 +54,9 @@ void note_created(SyscallContext& ctx, const CloneRequest& c) {
   // A new thread inherits its creator's CPU mask (disguise.h).
   RecorderDisguise& disguise = ctx.session.disguise();
   pid_t child = static_cast<pid_t>(ctx.result());
+  if (RecordTask* creator = ctx.session.record_task(ctx.task.tid()); creator && creator->created_child != 0) {
+    child = std::exchange(creator->created_child, 0);
+  }
   if (disguise.own_affinity.count(ctx.task.tid())) disguise.own_affinity.insert(child);
   ctx.session.thread_created(ctx, child, c.flags, c.parent_tid, c.child_tid);
 }
