@@ -22,6 +22,7 @@
 #include "engine/core/proc_maps.h"
 #include "engine/core/time_sampler.h"
 #include "engine/core/tool_page.h"
+#include "engine/core/vsyscall.h"
 
 namespace backstep {
 
@@ -222,6 +223,22 @@ std::optional<WaitStatus> Task::wait_interruptible() {
     stop_requested_ = false;
   }
   return ws;
+}
+
+bool Task::note_status(WaitStatus& ws) {
+  if (seccomp_syscalls_) return translate_seccomp(ws);
+  if (ws.kind == WaitStatus::Kind::EventStop && ws.event == PTRACE_EVENT_SECCOMP) {
+    // Calls stop at their entry (PTRACE_SYSCALL, PTRACE_SYSEMU): a seccomp
+    // stop is a call through the vsyscall page, which has no entry stop
+    // (vsyscall.h), or a program filter's SECCOMP_RET_TRACE after the
+    // call's entry stop, which goes on to its exit.
+    if (!in_vsyscall_page(regs().ip())) {
+      ptrace_or_throw(PTRACE_SYSCALL, nullptr, nullptr, "SYSCALL");
+      return false;
+    }
+    ws.kind = WaitStatus::Kind::SyscallStop;
+  }
+  return true;
 }
 
 bool Task::translate_seccomp(WaitStatus& ws) {

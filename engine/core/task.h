@@ -77,7 +77,7 @@ class Task {
   // Every status of this task a wait for any task took (wait_any_interruptible,
   // poll_any) passes through here first: it turns a seccomp stop into a
   // syscall stop. False: a stop to pass over (the task was resumed again).
-  bool note_status(WaitStatus& ws) { return !seccomp_syscalls_ || translate_seccomp(ws); }
+  bool note_status(WaitStatus& ws);
   bool seccomp_syscalls() const { return seccomp_syscalls_; }
   // Under the filter, stop at every call's entry anyway (PTRACE_SYSCALL
   // from user code; the seccomp stop that may follow is passed over).
@@ -133,6 +133,9 @@ class Task {
   void set_siginfo(const siginfo_t& info);
   // Entry or exit of the syscall the task is stopped in (PTRACE_GET_SYSCALL_INFO).
   __ptrace_syscall_info syscall_info();
+  // The seccomp stop the task is in has no exit stop to come (a call
+  // through the vsyscall page, engine/core/vsyscall.h).
+  void left_kernel() { in_kernel_ = false; }
 
   // Memory, through /proc/PID/mem. (Re)open after every exec: an old file
   // descriptor refers to the old address space.

@@ -1,6 +1,6 @@
-// The program's own seccomp use while backstep's filter is there (syscall
-// buffering installs one in every recorded process: record_session.cc,
-// install_syscall_filter).
+// The program's own seccomp use on top of backstep's filter, which every
+// recorded process has (record_session.cc: syscall buffering's, or without
+// buffering the one that stops calls through the vsyscall page).
 //
 // - A filter of the program's own is installed for real: from then on its
 //   process stops at every call's entry (PTRACE_SYSCALL, Task::
@@ -25,7 +25,7 @@ namespace backstep {
 
 void RecordSession::program_filter_installed(SyscallContext& ctx) {
   RecordTask* t = record_task(ctx.task.tid());
-  if (!buffering() || !t || !t->process || ctx.failed()) return;
+  if (!t || !t->process || ctx.failed()) return;
   t->process->own_filter = true;
   std::set<uint64_t> buffers;
   for (auto& [tid, other] : record_tasks_) {
@@ -40,17 +40,15 @@ void RecordSession::program_filter_installed(SyscallContext& ctx) {
   }
 }
 
-bool RecordSession::skip_strict(SyscallContext& ctx) {
-  if (!buffering()) return false;
+void RecordSession::skip_strict(SyscallContext& ctx) {
   ctx.entry.set_syscallno(static_cast<uint64_t>(-1));
   ctx.task.set_regs(ctx.entry);
   ctx.entry_rewritten = true;
-  return true;
 }
 
 void RecordSession::strict_entered(SyscallContext& ctx) {
   RecordTask* t = record_task(ctx.task.tid());
-  if (!buffering() || !t || !t->process) return;
+  if (!t || !t->process) return;
   ctx.exit.set_syscallno(ctx.info.nr);
   ctx.exit.set_syscall_result(0);
   ctx.task.set_regs(ctx.exit);
@@ -67,7 +65,7 @@ bool RecordSession::strict_forbids(RecordTask& t, long nr) {
 
 void RecordSession::disguise_seccomp_mode(SyscallContext& ctx) {
   RecordTask* t = record_task(ctx.task.tid());
-  if (!buffering() || !t || !t->process || t->process->own_filter || ctx.failed()) return;
+  if (!t || !t->process || t->process->own_filter || ctx.failed()) return;
   ctx.exit.set_syscall_result(0);  // SECCOMP_MODE_DISABLED
   ctx.task.set_regs(ctx.exit);
 }

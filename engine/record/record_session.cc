@@ -22,6 +22,7 @@
 #include "engine/core/cpu_features.h"
 #include "engine/core/log.h"
 #include "engine/core/restart_codes.h"
+#include "engine/core/vsyscall.h"
 #include "engine/core/progress_counter.h"
 #include "engine/core/compat_syscalls.h"
 #include "engine/core/written_bytes.h"
@@ -149,7 +150,9 @@ pid_t RecordSession::spawn() {
     if (go != 1) _exit(127);  // the recorder could not seize us
     prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0);  // rdtsc traps; see on_signal
     personality(static_cast<unsigned long>(personality(0xffffffff)) | ADDR_NO_RANDOMIZE);  // keep setarch's bits
-    if (buffered && !install_syscall_filter()) {
+    // Without buffering, a filter that stops calls through the vsyscall
+    // page, which no syscall-entry stop shows (engine/core/vsyscall.h).
+    if (buffered ? !install_syscall_filter() : !install_vsyscall_filter()) {
       int e = errno;
       ssize_t ignored = write(err_pipe[1], &e, sizeof(e));
       (void)ignored;
@@ -166,7 +169,7 @@ pid_t RecordSession::spawn() {
   Task& task = add_task(pid);
   try {
     task.seize(PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXEC | PTRACE_O_TRACECLONE |
-               PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | (buffered ? PTRACE_O_TRACESECCOMP : 0));
+               PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACESECCOMP);
     task.set_seccomp_syscalls(buffered);
   } catch (...) {
     close(go_pipe[1]);  // the child reads end-of-file and exits
@@ -446,6 +449,10 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
   Task& task = t.task;
   Registers regs = task.regs();
   try {
+    if (in_vsyscall_page(regs.ip())) {
+      on_vsyscall(t, regs);
+      return;
+    }
     enter_syscall(t, regs);
   } catch (RecordingRefused& e) {
     e.at_entry = regs.to_block();

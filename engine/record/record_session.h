@@ -96,7 +96,7 @@ class RecordSession : public Session {
   // process with SIGKILL. PR_GET_SECCOMP answers as if the recorder's
   // filter were not there.
   void program_filter_installed(SyscallContext& ctx);
-  bool skip_strict(SyscallContext& ctx);
+  void skip_strict(SyscallContext& ctx);
   void strict_entered(SyscallContext& ctx);
   void disguise_seccomp_mode(SyscallContext& ctx);
 
@@ -157,6 +157,8 @@ class RecordSession : public Session {
   void record_exec(Task& task, const std::string& path = {}, const std::vector<std::string>& argv = {},
                    uint32_t caller = 0);
   void on_syscall_entry(RecordTask& t);
+  // A call through the vsyscall page, at its seccomp stop (vsyscall_call.cc).
+  void on_vsyscall(RecordTask& t, const Registers& regs);
   // A call of a process in emulated strict mode that strict mode forbids.
   bool strict_forbids(RecordTask& t, long nr);
   void enter_syscall(RecordTask& t, const Registers& regs);

@@ -22,6 +22,7 @@
 #include "engine/core/log.h"
 #include "engine/core/signals.h"
 #include "engine/core/tool_page.h"
+#include "engine/core/vsyscall.h"
 #include "engine/core/written_bytes.h"
 #include "engine/replay/address_space.h"
 #include "engine/replay/replay_stub.h"
@@ -160,6 +161,8 @@ void ReplaySession::start() {
     ptrace(PTRACE_TRACEME, 0, nullptr, nullptr);
     prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0);
     personality(ADDR_NO_RANDOMIZE);
+    // Calls through the vsyscall page stop as they did when recorded.
+    if (!install_vsyscall_filter()) _exit(126);
     raise(SIGSTOP);
     char* argv[] = {const_cast<char*>(exe.c_str()), const_cast<char*>(kStubArg), nullptr};
     char* envp[] = {nullptr};
@@ -170,7 +173,8 @@ void ReplaySession::start() {
   task_ = &task;
   WaitStatus ws = task.wait();
   if (!ws.is_signal() || ws.signal != SIGSTOP) throw std::runtime_error("replay stub did not start");
-  task.set_options(PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXEC | PTRACE_O_TRACECLONE);
+  task.set_options(PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXEC | PTRACE_O_TRACECLONE |
+                   PTRACE_O_TRACESECCOMP);
   task.resume(ResumeHow::Continue);
   ws = task.wait();
   if (ws.kind != WaitStatus::Kind::EventStop || ws.event != PTRACE_EVENT_EXEC) {
@@ -353,6 +357,11 @@ ReplayStop ReplaySession::resume(Resume how) {
     if (!at_pending_event_ && how.stop_before && how.stop_before(*next)) {
       event_number_ = next_number_;
       check_registers(*next);
+      // A call through the vsyscall page waits in user code, not in the
+      // kernel, where nothing could move the thread (engine/core/vsyscall.h).
+      if (next->kind == trace::EventKind::Syscall && in_vsyscall_page(Registers::from_block(*next->regs).ip())) {
+        back_out_of_vsyscall(*task_);
+      }
       at_pending_event_ = true;
       stop.kind = ReplayStop::Kind::EventPending;
       return stop;
@@ -514,6 +523,11 @@ void ReplaySession::replay_syscall(const trace::Event& event, ReplayStop& stop) 
   std::vector<std::vector<uint8_t>> watched;
   bool watching = !watchpoints_.empty() && in_debuggee();
   if (watching) watched = watched_values();
+  if (in_vsyscall_page(entry.ip())) {
+    replay_vsyscall(event, exit);
+    if (watching) note_watched_change(watched, stop);
+    return;
+  }
   ReplayMmCall call{*task_, reader(), event, *native, exit.syscall_result(), brk_[threads_[current_tid_].space],
                     shared_};
   std::string problem = replay_address_space_call(call);
@@ -529,12 +543,26 @@ void ReplaySession::replay_syscall(const trace::Event& event, ReplayStop& stop) 
   if (event.written) check_written(event, *native, exit.syscall_result());
   echo(event);
   restart_if_interrupted(exit);
+  if (watching) note_watched_change(watched, stop);
+}
+
+void ReplaySession::note_watched_change(const std::vector<std::vector<uint8_t>>& before, ReplayStop& stop) {
   uint64_t addr = 0;
-  if (watching && watched_range_changed(watched, addr)) {
+  if (watched_range_changed(before, addr)) {
     stop.kind = ReplayStop::Kind::Watchpoint;
     stop.address = addr;
     stop.by_kernel = true;
   }
+}
+
+// A call through the vsyscall page, at its seccomp stop (the registers were
+// checked): the recorded bytes and result, and the kernel's return to the
+// caller (engine/core/vsyscall.h), which must land where it did.
+void ReplaySession::replay_vsyscall(const trace::Event& event, const Registers& exit) {
+  write_memory(*task_, event);
+  Registers back = finish_vsyscall(*task_, exit.syscall_result(), nullptr);
+  std::string diff = Registers::differences(exit, back);
+  if (!diff.empty()) diverged("vsyscall: registers after the return differ: " + diff);
 }
 
 // Replay does not perform writes: instead it reads what the program passes

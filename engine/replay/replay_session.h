@@ -303,6 +303,8 @@ class ReplaySession : public Session {
   void current_thread_ended(uint32_t space);
   void copy_threads_into(ReplaySession& copy);
   // Processes (replay_processes.cc).
+  // A fork's child's copy of what MADV_WIPEONFORK and MADV_DONTFORK kept out of it.
+  void apply_fork_differences(Task& child, const trace::Event& event);
   void start_process(const trace::Event& event);
   void exec_process(const trace::Event& event);
   void end_process(const trace::Event& event);
@@ -318,6 +320,9 @@ class ReplaySession : public Session {
   void jump_to_position(const trace::Event& position);
   void apply_event(const trace::Event& event, ReplayStop& stop);
   void replay_syscall(const trace::Event& event, ReplayStop& stop);
+  void replay_vsyscall(const trace::Event& event, const Registers& exit);
+  // A watchpoint stop when a watched range differs from `before`.
+  void note_watched_change(const std::vector<std::vector<uint8_t>>& before, ReplayStop& stop);
   void check_registers(const trace::Event& event);
   void apply_effects(const trace::Event& event);
   void echo(const trace::Event& event);

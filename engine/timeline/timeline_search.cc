@@ -12,6 +12,7 @@
 
 #include "engine/core/log.h"
 #include "engine/core/signals.h"
+#include "engine/core/vsyscall.h"
 #include "engine/timeline/replay_timeline.h"
 
 namespace backstep {
@@ -20,6 +21,10 @@ namespace {
 // Beyond this many single-steps between two traps a reverse-stepi gives up
 // (about 20 s here) rather than appear to hang.
 constexpr uint64_t kMaxStepsBack = 1'000'000;
+
+bool is_vsyscall(const trace::Event& e) {
+  return e.kind == trace::EventKind::Syscall && e.regs && in_vsyscall_page(Registers::from_block(*e.regs).ip());
+}
 // While counting the instructions before a trap, fork a checkpoint every so
 // many steps, so that the reverse-stepis that follow start close by.
 constexpr uint64_t kStepsPerCheckpoint = 256;
@@ -611,7 +616,9 @@ std::optional<Mark> ReplayTimeline::mark_before(const Mark& at) {
     // before without faulting): count the steps from the boundary.
     const trace::Event& e = event_at(at.event);
     bool signal = e.kind == trace::EventKind::Signal || e.kind == trace::EventKind::FatalSignal;
-    bool fault = signal && is_synchronous_fault(siginfo_from_bytes(e.siginfo));
+    // A call through the vsyscall page is reached at the page's address,
+    // like a fault: the instruction before is the one that called it.
+    bool fault = (signal && is_synchronous_fault(siginfo_from_bytes(e.siginfo))) || is_vsyscall(e);
     Mark p{at.event, {}, 0};
     if (signal && !fault) return mark_before(p);
     uint64_t n = steps_or_give_up(count_steps(
@@ -685,6 +692,9 @@ std::optional<Mark> ReplayTimeline::mark_before(const Mark& at) {
   uint64_t insn = 0;
   switch (prev.kind) {
     case trace::EventKind::Syscall: {
+      // A call through the vsyscall page: the moment before is where it was
+      // reached, at the page's address.
+      if (is_vsyscall(prev)) return Mark{e, {}, 0, true};
       insn = Registers::from_block(*prev.regs).ip() - 2;
       // A blocking call's return, after other threads ran: its instruction
       // ran at its SyscallEntered event, and none runs here.
