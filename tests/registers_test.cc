@@ -90,6 +90,27 @@ BOOST_AUTO_TEST_CASE(proc_maps_lines_parse) {
   BOOST_TEST(maps[3].end - maps[3].start == 0x22000u);
 }
 
+BOOST_AUTO_TEST_CASE(smaps_fork_flags_parse) {
+  auto diffs = backstep::parse_fork_differences(
+      "555555554000-555555556000 r--p 00000000 fe:00 247134                     /usr/bin/cat\n"
+      "Size:                  8 kB\n"
+      "VmFlags: rd mr mw me dw\n"
+      "7ffff7d50000-7ffff7d51000 rw-p 00000000 00:00 0 \n"
+      "Rss:                   4 kB\n"
+      "VmFlags: rd wr mr mw me ac wf\n"
+      "7ffff7d60000-7ffff7d62000 rw-p 00000000 00:00 0 \n"
+      "VmFlags: rd wr mr mw me dc ac\n"
+      "7ffff7d70000-7ffff7d71000 rw-p 00000000 00:00 0 \n"
+      "VmFlags: rd wr mr mw me ac\n");
+  BOOST_TEST(diffs.size() == 2u);
+  BOOST_TEST(diffs[0].start == 0x7ffff7d50000u);
+  BOOST_TEST(diffs[0].end == 0x7ffff7d51000u);
+  BOOST_TEST(!diffs[0].dropped);
+  BOOST_TEST(diffs[1].start == 0x7ffff7d60000u);
+  BOOST_TEST(diffs[1].end == 0x7ffff7d62000u);
+  BOOST_TEST(diffs[1].dropped);
+}
+
 // CPUID faulting's answers hide RDRAND (leaf 1 ecx bit 30), RDSEED, HLE and
 // RTM (leaf 7.0 ebx bits 18, 4, 11), and nothing else.
 BOOST_AUTO_TEST_CASE(cpuid_answers_hide_unreplayable_features) {

@@ -25,4 +25,16 @@ std::vector<MapsEntry> read_proc_maps(pid_t pid);
 // Parses the text of a maps file (exposed for tests).
 std::vector<MapsEntry> parse_proc_maps(const std::string& text);
 
+// A mapping a fork's child does not get as a plain copy, from the VmFlags
+// of /proc/PID/smaps: `wf` (MADV_WIPEONFORK: the child's is zero-filled) or
+// `dc` (MADV_DONTFORK: the child has none).
+struct ForkDifference {
+  uint64_t start = 0, end = 0;
+  bool dropped = false;  // dc; otherwise wf
+};
+// Throws std::runtime_error if the file cannot be read.
+std::vector<ForkDifference> read_fork_differences(pid_t pid);
+// Parses the text of an smaps file (exposed for tests).
+std::vector<ForkDifference> parse_fork_differences(const std::string& smaps);
+
 }  // namespace backstep

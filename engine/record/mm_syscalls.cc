@@ -198,6 +198,11 @@ void exit_remap_file_pages(SyscallContext& ctx) {
 void exit_madvise(SyscallContext& ctx) {
   if (ctx.failed()) return;
   uint64_t advice = ctx.arg(2);
+  if (advice == MADV_WIPEONFORK || advice == MADV_DONTFORK) {
+    // Its forks' children get zeros there, or nothing (record_processes.cc).
+    RecordTask* t = ctx.session.record_task(ctx.task.tid());
+    if (t && t->process) t->process->fork_sensitive = true;
+  }
   if (advice == MADV_DONTNEED || advice == MADV_REMOVE || advice == MADV_DONTNEED_LOCKED) {
     ctx.session.buffer_memory_changed(ctx.task, ctx.arg(0), page_up(ctx.arg(1)), true);
   }

@@ -22,10 +22,30 @@
 #include <sys/wait.h>
 
 #include "engine/core/log.h"
+#include "engine/core/proc_maps.h"
 #include "engine/record/clone_request.h"
 #include "engine/record/record_session.h"
 
 namespace backstep {
+
+namespace {
+
+// What a fork's child got other than a copy of its creator's memory
+// (trace::MappingKind::ForkWiped, ForkDropped), read while the creator
+// stands at the fork's exit.
+std::vector<trace::Mapping> fork_differences(pid_t creator) {
+  std::vector<trace::Mapping> notes;
+  for (const ForkDifference& d : read_fork_differences(creator)) {
+    trace::Mapping m;
+    m.start = d.start;
+    m.end = d.end;
+    m.kind = d.dropped ? trace::MappingKind::ForkDropped : trace::MappingKind::ForkWiped;
+    notes.push_back(m);
+  }
+  return notes;
+}
+
+}  // namespace
 
 RecordProcess& RecordSession::add_process(pid_t pid, pid_t parent) {
   auto& slot = processes_[pid];
@@ -110,6 +130,10 @@ void RecordSession::start_created_process(const CreatedThread& c, RecordTask& t)
     if (!(c.flags & CLONE_VM) && !p.own_filter) unshare_buffers(t, *creator->process);
   }
   trace::Event event;
+  if (creator && creator->process && creator->process->fork_sensitive && !(c.flags & CLONE_VM)) {
+    p.fork_sensitive = true;
+    event.mappings = fork_differences(creator->task.tid());
+  }
   event.kind = trace::EventKind::ProcessStart;
   event.tid = static_cast<uint32_t>(c.tid);
   event.regs = t.task.regs().to_block();
@@ -177,6 +201,7 @@ void RecordSession::on_exec_event(RecordTask& t) {
   p.stub_area = p.stub_area_size = p.trampoline = 0;
   p.patchable_code_known = false;
   p.buffer_views.clear();
+  p.fork_sensitive = false;
   t.reached_boundary(t.task.regs());
   t.interrupted_entry.reset();
   resume_or_switch(t);

@@ -44,6 +44,11 @@ struct RecordProcess {
   // mode (emulated): inherited by its children, kept across exec.
   bool own_filter = false;
   bool strict = false;
+  // It asked for MADV_WIPEONFORK or MADV_DONTFORK somewhere (or inherited
+  // such memory): its forks' children are not plain copies, and which
+  // ranges differ is read at each fork (record_processes.cc). An exec
+  // clears it, as it clears those flags.
+  bool fork_sensitive = false;
   // Its code mapped privately from files (where syscall sites may be
   // patched), read from /proc/PID/maps when first needed and forgotten at
   // every call that changes mappings (record_buffers.cc).

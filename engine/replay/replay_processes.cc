@@ -16,6 +16,7 @@
 // debugged process only (the first); the others run through.
 #include <sched.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 
 #include <optional>
@@ -50,6 +51,29 @@ bool ReplaySession::ends_replay(const trace::Event& exit) const {
   return exit.tid == debuggee_ || processes_.size() <= 1;
 }
 
+void ReplaySession::apply_fork_differences(Task& child, const trace::Event& event) {
+  // Replay never gives the flags to the kernel (a checkpoint's fork would
+  // wipe or drop the memory too): the child's copy is changed here.
+  for (const trace::Mapping& m : event.mappings) {
+    long nr = 0;
+    uint64_t advice = 0;
+    if (m.kind == trace::MappingKind::ForkWiped) {
+      nr = SYS_madvise;
+      advice = MADV_DONTNEED;  // private anonymous memory reads as zeros
+    } else if (m.kind == trace::MappingKind::ForkDropped) {
+      nr = SYS_munmap;
+    } else {
+      continue;
+    }
+    int64_t r = tool_syscall(child, nr, m.start, m.end - m.start, advice);
+    if (r != 0) {
+      diverged("process " + std::to_string(event.tid) + ": its copy of " + std::to_string(m.start) + "-" +
+               std::to_string(m.end) + " could not be " + (nr == SYS_munmap ? "unmapped" : "wiped") +
+               " (error " + std::to_string(-r) + ")");
+    }
+  }
+}
+
 void ReplaySession::start_process(const trace::Event& event) {
   auto creator = threads_.find(static_cast<uint32_t>(event.status));
   if (creator == threads_.end()) {
@@ -67,8 +91,9 @@ void ReplaySession::start_process(const trace::Event& event) {
   t.set_regs(Registers::from_block(*event.regs));
   if (!event.xstate.empty()) t.set_xstate(event.xstate);
   // What the kernel wrote into the child's memory (its tid at
-  // CLONE_CHILD_SETTID).
+  // CLONE_CHILD_SETTID), and the memory its fork did not copy.
   write_memory(t, event);
+  if (!shares_memory) apply_fork_differences(t, event);
   ReplayThread& child = threads_[event.tid] = ReplayThread{&t};
   child.started = event_number_;
   child.name = from.name;

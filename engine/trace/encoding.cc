@@ -107,7 +107,7 @@ bool valid_kind(uint8_t k) {
 
 bool valid_mapping_kind(uint8_t k) {
   return k >= static_cast<uint8_t>(MappingKind::Anonymous) &&
-         k <= static_cast<uint8_t>(MappingKind::FileSize);
+         k <= static_cast<uint8_t>(MappingKind::ForkDropped);
 }
 
 void encode_mapping(ByteWriter& w, const Mapping& m) {

@@ -69,8 +69,9 @@ enum class EventKind : uint8_t {
   // of the thread that created it, `clone_flags` the flags it was made with
   // (CLONE_VM: it shares its creator's memory until it execs or exits, as a
   // vfork child does), `writes` what the kernel wrote into the new process's
-  // memory (CLONE_CHILD_SETTID). Follows the creator's SyscallEntered (vfork)
-  // or Syscall event.
+  // memory (CLONE_CHILD_SETTID), `mappings` notes of the creator's memory
+  // that a fork did not copy (MappingKind::ForkWiped, ForkDropped). Follows
+  // the creator's SyscallEntered (vfork) or Syscall event.
   ProcessStart = 12,
   // In-process syscall buffering (preload/preload_interface.h). The calls
   // thread `tid` made through its buffer since its previous event, written
@@ -114,6 +115,12 @@ enum class MappingKind : uint8_t {
   // resizes the memory standing for it, so that accesses past its end fault
   // as they did).
   FileSize = 8,
+  // Not mappings: on a ProcessStart event of a fork, ranges of the
+  // creator's memory that the new process did not get as a copy. ForkWiped:
+  // it got them zero-filled (MADV_WIPEONFORK); ForkDropped: it has nothing
+  // there (MADV_DONTFORK).
+  ForkWiped = 9,
+  ForkDropped = 10,
 };
 
 struct Mapping {
