@@ -104,6 +104,13 @@ std::string describe(const trace::Event& e) {
   if (bytes) text += " [" + std::to_string(bytes) + " bytes written]";
   for (const auto& echo : e.echoes) text += " [" + std::to_string(echo.data.size()) + " bytes to fd " + std::to_string(echo.fd) + "]";
   for (const auto& m : e.mappings) {
+    if (m.kind == trace::MappingKind::ForkWiped || m.kind == trace::MappingKind::ForkDropped) {
+      char b[96];
+      std::snprintf(b, sizeof b, " [%s 0x%llx-0x%llx]", m.kind == trace::MappingKind::ForkWiped ? "zeroed" : "not copied",
+                    static_cast<unsigned long long>(m.start), static_cast<unsigned long long>(m.end));
+      text += b;
+      continue;
+    }
     if (e.kind != trace::EventKind::Syscall) continue;
     if (m.kind == trace::MappingKind::FileSize) {
       text += " [shared file " + std::to_string(m.shared_object) + " now " + std::to_string(m.file_size) + " bytes]";
