@@ -214,6 +214,11 @@ std::string replay_address_space_call(ReplayMmCall& call) {
       return expect(tool_syscall(task, SYS_pkey_alloc, e.arg(0), e.arg(1)), call.result, "pkey_alloc");
     case SYS_pkey_free:
       return expect(tool_syscall(task, SYS_pkey_free, e.arg(0)), 0, "pkey_free");
+    // A descriptor written into the LDT (functions 1 and 0x11), from the
+    // user_desc in the replayed memory, which is the recording's.
+    case SYS_modify_ldt:
+      if (e.arg(0) != 1 && e.arg(0) != 0x11) return "";
+      return expect(tool_syscall(task, SYS_modify_ldt, e.arg(0), e.arg(1), e.arg(2)), 0, "modify_ldt");
     case SYS_madvise: {
       uint64_t advice = e.arg(2);
       if (advice == MADV_FREE) advice = MADV_DONTNEED;  // as the recorder made it
