@@ -115,11 +115,18 @@ const Option* find_option(uint64_t option) {
 
 // The recorder traps rdtsc (PR_TSC_SIGSEGV on the program) and answers it
 // itself, so to the program rdtsc is enabled, as it would be natively.
-// PR_SET_TSC(PR_TSC_ENABLE) therefore changes nothing: it is skipped (its
-// undoing the trap would leave rdtsc unrecorded) and answers 0. A program
-// that wants rdtsc to fault cannot be given that.
+// PR_SET_TSC is therefore skipped (PR_TSC_ENABLE would leave rdtsc
+// unrecorded) and answers 0: PR_TSC_SIGSEGV notes that the thread's rdtsc
+// must fault (RecordTask::tsc_faults; the trap then raises the program's
+// SIGSEGV, and replay, which traps rdtsc the same way, finds that signal
+// there), PR_TSC_ENABLE that it must not. PR_GET_TSC shows that note.
 bool skips_set_tsc(const SyscallContext& ctx) {
-  return static_cast<int>(ctx.arg(0)) == PR_SET_TSC && ctx.arg(1) == PR_TSC_ENABLE;
+  return static_cast<int>(ctx.arg(0)) == PR_SET_TSC && (ctx.arg(1) == PR_TSC_ENABLE || ctx.arg(1) == PR_TSC_SIGSEGV);
+}
+
+bool tsc_faults(const SyscallContext& ctx) {
+  RecordTask* t = ctx.session.record_task(ctx.task.tid());
+  return t && t->tsc_faults;
 }
 
 void enter_prctl(SyscallContext& ctx) {
@@ -133,10 +140,6 @@ void enter_prctl(SyscallContext& ctx) {
     ctx.session.skip_strict(ctx);
   }
   if (option->effect == Effect::Tsc) {
-    if (ctx.arg(1) == PR_TSC_SIGSEGV) {
-      ctx.refuse("prctl(PR_SET_TSC, PR_TSC_SIGSEGV): the program wants rdtsc to fault, "
-                 "but the recorder traps rdtsc itself");
-    }
     if (skips_set_tsc(ctx)) {
       ctx.entry.set_syscallno(static_cast<uint64_t>(-1));
       ctx.task.set_regs(ctx.entry);
@@ -153,6 +156,7 @@ void exit_prctl(SyscallContext& ctx) {
                           " succeeded, but backstep does not know what it changes or writes");
   }
   if (option->effect == Effect::Tsc && skips_set_tsc(ctx)) {
+    if (RecordTask* t = ctx.session.record_task(ctx.task.tid())) t->tsc_faults = ctx.arg(1) == PR_TSC_SIGSEGV;
     ctx.exit.set_syscallno(SYS_prctl);
     ctx.exit.set_syscall_result(0);
     ctx.task.set_regs(ctx.exit);
@@ -168,8 +172,8 @@ void exit_prctl(SyscallContext& ctx) {
   switch (option->effect) {
     case Effect::IntAtArg2:
       if (static_cast<int>(ctx.arg(0)) == PR_GET_TSC) {
-        // The trap is the recorder's (see skips_set_tsc): show the native answer.
-        int native = PR_TSC_ENABLE;
+        // The trap is the recorder's (see skips_set_tsc): show the program's.
+        int native = tsc_faults(ctx) ? PR_TSC_SIGSEGV : PR_TSC_ENABLE;
         ctx.task.write_bytes(remote_ptr<void>(ctx.arg(1)), &native, sizeof(native));
       }
       ctx.record_memory(ctx.arg(1), sizeof(int));

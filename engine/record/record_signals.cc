@@ -74,7 +74,8 @@ void RecordSession::on_signal(RecordTask& t, int sig) {
   }
 
   if (sig == SIGSEGV && info.si_code == SI_KERNEL) {
-    int len = rdtsc_length(task, regs.ip());
+    // The program's own PR_TSC_SIGSEGV: its rdtsc faults, as natively.
+    int len = t.tsc_faults ? 0 : rdtsc_length(task, regs.ip());
     // CPUID faulting (cpuid_trap.h): answered, unless the program asked for
     // the fault itself (then it is the program's SIGSEGV, below).
     bool cpuid = !len && !disguise_.program_cpuid_faulting && is_cpuid_at(task, regs.ip());

@@ -90,6 +90,11 @@ struct RecordTask {
   // PTRACE_EVENT stop before the call's exit): the call's result is its id
   // in the caller's pid namespace, which differs after unshare(CLONE_NEWPID).
   pid_t created_child = 0;
+  // The thread asked for rdtsc to fault (prctl PR_SET_TSC, PR_TSC_SIGSEGV),
+  // which the recorder's own trap already makes it do: its rdtsc then
+  // raises the program's SIGSEGV instead of being answered. A per-thread
+  // flag, inherited by the threads and processes it creates.
+  bool tsc_faults = false;
   // Registers after the last event, and whether the thread still stands
   // right there (no user instruction since): a signal can be delivered at
   // such a boundary without a counter.

@@ -85,11 +85,12 @@ void RecordSession::start_created_thread() {
   }
   t.task.open_memory();
   t.run = RunState::Stopped;
+  RecordTask* creator = record_task(c.parent);
+  if (creator) t.tsc_faults = creator->tsc_faults;
   if (!(c.flags & CLONE_THREAD)) {
     start_created_process(c, t);
     return;
   }
-  RecordTask* creator = record_task(c.parent);
   t.process = creator ? creator->process : nullptr;
   // A thread that shares its creator's TLS shares its syscall buffer; one
   // with its own TLS registers its own before it buffers anything.
