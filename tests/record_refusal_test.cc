@@ -56,7 +56,6 @@ BOOST_AUTO_TEST_CASE(ioctl_writing_through_nested_pointers_is_refused_when_it_su
 }
 
 BOOST_AUTO_TEST_CASE(prctl_options_that_break_recording_are_refused) {
-  expect_refused("tsc-sigsegv", "wants rdtsc to fault", SYS_prctl);
   expect_refused("set-mm", "rewrites the layout of the address space", SYS_prctl);
 }
 

@@ -11,6 +11,7 @@
 
 #include "engine/core/cpuid_trap.h"
 #include "engine/core/tool_page.h"
+#include "engine/core/vsyscall.h"
 #include "engine/core/wait_ticker.h"
 #include "preload/preload_interface.h"
 
@@ -183,6 +184,13 @@ TargetStop Diversion::resume(uint32_t tid, bool step, int signal, const std::set
     remove_breakpoints(t);
     if (ws.is_syscall()) {
       Registers r = t.regs();
+      if (in_vsyscall_page(r.ip())) {
+        // A call through the vsyscall page (engine/core/vsyscall.h): the
+        // kernel answers it for real as the thread runs on, with no exit
+        // stop to come.
+        t.left_kernel();
+        continue;
+      }
       if (t.syscall_info().op == PTRACE_SYSCALL_INFO_EXIT) {
         in_call = false;
         if (answer) {

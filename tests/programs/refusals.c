@@ -28,8 +28,6 @@ int main(int argc, char** argv) {
     printf("ethtool on lo: %d\n", ethtool_link("lo"));
   } else if (strcmp(what, "ethtool-fails") == 0) {
     printf("ethtool on a missing interface: %d\n", ethtool_link("no-such-if0"));
-  } else if (strcmp(what, "tsc-sigsegv") == 0) {
-    printf("PR_SET_TSC: %d\n", prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0));
   } else if (strcmp(what, "set-mm") == 0) {
     printf("PR_SET_MM: %d\n", prctl(PR_SET_MM, PR_SET_MM_START_BRK, 0, 0, 0));
   } else if (strcmp(what, "unknown-fails") == 0) {

@@ -1,7 +1,7 @@
 // scenario: stepping into, over and back across calls through the vsyscall
-// page (gettimeofday, time): stepi reaches the page's address and the next
-// one the caller; reverse-stepi and reverse-next undo them with the bytes
-// the call wrote; a watchpoint on what it wrote fires both ways.
+// page (gettimeofday, time): stepi reaches the page and the next one the
+// caller; reverse-stepi and reverse-next undo them with the bytes written; a
+// watchpoint on those fires both ways; gdb calls through the page itself.
 #include <stdio.h>
 #include <sys/time.h>
 
