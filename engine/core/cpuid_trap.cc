@@ -30,7 +30,10 @@ void on_cpus_of(pid_t pid, F body) {
 
 }  // namespace
 
-bool enable_cpuid_faulting(Task& task) { return tool_syscall(task, SYS_arch_prctl, ARCH_SET_CPUID, 0) == 0; }
+bool enable_cpuid_faulting(Task& task, std::vector<siginfo_t>* held) {
+  if (held) return tool_syscall_holding(task, *held, SYS_arch_prctl, {ARCH_SET_CPUID, 0, 0, 0, 0, 0}) == 0;
+  return tool_syscall(task, SYS_arch_prctl, ARCH_SET_CPUID, 0) == 0;
+}
 
 bool is_cpuid_at(Task& task, uint64_t ip) {
   uint8_t insn[2] = {};

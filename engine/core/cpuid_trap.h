@@ -8,6 +8,10 @@
 // first, as they must, fall back to getrandom or /dev/urandom and to locks.
 #pragma once
 
+#include <signal.h>
+
+#include <vector>
+
 #include <cstdint>
 
 #include "engine/core/registers.h"
@@ -18,7 +22,7 @@ class Task;
 
 // Turns CPUID faulting on for `task` (stopped, with the tool page mapped).
 // Returns false where the CPU or kernel cannot fault cpuid.
-bool enable_cpuid_faulting(Task& task);
+bool enable_cpuid_faulting(Task& task, std::vector<siginfo_t>* held = nullptr);
 
 // Whether the instruction at `ip` is cpuid (0f a2).
 bool is_cpuid_at(Task& task, uint64_t ip);

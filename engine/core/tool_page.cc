@@ -11,7 +11,7 @@
 
 namespace backstep {
 
-void install_tool_page(Task& task) {
+void install_tool_page(Task& task, std::vector<siginfo_t>* held) {
   Registers regs = task.regs();
   remote_ptr<void> entry(regs.ip());
   uint8_t saved[2];
@@ -21,7 +21,8 @@ void install_tool_page(Task& task) {
   int64_t r = task.remote_syscall(
       entry, SYS_mmap,
       {kToolPageAddr, kToolPageSize, PROT_READ | PROT_WRITE | PROT_EXEC,
-       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, static_cast<uint64_t>(-1), 0});
+       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, static_cast<uint64_t>(-1), 0},
+      held);
   task.write_bytes(entry, saved, sizeof(saved));
   if (r != static_cast<int64_t>(kToolPageAddr)) {
     throw std::runtime_error("cannot map backstep's tool page at 0x70000000 (mmap returned " +

@@ -25,7 +25,10 @@ inline constexpr uint64_t kToolScratchSize = 4096;
 // Maps the tool pages into a task stopped right after execve (at a
 // PTRACE_EVENT_EXEC stop): borrows the instruction at the entry point for one
 // mmap, then restores it. Throws if the address is taken.
-void install_tool_page(Task& task);
+// A signal that stops the task during the page's mmap (a recorded
+// program's timer) is not delivered: its siginfo goes to *held when given,
+// else the mmap throws TaskGone.
+void install_tool_page(Task& task, std::vector<siginfo_t>* held = nullptr);
 
 // Runs `nr` in the task from the tool page.
 int64_t tool_syscall(Task& task, long nr, uint64_t a0 = 0, uint64_t a1 = 0, uint64_t a2 = 0,

@@ -79,19 +79,28 @@ uint64_t stack_reserve(Task& task, const std::vector<MapsEntry>& maps, const Map
 void RecordSession::record_exec(Task& task, const std::string& path, const std::vector<std::string>& argv,
                                 uint32_t caller) {
   task.open_memory();  // the exec replaced the address space
-  install_tool_page(task);
+  // The program's timers run on across exec: a signal that stops the
+  // thread during the recorder's own calls is delivered at its first
+  // boundary instead.
+  std::vector<siginfo_t> held;
+  install_tool_page(task, &held);
   patch_vdso(task);
   // cpuid traps from here on where the CPU can make it (replay turns it on
   // the same way: replay/address_space.cc); exec turns it off again.
   disguise_.cpuid_faulting = false;
   if (options_.cpuid_faulting) {
-    disguise_.cpuid_faulting = enable_cpuid_faulting(task);
+    disguise_.cpuid_faulting = enable_cpuid_faulting(task, &held);
     if (!disguise_.cpuid_faulting) {
       throw RecordingRefused("--cpuid-faulting: this CPU or kernel cannot make cpuid trap (arch_prctl "
                              "ARCH_SET_CPUID failed); record without it");
     }
   }
   disguise_.program_cpuid_faulting = false;  // exec turns it off
+  if (RecordTask* t = record_task(task.tid())) {
+    for (const siginfo_t& s : held) hold_back_signal(*t, s);
+  } else if (!held.empty()) {
+    throw RecordingRefused("a signal came while the recorder set up the first program");
+  }
 
   trace::Event event;
   event.kind = trace::EventKind::Exec;
