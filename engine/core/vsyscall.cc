@@ -3,6 +3,8 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -58,9 +60,20 @@ Registers return_to_caller(Task& task, int64_t result, std::vector<siginfo_t>* h
   const uint8_t int3 = 0xcc;
   task.write_bytes(remote_ptr<void>(caller), &int3, 1);
   task.left_kernel();
+  // The tracer's own stops that come on the way are asked for again at the
+  // caller, where they then stop the task.
+  bool interrupted = false, requested = false;
   for (;;) {
     task.resume(ResumeHow::Continue);
     WaitStatus ws = task.wait();
+    if (ws.requested) {
+      requested = true;  // request_stop()'s SIGSTOP
+      continue;
+    }
+    if (ws.kind == WaitStatus::Kind::EventStop && ws.event == PTRACE_EVENT_STOP && WSTOPSIG(ws.raw) == SIGTRAP) {
+      interrupted = true;  // PTRACE_INTERRUPT's stop
+      continue;
+    }
     if (ws.is_signal() && ws.signal == SIGTRAP && task.regs().ip() == caller + 1) break;
     if (ws.is_signal() && held) {
       // A signal on the way back (a timer's): delivered later by the caller.
@@ -74,6 +87,8 @@ Registers return_to_caller(Task& task, int64_t result, std::vector<siginfo_t>* h
   Registers back = task.regs();
   back.set_ip(caller);
   task.set_regs(back);
+  if (interrupted) task.interrupt();
+  if (requested) task.request_stop();
   return back;
 }
 
