@@ -2,16 +2,13 @@
 
 #include <linux/filter.h>
 #include <linux/seccomp.h>
-#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
-#include <cerrno>
 #include <cstddef>
 #include <string>
 
+#include "engine/core/seccomp_filter.h"
 #include "engine/core/task.h"
 
 namespace backstep {
@@ -28,10 +25,7 @@ bool install_vsyscall_filter() {
       BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
   };
   sock_fprog prog{static_cast<unsigned short>(sizeof(code) / sizeof(code[0])), code};
-  if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) == 0) return true;
-  if (errno != EACCES) return false;
-  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return false;
-  return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) == 0;
+  return load_seccomp_filter(prog);
 }
 
 namespace {

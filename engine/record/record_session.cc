@@ -22,6 +22,7 @@
 #include "engine/core/cpu_features.h"
 #include "engine/core/log.h"
 #include "engine/core/restart_codes.h"
+#include "engine/core/seccomp_filter.h"
 #include "engine/core/vsyscall.h"
 #include "engine/core/progress_counter.h"
 #include "engine/core/compat_syscalls.h"
@@ -93,8 +94,8 @@ void add_preload(std::vector<std::string>& envp, const std::string& library) {
 // The seccomp filter of syscall buffering (preload/preload_interface.h):
 // a call from the tool page's untraced instruction runs, every other one
 // stops the program for the recorder (SECCOMP_RET_TRACE). Installed in the
-// child before its exec, so every process of the tree has it. Without
-// CAP_SYS_ADMIN the kernel wants no_new_privs first. Async-signal-safe.
+// child before its exec, so every process of the tree has it.
+// Async-signal-safe.
 bool install_syscall_filter() {
   constexpr uint32_t ip_lo = static_cast<uint32_t>(BS_UNTRACED_SYSCALL_IP);
   constexpr uint32_t ip_hi = static_cast<uint32_t>(BS_UNTRACED_SYSCALL_IP >> 32);
@@ -107,10 +108,7 @@ bool install_syscall_filter() {
       BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE),
   };
   sock_fprog prog{static_cast<unsigned short>(sizeof(code) / sizeof(code[0])), code};
-  if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) == 0) return true;
-  if (errno != EACCES) return false;
-  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return false;
-  return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) == 0;
+  return load_seccomp_filter(prog);
 }
 
 std::string current_dir() {

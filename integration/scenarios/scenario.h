@@ -124,3 +124,14 @@ static inline const char* errname(int e) {
     default: return "E?";
   }
 }
+
+// Whether /proc/self/maps has a mapping named `name` ("[vsyscall]").
+static inline int has_mapping_named(const char* name) {
+  FILE* f = fopen("/proc/self/maps", "r");
+  CHECK(f != NULL);
+  char line[512];
+  int found = 0;
+  while (fgets(line, sizeof line, f)) found |= strstr(line, name) != NULL;
+  fclose(f);
+  return found;
+}

@@ -41,18 +41,8 @@ static void* caller(void* arg) {
   return (void*)backwards;
 }
 
-static int has_vsyscall_page(void) {
-  FILE* f = fopen("/proc/self/maps", "r");
-  CHECK(f != NULL);
-  char line[512];
-  int found = 0;
-  while (fgets(line, sizeof line, f)) found |= strstr(line, "[vsyscall]") != NULL;
-  fclose(f);
-  return found;
-}
-
 int main(void) {
-  if (!has_vsyscall_page()) {
+  if (!has_mapping_named("[vsyscall]")) {
     nd("no vsyscall page\n");
     return 0;
   }
