@@ -91,6 +91,33 @@ std::string ReplaySession::buffered_call_divergence() {
   }
 }
 
+void ReplaySession::consume_buffered_records() {
+  uint64_t buffer = threads_[current_tid_].buffer;
+  if (!buffer) return;
+  bs_buffer_header h;
+  if (task_->read_some(remote_ptr<void>(buffer), &h, sizeof(h)) != sizeof(h) || h.mode != BS_MODE_REPLAY) return;
+  if (h.used > BS_BUFFER_SIZE - BS_HOOK_STACK_SIZE - sizeof(h)) diverged("the thread's syscall buffer holds more records than it can");
+  // What the library does as it returns each record (preload/syscall_hook.c,
+  // buffer_replay.c): the cursor moves past it, the call count grows, and a
+  // descriptor a successful close-like call closed leaves the gates.
+  while (h.cursor < h.used) {
+    bs_record rec;
+    if (h.used - h.cursor < sizeof(rec) ||
+        task_->read_some(remote_ptr<void>(buffer + sizeof(h) + h.cursor), &rec, sizeof(rec)) != sizeof(rec) ||
+        rec.size < sizeof(rec) || rec.size > h.used - h.cursor) {
+      diverged("a malformed record in the thread's syscall buffer");
+    }
+    const sys::SyscallInfo* info = sys::lookup(rec.nr);
+    if (info && info->buffer_closes && rec.ret == 0 && rec.check < BS_MAX_FDS) {
+      h.fd_allowed[rec.check / 64] &= ~(uint64_t{1} << (rec.check % 64));
+      h.fd_blocking[rec.check / 64] &= ~(uint64_t{1} << (rec.check % 64));
+    }
+    h.cursor += rec.size;
+    h.calls++;
+  }
+  task_->write_bytes(remote_ptr<void>(buffer), &h, sizeof(h));
+}
+
 std::vector<std::pair<uint64_t, uint64_t>> ReplaySession::preload_library_code() {
   std::vector<std::pair<uint64_t, uint64_t>> code;
   for (const MapsEntry& m : read_proc_maps(task_->tid())) {

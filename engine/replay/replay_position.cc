@@ -76,6 +76,7 @@ void ReplaySession::jump_to_position(const trace::Event& position) {
   for (const trace::MemoryWrite& w : position.writes) {
     task_->write_bytes(remote_ptr<void>(w.addr), w.data.data(), w.data.size());
   }
+  consume_buffered_records();
   task_->set_regs(masked(Registers::from_block(*position.regs)));
   task_->set_xstate(position.xstate);
   if (state_digest(*task_, task_->xstate()).combined() != position.position->digest) {

@@ -445,6 +445,11 @@ class ReplaySession : public Session {
   // A buffered call the preload library found different from its record
   // (it wrote why into the thread's buffer and trapped): the report, or
   // empty when the trap is not that.
+  // At a position whose state replay takes from the trace: the thread's
+  // buffered calls since its last event ran before it, so the records of
+  // its last flush are consumed as the library would have (the buffer is
+  // no part of the stored state).
+  void consume_buffered_records();
   std::string buffered_call_divergence();
   // After a Syscall event's memory writes: where they patched a syscall
   // site, the other threads of the address space that stand right after
