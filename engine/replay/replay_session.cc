@@ -359,9 +359,7 @@ ReplayStop ReplaySession::resume(Resume how) {
       check_registers(*next);
       // A call through the vsyscall page waits in user code, not in the
       // kernel, where nothing could move the thread (engine/core/vsyscall.h).
-      if (next->kind == trace::EventKind::Syscall && in_vsyscall_page(Registers::from_block(*next->regs).ip())) {
-        back_out_of_vsyscall(*task_);
-      }
+      if (is_vsyscall_event(*next)) back_out_of_vsyscall(*task_);
       at_pending_event_ = true;
       stop.kind = ReplayStop::Kind::EventPending;
       return stop;
@@ -523,7 +521,7 @@ void ReplaySession::replay_syscall(const trace::Event& event, ReplayStop& stop) 
   std::vector<std::vector<uint8_t>> watched;
   bool watching = !watchpoints_.empty() && in_debuggee();
   if (watching) watched = watched_values();
-  if (in_vsyscall_page(entry.ip())) {
+  if (is_vsyscall_event(event)) {
     replay_vsyscall(event, exit);
     if (watching) note_watched_change(watched, stop);
     return;
@@ -553,6 +551,10 @@ void ReplaySession::note_watched_change(const std::vector<std::vector<uint8_t>>&
     stop.address = addr;
     stop.by_kernel = true;
   }
+}
+
+bool is_vsyscall_event(const trace::Event& e) {
+  return e.kind == trace::EventKind::Syscall && e.regs && in_vsyscall_page(Registers::from_block(*e.regs).ip());
 }
 
 // A call through the vsyscall page, at its seccomp stop (the registers were

@@ -472,4 +472,7 @@ class ReplaySession : public Session {
   std::optional<int> root_status_;
 };
 
+// A Syscall event of a call through the vsyscall page (engine/core/vsyscall.h).
+bool is_vsyscall_event(const trace::Event& e);
+
 }  // namespace backstep

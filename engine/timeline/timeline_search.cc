@@ -12,7 +12,6 @@
 
 #include "engine/core/log.h"
 #include "engine/core/signals.h"
-#include "engine/core/vsyscall.h"
 #include "engine/timeline/replay_timeline.h"
 
 namespace backstep {
@@ -22,9 +21,6 @@ namespace {
 // (about 20 s here) rather than appear to hang.
 constexpr uint64_t kMaxStepsBack = 1'000'000;
 
-bool is_vsyscall(const trace::Event& e) {
-  return e.kind == trace::EventKind::Syscall && e.regs && in_vsyscall_page(Registers::from_block(*e.regs).ip());
-}
 // While counting the instructions before a trap, fork a checkpoint every so
 // many steps, so that the reverse-stepis that follow start close by.
 constexpr uint64_t kStepsPerCheckpoint = 256;
@@ -618,7 +614,7 @@ std::optional<Mark> ReplayTimeline::mark_before(const Mark& at) {
     bool signal = e.kind == trace::EventKind::Signal || e.kind == trace::EventKind::FatalSignal;
     // A call through the vsyscall page is reached at the page's address,
     // like a fault: the instruction before is the one that called it.
-    bool fault = (signal && is_synchronous_fault(siginfo_from_bytes(e.siginfo))) || is_vsyscall(e);
+    bool fault = (signal && is_synchronous_fault(siginfo_from_bytes(e.siginfo))) || is_vsyscall_event(e);
     Mark p{at.event, {}, 0};
     if (signal && !fault) return mark_before(p);
     uint64_t n = steps_or_give_up(count_steps(
@@ -694,7 +690,7 @@ std::optional<Mark> ReplayTimeline::mark_before(const Mark& at) {
     case trace::EventKind::Syscall: {
       // A call through the vsyscall page: the moment before is where it was
       // reached, at the page's address.
-      if (is_vsyscall(prev)) return Mark{e, {}, 0, true};
+      if (is_vsyscall_event(prev)) return Mark{e, {}, 0, true};
       insn = Registers::from_block(*prev.regs).ip() - 2;
       // A blocking call's return, after other threads ran: its instruction
       // ran at its SyscallEntered event, and none runs here.
