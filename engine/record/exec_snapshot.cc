@@ -139,6 +139,12 @@ void RecordSession::record_exec(Task& task, const std::string& path, const std::
         contents = (m.prot & PROT_READ) != 0;
         break;
     }
+    if (rec.kind == trace::MappingKind::File) {
+      char range[64];
+      snprintf(range, sizeof(range), "%lx-%lx", m.start, m.end);
+      tsc_patcher_.patch(task, "/proc/" + std::to_string(task.tid()) + "/map_files/" + range, rec.file_hash, rec,
+                         event.writes);
+    }
     if (contents) {
       trace::MemoryWrite w;
       w.addr = m.start;

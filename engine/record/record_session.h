@@ -20,6 +20,7 @@
 #include "engine/record/descriptor_cache.h"
 #include "engine/record/recorder_signals.h"
 #include "engine/record/syscall_context.h"
+#include "engine/record/tsc_patching.h"
 #include "engine/trace/writer.h"
 
 namespace backstep {
@@ -126,6 +127,8 @@ class RecordSession : public Session {
   uint64_t shared_object_id(dev_t dev, ino_t ino);
   // Their sizes, noted on every event that changes one (mm_syscalls.cc).
   MappedFileSizes& mapped_file_sizes() { return mapped_file_sizes_; }
+  // rdtsc sites patched where the kernel cannot make rdtsc trap (tsc_patching.h).
+  TscPatcher& tsc_patcher() { return tsc_patcher_; }
 
   // What the recorder changed about the process (persona, CPU affinity)
   // and what the program inherited (disguise.h).
@@ -337,6 +340,7 @@ class RecordSession : public Session {
   // The recorded process `task` belongs to (its tid if unknown).
   pid_t process_of(Task& task);
   MappedFileSizes mapped_file_sizes_;
+  TscPatcher tsc_patcher_;
   std::map<std::pair<dev_t, ino_t>, uint64_t> shared_objects_;
   RecorderDisguise disguise_;
   std::unique_ptr<RecorderSignals> signals_;

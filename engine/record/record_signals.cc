@@ -22,13 +22,12 @@ constexpr uint64_t kRedZone = 128;
 constexpr uint64_t kMaxFrame = 64 * 1024;
 constexpr uint64_t kAltStackFrame = 16 * 1024;
 
-// Length of the RDTSC (0f 31) or RDTSCP (0f 01 f9) instruction at ip, or 0.
-int rdtsc_length(Task& task, uint64_t ip) {
+// Length of the RDTSC or RDTSCP instruction at ip (native, or patched
+// where the kernel cannot make it trap: tsc_patching.h), or 0.
+int rdtsc_length(Task& task, uint64_t ip, bool patched) {
   uint8_t insn[3] = {};
-  if (task.read_some(remote_ptr<void>(ip), insn, sizeof(insn)) < 2) return 0;
-  if (insn[0] == 0x0f && insn[1] == 0x31) return 2;
-  if (insn[0] == 0x0f && insn[1] == 0x01 && insn[2] == 0xf9) return 3;
-  return 0;
+  std::size_t n = task.read_some(remote_ptr<void>(ip), insn, sizeof(insn));
+  return trapped_tsc_length(insn, n, patched);
 }
 
 // Sent by a thread of the process itself (kill, tgkill, sigqueue, raise):
@@ -75,7 +74,7 @@ void RecordSession::on_signal(RecordTask& t, int sig) {
 
   if (sig == SIGSEGV && info.si_code == SI_KERNEL) {
     // The program's own PR_TSC_SIGSEGV: its rdtsc faults, as natively.
-    int len = t.tsc_faults ? 0 : rdtsc_length(task, regs.ip());
+    int len = t.tsc_faults ? 0 : rdtsc_length(task, regs.ip(), tsc_patcher_.enabled());
     // CPUID faulting (cpuid_trap.h): answered, unless the program asked for
     // the fault itself (then it is the program's SIGSEGV, below).
     bool cpuid = !len && !disguise_.program_cpuid_faulting && is_cpuid_at(task, regs.ip());
