@@ -6,6 +6,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <errno.h>
+#include <linux/audit.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -152,12 +153,12 @@ BOOST_AUTO_TEST_CASE(memory_allocated_for_a_debugger_lives_in_the_copy_only) {
 }
 
 BOOST_AUTO_TEST_CASE(system_calls_in_a_copy) {
-  auto decide = [](long nr, uint64_t a0 = 0, uint64_t a3 = 0) {
+  auto decide = [](long nr, uint64_t a0 = 0, uint64_t a3 = 0, uint32_t arch = AUDIT_ARCH_X86_64) {
     Registers r;
     r.set_syscallno(static_cast<uint64_t>(nr));
     r.set_arg(0, a0);
     r.set_arg(3, a3);
-    return diversion_call(r, {4242, 4243});
+    return diversion_call(r, arch, {4242, 4243});
   };
   using A = DiversionCall::Action;
   BOOST_TEST((decide(SYS_write, 1).action == A::Run));
@@ -173,4 +174,24 @@ BOOST_AUTO_TEST_CASE(system_calls_in_a_copy) {
   BOOST_TEST(decide(SYS_openat).result == -ENOSYS);
   BOOST_TEST(decide(SYS_clone).result == -ENOSYS);
   BOOST_TEST(decide(SYS_kill).result == -ENOSYS);
+  BOOST_TEST(decide(SYS_kill).refused);
+  BOOST_TEST(!decide(SYS_brk).refused);
+  BOOST_TEST(!decide(SYS_getpid).refused);
+  // int 0x80: numbers of the i386 table, whatever they mean in the 64-bit
+  // one (15 is chmod there, rt_sigreturn here; 10 unlink, mprotect; 20
+  // getpid, writev), and x32 numbers: all refused.
+  for (long nr : {15L, 10L, 14L, 11L, 20L, 1L}) {
+    DiversionCall c = decide(nr, 1, 0, AUDIT_ARCH_I386);
+    BOOST_TEST((c.action == A::Answer));
+    BOOST_TEST(c.result == -ENOSYS);
+    BOOST_TEST(c.refused);
+  }
+  BOOST_TEST(decide(0x40000000L | SYS_write, 1).refused);
+  BOOST_TEST(decide(0x40000000L | SYS_getpid).refused);
+  Registers chmod32;
+  chmod32.set_syscallno(15);
+  BOOST_TEST(describe_refused_call(chmod32, AUDIT_ARCH_I386) == "32-bit system call 15 (chmod)");
+  Registers open64;
+  open64.set_syscallno(SYS_open);
+  BOOST_TEST(describe_refused_call(open64, AUDIT_ARCH_X86_64) == "system call 2 (open)");
 }

@@ -37,6 +37,9 @@ constexpr Twin kNamedOnly[] = {
     {146, "writev", 0},     {162, "nanosleep", 0},   {173, "rt_sigreturn", 0},  {174, "rt_sigaction", 0},
     {175, "rt_sigprocmask", 0}, {183, "getcwd", 0},  {192, "mmap2", 0},         {195, "stat64", 0},
     {240, "futex", 0},      {243, "set_thread_area", 0}, {265, "clock_gettime", 0}, {295, "openat", 0},
+    {8, "creat", 0},        {9, "link", 0},          {12, "chdir", 0},          {14, "mknod", 0},
+    {15, "chmod", 0},       {16, "lchown", 0},       {37, "kill", 0},           {38, "rename", 0},
+    {83, "symlink", 0},     {212, "chown32", 0},
 };
 
 const Twin* find(const Twin* begin, const Twin* end, uint64_t nr32) {

@@ -154,6 +154,10 @@ class ReplaySession : public Session {
   // The live process of each address space of the replayed tree (to
   // measure what a checkpoint's memory costs).
   std::vector<pid_t> space_pids() const;
+  // One task of each address space (each process, a vfork child sharing
+  // its parent's counting once). In a copy made by clone() each address
+  // space is one process: where a process-wide setting of a copy goes.
+  std::vector<Task*> space_tasks() const;
 
   void set_breakpoints(std::set<uint64_t> addrs) { breakpoints_ = std::move(addrs); }
   // Armed in order while debug registers last; one that does not fit whole
@@ -313,9 +317,6 @@ class ReplaySession : public Session {
   // The current thread belongs to the process that is debugged: only there
   // do breakpoints, watchpoints and single steps apply.
   bool in_debuggee() const;
-  // One task of each address space (each process, a vfork child sharing
-  // its parent's counting once).
-  std::vector<Task*> space_tasks() const;
   void note_thread_name(const Registers& call, int64_t result);  // replay_thread_view.cc
   void jump_to_position(const trace::Event& position);
   void apply_event(const trace::Event& event, ReplayStop& stop);
@@ -339,6 +340,14 @@ class ReplaySession : public Session {
   bool classify_trap(ReplayStop& stop, TrapAfter after = TrapAfter::Run);
   bool watched_range_changed(const std::vector<std::vector<uint8_t>>& before, uint64_t& addr);
   std::vector<std::vector<uint8_t>> watched_values();
+  // Watchpoints where the debug registers do nothing (replay_soft_watch.cc).
+  struct SoftWatchStop {
+    WaitStatus status;                 // the last stop, when neither below
+    std::optional<uint64_t> changed;   // a watchpoint whose range changed
+    bool interrupted = false;          // interrupt_poll_ asked to stop
+  };
+  bool watching_in_software() const;
+  SoftWatchStop step_while_watching(bool one_step);
   [[noreturn]] void diverged(const std::string& what) const;
 
   trace::TraceReader& reader();

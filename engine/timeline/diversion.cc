@@ -5,14 +5,17 @@
 #include <sys/syscall.h>
 #include <x86intrin.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <stdexcept>
 
 #include "engine/core/cpuid_trap.h"
 #include "engine/core/tool_page.h"
+#include "engine/core/tsc_sites.h"
 #include "engine/core/vsyscall.h"
 #include "engine/core/wait_ticker.h"
+#include "engine/timeline/diversion_sandbox.h"
 #include "preload/preload_interface.h"
 
 namespace backstep {
@@ -26,6 +29,9 @@ constexpr std::chrono::milliseconds kPollPeriod{20};
 }  // namespace
 
 Diversion::Diversion(std::unique_ptr<ReplaySession> copy, uint32_t pid) : copy_(std::move(copy)), pid_(pid) {
+  // Before anything of the program runs here: the kernel's limits on what
+  // it may do (the copy's processes die with it if this throws).
+  for (Task* t : copy_->space_tasks()) install_sandbox(*t);
   // Every call of the copy reaches the server: a buffer in replay mode
   // would hand the called function the recording's next results.
   for (uint32_t tid : copy_->thread_ids()) {
@@ -38,6 +44,10 @@ Diversion::Diversion(std::unique_ptr<ReplaySession> copy, uint32_t pid) : copy_(
 }
 
 Diversion::~Diversion() = default;
+
+void Diversion::note_refused(const std::string& call) {
+  if (std::find(refused_.begin(), refused_.end(), call) == refused_.end()) refused_.push_back(call);
+}
 
 Task& Diversion::task(uint32_t tid) { return copy_->thread_task(tid); }
 
@@ -102,13 +112,15 @@ bool Diversion::deallocate(uint64_t addr) {
 bool Diversion::emulate_trapped_instruction(Task& t) {
   Registers r = t.regs();
   uint8_t code[3] = {};
-  if (t.read_some(remote_ptr<void>(r.ip()), code, sizeof(code)) < 2 || code[0] != 0x0f) return false;
-  if (code[1] == 0xa2) {  // cpuid, under CPUID faulting
+  if (t.read_some(remote_ptr<void>(r.ip()), code, sizeof(code)) < 2) return false;
+  if (code[0] == 0x0f && code[1] == 0xa2) {  // cpuid, under CPUID faulting
     t.set_regs(emulate_cpuid(t, r));
     return true;
   }
-  bool rdtscp = code[1] == 0x01 && code[2] == 0xf9;
-  if (code[1] != 0x31 && !rdtscp) return false;
+  // Native, or patched by a recorder on a kernel that cannot make rdtsc trap.
+  int length = trapped_tsc_length(code, sizeof(code), /*patched=*/true);
+  if (length == 0) return false;
+  bool rdtscp = length == 3;
   unsigned aux = 0;
   uint64_t tsc = rdtscp ? __rdtscp(&aux) : __rdtsc();
   r.raw().rax = tsc & 0xffffffffu;
@@ -184,6 +196,7 @@ TargetStop Diversion::resume(uint32_t tid, bool step, int signal, const std::set
     remove_breakpoints(t);
     if (ws.is_syscall()) {
       Registers r = t.regs();
+      __ptrace_syscall_info info = t.syscall_info();
       if (in_vsyscall_page(r.ip())) {
         // A call through the vsyscall page (engine/core/vsyscall.h): the
         // kernel answers it for real as the thread runs on, with no exit
@@ -191,7 +204,7 @@ TargetStop Diversion::resume(uint32_t tid, bool step, int signal, const std::set
         t.left_kernel();
         continue;
       }
-      if (t.syscall_info().op == PTRACE_SYSCALL_INFO_EXIT) {
+      if (info.op == PTRACE_SYSCALL_INFO_EXIT) {
         in_call = false;
         if (answer) {
           r.set_syscall_result(static_cast<uint64_t>(*answer));
@@ -201,7 +214,8 @@ TargetStop Diversion::resume(uint32_t tid, bool step, int signal, const std::set
         if (instruction_done()) break;
         continue;
       }
-      DiversionCall call = diversion_call(r, {pid_, tid});
+      DiversionCall call = diversion_call(r, info.arch, {pid_, tid});
+      if (call.refused) note_refused(describe_refused_call(r, info.arch));
       if (single) {
         // SYSEMU: the kernel skips the call.
         if (call.action == DiversionCall::Action::Answer) {

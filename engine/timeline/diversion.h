@@ -6,11 +6,14 @@
 // are killed and the debugger is back at the replay's position, unchanged.
 //
 // Inside, only the thread the debugger resumes runs; the others stay
-// stopped. Its system calls go to the kernel where that is harmless without
-// the recorded world (memory, writes to stdout and stderr, signal masks,
-// clocks), get the recorded answer where one exists (getpid, gettid), and
-// fail with ENOSYS otherwise (diversion_syscalls.cc). The preload library's
-// buffers are switched off in the copy, so every call reaches the server.
+// stopped. Its system calls go to the kernel where their effects stay in
+// the process (memory, writes to stdout and stderr, signal masks, clocks),
+// get the recorded answer where one exists (getpid, gettid), and fail with
+// ENOSYS otherwise (diversion_syscalls.cc), each refusal told to the user.
+// The kernel holds the copy to that: a seccomp filter installed in each of
+// its processes before any code runs there (diversion_sandbox.h). The
+// preload library's buffers are switched off in the copy, so every call
+// reaches the server.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +23,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/replay/replay_session.h"
@@ -35,6 +39,7 @@ struct DiversionCall {
   };
   Action action = Action::Run;
   int64_t result = 0;
+  bool refused = false;  // the sandbox refuses it (result: -ENOSYS); the user is told
 };
 
 // The recorded identity a diverted call may need.
@@ -43,8 +48,11 @@ struct DiversionIdentity {
   uint32_t tid = 0;  // recorded tid of the thread making the call
 };
 
-// Decides a call from its registers at entry.
-DiversionCall diversion_call(const Registers& entry, const DiversionIdentity& who);
+// Decides a call from its registers at entry and its ABI (AUDIT_ARCH_*,
+// from PTRACE_GET_SYSCALL_INFO: an `int 0x80` call is AUDIT_ARCH_I386).
+DiversionCall diversion_call(const Registers& entry, uint32_t arch, const DiversionIdentity& who);
+// "system call 2 (open)", "32-bit system call 15 (chmod)".
+std::string describe_refused_call(const Registers& entry, uint32_t arch);
 
 class Diversion {
  public:
@@ -84,6 +92,9 @@ class Diversion {
                     const std::function<bool()>& interrupted);
   // Code of the program ran here (a function was called).
   bool has_run() const { return has_run_; }
+  // The calls the sandbox refused since the last call of this, each once
+  // ("system call 2 (open)"), in the order first seen.
+  std::vector<std::string> take_refused_calls() { return std::exchange(refused_, {}); }
   bool ended() const { return ended_; }
 
  private:
@@ -93,12 +104,14 @@ class Diversion {
   bool emulate_trapped_instruction(Task& t);
   void insert_breakpoints(Task& t, const std::set<uint64_t>& breakpoints);
   void remove_breakpoints(Task& t);
+  void note_refused(const std::string& call);
 
   std::unique_ptr<ReplaySession> copy_;
   uint32_t pid_;
   std::set<uint32_t> touched_;
   std::map<uint64_t, uint8_t> inserted_;  // breakpoint address -> original byte
   std::map<uint64_t, uint64_t> allocations_;  // address -> size
+  std::vector<std::string> refused_;
   bool has_run_ = false;
   bool ended_ = false;
 };

@@ -1,56 +1,53 @@
-// What a function the debugger calls during replay may do through the
-// kernel (diversion.h). The copy it runs in has the replay's memory but
-// none of the recording's world: no files, no sockets, no other processes.
-// So only calls that need nothing of that world run: the address space,
-// signal masks and handlers, clocks and sleeps, futexes, random numbers,
-// writes to stdout and stderr (the server's, where the replay echoes the
-// program's output), and leaving. The process's identity comes from the
-// recording. Everything else fails with ENOSYS, as an unimplemented call
-// would, and the called function sees an error it can handle.
-#include <errno.h>
-#include <sys/mman.h>
+// What the tracer does with a system call of a function the debugger calls
+// (diversion.h). The kernel's filter (diversion_sandbox.h) decides which
+// calls may run; the tracer asks the same allow-list, so that it can answer
+// getpid and gettid with the recorded identity, and tell the user which
+// call was refused instead of leaving the function to fail silently.
+#include <linux/audit.h>
 #include <sys/syscall.h>
 
-#include <algorithm>
-#include <array>
+#include <string>
 
+#include "engine/core/compat_syscalls.h"
+#include "engine/core/syscalls/syscall_table.h"
 #include "engine/timeline/diversion.h"
+#include "engine/timeline/diversion_sandbox.h"
 
 namespace backstep {
-namespace {
 
-// Calls the kernel runs as they are.
-constexpr std::array kRunnable = {
-    SYS_brk,          SYS_munmap,          SYS_mprotect,     SYS_mremap,
-    SYS_madvise,      SYS_rt_sigprocmask, SYS_rt_sigaction,   SYS_sigaltstack,  SYS_rt_sigreturn,
-    SYS_clock_gettime, SYS_clock_getres, SYS_gettimeofday,    SYS_time,         SYS_nanosleep,
-    SYS_clock_nanosleep, SYS_sched_yield, SYS_getrandom,      SYS_futex,        SYS_exit,
-    SYS_exit_group,
-};
-
-// Calls that write to a descriptor: run only for stdout and stderr.
-constexpr std::array kWrites = {SYS_write, SYS_writev};
-
-bool member(long nr, const auto& list) { return std::find(list.begin(), list.end(), nr) != list.end(); }
-
-}  // namespace
-
-DiversionCall diversion_call(const Registers& entry, const DiversionIdentity& who) {
+DiversionCall diversion_call(const Registers& entry, uint32_t arch, const DiversionIdentity& who) {
   long nr = static_cast<long>(entry.syscallno());
   DiversionCall call;
-  if (member(nr, kRunnable)) return call;
-  // Anonymous memory only: a descriptor here is not the program's.
-  if (nr == SYS_mmap && (entry.arg(3) & MAP_ANONYMOUS)) return call;
-  if (member(nr, kWrites) && (entry.arg(0) == 1 || entry.arg(0) == 2)) return call;
-  call.action = DiversionCall::Action::Answer;
-  if (nr == SYS_getpid) {
+  if (arch == AUDIT_ARCH_X86_64 && nr == SYS_getpid) {
+    call.action = DiversionCall::Action::Answer;
     call.result = who.pid;
-  } else if (nr == SYS_gettid) {
-    call.result = who.tid;
-  } else {
-    call.result = -ENOSYS;
+    return call;
   }
+  if (arch == AUDIT_ARCH_X86_64 && nr == SYS_gettid) {
+    call.action = DiversionCall::Action::Answer;
+    call.result = who.tid;
+    return call;
+  }
+  seccomp_data data{};
+  data.nr = static_cast<int>(nr);
+  data.arch = arch;
+  data.instruction_pointer = entry.ip();
+  for (int i = 0; i < 6; ++i) data.args[i] = entry.arg(i);
+  if (sandbox_allows(data) && data.nr == nr) return call;
+  call.action = DiversionCall::Action::Answer;
+  call.result = -kSandboxErrno;
+  call.refused = true;
   return call;
+}
+
+std::string describe_refused_call(const Registers& entry, uint32_t arch) {
+  uint64_t nr = entry.syscallno();
+  if (arch != AUDIT_ARCH_X86_64) {
+    const char* name = compat_syscall_name(nr);
+    return "32-bit system call " + std::to_string(nr) + (name ? std::string(" (") + name + ")" : "");
+  }
+  const sys::SyscallInfo* info = sys::lookup(static_cast<long>(nr));
+  return "system call " + std::to_string(nr) + (info ? std::string(" (") + info->name + ")" : "");
 }
 
 }  // namespace backstep

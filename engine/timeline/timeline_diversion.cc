@@ -186,6 +186,12 @@ TargetStop ReplayTimeline::resume_diversion(const ResumeRequest& request, const 
     stop = d.resume(tid, request.how == ResumeRequest::How::Step, signal, traps, interrupted);
   }
   if (stop.kind == TargetStop::Kind::Breakpoint) stop.hardware = hw_breakpoints_.count(stop.address) != 0;
+  std::string refusals;
+  for (const std::string& call : d.take_refused_calls()) {
+    refusals += "backstep: a function called by the debugger tried " + call +
+                ", refused (it failed with ENOSYS): a called function may only act inside its copy of the "
+                "program (docs/user-guide.md, \"Calling functions during replay\")\n";
+  }
   if (stop.kind == TargetStop::Kind::Signal) {
     last_siginfo_ = d.siginfo(tid);
   } else if (d.ended()) {
@@ -203,6 +209,7 @@ TargetStop ReplayTimeline::resume_diversion(const ResumeRequest& request, const 
   } else {
     last_siginfo_ = trap_siginfo(stop);
   }
+  note_ = refusals + note_;
   return stop;
 }
 
