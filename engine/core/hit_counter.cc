@@ -13,6 +13,7 @@
 #include <iostream>
 #include <mutex>
 
+#include "engine/core/log.h"
 #include "engine/core/perf_sigtrap.h"
 
 namespace backstep {
@@ -63,10 +64,31 @@ bool HitCounter::available() {
   static const bool ok = [] {
     std::string why;
     auto c = open(0, remote_ptr<void>(reinterpret_cast<uint64_t>(&probe_target)), 0, &why);
-    if (!c) note_unavailable(why);
-    return c != nullptr;
+    if (!c) {
+      note_unavailable(why);
+      return false;
+    }
+    // Counting would find no hit at all where the breakpoint never fires.
+    // The results are the same with a stop per hit, only slower, so this
+    // is logged, not said.
+    if (!debug_registers_work()) {
+      BS_LOG(Core, "hardware breakpoints do not fire on this machine: breakpoint hits are not counted");
+      return false;
+    }
+    return true;
   }();
   return ok;
+}
+
+bool HitCounter::debug_registers_work() {
+  static const bool work = [] {
+    auto c = open(0, remote_ptr<void>(reinterpret_cast<uint64_t>(&probe_target)), 0, nullptr);
+    if (!c) return true;  // refused: cannot tell, and the callers that need it ask open() anyway
+    constexpr uint64_t kProbeCalls = 3;
+    for (uint64_t i = 0; i < kProbeCalls; ++i) probe_target();
+    return c->count() == kProbeCalls;
+  }();
+  return work;
 }
 
 void HitCounter::note_unavailable(const std::string& why) {

@@ -43,6 +43,10 @@ class HitCounter {
   // the calling process itself); the first refusal's reason is logged once
   // to stderr by callers through note_unavailable().
   static bool available();
+  // Whether this machine's debug registers fire at all: some hypervisors
+  // accept hardware breakpoints and watchpoints and never trigger them
+  // (probed once, with a perf execute breakpoint on this process).
+  static bool debug_registers_work();
   // Says once per process, on stderr, why positions are walked with a stop
   // per breakpoint hit instead.
   static void note_unavailable(const std::string& why);

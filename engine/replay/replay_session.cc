@@ -407,8 +407,21 @@ std::optional<ReplayStop> ReplaySession::run_to_event(const trace::Event& next, 
     inserted_.erase(pc);
   }
   arm_watchpoints();
-  task_->resume(single_step || stepping_over ? ResumeHow::SysemuSingleStep : ResumeHow::Sysemu);
-  WaitStatus ws = wait_for_stop();
+  WaitStatus ws;
+  if (watching_in_software()) {
+    SoftWatchStop soft = step_while_watching(single_step || stepping_over);
+    if (soft.interrupted || soft.changed) {
+      remove_breakpoints();
+      event_number_ = next_number_;
+      ReplayStop stop{soft.interrupted ? ReplayStop::Kind::Interrupted : ReplayStop::Kind::Watchpoint};
+      if (soft.changed) stop.address = *soft.changed;
+      return stop;
+    }
+    ws = soft.status;
+  } else {
+    task_->resume(single_step || stepping_over ? ResumeHow::SysemuSingleStep : ResumeHow::Sysemu);
+    ws = wait_for_stop();
+  }
   remove_breakpoints();
   event_number_ = next_number_;
   if (ws.requested) {
