@@ -41,6 +41,11 @@ Header syntax: comment lines at the very top of NAME.c, `// KEY: VALUE`:
   requires: threads         the program starts threads: while backstep refuses
                             clone/clone3, the recorded run reports SKIPPED
                             (exit status 77) instead of failing
+  requires: ia32-emulation  the program makes int 0x80 calls; requires: ldt, it
+                            loads LDT selectors; requires: tsc-fault, it makes
+                            rdtsc fault for itself. The program probes the machine
+                            first (scenario.h, require_machine): on a kernel
+                            without it, native and recorded runs report SKIPPED
   requires: cpuid-faulting  the recording needs cpuid to trap (--cpuid-faulting):
                             on a CPU or kernel that cannot, the recorder must
                             refuse with its message and exit status 125, and the
@@ -140,7 +145,10 @@ DIRECTIVE = re.compile(r"^//\s?([a-z][a-z0-9-]*):(?: (.*)|)$")
 KNOWN = {"scenario", "args", "env", "stdin", "stdin-random", "input", "input-random",
          "input-lines", "expect-exit", "output", "stdout", "stderr", "timeout", "requires",
          "stack-limit", "record-args", "expect-buffered"}
-REQUIREMENTS = {"threads", "cpuid-faulting"}
+REQUIREMENTS = {"threads", "cpuid-faulting", "ia32-emulation", "ldt", "tsc-fault"}
+# What the machine's kernel may lack whatever backstep does: the program
+# probes it itself (scenario.h, require_machine) and exits 77 without it.
+MACHINE_REQUIREMENTS = {"ia32-emulation", "ldt", "tsc-fault"}
 SKIPPED = 77  # CTest's SKIP_RETURN_CODE for the scenario tests
 
 
@@ -466,6 +474,19 @@ def native_run(sc, binary, root, check, subdir="native"):
     return res
 
 
+def machine_lacks(sc, binary, root):
+    """What of sc's machine requirements this machine's kernel lacks, or None
+    (the program's own probe, run with SCENARIO_PROBE=1, exits 77)."""
+    if not sc.requires & MACHINE_REQUIREMENTS:
+        return None
+    env = dict(os.environ, SCENARIO_PROBE="1")
+    probe = subprocess.run([binary], cwd=root, env=env, stdin=subprocess.DEVNULL,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+    if probe.returncode != SKIPPED:
+        return None
+    return probe.stderr.decode("utf-8", "replace").strip() or "the machine lacks what the scenario needs"
+
+
 def scenario_main(opts):
     sc = parse_header(opts.source)
     binary = os.path.abspath(opts.binary)
@@ -478,6 +499,11 @@ def scenario_main(opts):
     root = tempfile.mkdtemp(prefix="scn-%s-" % sc.name, dir=opts.tmp_root)
     check = Checker()
     print("scenario %s: %s" % (sc.name, " ".join(sc.description)), flush=True)
+    lacking = machine_lacks(sc, binary, root)
+    if lacking:
+        shutil.rmtree(root, ignore_errors=True)
+        print("SKIPPED %s: %s" % (sc.name, lacking))
+        return SKIPPED
     try:
         native = native_run(sc, binary, root, check)
         if opts.native:

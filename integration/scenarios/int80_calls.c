@@ -5,6 +5,7 @@
 // and finally exit(3). Buffers must lie below 4 GiB (MAP_32BIT).
 // stdin: input line
 // expect-exit: 3
+// requires: ia32-emulation
 #include "scenario.h"
 
 #include <sys/mman.h>
@@ -23,7 +24,10 @@ static long say(int fd, const char* s) {
   return int80(4, fd, (long)low, (long)strlen(s));
 }
 
+static int getpid32_runs(void) { return int80(20, 0, 0, 0) > 0; }
+
 int main(void) {
+  require_machine("IA32 emulation (int 0x80 faults)", getpid32_runs);
   low = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
   CHECK(low != MAP_FAILED);
   long r = say(1, "stdout through int 0x80 write\n");

@@ -2,6 +2,7 @@
 // function 1 and 0x11), read back (function 0), and its selector loaded
 // into %es across system calls and a fork, as 16-bit and DOS emulators do:
 // replay writes the descriptor again, or the selector would not load there.
+// requires: ldt
 #include "proc_util.h"
 
 #include <asm/ldt.h>
@@ -15,7 +16,23 @@ static unsigned short read_es(void) {
 
 static void load_es(unsigned short v) { __asm__ volatile("mov %0, %%es" : : "r"(v)); }
 
+// Writes LDT entry 1 and loads its selector into %es, then clears %es.
+static int load_ldt_selector(void) {
+  struct user_desc d;
+  memset(&d, 0, sizeof d);
+  d.entry_number = 1;
+  d.base_addr = 0x10000;
+  d.limit = 0xffff;
+  d.seg_32bit = 1;
+  d.useable = 1;
+  if (syscall(SYS_modify_ldt, 1, &d, sizeof d) != 0) return 1;  // the scenario says why
+  load_es((1 << 3) | 4 | 3);
+  load_es(0);
+  return 1;
+}
+
 int main(void) {
+  require_machine("usable LDT segments (loading a selector of modify_ldt's entry faults)", load_ldt_selector);
   struct user_desc d;
   memset(&d, 0, sizeof d);
   d.entry_number = 1;

@@ -5,6 +5,7 @@
 // and PR_TSC_ENABLE gives the counter back. backstep traps rdtsc itself
 // either way; the program must see what it asked for.
 // requires: threads
+// requires: tsc-fault
 #include "proc_util.h"
 
 #include <pthread.h>
@@ -46,7 +47,23 @@ static void* thread_main(void* arg) {
   return NULL;
 }
 
+// Whether PR_SET_TSC(PR_TSC_SIGSEGV) makes rdtsc fault here (some
+// hypervisors accept it and run rdtsc anyway).
+static int tsc_can_fault(void) {
+  if (prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0) != 0) return 0;
+  volatile int faulted = 0;
+  if (sigsetjmp(scenario_probe_jump, 1) == 0) {
+    volatile unsigned long long v = __rdtsc();
+    (void)v;
+  } else {
+    faulted = 1;
+  }
+  prctl(PR_SET_TSC, PR_TSC_ENABLE, 0, 0, 0);
+  return faulted;
+}
+
 int main(void) {
+  require_machine("rdtsc faults after PR_SET_TSC(PR_TSC_SIGSEGV) (the hypervisor ignores it)", tsc_can_fault);
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_sigaction = on_segv;

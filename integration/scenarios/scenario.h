@@ -135,3 +135,33 @@ static inline int has_mapping_named(const char* name) {
   fclose(f);
   return found;
 }
+
+// For a scenario whose header says `requires: ia32-emulation`, `requires:
+// ldt` or `requires: tsc-fault`: what this machine's kernel or hypervisor
+// may not offer at all (a kernel without IA32 emulation faults on int
+// 0x80; some hypervisors fault on a loaded LDT selector, or ignore
+// PR_SET_TSC). `probe` says whether the machine has it (a SIGSEGV inside
+// it: no). Without it, the program says so on stderr and exits 77, which
+// run_scenario.py reports as SKIPPED. Run with SCENARIO_PROBE=1 in the
+// environment, the program only probes (exit 0 when the machine has it):
+// the driver does that before the native runs.
+#include <setjmp.h>
+#include <signal.h>
+
+static sigjmp_buf scenario_probe_jump;
+static inline void scenario_probe_fault(int sig) { siglongjmp(scenario_probe_jump, sig); }
+
+static inline void require_machine(const char* what, int (*probe)(void)) {
+  struct sigaction guard, old;
+  memset(&guard, 0, sizeof guard);
+  guard.sa_handler = scenario_probe_fault;
+  sigaction(SIGSEGV, &guard, &old);
+  int has = 0;
+  if (!sigsetjmp(scenario_probe_jump, 1)) has = probe();
+  sigaction(SIGSEGV, &old, NULL);
+  if (!has) {
+    fprintf(stderr, "this machine has no %s\n", what);
+    exit(77);
+  }
+  if (getenv("SCENARIO_PROBE")) exit(0);
+}
