@@ -51,8 +51,6 @@ std::string printable(std::string_view text, std::size_t max_len, Escaping escap
       out += all ? "\\n" : "\n";
     } else if (c == '\t') {
       out += all ? "\\t" : "\t";
-    } else if (c == '\\') {
-      out += all ? "\\\\" : "\\";
     } else if (byte >= 0x20 && byte < 0x7f) {
       out += c;
     } else if (std::size_t len = byte >= 0x80 ? safe_sequence(text, at) : 0; len != 0 && at + len <= shown) {

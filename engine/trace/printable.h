@@ -17,17 +17,16 @@ inline constexpr std::size_t kPrintableMax = 1024;
 
 // What printable() escapes. All: text from a trace, shown on one line.
 // ControlsOnly: a message backstep composed (where it quotes a trace, that
-// part went through All already), which may span lines: newlines, tabs and
-// backslashes stay as they are, and only what could drive a terminal is
-// escaped.
+// part went through All already), which may span lines: newlines and tabs
+// stay as they are, and only what could drive a terminal is escaped.
 enum class Escaping { All, ControlsOnly };
 
 // `text` with every byte that could drive a terminal escaped as \xHH
 // (control characters, DEL, bytes that are not UTF-8, C1 controls, and the
-// Unicode controls that reorder or break lines), with (All) a backslash as
-// \\, a tab and a newline as \t and \n, and cut after `max_len` bytes of
-// `text` with "... (N more bytes)". Printable ASCII and other UTF-8 pass
-// unchanged.
+// Unicode controls that reorder or break lines), with (All) a tab and a
+// newline as \t and \n, and cut after `max_len` bytes of `text` with
+// "... (N more bytes)". Printable ASCII (a backslash too: a command line
+// shows as it was typed) and other UTF-8 pass unchanged.
 std::string printable(std::string_view text, std::size_t max_len = kPrintableMax,
                       Escaping escaping = Escaping::All);
 
