@@ -15,6 +15,7 @@
 #include <stdexcept>
 
 #include "cli/commands.h"
+#include "cli/trace_copy.h"
 #include "cli/trace_dir.h"
 #include "engine/trace/reader.h"
 
@@ -225,8 +226,9 @@ int ide_command(const Args& args) {
       }
     }
     fs::create_directories(out);
+    // The recorded name is the trace's: ".." would put the copy above the folder.
     std::string name = fs::path(recorded).filename().string();
-    fs::path program = out / "backstep-program" / (name.empty() ? "program" : name);
+    fs::path program = out / "backstep-program" / (name.empty() || name == "." || name == ".." ? "program" : name);
     fs::create_directories(program.parent_path());
     // A copy, never a link: the IDE and its debugger may write to it (the
     // trace's own copy is read-only, so is this one at first).
@@ -234,7 +236,7 @@ int ide_command(const Args& args) {
       fs::permissions(program, fs::perms::owner_write, fs::perm_options::add);
       fs::remove(program);
     }
-    fs::copy_file(source, program);
+    copy_trace_file(source, program.string());
     fs::permissions(program, fs::perms::owner_read | fs::perms::owner_write, fs::perm_options::add);
     if (ide == "vscode") {
       write_file(out / "launch.json", vscode_launch(program.string(), trace, port), force);

@@ -6,10 +6,10 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <stdexcept>
 
+#include "cli/trace_copy.h"
 #include "engine/trace/reader.h"
 
 namespace backstep::cli {
@@ -20,23 +20,6 @@ namespace fs = std::filesystem;
 // lldb gives up on a reply after its packet timeout; a reverse search over a
 // long recording can take minutes, so the session waits this long instead.
 constexpr int kPacketTimeoutS = 3600;
-
-// A file that lldb loads as a library: an ELF shared object (ET_DYN).
-bool is_shared_object(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  unsigned char head[18] = {};
-  if (!f.read(reinterpret_cast<char*>(head), sizeof head)) return false;
-  return std::memcmp(head, "\x7f" "ELF", 4) == 0 && head[16] == 3 && head[17] == 0;  // e_type ET_DYN, LE
-}
-
-// Copies `from` to `to` (a copy, never a link: lldb and the user may
-// write to it), creating its directories.
-void copy_out(const std::string& from, const std::string& to) {
-  std::error_code ec;
-  fs::create_directories(fs::path(to).parent_path(), ec);
-  if (!ec) fs::copy_file(from, to, fs::copy_options::skip_existing, ec);
-  if (ec) throw std::runtime_error("cannot copy " + from + " for lldb: " + ec.message());
-}
 
 bool on_path(const std::string& name) {
   const char* path = getenv("PATH");
@@ -121,17 +104,19 @@ void LldbLaunch::copy_files(const std::string& dir, const DebuggeeChoice& choice
   if (chosen == program_of.end()) throw std::runtime_error(dir + ": the recording holds no program file to give lldb");
   const trace::Mapping* program = &chosen->second;
   std::string name = fs::path(program->name).filename().string();
-  program_ = temp_dir_ + "/" + (name.empty() ? "program" : name);
-  copy_out(reader.verified_file_path(*program), program_);
+  program_ = temp_dir_ + "/" + (name.empty() || name == "." || name == ".." ? "program" : name);
+  copy_trace_file(reader.verified_file_path(*program), program_);
 
   // The libraries, by their recorded paths under a sysroot that lldb
   // searches first: lldb reads libraries from disk, and this host's may
   // differ from the recording's (gdb reads them from the trace instead).
   sysroot_ = temp_dir_ + "/sysroot";
   for (const auto& [path, m] : files) {
-    if (path.empty() || path[0] != '/' || path == program->name) continue;
+    // The recorded path names the copy's place under the sysroot: one that
+    // would climb out of it ("/../../home/you/.bashrc") is skipped.
+    if (!is_plain_absolute_path(path) || path == program->name) continue;
     std::string copy = reader.verified_file_path(m);
-    if (is_shared_object(copy)) copy_out(copy, sysroot_ + path);
+    if (is_shared_object(copy)) copy_trace_file(copy, sysroot_ + path);
   }
   // The dynamic linker names libraries by the paths it opened (/lib/...),
   // the kernel by the resolved ones (/usr/lib/...): on a merged-/usr host

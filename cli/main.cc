@@ -1,17 +1,26 @@
 // backstep: record a program once, replay it exactly.
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <exception>
 #include <map>
 
 #include "cli/commands.h"
+#include "engine/trace/printable.h"
 
 namespace backstep::cli {
 
-void error(const std::string& message) { std::fprintf(stderr, "backstep: %s\n", message.c_str()); }
-void warning(const std::string& message) { std::fprintf(stderr, "backstep: warning: %s\n", message.c_str()); }
+// Messages carry text from traces, which are escaped where it is put in
+// (trace::printable); this is the net under that: no control byte a message
+// might still hold reaches the terminal. Lines stay lines.
+void error(const std::string& message) {
+  std::fprintf(stderr, "backstep: %s\n", trace::printable(message, SIZE_MAX, trace::Escaping::ControlsOnly).c_str());
+}
+void warning(const std::string& message) {
+  std::fprintf(stderr, "backstep: warning: %s\n", trace::printable(message, SIZE_MAX, trace::Escaping::ControlsOnly).c_str());
+}
 
 namespace {
 

@@ -17,6 +17,7 @@
 
 #include "cli/commands.h"
 #include "cli/trace_dir.h"
+#include "engine/trace/printable.h"
 #include "engine/trace/process_list.h"
 #include "engine/trace/reader.h"
 #include "engine/trace/trace_error.h"
@@ -54,7 +55,7 @@ int ps_command(const Args& args) {
     std::printf("PID\tPPID\tEXIT\tCMD\n");
     for (const trace::ProcessInfo& p : list.processes()) {
       std::printf("%" PRIu32 "\t%s\t%s\t%s\n", p.pid, p.ppid ? std::to_string(*p.ppid).c_str() : "-",
-                  exit_text(p.status).c_str(), p.command ? p.command->c_str() : "(forked without exec)");
+                  exit_text(p.status).c_str(), p.command ? trace::printable(*p.command).c_str() : "(forked without exec)");
     }
     if (reader.truncated()) {
       std::fflush(stdout);

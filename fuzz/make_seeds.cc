@@ -127,13 +127,14 @@ std::vector<trace::Event> small_events() {
   write.echoes = {{1, {'h', 'e', 'l', 'l', 'o', '\n'}}};
   events.push_back(write);
   trace::Event rdtsc{EventKind::Rdtsc, 4242};
+  rdtsc.regs = regs;
   rdtsc.reg_changes = {{10, 0x1234}, {12, 0}};
   events.push_back(rdtsc);
   trace::Event signal{EventKind::Signal, 4242};
   signal.regs = regs;
   signal.siginfo.assign(128, 0);
   signal.siginfo[0] = 11;
-  signal.xstate.assign(64, 0x7f);
+  signal.xstate.assign(576, 0x7f);
   signal.status = 11;
   events.push_back(signal);
   trace::Event fatal{EventKind::FatalSignal, 4242};

@@ -18,6 +18,10 @@
 // Errors must be TraceError / FormatError. Beyond that the target checks that
 // whatever decodes re-encodes to something that decodes to the same value,
 // and aborts (a finding) when it does not.
+//
+// Half of the mutations are structure-aware (fuzz/trace_mutator.h): chunks
+// and events decoded, one value forged, everything encoded again with
+// valid lengths, compression and checksums.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -36,6 +40,7 @@
 #include "engine/trace/format.h"
 #include "engine/trace/reader.h"
 #include "engine/trace/trace_error.h"
+#include "fuzz/trace_mutator.h"
 
 namespace trace = backstep::trace;
 
@@ -228,4 +233,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     case 4: reader(bytes); break;
   }
   return 0;
+}
+
+extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t size, std::size_t max_size,
+                                               unsigned int seed) {
+  return backstep::fuzz::mutate_trace_input(data, size, max_size, seed);
 }

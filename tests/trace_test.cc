@@ -69,12 +69,25 @@ std::vector<uint8_t> random_bytes(std::mt19937_64& rng, std::size_t n) {
   return v;
 }
 
+// A `status` the decoder accepts for an event of `kind`.
+int64_t valid_status(std::mt19937_64& rng, EventKind kind) {
+  switch (kind) {
+    case EventKind::Exec: return static_cast<int64_t>(rng() >> 17);  // a program break
+    case EventKind::Syscall: return rng() % 2 ? kSyscallAbiI386 : 0;
+    case EventKind::Signal:
+    case EventKind::FatalSignal: return static_cast<int64_t>(1 + rng() % kMaxSignal);
+    case EventKind::Exit: return rng() % 2 ? static_cast<int64_t>(rng() % 256) << 8 : static_cast<int64_t>(1 + rng() % 64);
+    default: return 0;
+  }
+}
+
 // An event of kind 1 + i % 7 with a random subset of fields filled in.
 Event make_event(std::mt19937_64& rng, uint64_t i) {
   Event e;
   e.kind = static_cast<EventKind>(1 + i % 7);
   e.tid = 1000 + static_cast<uint32_t>(i % 3);
-  if (rng() % 4 != 0) {
+  // Exec, Syscall, Rdtsc and Signal events always have registers.
+  if (e.kind <= EventKind::Signal || rng() % 4 != 0) {
     RegBlock regs;
     for (auto& r : regs) r = rng();
     e.regs = regs;
@@ -89,7 +102,8 @@ Event make_event(std::mt19937_64& rng, uint64_t i) {
   }
   if (e.kind == EventKind::Signal || e.kind == EventKind::FatalSignal) e.siginfo = random_bytes(rng, 128);
   if (rng() % 6 == 0) e.echoes.push_back({static_cast<int32_t>(1 + rng() % 2), random_bytes(rng, rng() % 40)});
-  if (rng() % 2 == 0) e.status = static_cast<int64_t>(rng());
+  if (e.kind == EventKind::Signal || e.kind == EventKind::FatalSignal || rng() % 2 == 0)
+    e.status = valid_status(rng, e.kind);
   if (e.kind == EventKind::Abort) e.message = "unsupported syscall " + std::to_string(i);
   if (e.kind == EventKind::Syscall && rng() % 7 == 0) {
     e.object_writes.push_back({1 + rng() % 5, rng() >> 20, random_bytes(rng, rng() % 200)});
@@ -177,7 +191,7 @@ BOOST_AUTO_TEST_CASE(round_trip_both_codecs) {
     // A big event in the middle, and one that is all defaults.
     std::mt19937_64 rng(7);
     events[5000].writes.push_back({0x10000, random_bytes(rng, 3u << 20)});
-    events[5001] = Event{};
+    events[5001] = Event{EventKind::Syscall, 1, RegBlock{}};
     events.push_back(Event{EventKind::Exit, 1000});
     write_trace(dir, sample_header(codec), events);
 
@@ -212,7 +226,7 @@ BOOST_AUTO_TEST_CASE(empty_and_unfinished_traces_are_truncated) {
   BOOST_TEST(empty.truncated());
 
   // No Exit/Abort at the end: the stream ends cleanly but the recording did not.
-  write_trace(tmp.sub("noexit"), sample_header(Codec::Zstd), {Event{EventKind::Syscall, 1}});
+  write_trace(tmp.sub("noexit"), sample_header(Codec::Zstd), {Event{EventKind::Syscall, 1, RegBlock{}}});
   TraceReader noexit(tmp.sub("noexit"));
   BOOST_TEST(read_all(noexit).size() == 1u);
   BOOST_TEST(noexit.truncated());
@@ -227,7 +241,7 @@ BOOST_AUTO_TEST_CASE(writer_rejects_bad_input) {
   expect_error([&] { TraceWriter(tmp.sub("c"), bad_codec); }, "unknown codec 9");
 
   TraceWriter w(tmp.sub("t"), Header{});
-  Event e{EventKind::Syscall, 1};
+  Event e{EventKind::Syscall, 1, RegBlock{}};
   e.reg_changes.push_back({40, 1});
   expect_error([&] { w.write(e); }, "bad register index 40");
   e.reg_changes.clear();
@@ -400,7 +414,11 @@ BOOST_AUTO_TEST_CASE(truncation_is_not_corruption) {
   // Only the last event ends the recording, so every cut short of the end,
   // even one on a chunk boundary, reads as truncated.
   for (Event& e : events)
-    if (e.kind == EventKind::Exit || e.kind == EventKind::Abort) e.kind = EventKind::Rdtsc;
+    if (e.kind == EventKind::Exit || e.kind == EventKind::Abort) {
+      e.kind = EventKind::Rdtsc;
+      e.status = 0;
+      e.regs = RegBlock{};
+    }
   events.push_back(Event{EventKind::Exit, 1});
   write_trace(dir, sample_header(Codec::Zlib), events);
   const std::vector<uint8_t> good = slurp(dir + "/events");
@@ -436,11 +454,12 @@ BOOST_AUTO_TEST_CASE(bad_events_inside_a_valid_chunk) {
     std::function<void(std::vector<uint8_t>&)> damage;
     std::string message;
   };
-  Event sig{EventKind::Signal, 1};
-  sig.reg_changes.push_back({4, 1});  // its index is at byte 18
+  Event sig{EventKind::Signal, 1, RegBlock{}};
+  sig.status = 11;
+  sig.reg_changes.push_back({4, 1});  // its index is at byte 239, after the 221 bytes of registers
   const std::vector<Case> cases = {
       {[](auto& raw) { raw[0] = 14; }, "event 0: bad event kind 14"},
-      {[](auto& raw) { raw[18] = 40; }, "event 0: bad register index 40"},
+      {[](auto& raw) { raw[239] = 40; }, "event 0: bad register index 40"},
       {[](auto& raw) { raw[9] = 60; }, "event 0: unknown field tag 60"},
       {[](auto& raw) { raw.push_back(0); }, "1 bytes after the last event"},
       {[](auto& raw) { raw[5] += 1; }, "event 0: needs"},  // payload longer than the chunk
@@ -567,11 +586,11 @@ BOOST_AUTO_TEST_CASE(written_data_round_trips_and_is_validated) {
   TempDir tmp;
   std::string dir = tmp.sub("t");
   std::mt19937_64 rng(5);
-  Event a{EventKind::Syscall, 7};
+  Event a{EventKind::Syscall, 7, RegBlock{}};
   a.written = summarize_written(random_bytes(rng, 20), {});
-  Event b{EventKind::Syscall, 7};
+  Event b{EventKind::Syscall, 7, RegBlock{}};
   b.written = summarize_written(random_bytes(rng, 9000), {});
-  Event c{EventKind::Syscall, 7};
+  Event c{EventKind::Syscall, 7, RegBlock{}};
   c.echoes = {{1, random_bytes(rng, 30)}};
   c.written = summarize_written(c.echoes[0].data, c.echoes);
   write_trace(dir, sample_header(Codec::Zstd), {a, b, c});
@@ -791,7 +810,7 @@ BOOST_AUTO_TEST_CASE(positions_round_trip_and_are_validated) {
   Event image = fix;
   image.position = ForcedPosition{42, false};
   image.writes.push_back({0x600000, std::vector<uint8_t>(4096, 7)});
-  image.xstate = std::vector<uint8_t>(512, 1);
+  image.xstate = std::vector<uint8_t>(576, 1);
   BOOST_TEST(w.write(fix) == 0u);
   BOOST_TEST(w.write(image) == 1u);
   Event bad = fix;
@@ -811,4 +830,108 @@ BOOST_AUTO_TEST_CASE(positions_round_trip_and_are_validated) {
   BOOST_TEST((*a == fix));
   BOOST_TEST((*b == image));
   BOOST_TEST(std::string(to_string(EventKind::Position)) == "position");
+}
+
+// --- Values out of range: the decoder refuses them, so that no consumer
+// (dump, ps, replay) ever sees one. The writer refuses them too.
+
+namespace {
+
+// A valid event of `kind`, to be damaged by one field.
+Event valid_event(EventKind kind) {
+  Event e{kind, 4242, RegBlock{}};
+  if (kind == EventKind::Signal || kind == EventKind::FatalSignal) e.status = 11;
+  if (kind == EventKind::Exit) e.status = 0x8b;  // killed by SIGSEGV, core dumped
+  return e;
+}
+
+// Reads `e`, encoded as it is (the writer would refuse it), as event 0 of a
+// trace, requiring a TraceError that names the event and contains `part`.
+void expect_refused(const Event& e, const std::string& part) {
+  TempDir tmp;
+  std::vector<uint8_t> raw;
+  encode_event(e, raw);
+  std::string dir = trace_with_raw_chunk(tmp, raw, 1);
+  TraceReader r(dir);
+  expect_error([&] { read_all(r); }, "event 0: " + part);
+  TraceWriter w(tmp.sub("w"), Header{});
+  expect_error([&] { w.write(e); }, part);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(signal_numbers_out_of_range_are_refused) {
+  for (EventKind kind : {EventKind::Signal, EventKind::FatalSignal}) {
+    for (int64_t sig : std::initializer_list<int64_t>{0, 65, 200, -1, int64_t{1} << 40}) {
+      Event e = valid_event(kind);
+      e.status = sig;
+      expect_refused(e, "signal number " + std::to_string(sig) + " is out of range");
+    }
+  }
+  // wait(2) statuses: killed by signal 0x7f & s, exited with s >> 8.
+  for (int64_t status : std::initializer_list<int64_t>{0x41, 0x7f, 0xc8, 0x1ff, 0x10000, -1, 0x17f, 0x57f}) {
+    Event e = valid_event(EventKind::Exit);
+    e.status = status;
+    expect_refused(e, "exit status " + std::to_string(status) + " is out of range");
+  }
+  // Every status in range reads back.
+  TempDir tmp;
+  std::vector<Event> good;
+  for (int64_t sig = 1; sig <= 64; ++sig) {
+    Event s = valid_event(EventKind::Signal);
+    s.status = sig;
+    good.push_back(s);
+    Event killed = valid_event(EventKind::Exit);
+    killed.status = sig | (sig % 2 ? 0x80 : 0);
+    good.push_back(killed);
+  }
+  for (int64_t code : std::initializer_list<int64_t>{0, 1, 125, 255}) {
+    Event exited = valid_event(EventKind::Exit);
+    exited.status = code << 8;
+    good.push_back(exited);
+  }
+  write_trace(tmp.sub("t"), Header{}, good);
+  TraceReader r(tmp.sub("t"));
+  BOOST_TEST((read_all(r) == good));
+}
+
+BOOST_AUTO_TEST_CASE(other_values_out_of_range_are_refused) {
+  Event e = valid_event(EventKind::Syscall);
+  e.tid = 0;
+  expect_refused(e, "thread id 0 is out of range");
+  e.tid = kMaxTid + 1;
+  expect_refused(e, "thread id " + std::to_string(kMaxTid + 1) + " is out of range");
+
+  e = valid_event(EventKind::Syscall);
+  e.status = 3;
+  expect_refused(e, "system call ABI 3 is out of range");
+  e = valid_event(EventKind::ProcessStart);
+  expect_refused(e, "creating thread id 0 is out of range");
+  e.status = int64_t{kMaxTid} + 1;
+  expect_refused(e, "creating thread id " + std::to_string(kMaxTid + 1) + " is out of range");
+  e = valid_event(EventKind::Exec);
+  e.status = -4096;
+  expect_refused(e, "program break -4096 is out of range");
+  e = valid_event(EventKind::Rdtsc);
+  e.status = 7;
+  expect_refused(e, "a status of 7 on a rdtsc event");
+
+  e = valid_event(EventKind::Signal);
+  e.xstate.assign(100, 0);
+  expect_refused(e, "an XSAVE area of 100 bytes");
+  e.xstate.assign(kMaxXstateSize + 1, 0);
+  expect_refused(e, "an XSAVE area of " + std::to_string(kMaxXstateSize + 1) + " bytes");
+
+  for (EventKind kind : {EventKind::Exec, EventKind::Syscall, EventKind::Rdtsc, EventKind::Signal}) {
+    e = valid_event(kind);
+    e.regs.reset();
+    expect_refused(e, std::string("a ") + to_string(kind) + " event without registers");
+  }
+
+  // A mapped file's copy is a path inside the trace.
+  for (const char* path : {"", "/etc/passwd", "../../etc/passwd", "files/../../x", "files//x", "files/./x"}) {
+    e = valid_event(EventKind::Exec);
+    e.mappings.push_back({0x400000, 0x401000, 5, 2, 0, MappingKind::File, path, "/prog"});
+    expect_refused(e, "mapped file path");
+  }
 }

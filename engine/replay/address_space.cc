@@ -15,6 +15,7 @@
 #include "engine/core/cpuid_trap.h"
 #include "engine/core/proc_maps.h"
 #include "engine/core/tool_page.h"
+#include "engine/trace/printable.h"
 #include "engine/trace/trace_error.h"
 
 namespace backstep {
@@ -32,7 +33,7 @@ int64_t map_file(Task& task, const trace::Mapping& m, const trace::TraceReader& 
   std::string path = reader.verified_file_path(m);
   auto fail = [&](const char* what, int64_t err) -> int64_t {
     std::ostringstream os;
-    os << reader.dir() << ": trace file " << m.file << ": cannot " << what << " it at 0x" << std::hex
+    os << reader.dir() << ": trace file " << trace::printable(m.file) << ": cannot " << what << " it at 0x" << std::hex
        << m.start << "-0x" << m.end << std::dec << " (offset " << m.offset
        << "): " << std::system_category().message(static_cast<int>(-err));
     throw trace::TraceError(os.str());
@@ -40,7 +41,7 @@ int64_t map_file(Task& task, const trace::Mapping& m, const trace::TraceReader& 
   if (path.size() + 1 > kToolScratchSize) throw std::runtime_error("trace path too long: " + path);
   task.write_bytes(kToolScratch, path.c_str(), path.size() + 1);
   int64_t fd = tool_syscall(task, SYS_openat, static_cast<uint64_t>(AT_FDCWD), kToolScratch.as_int(),
-                            O_RDONLY | O_CLOEXEC);
+                            O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
   if (fd < 0) return fail("open", fd);
   // A private mapping of the copy (shared ones go through SharedObjects).
   uint32_t flags = (m.flags & ~kMapTypeBits & ~MAP_FIXED_NOREPLACE) | MAP_PRIVATE | MAP_FIXED;
@@ -146,7 +147,7 @@ void rebuild_address_space(Task& task, const trace::Event& exec, const trace::Tr
     if (int64_t r = map_recorded(task, m, reader, shared); r != 0) {
       std::ostringstream os;
       os << "cannot recreate the recorded mapping " << std::hex << m.start << "-" << m.end
-         << std::dec << " (" << m.name << "): error " << -r;
+         << std::dec << " (" << trace::printable(m.name) << "): error " << -r;
       throw std::runtime_error(os.str());
     }
   }

@@ -27,6 +27,7 @@
 #include "engine/replay/address_space.h"
 #include "engine/replay/replay_stub.h"
 #include "engine/core/restart_codes.h"
+#include "engine/trace/printable.h"
 #include "engine/trace/trace_error.h"
 #include "engine/trace/written_data.h"
 #include "preload/preload_interface.h"
@@ -219,7 +220,8 @@ ReplayResult ReplaySession::end_result() {
                      ": the recording was cut short (was the recorder killed?); replayed up to there";
   } else if (next->kind == trace::EventKind::Abort) {
     result.end = ReplayResult::End::RecordingStopped;
-    result.message = "the recording stopped at event " + std::to_string(next_number_) + ": " + next->message;
+    result.message = "the recording stopped at event " + std::to_string(next_number_) + ": " +
+                     trace::printable(next->message);
   } else if (next->kind == trace::EventKind::Exit) {
     // The debugged process's status; at the end of the whole tree, the
     // first process's, which is the recording's.

@@ -16,6 +16,7 @@
 
 #include "engine/core/proc_maps.h"
 #include "engine/core/tool_page.h"
+#include "engine/trace/trace_file.h"
 
 namespace backstep {
 namespace {
@@ -51,12 +52,6 @@ class Fd {
  private:
   int fd_;
 };
-
-Fd open_or_throw(const std::string& path, int flags) {
-  Fd fd(::open(path.c_str(), flags | O_CLOEXEC));
-  if (fd.get() < 0) throw std::runtime_error("shared memory: cannot open " + path + ": " + std::strerror(errno));
-  return fd;
-}
 
 // Copies [from, to) of `in` to the same offsets of `out`, a byte range at a
 // time.
@@ -256,7 +251,8 @@ int64_t SharedObjects::map(Task& task, const trace::Mapping& m, const trace::Tra
     // file's copy), growing only if the file grew without a note (by another
     // process): the new part comes from the copy made at this mmap.
     std::string copy = reader.verified_file_path(m);
-    Fd in = open_or_throw(copy, O_RDONLY);
+    trace::OpenedTraceFile opened = trace::open_trace_file(copy);
+    Fd in(opened.fd.release());
     uint64_t size = size_of(in.get());
     if (it == fds_.end()) {
       int fd = create(id, size);

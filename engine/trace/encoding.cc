@@ -4,6 +4,7 @@
 
 #include <bit>
 #include <limits>
+#include <string_view>
 
 #include "engine/trace/written_data.h"
 
@@ -368,6 +369,63 @@ Event decode_event(ByteReader& r) {
   return e;
 }
 
+namespace {
+
+// What an event's `status` may hold depends on its kind (event.h).
+void validate_status(const Event& e) {
+  const int64_t s = e.status;
+  auto out_of_range = [&](const std::string& what) {
+    throw FormatError(what + " " + std::to_string(s) + " is out of range");
+  };
+  switch (e.kind) {
+    case EventKind::Signal:
+    case EventKind::FatalSignal:
+      if (s < 1 || s > kMaxSignal) out_of_range("signal number");
+      break;
+    case EventKind::Exit: {
+      // A wait(2) status: exited (code << 8) or killed (signal, and 0x80
+      // for a core dump); never stopped or continued, nothing above 16 bits.
+      int64_t sig = s & 0x7f;
+      bool exited = s >= 0 && s <= 0xff00 && (s & 0xff) == 0;
+      bool killed = s >= 0 && s <= 0xff && sig >= 1 && sig <= kMaxSignal;
+      if (!exited && !killed) out_of_range("exit status");
+      break;
+    }
+    case EventKind::Syscall:
+    case EventKind::SyscallEntered:
+      if (s != 0 && s != kSyscallAbiI386) out_of_range("system call ABI");
+      break;
+    case EventKind::Exec:
+      if (s < 0) out_of_range("program break");
+      break;
+    case EventKind::ThreadStart:
+    case EventKind::ProcessStart:
+      if (s < 1 || s > kMaxTid) out_of_range("creating thread id");
+      break;
+    default:
+      if (s != 0) throw FormatError(std::string("a status of ") + std::to_string(s) + " on a " + to_string(e.kind) + " event");
+      break;
+  }
+}
+
+// A File mapping's copy: a path inside the trace ("files/NAME"), checked
+// here so that no consumer ever sees one that leaves it.
+void validate_file_path(const std::string& path) {
+  auto bad = [&](const char* why) { throw FormatError(std::string("mapped file path ") + why); };
+  if (path.empty()) bad("is empty");
+  if (path[0] == '/') bad("is absolute");
+  if (path.find('\0') != std::string::npos) bad("holds a NUL byte");
+  for (std::size_t start = 0; start <= path.size();) {
+    std::size_t end = path.find('/', start);
+    if (end == std::string::npos) end = path.size();
+    std::string_view part(path.data() + start, end - start);
+    if (part.empty() || part == "." || part == "..") bad("has an empty, . or .. component");
+    start = end + 1;
+  }
+}
+
+}  // namespace
+
 void validate_event(const Event& e, std::span<const BorrowedWrite> first) {
   auto check_write = [](uint64_t addr, std::size_t size) {
     if (size > std::numeric_limits<uint64_t>::max() - addr)
@@ -376,6 +434,11 @@ void validate_event(const Event& e, std::span<const BorrowedWrite> first) {
   for (const BorrowedWrite& m : first) check_write(m.addr, m.data.size());
   if (!valid_kind(static_cast<uint8_t>(e.kind)))
     throw FormatError("bad event kind " + std::to_string(static_cast<unsigned>(e.kind)));
+  if (e.tid < 1 || e.tid > kMaxTid) throw FormatError("thread id " + std::to_string(e.tid) + " is out of range");
+  validate_status(e);
+  if (!e.xstate.empty() && (e.xstate.size() < kMinXstateSize || e.xstate.size() > kMaxXstateSize))
+    throw FormatError("an XSAVE area of " + std::to_string(e.xstate.size()) + " bytes, expected " +
+                      std::to_string(kMinXstateSize) + " to " + std::to_string(kMaxXstateSize));
   for (const RegChange& c : e.reg_changes)
     if (c.index >= kRegWords) throw FormatError("bad register index " + std::to_string(c.index));
   for (const MemoryWrite& m : e.writes) check_write(m.addr, m.data.size());
@@ -393,6 +456,7 @@ void validate_event(const Event& e, std::span<const BorrowedWrite> first) {
         throw FormatError("size note without a shared object, or with a range");
       continue;
     }
+    if (m.kind == MappingKind::File) validate_file_path(m.file);
     if (m.start >= m.end)
       throw FormatError("empty or inverted mapping " + std::to_string(m.start) + "-" +
                         std::to_string(m.end));
@@ -412,7 +476,9 @@ void validate_event(const Event& e, std::span<const BorrowedWrite> first) {
                                  : "a position event without its position field");
   if (e.kind == EventKind::Position && !e.regs) throw FormatError("a position event without registers");
   if ((e.kind == EventKind::SyscallEntered || e.kind == EventKind::ThreadStart ||
-       e.kind == EventKind::ProcessStart) && !e.regs)
+       e.kind == EventKind::ProcessStart || e.kind == EventKind::Exec || e.kind == EventKind::Syscall ||
+       e.kind == EventKind::Rdtsc || e.kind == EventKind::Signal) &&
+      !e.regs)
     throw FormatError(std::string("a ") + to_string(e.kind) + " event without registers");
 }
 

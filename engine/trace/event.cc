@@ -26,6 +26,7 @@ const char* to_string(Codec codec) {
   switch (codec) {
     case Codec::Zstd: return "zstd";
     case Codec::Zlib: return "zlib";
+    case Codec::Stored: return "stored";
   }
   return "unknown";
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -24,6 +25,20 @@ using backstep::CpuidLeaf;
 using backstep::kRegWords;
 using backstep::RegBlock;
 using backstep::RegChange;
+
+// Ranges of the values an event holds; the decoder refuses any other (and
+// the writer refuses to write one), so that no consumer ever sees one.
+// Signal numbers: 1 to SIGRTMAX.
+inline constexpr int64_t kMaxSignal = 64;
+// Thread ids: 1 to the kernel's PID_MAX_LIMIT.
+inline constexpr uint32_t kMaxTid = 4u << 20;
+// A Syscall event's `status` for a 32-bit call made with `int 0x80`:
+// AUDIT_ARCH_I386 (engine/core/compat_syscalls.h has the same value).
+inline constexpr int64_t kSyscallAbiI386 = 0x40000003;
+// An XSAVE area: the legacy region and the XSAVE header at least, and far
+// less than 64 KiB (AMX, the largest component so far, brings it to 11 KiB).
+inline constexpr std::size_t kMinXstateSize = 512 + 64;
+inline constexpr std::size_t kMaxXstateSize = 64 * 1024;
 
 enum class EventKind : uint8_t {
   // An execve completed (the first is the trace's event 0): the whole

@@ -17,7 +17,9 @@
 #include "engine/trace/codec.h"
 #include "engine/trace/encoding.h"
 #include "engine/trace/format.h"
+#include "engine/trace/printable.h"
 #include "engine/trace/trace_error.h"
+#include "engine/trace/trace_file.h"
 
 namespace backstep::trace {
 
@@ -56,43 +58,24 @@ std::size_t pread_full(int fd, uint8_t* buf, std::size_t size, uint64_t offset, 
   return done;
 }
 
-// Closes a descriptor however its owner goes away, including a constructor
-// that throws half-way.
-struct OwnedFd {
-  int fd = -1;
-  OwnedFd() = default;
-  OwnedFd(const OwnedFd&) = delete;
-  OwnedFd& operator=(const OwnedFd&) = delete;
-  ~OwnedFd() {
-    if (fd >= 0) ::close(fd);
-  }
-};
-
 std::vector<uint8_t> read_header_file(const std::string& dir, const std::string& path) {
-  OwnedFd f;
-  f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (f.fd < 0 && errno == ENOENT) throw TraceError(dir + ": not a backstep trace (no header file)");
-  if (f.fd < 0) throw TraceError(path + ": cannot open: " + errno_text(errno));
-  struct stat st;
-  if (::fstat(f.fd, &st) != 0) throw TraceError(path + ": cannot stat: " + errno_text(errno));
-  if (static_cast<uint64_t>(st.st_size) > kMaxHeaderFileSize)
-    throw TraceError(path + ": not a backstep trace (header file of " + std::to_string(st.st_size) + " bytes)");
-  std::vector<uint8_t> bytes(static_cast<std::size_t>(st.st_size));
-  bytes.resize(pread_full(f.fd, bytes.data(), bytes.size(), 0, path));
+  std::optional<OpenedTraceFile> f = open_trace_file_if_present(path);
+  if (!f) throw TraceError(dir + ": not a backstep trace (no header file)");
+  if (static_cast<uint64_t>(f->st.st_size) > kMaxHeaderFileSize)
+    throw TraceError(path + ": not a backstep trace (header file of " + std::to_string(f->st.st_size) + " bytes)");
+  std::vector<uint8_t> bytes(static_cast<std::size_t>(f->st.st_size));
+  bytes.resize(pread_full(f->fd.get(), bytes.data(), bytes.size(), 0, path));
   return bytes;
 }
 
 // The text of the trace's stop-reason file up to its first NUL, or "" when
-// there is none. Only a regular file is read: a trace must not make replay
-// open anything else.
+// there is none. Like every trace file, only a regular file is read.
 std::string read_stop_reason(const std::string& dir) {
-  OwnedFd f;
   std::string path = dir + "/" + kStopReasonFile;
-  f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-  struct stat st;
-  if (f.fd < 0 || ::fstat(f.fd, &st) != 0 || !S_ISREG(st.st_mode)) return "";
+  std::optional<OpenedTraceFile> f = open_trace_file_if_present(path);
+  if (!f) return "";
   std::vector<uint8_t> bytes(kStopReasonReserve);
-  bytes.resize(pread_full(f.fd, bytes.data(), bytes.size(), 0, path));
+  bytes.resize(pread_full(f->fd.get(), bytes.data(), bytes.size(), 0, path));
   std::string text(bytes.begin(), bytes.end());
   text.resize(std::strlen(text.c_str()));
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
@@ -120,7 +103,7 @@ struct TraceReader::Impl {
   const std::string events_path;
   Header header;
 
-  OwnedFd events;
+  TraceFileFd events;
   uint64_t file_size = 0;
   uint64_t offset = kPreambleSize;  // of the next chunk
   uint64_t next_event = 0;
@@ -150,13 +133,11 @@ TraceReader::Impl::Impl(const std::string& d)
 }
 
 void TraceReader::Impl::open_events() {
-  events.fd = ::open(events_path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (events.fd < 0) throw TraceError(events_path + ": cannot open: " + errno_text(errno));
-  struct stat st;
-  if (::fstat(events.fd, &st) != 0) throw TraceError(events_path + ": cannot stat: " + errno_text(errno));
-  file_size = static_cast<uint64_t>(st.st_size);
+  OpenedTraceFile f = open_trace_file(events_path);
+  events = std::move(f.fd);
+  file_size = static_cast<uint64_t>(f.st.st_size);
   uint8_t preamble[kPreambleSize];
-  std::size_t got = pread_full(events.fd, preamble, sizeof preamble, 0, events_path);
+  std::size_t got = pread_full(events.get(), preamble, sizeof preamble, 0, events_path);
   if (got == sizeof preamble) {
     check_events_preamble(preamble, events_path);
     return;
@@ -179,7 +160,7 @@ void TraceReader::Impl::chunk_error(uint64_t at, uint64_t first, const std::stri
 bool TraceReader::Impl::load_chunk() {
   if (offset == file_size) return false;
   uint8_t head[kChunkHeaderSize];
-  if (file_size - offset < sizeof head || pread_full(events.fd, head, sizeof head, offset, events_path) < sizeof head) {
+  if (file_size - offset < sizeof head || pread_full(events.get(), head, sizeof head, offset, events_path) < sizeof head) {
     truncated = true;
     return false;
   }
@@ -200,7 +181,7 @@ bool TraceReader::Impl::load_chunk() {
   release_if_oversized(compressed, h.compressed_len);
   release_if_oversized(raw, h.raw_len);
   compressed.resize(h.compressed_len);
-  if (pread_full(events.fd, compressed.data(), compressed.size(), offset + sizeof head, events_path) < compressed.size()) {
+  if (pread_full(events.get(), compressed.data(), compressed.size(), offset + sizeof head, events_path) < compressed.size()) {
     truncated = true;
     return false;
   }
@@ -294,7 +275,7 @@ void TraceReader::seek(uint64_t event) {
     // Skip whole chunks that end before `event`, reading only their headers.
     while (m.offset < m.file_size && m.file_size - m.offset >= kChunkHeaderSize) {
       uint8_t head[kChunkHeaderSize];
-      if (pread_full(m.events.fd, head, sizeof head, m.offset, m.events_path) < sizeof head) break;
+      if (pread_full(m.events.get(), head, sizeof head, m.offset, m.events_path) < sizeof head) break;
       ChunkHeader h;
       try {
         h = decode_chunk_header(head);
@@ -317,7 +298,7 @@ bool TraceReader::truncated() const { return impl_->truncated; }
 
 std::string TraceReader::file_path(const std::string& relative) const {
   auto reject = [&](const char* why) {
-    throw TraceError(impl_->dir + ": trace file path \"" + relative + "\" " + why);
+    throw TraceError(impl_->dir + ": trace file path \"" + printable(relative) + "\" " + why);
   };
   if (relative.empty()) reject("is empty");
   if (relative[0] == '/') reject("is absolute");
@@ -327,11 +308,15 @@ std::string TraceReader::file_path(const std::string& relative) const {
     if (relative.compare(start, end - start, "..") == 0) reject("leaves the trace directory");
     start = end + 1;
   }
+  // Neither `files/` nor the file may be a link: a link inside a trace
+  // could point anywhere on the host.
+  check_no_linked_directories(impl_->abs_dir, relative);
   std::string path = impl_->abs_dir + "/" + relative;
   struct stat st;
-  // lstat: a symlink inside a trace could point anywhere on the host.
-  if (::lstat(path.c_str(), &st) != 0) throw TraceError(path + ": missing from the trace: " + errno_text(errno));
-  if (!S_ISREG(st.st_mode)) throw TraceError(path + ": not a regular file");
+  if (::lstat(path.c_str(), &st) != 0)
+    throw TraceError(printable(path) + ": missing from the trace: " + errno_text(errno));
+  if (!S_ISREG(st.st_mode))
+    throw TraceError("trace file " + printable(path) + " is " + file_type_name(st.st_mode) + ", not a regular file");
   return path;
 }
 
