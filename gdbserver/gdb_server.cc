@@ -53,16 +53,21 @@ std::string identify(int fd, RemoteClients remote, std::optional<std::string>& r
     if (*uid != owner) refused = "it runs as uid " + std::to_string(*uid) + ", " + serves;
     return "uid " + std::to_string(*uid);
   }
-  if (const auto* unknown = std::get_if<OwnerUnknown>(&found)) {
+  sockaddr_storage peer{};
+  socklen_t len = sizeof(peer);
+  // (A peer without an address counts as local: it is never let in unchecked.)
+  bool loopback = getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &len) != 0 || peer.ss_family == AF_UNIX ||
+                  is_loopback(reinterpret_cast<sockaddr*>(&peer));
+  const auto* unknown = std::get_if<OwnerUnknown>(&found);
+  // A client of this host whose owner cannot be told is refused. One from
+  // elsewhere is a remote client: --allow-remote trusts whoever it is.
+  if (unknown && (loopback || remote == RemoteClients::Refused)) {
     refused = "cannot tell which user it runs as (" + unknown->why + "); " + serves;
     return "";
   }
   // No socket of this host's is the client's end: a remote client, unless
   // it came over loopback (then its socket is gone; whose was it?).
-  sockaddr_storage peer{};
-  socklen_t len = sizeof(peer);
-  getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &len);
-  if (is_loopback(reinterpret_cast<sockaddr*>(&peer))) {
+  if (!unknown && loopback) {
     refused = "cannot tell which user it runs as (the kernel knows no socket for its end of the connection); " +
               serves;
   } else if (remote == RemoteClients::Refused) {
