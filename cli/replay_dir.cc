@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -34,12 +35,17 @@ const char kGdbCommands[] =
     "end\n"
     "set confirm on\n";
 
+constexpr char kDirName[] = "/backstep-XXXXXX";
+constexpr char kSocketName[] = "/rsp.sock";
+
 // $XDG_RUNTIME_DIR if it is an absolute path to a directory that this user
-// owns and nobody else may write, and that gdb's command line can carry
-// (no blanks or quotes); else /tmp.
+// owns and nobody else may write, that gdb's command line can carry (no
+// blanks or quotes), and short enough for a socket's path under it; else
+// /tmp.
 std::string base_dir() {
   const char* runtime = getenv("XDG_RUNTIME_DIR");
   if (!runtime || runtime[0] != '/' || std::strpbrk(runtime, " \t\n'\"\\")) return "/tmp";
+  if (std::strlen(runtime) + sizeof(kDirName) + sizeof(kSocketName) > sizeof(sockaddr_un::sun_path)) return "/tmp";
   struct stat st {};
   if (lstat(runtime, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022) != 0) {
     return "/tmp";
@@ -50,7 +56,7 @@ std::string base_dir() {
 }  // namespace
 
 ReplayDir::ReplayDir() {
-  std::string dir = base_dir() + "/backstep-XXXXXX";
+  std::string dir = base_dir() + kDirName;
   if (!mkdtemp(dir.data())) {
     throw std::runtime_error("cannot create a private directory " + dir + ": " + strerror(errno));
   }
@@ -69,6 +75,8 @@ ReplayDir::~ReplayDir() {
   remove_tree(path_.c_str());
   forget_on_signals(path_);
 }
+
+std::string ReplayDir::socket_path() const { return path_ + kSocketName; }
 
 std::string ReplayDir::write_gdb_commands() const {
   std::string path = path_ + "/gdb-commands";

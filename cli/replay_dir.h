@@ -1,6 +1,7 @@
 // The private directory `backstep replay` makes for its debugger's
 // connection: mode 0700, under $XDG_RUNTIME_DIR when that is a directory of
-// this user's that nobody else may write, else under /tmp. It holds the
+// this user's that nobody else may write (and short enough for a socket's
+// path), else under /tmp. It holds the
 // server's Unix socket (so that only this user can reach the server, which
 // checks the peer's uid besides) and gdb's command file. It is removed on
 // every way out: by the destructor, or by the signal handlers
@@ -19,7 +20,7 @@ class ReplayDir {
   ReplayDir& operator=(const ReplayDir&) = delete;
 
   const std::string& path() const { return path_; }
-  std::string socket_path() const { return path_ + "/rsp.sock"; }
+  std::string socket_path() const;
   // Writes gdb's commands (restart, when, the auto-load of libraries'
   // scripts) into the directory; returns the file's path.
   std::string write_gdb_commands() const;

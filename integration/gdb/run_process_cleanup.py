@@ -202,23 +202,34 @@ def sub_sigterm(backstep, trace, root, once=True):
 
 def private_env(root):
     """The environment for `backstep replay`, with $XDG_RUNTIME_DIR and
-    $TMPDIR empty directories of the test's own."""
+    $TMPDIR empty directories of the test's own. $XDG_RUNTIME_DIR is under
+    /tmp: a socket's path must stay short (backstep uses /tmp instead of a
+    longer one); the caller removes it (done_with)."""
     env = gdbtest.gdb_env(root)
-    for name, var in (("xdg", "XDG_RUNTIME_DIR"), ("tmp", "TMPDIR")):
-        path = os.path.join(root, name)
-        os.mkdir(path, 0o700)
-        env[var] = path
+    env["XDG_RUNTIME_DIR"] = tempfile.mkdtemp(prefix="bs-xdg-", dir="/tmp")
+    env["TMPDIR"] = os.path.join(root, "tmp")
+    os.mkdir(env["TMPDIR"], 0o700)
     return env
 
 
-def left_in(root):
+def left_in(env):
     """What is left in the test's $XDG_RUNTIME_DIR and $TMPDIR."""
-    return sorted(os.path.join(d, f) for d in (os.path.join(root, "xdg"), os.path.join(root, "tmp"))
-                  for f in os.listdir(d))
+    return sorted(os.path.join(env[v], f) for v in ("XDG_RUNTIME_DIR", "TMPDIR") for f in os.listdir(env[v]))
+
+
+def done_with(env):
+    shutil.rmtree(env["XDG_RUNTIME_DIR"], ignore_errors=True)
 
 
 def sub_replay_socket(backstep, trace, root):
     env = private_env(root)
+    try:
+        return replay_socket(backstep, trace, root, env)
+    finally:
+        done_with(env)
+
+
+def replay_socket(backstep, trace, root, env):
     script = os.path.join(root, "socket.gdb")
     with open(script, "w") as f:
         f.write("""python
@@ -248,8 +259,8 @@ info registers rip
         return "the private directory holds something else than gdb's commands and the socket:\n" + out
     if not re.search(r"^rip\s+0x", out, re.M) or proc.returncode != 0:
         return "gdb was not served through the socket (exit %s):\n%s" % (proc.returncode, out)
-    if os.path.lexists(here) or left_in(root):
-        return "left behind after replay: %s" % (left_in(root) or here)
+    if os.path.lexists(here) or left_in(env):
+        return "left behind after replay: %s" % (left_in(env) or here)
     return None
 
 
@@ -314,13 +325,14 @@ def sub_replay_sigterm(backstep, trace, root, lldb=False):
         left = leftovers(known)
         if left:
             return "after SIGTERM, left behind: " + describe(left)
-        files = [p for p in paths if os.path.lexists(p)] + left_in(root)
+        files = [p for p in paths if os.path.lexists(p)] + left_in(env)
         if files:
             return "after SIGTERM, files left behind: %s" % files
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+        done_with(env)
     return None
 
 
