@@ -9,6 +9,8 @@
 #include <map>
 #include <stdexcept>
 
+#include "cli/process_cleanup.h"
+#include "cli/remove_tree.h"
 #include "cli/trace_copy.h"
 #include "engine/trace/reader.h"
 
@@ -51,11 +53,12 @@ LldbLaunch::LldbLaunch(const std::string& dir, const DebuggeeChoice& choice) {
     throw std::runtime_error("cannot create a temporary directory " + temp + ": " + strerror(errno));
   }
   temp_dir_ = temp;
+  remove_on_signals(temp_dir_);
   try {
     copy_files(dir, choice);
   } catch (...) {
-    std::error_code ec;
-    fs::remove_all(temp_dir_, ec);
+    remove_tree(temp_dir_.c_str());
+    forget_on_signals(temp_dir_);
     throw;
   }
 }
@@ -131,11 +134,11 @@ void LldbLaunch::copy_files(const std::string& dir, const DebuggeeChoice& choice
 }
 
 LldbLaunch::~LldbLaunch() {
-  std::error_code ec;
-  fs::remove_all(temp_dir_, ec);
+  remove_tree(temp_dir_.c_str());
+  forget_on_signals(temp_dir_);
 }
 
-std::vector<std::string> LldbLaunch::argv(int port, const Args& user_args) const {
+std::vector<std::string> LldbLaunch::argv(const std::string& socket, const Args& user_args) const {
   std::vector<std::string> argv = {
       // -O runs before the target is created, -f creates it (lldb quotes
       // the path itself), -o runs after.
@@ -143,7 +146,8 @@ std::vector<std::string> LldbLaunch::argv(int port, const Args& user_args) const
       "-O", "settings set plugin.process.gdb-remote.packet-timeout " + std::to_string(kPacketTimeoutS),
       "-f", program_,
       "-o", "target modules search-paths add / " + sysroot_ + "/",
-      "-o", "gdb-remote 127.0.0.1:" + std::to_string(port),
+      // `gdb-remote` takes host:port only; `process connect` takes a URL.
+      "-o", "process connect -p gdb-remote unix-connect://" + socket,
   };
   argv.insert(argv.end(), user_args.begin(), user_args.end());
   return argv;

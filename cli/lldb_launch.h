@@ -17,15 +17,17 @@ class LldbLaunch {
  public:
   // Copies the program that `choice` starts with, and the libraries of the
   // recording, out of trace `dir` into a fresh temporary directory
-  // ($TMPDIR/backstep-lldb-XXXXXX, /tmp without TMPDIR). Throws
+  // ($TMPDIR/backstep-lldb-XXXXXX, /tmp without TMPDIR), which the signal
+  // handlers of cli/process_cleanup.h remove too. Throws
   // std::runtime_error (trace::TraceError for a damaged trace).
   LldbLaunch(const std::string& dir, const DebuggeeChoice& choice);
   ~LldbLaunch();  // removes the copy
   LldbLaunch(const LldbLaunch&) = delete;
   LldbLaunch& operator=(const LldbLaunch&) = delete;
 
-  // lldb's argv: the program, the connection to `port`, then `user_args`.
-  std::vector<std::string> argv(int port, const Args& user_args) const;
+  // lldb's argv: the program, the connection to the server's Unix socket
+  // at `socket`, then `user_args`.
+  std::vector<std::string> argv(const std::string& socket, const Args& user_args) const;
 
  private:
   void copy_files(const std::string& dir, const DebuggeeChoice& choice);

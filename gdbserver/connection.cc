@@ -13,12 +13,13 @@
 
 namespace backstep::gdb {
 
-Connection::Connection(int fd, ConnectionLimits limits) : fd_(fd), limits_(limits) {
+Connection::Connection(int fd, ConnectionLimits limits, std::string_view received) : fd_(fd), limits_(limits) {
   if (limits_.idle_timeout_s > 0) {
     // A client that stops reading our replies: send() gives up after this.
     timeval tv{limits_.idle_timeout_s, 0};
     setsockopt(fd_, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
   }
+  if (!received.empty()) take(received.data(), received.size());
 }
 
 Connection::~Connection() { close(fd_); }
@@ -35,17 +36,21 @@ bool Connection::fill(int timeout_ms) {
     closed_ = true;
     return false;
   }
+  take(buf, static_cast<std::size_t>(n));
+  return true;
+}
+
+void Connection::take(const char* bytes, std::size_t size) {
   // The packet timeout runs from a packet's first byte: note when the packet
   // still incomplete after these bytes began (within these bytes if the
   // receiver was between packets, or if something completed in them).
   bool was_between = receiver_.state() == rsp::PacketReceiver::State::Idle;
   bool had_events = receiver_.has_event();
-  receiver_.feed(buf, static_cast<std::size_t>(n));
+  receiver_.feed(bytes, size);
   bool completed = receiver_.has_event() && !had_events;
   if (receiver_.state() != rsp::PacketReceiver::State::Idle && (was_between || completed)) {
     packet_started_ = Clock::now();
   }
-  return true;
 }
 
 int Connection::wait_budget_ms(Clock::time_point waiting_since) {

@@ -13,6 +13,7 @@
 #include <deque>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "gdbserver/rsp/framing.h"
 
@@ -25,7 +26,9 @@ struct ConnectionLimits {
 
 class Connection {
  public:
-  explicit Connection(int fd, ConnectionLimits limits = {});
+  // `received`: bytes already read from `fd` (by the server, waiting for
+  // the first packet), taken as if they had just arrived.
+  explicit Connection(int fd, ConnectionLimits limits = {}, std::string_view received = {});
   ~Connection();
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
@@ -46,6 +49,7 @@ class Connection {
  private:
   using Clock = std::chrono::steady_clock;
   bool fill(int timeout_ms);
+  void take(const char* bytes, std::size_t size);
   void write_all(const std::string& bytes);
   // Milliseconds until the wait for a request (that began at `waiting_since`)
   // runs out; -1 when there is no limit. 0 sets dropped_because_.

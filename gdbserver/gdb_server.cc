@@ -1,8 +1,6 @@
 #include "gdbserver/gdb_server.h"
 
-#include <arpa/inet.h>
 #include <fcntl.h>
-#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -19,6 +17,9 @@
 
 #include "engine/core/log.h"
 #include "gdbserver/gdb_session.h"
+#include "gdbserver/listener.h"
+#include "gdbserver/peer_credentials.h"
+#include "gdbserver/pending_connection.h"
 #include "gdbserver/refusal.h"
 
 namespace backstep::gdb {
@@ -31,25 +32,48 @@ constexpr std::size_t kMaxRefusals = 16;
 constexpr int kRefusalTimeoutS = 10;
 // Out of file descriptors: how often to try accepting again.
 constexpr int kAcceptRetryMs = 1000;
+// How long a new connection may take to send its first packet before it is
+// dropped: it holds no slot meanwhile, but a descriptor.
+constexpr int kFirstPacketTimeoutS = 10;
+// Connections waiting for their first packet, from everyone at once.
+constexpr std::size_t kMaxPending = 64;
+// Beyond the server's --max-clients, the connections one peer (a local
+// user, or a remote address) may hold at once, waiting or served.
+constexpr std::size_t kPendingPerPeer = 8;
 
 void say(const std::string& message) { std::fprintf(stderr, "backstep: %s\n", message.c_str()); }
 
-std::string describe_peer(int fd) {
+// Whom the per-peer limit counts `fd`'s client as ("uid 1000", "address
+// 10.0.0.2"), or, with `refused` set, why the client is not served.
+std::string identify(int fd, RemoteClients remote, std::optional<std::string>& refused) {
+  uid_t owner = geteuid();
+  std::string serves = "this server serves only uid " + std::to_string(owner) + " (its owner)";
+  PeerOwner found = peer_owner(fd);
+  if (const uid_t* uid = std::get_if<uid_t>(&found)) {
+    if (*uid != owner) refused = "it runs as uid " + std::to_string(*uid) + ", " + serves;
+    return "uid " + std::to_string(*uid);
+  }
   sockaddr_storage peer{};
   socklen_t len = sizeof(peer);
-  if (getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &len) != 0) return "?";
-  char host[INET6_ADDRSTRLEN] = "?";
-  int port = 0;
-  if (peer.ss_family == AF_INET6) {
-    auto* a = reinterpret_cast<sockaddr_in6*>(&peer);
-    inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof(host));
-    port = ntohs(a->sin6_port);
-    return std::string("[") + host + "]:" + std::to_string(port);
+  // (A peer without an address counts as local: it is never let in unchecked.)
+  bool loopback = getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &len) != 0 || peer.ss_family == AF_UNIX ||
+                  is_loopback(reinterpret_cast<sockaddr*>(&peer));
+  const auto* unknown = std::get_if<OwnerUnknown>(&found);
+  // A client of this host whose owner cannot be told is refused. One from
+  // elsewhere is a remote client: --allow-remote trusts whoever it is.
+  if (unknown && (loopback || remote == RemoteClients::Refused)) {
+    refused = "cannot tell which user it runs as (" + unknown->why + "); " + serves;
+    return "";
   }
-  auto* a = reinterpret_cast<sockaddr_in*>(&peer);
-  inet_ntop(AF_INET, &a->sin_addr, host, sizeof(host));
-  port = ntohs(a->sin_port);
-  return std::string(host) + ":" + std::to_string(port);
+  // No socket of this host's is the client's end: a remote client, unless
+  // it came over loopback (then its socket is gone; whose was it?).
+  if (!unknown && loopback) {
+    refused = "cannot tell which user it runs as (the kernel knows no socket for its end of the connection); " +
+              serves;
+  } else if (remote == RemoteClients::Refused) {
+    refused = "it connects from another host, and remote clients need --allow-remote";
+  }
+  return "address " + peer_host(fd);
 }
 
 }  // namespace
@@ -59,48 +83,35 @@ GdbServer::GdbServer(ServerOptions options, TargetFactory make_target)
 
 GdbServer::~GdbServer() {
   if (listen_fd_ >= 0) close(listen_fd_);
+  if (unix_bound_) unlink(options_.unix_path.c_str());
   // Clients' processes outlive the server only as long as their clients
   // stay; the server's own end is not theirs to share.
   for (const Client& c : clients_) close(c.pidfd);
 }
 
 int GdbServer::listen() {
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
-  addrinfo* found = nullptr;
-  std::string port = std::to_string(options_.port);
-  int rc = getaddrinfo(options_.host.c_str(), port.c_str(), &hints, &found);
-  if (rc != 0) throw std::runtime_error("cannot resolve " + options_.host + ": " + gai_strerror(rc));
-  std::string why = "no address";
-  for (addrinfo* a = found; a; a = a->ai_next) {
-    int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
-    if (fd < 0) continue;
-    int one = 1;
-    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-    if (bind(fd, a->ai_addr, a->ai_addrlen) == 0 && ::listen(fd, SOMAXCONN) == 0) {
-      listen_fd_ = fd;
-      break;
-    }
-    why = strerror(errno);
-    close(fd);
+  if (options_.unix_path.empty()) {
+    int port = 0;
+    listen_fd_ = listen_tcp(options_.host, options_.port, options_.remote, port);
+    return port;
   }
-  freeaddrinfo(found);
-  if (listen_fd_ < 0) {
-    throw std::runtime_error("cannot listen on " + options_.host + ":" + port + ": " + why);
-  }
-  sockaddr_storage bound{};
-  socklen_t len = sizeof(bound);
-  getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&bound), &len);
-  return ntohs(bound.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port
-                                           : reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
+  listen_fd_ = listen_unix(options_.unix_path);
+  unix_bound_ = true;
+  return 0;
 }
 
-void GdbServer::serve_client(int fd, int number) {
+bool GdbServer::reachable_from_other_hosts() const {
+  sockaddr_storage bound{};
+  socklen_t len = sizeof(bound);
+  if (getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&bound), &len) != 0) return false;
+  if (bound.ss_family == AF_UNIX) return false;
+  return !is_loopback(reinterpret_cast<sockaddr*>(&bound));
+}
+
+void GdbServer::serve_client(int fd, int number, const std::string& received) {
   int one = 1;
-  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-  Connection connection(fd, options_.limits);
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));  // fails harmlessly on a Unix socket
+  Connection connection(fd, options_.limits, received);
   // Each client starts at the beginning of the recording.
   std::unique_ptr<DebugTarget> target = make_target_();
   {
@@ -113,23 +124,27 @@ void GdbServer::serve_client(int fd, int number) {
   BS_LOG(Cli, "client " << number << " done");
 }
 
-void GdbServer::start_client(int fd, const std::string& peer) {
+void GdbServer::start_client(PendingConnection& pending) {
   int number = ++clients_seen_;
+  const std::string& peer = pending.peer();
   std::fflush(nullptr);  // nothing buffered may be written twice
   pid_t pid = fork();
   if (pid < 0) {
     say(std::string("cannot serve the client from ") + peer + ": fork failed: " + strerror(errno));
-    close(fd);
     return;
   }
   if (pid == 0) {
     // The client's process: only its own socket stays open.
     close(listen_fd_);
+    unix_bound_ = false;  // the server's to remove, not this process's
     for (const Client& c : clients_) close(c.pidfd);
     refusals_.clear();
+    int fd = pending.release();
+    std::string received = pending.received();
+    pending_.clear();
     int status = 0;
     try {
-      serve_client(fd, number);
+      serve_client(fd, number, received);
     } catch (const std::exception& e) {
       say("client " + std::to_string(number) + " (" + peer + "): " + e.what());
       status = 1;
@@ -137,7 +152,6 @@ void GdbServer::start_client(int fd, const std::string& peer) {
     std::fflush(nullptr);
     _exit(status);
   }
-  close(fd);
   int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
   if (pidfd < 0) {
     // Without a pidfd the exit cannot be noticed in poll(); wait for this
@@ -150,7 +164,7 @@ void GdbServer::start_client(int fd, const std::string& peer) {
     return;
   }
   BS_LOG(Cli, "client " << number << " from " << peer << ": process " << pid);
-  clients_.push_back({pid, pidfd, number});
+  clients_.push_back({pid, pidfd, number, pending.peer_key()});
 }
 
 void GdbServer::reap(std::size_t index) {
@@ -165,45 +179,92 @@ void GdbServer::reap(std::size_t index) {
   }
 }
 
-void GdbServer::refuse(int fd, const std::string& peer) {
-  std::string why = "backstep serve is busy: " + std::to_string(clients_.size()) +
-                    " clients connected, the most it serves at once (--max-clients); try again later";
-  say("refused a client from " + peer + ": " + std::to_string(clients_.size()) + " clients connected (--max-clients " +
-      std::to_string(options_.max_clients) + ")");
+std::size_t GdbServer::connections_of(const std::string& peer_key) const {
+  auto same = [&](const auto& c) { return c.peer_key == peer_key; };
+  return static_cast<std::size_t>(std::count_if(clients_.begin(), clients_.end(), same) +
+                                  std::count_if(pending_.begin(), pending_.end(),
+                                                [&](const auto& p) { return p->peer_key() == peer_key; }));
+}
+
+void GdbServer::admit(int fd) {
+  std::string peer = describe_peer(fd);
+  std::optional<std::string> refused;
+  std::string key = identify(fd, options_.remote, refused);
+  if (refused) {
+    say("refused a client from " + peer + ": " + *refused);
+    refuse(fd, "backstep serve refused the connection: " + *refused);
+    return;
+  }
+  std::size_t per_peer = static_cast<std::size_t>(options_.max_clients) + kPendingPerPeer;
+  if (connections_of(key) >= per_peer) {
+    say("refused a client from " + peer + ": " + key + " already holds " + std::to_string(per_peer) +
+        " connections, the most one peer may (--max-clients + " + std::to_string(kPendingPerPeer) + ")");
+    refuse(fd, "backstep serve is busy: " + key + " already holds " + std::to_string(per_peer) +
+                   " connections, the most one peer may (--max-clients + " + std::to_string(kPendingPerPeer) +
+                   "); try again later");
+    return;
+  }
+  if (pending_.size() >= kMaxPending) {
+    say("closed a connection from " + peer + ": " + std::to_string(kMaxPending) +
+        " connections are waiting for their first packet already");
+    close(fd);
+    return;
+  }
+  pending_.push_back(std::make_unique<PendingConnection>(fd, peer, key, kFirstPacketTimeoutS));
+}
+
+bool GdbServer::first_packet(PendingConnection& pending) {
+  if (options_.once) {
+    // The one client: the others waiting, or being refused, are let go.
+    int fd = pending.release();
+    std::string received = pending.received();
+    pending_.clear();
+    refusals_.clear();
+    serve_client(fd, ++clients_seen_, received);
+    return true;
+  }
+  if (static_cast<int>(clients_.size()) >= options_.max_clients) {
+    say("refused a client from " + pending.peer() + ": " + std::to_string(clients_.size()) +
+        " clients connected (--max-clients " + std::to_string(options_.max_clients) + ")");
+    refuse(pending.release(),
+           "backstep serve is busy: " + std::to_string(clients_.size()) +
+               " clients connected, the most it serves at once (--max-clients); try again later",
+           pending.received());
+    return false;
+  }
+  start_client(pending);
+  return false;
+}
+
+void GdbServer::refuse(int fd, const std::string& why, const std::string& received) {
   if (refusals_.size() >= kMaxRefusals) {
     close(fd);
     return;
   }
-  refusals_.push_back(std::make_unique<Refusal>(fd, why, kRefusalTimeoutS));
+  auto refusal = std::make_unique<Refusal>(fd, why, kRefusalTimeoutS);
+  if (refusal->take(received)) refusals_.push_back(std::move(refusal));
 }
 
 void GdbServer::run() {
-  if (options_.once) {
-    for (;;) {
-      int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
-      if (fd >= 0) {
-        serve_client(fd, ++clients_seen_);
-        return;
-      }
-      if (errno != EINTR && errno != ECONNABORTED) {
-        throw std::runtime_error(std::string("accept failed: ") + strerror(errno));
-      }
-    }
-  }
   // Non-blocking, so that a connection that went away between poll() and
   // accept() (or a retry after running out of descriptors) cannot block.
   fcntl(listen_fd_, F_SETFL, fcntl(listen_fd_, F_GETFL) | O_NONBLOCK);
   bool accept_paused = false;  // out of file descriptors
   for (;;) {
-    // [0] the listening socket, then each client's pidfd, then each refusal.
+    // [0] the listening socket, then each client's pidfd, each refusal,
+    // each connection waiting for its first packet.
     std::vector<pollfd> fds;
     fds.push_back({listen_fd_, static_cast<short>(accept_paused ? 0 : POLLIN), 0});
     for (const Client& c : clients_) fds.push_back({c.pidfd, POLLIN, 0});
     int timeout = accept_paused ? kAcceptRetryMs : -1;
+    auto wake_by = [&timeout](int left) { timeout = timeout < 0 ? left : std::min(timeout, left); };
     for (const auto& r : refusals_) {
       fds.push_back({r->fd(), POLLIN, 0});
-      int left = r->budget_ms();
-      timeout = timeout < 0 ? left : std::min(timeout, left);
+      wake_by(r->budget_ms());
+    }
+    for (const auto& p : pending_) {
+      fds.push_back({p->fd(), POLLIN, 0});
+      wake_by(p->budget_ms());
     }
     if (poll(fds.data(), fds.size(), timeout) < 0) {
       if (errno == EINTR) continue;
@@ -211,7 +272,27 @@ void GdbServer::run() {
     }
     // Back to front, so that erasing keeps the earlier indices valid.
     std::size_t n_clients = clients_.size();
-    for (std::size_t i = refusals_.size(); i-- > 0;) {
+    std::size_t n_refusals = refusals_.size();
+    for (std::size_t i = pending_.size(); i-- > 0;) {
+      using Progress = PendingConnection::Progress;
+      PendingConnection& p = *pending_[i];
+      Progress progress = fds[1 + n_clients + n_refusals + i].revents ? p.on_readable() : Progress::Waiting;
+      if (progress == Progress::Waiting && p.budget_ms() > 0) continue;
+      if (progress == Progress::Ready) {
+        std::unique_ptr<PendingConnection> ready = std::move(pending_[i]);
+        pending_.erase(pending_.begin() + static_cast<std::ptrdiff_t>(i));
+        if (first_packet(*ready)) return;
+        continue;
+      }
+      if (progress == Progress::Waiting) {
+        say("dropped a connection from " + p.peer() + ": no request within " + std::to_string(kFirstPacketTimeoutS) +
+            " s");
+      } else if (!p.why().empty()) {
+        say("dropped a connection from " + p.peer() + ": " + p.why());
+      }
+      pending_.erase(pending_.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+    for (std::size_t i = n_refusals; i-- > 0;) {
       const pollfd& p = fds[1 + n_clients + i];
       bool going = p.revents == 0 || refusals_[i]->on_readable();
       if (!going || refusals_[i]->budget_ms() == 0) refusals_.erase(refusals_.begin() + static_cast<std::ptrdiff_t>(i));
@@ -233,12 +314,7 @@ void GdbServer::run() {
         }
         throw std::runtime_error(std::string("accept failed: ") + strerror(errno));
       }
-      std::string peer = describe_peer(fd);
-      if (static_cast<int>(clients_.size()) >= options_.max_clients) {
-        refuse(fd, peer);
-      } else {
-        start_client(fd, peer);
-      }
+      admit(fd);
     }
   }
 }

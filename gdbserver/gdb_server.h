@@ -1,10 +1,16 @@
 // The listening side. Each client gets its own debugging session, at the
-// start of the recording, in a process of its own (forked at accept): a
-// replay is ptrace-based and must live on the thread that started it, and
-// a process per client also means one client's replay, crash or slowness
-// never touches another's. Up to `max_clients` are served at once; one more
-// is refused with an error reply. A client that disconnects (or a port
-// probe) does not end the server.
+// start of the recording, in a process of its own (forked once its first
+// packet has arrived): a replay is ptrace-based and must live on the thread
+// that started it, and a process per client also means one client's
+// replay, crash or slowness never touches another's. Up to `max_clients`
+// are served at once; one more is refused with an error reply. A client
+// that disconnects (or a port probe) does not end the server.
+//
+// Only the user who runs the server is served: the owner of each client's
+// socket is asked of the kernel (gdbserver/peer_credentials.h), and any
+// other user is refused. A connection holds no slot until it has sent a
+// whole packet; one that stays silent is dropped after a few seconds, and
+// one peer may hold only so many connections at once.
 #pragma once
 
 #include <sys/types.h>
@@ -16,14 +22,18 @@
 
 #include "engine/timeline/debug_target.h"
 #include "gdbserver/connection.h"
+#include "gdbserver/listener.h"
 
 namespace backstep::gdb {
 
+class PendingConnection;
 class Refusal;
 
 struct ServerOptions {
   std::string host = "127.0.0.1";
-  int port = 0;          // 0: any free port
+  int port = 0;            // 0: any free port
+  std::string unix_path;   // non-empty: listen on this Unix socket instead of TCP
+  RemoteClients remote = RemoteClients::Refused;
   bool once = false;     // serve one client in this process, then return
   int max_clients = 4;   // clients served at once
   // Dropping clients that hold a session without using it (0: never).
@@ -36,29 +46,45 @@ class GdbServer {
   GdbServer(ServerOptions options, TargetFactory make_target);
   ~GdbServer();
 
-  // Binds and listens (throws std::runtime_error on failure); returns the port.
+  // Binds and listens (throws std::runtime_error on failure, NotLoopback
+  // for a remote address that is not allowed); returns the port (0 for a
+  // Unix socket, which the server removes when it is destroyed).
   int listen();
   // Serves clients until killed (or one client, with `once`).
   void run();
+  // After listen(): whether it listens on an address other hosts can reach.
+  bool reachable_from_other_hosts() const;
 
  private:
   struct Client {
     pid_t pid;
     int pidfd;  // readable once the client's process has exited
     int number;
+    std::string peer_key;
   };
   // Serves one client on this thread until it leaves; returns when done.
-  void serve_client(int fd, int number);
-  void start_client(int fd, const std::string& peer);
+  // `received`: what the client sent before it was served.
+  void serve_client(int fd, int number, const std::string& received);
+  void start_client(PendingConnection& pending);
   void reap(std::size_t index);
-  void refuse(int fd, const std::string& peer);
+  // A newly accepted connection: refused, or waiting for its first packet.
+  void admit(int fd);
+  // Its first packet has arrived: served, or refused when the server is
+  // full. True when the server is done (with `once`).
+  bool first_packet(PendingConnection& pending);
+  // Answers the client's first request with "E.<why>" (`received` may hold
+  // it already), then closes.
+  void refuse(int fd, const std::string& why, const std::string& received = {});
+  std::size_t connections_of(const std::string& peer_key) const;
 
   ServerOptions options_;
   TargetFactory make_target_;
   int listen_fd_ = -1;
+  bool unix_bound_ = false;  // options_.unix_path is ours to remove
   int clients_seen_ = 0;
   std::vector<Client> clients_;
   std::vector<std::unique_ptr<Refusal>> refusals_;
+  std::vector<std::unique_ptr<PendingConnection>> pending_;
 };
 
 }  // namespace backstep::gdb

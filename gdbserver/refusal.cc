@@ -18,8 +18,12 @@ bool Refusal::on_readable() {
   ssize_t n = recv(fd_, buf, sizeof(buf), MSG_DONTWAIT);
   if (n < 0) return errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK;
   if (n == 0) return false;  // the client closed
+  return take(std::string_view(buf, static_cast<std::size_t>(n)));
+}
+
+bool Refusal::take(std::string_view received) {
   if (replied_) return true;  // lingering: whatever else comes is dropped
-  receiver_.feed(buf, static_cast<std::size_t>(n));
+  receiver_.feed(received);
   while (auto event = receiver_.next_event()) {
     if (!std::holds_alternative<rsp::Packet>(*event)) continue;
     // Ack (the client may be in ack mode) and answer, all in one small

@@ -1,4 +1,5 @@
-// A client turned away because the server is full. It is answered the way
+// A client turned away: the server is full, or the client is not one it
+// serves (another user, too many connections from one peer). It is answered the way
 // gdb reports best: its first request gets an "E.<message>" reply (gdb
 // prints "Remote failure reply: E.<message>"), then the server stops
 // writing and lingers until the client closes, so the reply is not lost to
@@ -7,6 +8,7 @@
 
 #include <chrono>
 #include <string>
+#include <string_view>
 
 #include "gdbserver/rsp/framing.h"
 
@@ -23,6 +25,9 @@ class Refusal {
   int fd() const { return fd_; }
   // Reads what the client sent; false once the refusal is over.
   bool on_readable();
+  // Bytes the server read from the client before refusing it, taken as if
+  // they had just arrived; false once the refusal is over.
+  bool take(std::string_view received);
   // Milliseconds until the refusal gives up (0: now).
   int budget_ms() const;
 

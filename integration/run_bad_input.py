@@ -566,7 +566,10 @@ def t_serve_bad_options(ctx):
              (["--port", "0", "--max-checkpoints", "lots"], "max-checkpoints"),
              (["--port", "0", "--max-checkpoints"], "max-checkpoints"),
              (["--port", "0", "--max-checkpoint-memory", "0"], "max-checkpoint-memory"),
-             (["--port", "0", "--max-checkpoint-memory", "1e3"], "max-checkpoint-memory")]
+             (["--port", "0", "--max-checkpoint-memory", "1e3"], "max-checkpoint-memory"),
+             (["--port", "0", "--unix", ctx.path("s")], "unix"), (["--unix", ""], "unix"),
+             (["--unix", ctx.path("s"), "--host", "0.0.0.0"], "host"),
+             (["--unix", ctx.path("s"), "--allow-remote"], "allow-remote")]
     for args, option in cases:
         res = ctx.bs("serve", *(args + [missing]), timeout=30)
         what = "serve %s" % " ".join(args)

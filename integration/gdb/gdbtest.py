@@ -6,7 +6,7 @@
 - gdb_env(): a fixed environment for gdb (no user init files, no debuginfod,
   C locale, no terminal).
 - Server: `backstep serve --port 0 [--once] [OPTIONS] TRACE` with its port
-  read from the first stdout line.
+  read from the first stdout line (or `serve --unix PATH ...`, its path).
 - normalise(): the few things that must vary between runs.
 """
 
@@ -165,12 +165,14 @@ def normalise(text, root):
 
 
 class Server:
-    """`backstep serve --port 0 [--once] TRACE` in its own process group."""
+    """`backstep serve --port 0 [--once] TRACE` in its own process group
+    (`listen` replaces `--port 0`: ["--unix", PATH], or a --host with it)."""
 
-    def __init__(self, backstep, trace, root, once, log_name="serve", extra_args=()):
+    def __init__(self, backstep, trace, root, once, log_name="serve", extra_args=(),
+                 listen=("--port", "0")):
         self.log_path = os.path.join(root, log_name + ".log")
         self.log = open(self.log_path, "wb")
-        argv = [backstep, "serve", "--port", "0"] + (["--once"] if once else []) + \
+        argv = [backstep, "serve"] + list(listen) + (["--once"] if once else []) + \
             list(extra_args) + [trace]
         self.proc = subprocess.Popen(argv, cwd=root, env=base_env(root), stdin=subprocess.DEVNULL,
                                      stdout=subprocess.PIPE, stderr=self.log,
@@ -180,12 +182,15 @@ class Server:
         self.rest = bytearray()
         line = self._read_first_line(TIMEOUT)
         self.first_line = line
-        m = re.match(rb"backstep: serving (.+) on 127\.0\.0\.1:(\d+)\n$", line)
-        if not m:
+        m = re.match(rb"backstep: serving (.+) on (\S+):(\d+)\n$", line)
+        unix = re.match(rb"backstep: serving (.+) on (/\S+)\n$", line)
+        if not m and not unix:
             self.stop()
             raise RuntimeError("serve printed %r as its first line; stderr:\n%s" %
                                (line, self.stderr()))
-        self.port = int(m.group(2))
+        self.host = m.group(2).decode() if m else None
+        self.port = int(m.group(3)) if m else None
+        self.path = unix.group(2).decode() if unix else None
         # Keep draining stdout (the replayed program's output goes there too).
         self.drain = threading.Thread(target=self._drain, daemon=True)
         self.drain.start()

@@ -16,6 +16,14 @@ checkpoints (reverse-continues, `monitor checkpoint`) under real gdb, then:
   sigterm_clients  the same with `backstep serve` (a process per client):
            the server passes SIGTERM to its client's process and waits for
            it, which ends its replay and checkpoints first.
+  replay_socket  `backstep replay`: gdb is connected to a Unix socket in a
+           0700 directory under $XDG_RUNTIME_DIR (the test's own), its
+           commands file is in there too, and all of it is gone afterwards.
+  replay_sigterm  SIGTERM to `backstep replay` while gdb waits for commands:
+           backstep dies of SIGTERM having ended and reaped gdb, and no file
+           it made for gdb is left ($XDG_RUNTIME_DIR and $TMPDIR are empty).
+  replay_sigterm_lldb  the same with --debugger lldb, whose private copies
+           of the program and libraries must go too.
 
 Exit status: 0 pass, 1 fail.
 """
@@ -23,6 +31,8 @@ Exit status: 0 pass, 1 fail.
 import argparse
 import ctypes
 import os
+import re
+import select
 import shutil
 import signal
 import subprocess
@@ -190,8 +200,146 @@ def sub_sigterm(backstep, trace, root, once=True):
     return None
 
 
+def private_env(root):
+    """The environment for `backstep replay`, with $XDG_RUNTIME_DIR and
+    $TMPDIR empty directories of the test's own. $XDG_RUNTIME_DIR is under
+    /tmp: a socket's path must stay short (backstep uses /tmp instead of a
+    longer one); the caller removes it (done_with)."""
+    env = gdbtest.gdb_env(root)
+    env["XDG_RUNTIME_DIR"] = tempfile.mkdtemp(prefix="bs-xdg-", dir="/tmp")
+    env["TMPDIR"] = os.path.join(root, "tmp")
+    os.mkdir(env["TMPDIR"], 0o700)
+    return env
+
+
+def left_in(env):
+    """What is left in the test's $XDG_RUNTIME_DIR and $TMPDIR."""
+    return sorted(os.path.join(env[v], f) for v in ("XDG_RUNTIME_DIR", "TMPDIR") for f in os.listdir(env[v]))
+
+
+def done_with(env):
+    shutil.rmtree(env["XDG_RUNTIME_DIR"], ignore_errors=True)
+
+
+def sub_replay_socket(backstep, trace, root):
+    env = private_env(root)
+    try:
+        return replay_socket(backstep, trace, root, env)
+    finally:
+        done_with(env)
+
+
+def replay_socket(backstep, trace, root, env):
+    script = os.path.join(root, "socket.gdb")
+    with open(script, "w") as f:
+        f.write("""python
+import os, stat
+path = gdb.selected_inferior().connection.details
+here = os.path.dirname(path)
+print("BS-SOCKET %s socket=%s dir-mode=%o dir-uid=%d" % (path, stat.S_ISSOCK(os.stat(path).st_mode),
+      stat.S_IMODE(os.stat(here).st_mode), os.stat(here).st_uid))
+print("BS-FILES %s" % " ".join(sorted(os.listdir(here))))
+end
+info registers rip
+""")
+    proc = subprocess.Popen([backstep, "replay", trace, "--", "-batch", "-nx", "-x", script], cwd=root, env=env,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    out = proc.communicate(timeout=WAIT_S)[0].decode("utf-8", "replace")
+    m = re.search(r"^BS-SOCKET (\S+) socket=(\w+) dir-mode=(\d+) dir-uid=(\d+)$", out, re.M)
+    if not m:
+        return "gdb is not connected to a Unix socket's path; gdb said:\n" + out
+    path, is_socket, mode, uid = m.group(1), m.group(2), m.group(3), int(m.group(4))
+    here = os.path.dirname(path)
+    if os.path.dirname(here) != env["XDG_RUNTIME_DIR"] or not os.path.basename(here).startswith("backstep-"):
+        return "the socket %s is not in a backstep-XXXXXX directory under $XDG_RUNTIME_DIR" % path
+    if is_socket != "True" or mode != "700" or uid != os.geteuid():
+        return "%s: socket=%s, directory mode %s, owner %d: expected a socket in our own 0700 directory" % (
+            path, is_socket, mode, uid)
+    if not re.search(r"^BS-FILES gdb-commands rsp\.sock$", out, re.M):
+        return "the private directory holds something else than gdb's commands and the socket:\n" + out
+    if not re.search(r"^rip\s+0x", out, re.M) or proc.returncode != 0:
+        return "gdb was not served through the socket (exit %s):\n%s" % (proc.returncode, out)
+    if os.path.lexists(here) or left_in(env):
+        return "left behind after replay: %s" % (left_in(env) or here)
+    return None
+
+
+def debugger_of(pid):
+    """The debugger backstep started: its pid and argv."""
+    for child in server_children(pid):
+        try:
+            with open("/proc/%d/cmdline" % child, "rb") as f:
+                argv = [a.decode() for a in f.read().split(b"\0") if a]
+        except OSError:
+            continue
+        if argv and re.search(r"(^|/)(gdb|lldb[-0-9]*)$", argv[0]):
+            return child, argv
+    return None, []
+
+
+def made_for(argv):
+    """The paths in the debugger's argv that backstep made for it."""
+    paths = []
+    for i, a in enumerate(argv):
+        if i > 0 and argv[i - 1] in ("-x", "-f"):
+            paths.append(a)
+        m = re.search(r"(?:target extended-remote |unix-connect://)(/\S+)$", a)
+        if m:
+            paths.append(m.group(1))
+    return paths
+
+
+def sub_replay_sigterm(backstep, trace, root, lldb=False):
+    env = private_env(root)
+    if lldb:
+        debugger_args = ["--debugger", "lldb", trace, "--", "-o", "script print('BS-READY')"]
+    else:
+        debugger_args = [trace, "--", "-nx", "-ex", "python print('BS-READY')"]
+    # The debugger reads its commands from stdin, a pipe kept open: it waits
+    # at its prompt, as under a user, until the signal.
+    proc = subprocess.Popen([backstep, "replay"] + debugger_args, cwd=root, env=env, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    known = {proc.pid}
+    out = b""
+    try:
+        deadline = time.monotonic() + WAIT_S
+        while b"BS-READY" not in out:
+            ready, _, _ = select.select([proc.stdout], [], [], max(0, deadline - time.monotonic()))
+            chunk = os.read(proc.stdout.fileno(), 65536) if ready else b""
+            if not chunk:
+                return "the debugger never got ready; it said:\n" + out.decode("utf-8", "replace")
+            out += chunk
+        debugger, argv = debugger_of(proc.pid)
+        if debugger is None:
+            return "no debugger among backstep's children"
+        paths = made_for(argv)
+        if not paths or not all(os.path.lexists(p) for p in paths):
+            return "the debugger's argv names no files backstep made: %s" % argv
+        proc.send_signal(signal.SIGTERM)
+        rest = proc.communicate(timeout=WAIT_S)[0]
+        if proc.returncode != -signal.SIGTERM:
+            return "backstep ended with %s, not by SIGTERM; it said:\n%s" % (
+                proc.returncode, (out + rest).decode("utf-8", "replace"))
+        if os.path.exists("/proc/%d" % debugger):
+            return "the debugger (pid %d) outlived backstep" % debugger
+        left = leftovers(known)
+        if left:
+            return "after SIGTERM, left behind: " + describe(left)
+        files = [p for p in paths if os.path.lexists(p)] + left_in(env)
+        if files:
+            return "after SIGTERM, files left behind: %s" % files
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        done_with(env)
+    return None
+
+
 SUBTESTS = {"detach": sub_detach, "kill": sub_kill, "sigterm": sub_sigterm,
-            "sigterm_clients": lambda b, t, r: sub_sigterm(b, t, r, once=False)}
+            "sigterm_clients": lambda b, t, r: sub_sigterm(b, t, r, once=False),
+            "replay_socket": sub_replay_socket, "replay_sigterm": sub_replay_sigterm,
+            "replay_sigterm_lldb": lambda b, t, r: sub_replay_sigterm(b, t, r, lldb=True)}
 
 
 def main():

@@ -33,15 +33,33 @@ sessions and raw sockets (the RawClient of run_malformed_packets.py):
               the 65th is refused (console text, then E18), deleting one
               makes room; a packet over PacketSize gets E18 in no-ack mode;
               the session answers after each.
+  other_user  (root only) gdb run as uid 65534 (setpriv) is refused: gdb
+              shows the reason, serve's stderr names the uid, no replay
+              starts; root's own clients are served.
+  unix_socket (root only) `serve --unix PATH`: the socket is 0600; made
+              0666 by the test, uid 65534's gdb is still refused (SO_PEERCRED)
+              while root's gdb is served through it; SIGTERM removes it.
+  remote_flag --host 0.0.0.0 without --allow-remote exits 2 saying why;
+              with it, serve warns that anyone who reaches the port can run
+              code and recommends an ssh tunnel; --host localhost needs no flag.
+  silent      --max-clients 2: three connections that never send a packet
+              start no replay and hold no slot (a gdb session is served
+              meanwhile), and the server closes each within its first-packet
+              limit (the test waits for the close, with a generous bound).
+  per_peer    --max-clients 1: one peer may hold 1 + 8 connections; the
+              tenth is refused with the reason; once the silent ones are
+              dropped, the peer is served again.
 
-Exit status: 0 pass, 1 fail, 2 usage error.
+Exit status: 0 pass, 1 fail, 2 usage error, 77 skipped (printed why).
 """
 
 import argparse
 import os
 import re
 import shutil
+import signal
 import socket
+import stat
 import subprocess
 import sys
 import tempfile
@@ -53,6 +71,12 @@ import gdbtest  # noqa: E402
 from run_malformed_packets import RawClient, ProtocolError, crash_markers, frame  # noqa: E402
 
 WAIT = 60  # seconds: the most any awaited event may take before the test fails
+NOBODY = 65534
+SKIPPED = 77
+
+
+class Skip(Exception):
+    """The subtest cannot run here; the message says why."""
 
 
 def hexs(text):
@@ -159,15 +183,20 @@ class Context:
         self.servers = []
         self.trace = None
 
-    def serve(self, *extra):
+    def record(self):
         if self.trace is None:
             self.trace, _, _ = gdbtest.record(os.path.abspath(self.opts.backstep), self.opts.binary,
                                               self.opts.source, self.root)
+        return self.trace
+
+    def serve(self, *extra, listen=("--port", "0")):
+        self.record()
         server = gdbtest.Server(os.path.abspath(self.opts.backstep), self.trace, self.root,
                                 once=False, log_name="serve%d" % len(self.servers),
-                                extra_args=extra)
+                                extra_args=extra, listen=listen)
         self.servers.append(server)
-        print("serve %s: port %d" % (" ".join(extra), server.port), flush=True)
+        print("serve %s: %s" % (" ".join(list(listen) + list(extra)), server.path or server.port),
+              flush=True)
         return server
 
     def client(self, server):
@@ -383,6 +412,158 @@ def t_limits(ctx):
     c.close()
 
 
+def need_root():
+    if os.geteuid() != 0:
+        raise Skip("needs root, to run a client as another user (uid %d)" % NOBODY)
+    if not shutil.which("setpriv"):
+        raise Skip("setpriv (util-linux) is not installed")
+
+
+def gdb_as_nobody(ctx, target, label):
+    """gdb, run as uid 65534, connecting to `target`; its output."""
+    argv = ["setpriv", "--reuid=%d" % NOBODY, "--regid=%d" % NOBODY, "--clear-groups",
+            "gdb", "-batch", "-nx", "-q", "-ex", "set debuginfod enabled off",
+            "-ex", "target extended-remote " + target, "-ex", "info registers rip"]
+    env = dict(gdbtest.gdb_env(ctx.root), HOME="/")
+    res = gdbtest.run(argv, "/", env, None, WAIT, merged=True)
+    out = res.stdout.decode("utf-8", "replace")
+    with open(os.path.join(ctx.root, label + ".txt"), "w") as f:
+        f.write(out)
+    print("%s: %s" % (label, res.describe()), flush=True)
+    return out
+
+
+REFUSED_REPLY = "Remote failure reply: E.backstep serve refused the connection: it runs as uid %d, " \
+    "this server serves only uid 0 (its owner)" % NOBODY
+
+
+def t_other_user(ctx):
+    need_root()
+    server = ctx.serve()
+    out = gdb_as_nobody(ctx, "127.0.0.1:%d" % server.port, "gdb-nobody")
+    ok = ctx.check.expect(REFUSED_REPLY in out, "uid %d's gdb was not refused with the reason" % NOBODY)
+    ok &= ctx.check.expect(re.search(r"^rip ", out, re.M) is None, "uid %d's gdb read a register" % NOBODY)
+    if not ok:
+        print("---- gdb as uid %d ----\n%s" % (NOBODY, out))
+    ctx.check.expect(children(server.proc.pid) == [], "a replay started for the refused client")
+    ctx.check.expect(re.search(r"refused a client from 127\.0\.0\.1:\d+: it runs as uid %d, this server "
+                               r"serves only uid 0 \(its owner\)" % NOBODY, server.stderr()) is not None,
+                     "serve's stderr does not name the refused uid:\n%s" % server.stderr()[-2000:])
+    # The owner is served, by a raw client and by gdb.
+    ctx.served(server, "root's client").close()
+    res, out = run_gdb(ctx, server.port, ["info registers rip"], "gdb-root")
+    ctx.check.expect(res.returncode == 0 and re.search(r"^rip\s+0x", out, re.M) is not None,
+                     "root's gdb was not served:\n%s" % out[-2000:])
+
+
+def t_unix_socket(ctx):
+    need_root()
+    # A directory uid 65534 can search, so that only the socket's own mode
+    # and the server's check stand in its way.
+    where = tempfile.mkdtemp(prefix="backstep-unix-", dir="/tmp")
+    try:
+        os.chmod(where, 0o755)
+        path = os.path.join(where, "rsp.sock")
+        server = ctx.serve(listen=("--unix", path))
+        st = os.stat(path)
+        ctx.check.expect(stat.S_ISSOCK(st.st_mode) and stat.S_IMODE(st.st_mode) == 0o600,
+                         "the socket is not a 0600 socket: %o" % st.st_mode)
+        ctx.check.expect(server.first_line.decode().strip() == "backstep: serving %s on %s" %
+                         (ctx.trace, path), "serve's first line: %r" % server.first_line)
+        os.chmod(path, 0o666)
+        out = gdb_as_nobody(ctx, path, "gdb-nobody")
+        ctx.check.expect(REFUSED_REPLY in out, "uid %d's gdb was not refused through the Unix socket:\n%s" %
+                         (NOBODY, out[-2000:]))
+        ctx.check.expect(re.search(r"refused a client from a local process \(pid \d+\): it runs as uid %d" %
+                                   NOBODY, server.stderr()) is not None,
+                         "serve's stderr does not name the refused uid:\n%s" % server.stderr()[-2000:])
+        res = gdbtest.run(["gdb", "-batch", "-nx", "-q", "-ex", "set debuginfod enabled off",
+                           "-ex", "target extended-remote " + path, "-ex", "info registers rip"],
+                          ctx.root, gdbtest.gdb_env(ctx.root), None, WAIT, merged=True)
+        out = res.stdout.decode("utf-8", "replace")
+        ctx.check.expect(res.returncode == 0 and re.search(r"^rip\s+0x", out, re.M) is not None,
+                         "root's gdb was not served through the Unix socket:\n%s" % out[-2000:])
+        server.proc.send_signal(signal.SIGTERM)
+        ctx.check.expect(server.wait(WAIT) == -signal.SIGTERM, "serve did not end by SIGTERM")
+        ctx.check.expect(not os.path.lexists(path), "the socket is still there after SIGTERM")
+        ctx.servers.remove(server)
+        server.stop()
+    finally:
+        shutil.rmtree(where, ignore_errors=True)
+
+
+def t_remote_flag(ctx):
+    backstep = os.path.abspath(ctx.opts.backstep)
+    trace = ctx.record()
+    res = gdbtest.run([backstep, "serve", "--host", "0.0.0.0", "--port", "0", trace], ctx.root,
+                      gdbtest.base_env(ctx.root), None, WAIT)
+    err = res.stderr.decode("utf-8", "replace")
+    ctx.check.expect(res.returncode == 2, "--host 0.0.0.0 without --allow-remote: %s" % res.describe())
+    ctx.check.expect("is not a loopback address" in err and "--allow-remote" in err and "ssh -L" in err,
+                     "--host 0.0.0.0 without --allow-remote does not say why:\n%s" % err)
+    ctx.check.expect(b"serving" not in res.stdout, "it served anyway: %r" % res.stdout[:200])
+    server = ctx.serve("--allow-remote", listen=("--host", "0.0.0.0", "--port", "0"))
+    err = server.stderr()
+    ctx.check.expect(re.search(r"backstep: warning: serving on 0\.0\.0\.0:%d, which other hosts can reach "
+                               r"\(--allow-remote\): anyone who connects can read the recording .* and run code "
+                               r"as uid \d+\..*ssh -L %d:localhost:%d HOST" % (server.port, server.port, server.port),
+                               err) is not None, "no warning with --allow-remote:\n%s" % err)
+    ctx.served(server, "a client over 0.0.0.0").close()
+    loopback = ctx.serve(listen=("--host", "localhost", "--port", "0"))
+    ctx.check.expect("warning" not in loopback.stderr(), "a warning for localhost:\n%s" % loopback.stderr())
+    ctx.served(loopback, "a client over localhost").close()
+
+
+def silent_clients(ctx, server, count):
+    """`count` connections that send nothing."""
+    return [ctx.client(server) for _ in range(count)]
+
+
+def t_silent(ctx):
+    server = ctx.serve("--max-clients", "2")
+    silent = silent_clients(ctx, server, 3)
+    # A real client is served while they sit there; the silent ones started
+    # no replay (the server's only child is the real client's).
+    res, out = run_gdb(ctx, server.port, ["info registers rip"], "gdb")
+    ok = ctx.check.expect(res.returncode == 0 and re.search(r"^rip\s+0x", out, re.M) is not None,
+                          "gdb beside three silent connections: %s" % res.describe())
+    if not ok:
+        print("---- gdb ----\n%s" % out)
+    wait_until(lambda: children(server.proc.pid) == [], "gdb's client process ended")
+    for i, c in enumerate(silent):
+        rest = wait_closed(c, "silent connection %d" % (i + 1))
+        ctx.check.expect(rest == b"", "silent connection %d got %r" % (i + 1, rest[:80]))
+        c.close()
+    dropped = re.findall(r"dropped a connection from 127\.0\.0\.1:\d+: no request within 10 s",
+                         server.stderr())
+    ctx.check.expect(len(dropped) == 3, "serve's stderr shows %d of the 3 silent connections dropped:\n%s" %
+                     (len(dropped), server.stderr()[-2000:]))
+    ctx.check.expect("dropped client" not in server.stderr(), "a silent connection was served (a replay "
+                     "started for it):\n%s" % server.stderr()[-2000:])
+    ctx.served(server, "a client after the silent ones").close()
+
+
+def t_per_peer(ctx):
+    server = ctx.serve("--max-clients", "1")
+    silent = silent_clients(ctx, server, 9)
+    tenth = ctx.client(server)
+    tenth.send(frame("qSupported:multiprocess+"))
+    ctx.check.expect(tenth.ack() == b"+", "the tenth connection's packet was not acknowledged")
+    reply = tenth.read_packet()
+    ctx.check.expect(reply.startswith("E.backstep serve is busy: uid %d already holds 9 connections" %
+                                      os.geteuid()) and "--max-clients + 8" in reply,
+                     "the tenth connection got %r" % reply)
+    wait_closed(tenth, "the tenth connection")
+    tenth.close()
+    ctx.check.expect(re.search(r"refused a client from 127\.0\.0\.1:\d+: uid %d already holds 9 connections" %
+                               os.geteuid(), server.stderr()) is not None,
+                     "serve's stderr does not say why the tenth was refused:\n%s" % server.stderr()[-2000:])
+    for i, c in enumerate(silent):
+        wait_closed(c, "silent connection %d" % (i + 1))
+        c.close()
+    ctx.served(server, "the peer after its silent connections were dropped").close()
+
+
 SUBTESTS = {name[2:]: fn for name, fn in sorted(globals().items()) if name.startswith("t_")}
 
 
@@ -405,8 +586,11 @@ def main():
     os.makedirs(opts.tmp_root, exist_ok=True)
     root = tempfile.mkdtemp(prefix="server-%s-" % opts.subtest, dir=os.path.abspath(opts.tmp_root))
     ctx = Context(opts, root)
+    skipped = None
     try:
         SUBTESTS[opts.subtest](ctx)
+    except Skip as e:
+        skipped = str(e)
     except (ProtocolError, OSError, gdbtest.RecordError) as e:
         ctx.check.fail("%s: %s" % (opts.subtest, e))
     except Exception:
@@ -433,6 +617,9 @@ def main():
         return 1
     if not opts.keep:
         shutil.rmtree(root, ignore_errors=True)
+    if skipped:
+        print("SKIP %s: %s" % (name, skipped))
+        return SKIPPED
     print("PASS %s" % name)
     return 0
 
