@@ -50,14 +50,29 @@ def run(argv, cwd, env):
         os.killpg(p.pid, signal.SIGKILL)
         out, err = p.communicate()
         rc = None
-    left = True
-    try:
-        os.killpg(p.pid, 0)
-    except ProcessLookupError:
-        left = False
+    left = live_members(p.pid)
     if left:
         os.killpg(p.pid, signal.SIGKILL)
     return rc, out, err.decode(errors="replace"), left
+
+
+def live_members(pgid):
+    """The processes of group `pgid` that are not zombies. backstep waits
+    for each process it kills; a killed process whose parent died with it
+    stays a zombie until init reaps it, which is not "left behind"."""
+    live = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % entry) as f:
+                stat = f.read()
+        except OSError:
+            continue  # gone meanwhile
+        fields = stat[stat.rindex(")") + 2:].split()  # after "pid (comm) "
+        if int(fields[2]) == pgid and fields[0] not in ("Z", "X"):
+            live.append(int(entry))
+    return live
 
 
 def check_mode(backstep, helper, mode, buffering, work, failures):
