@@ -13,6 +13,7 @@
 #include "engine/timeline/debug_target.h"
 #include "gdbserver/connection.h"
 #include "gdbserver/gdb_registers.h"
+#include "gdbserver/rsp/framing.h"
 #include "gdbserver/rsp/reply.h"
 #include "gdbserver/rsp/request.h"
 
@@ -29,6 +30,17 @@ class GdbSession {
   // request gets an error and the session goes on.
   static constexpr std::size_t kMaxCheckpoints = 64;  // made with `monitor checkpoint`
   static constexpr std::size_t kMaxOpenFiles = 64;    // vFile:open handles
+  static constexpr std::size_t kMaxSavedRegisterStates = 1024;  // QSaveRegisterState
+  // Per-request bounds (docs/protocol.md, "Bounds on requests"): no reply
+  // is longer than the PacketSize qSupported advertises (the longest packet
+  // the server takes), so no length a client writes makes the server
+  // allocate more. A longer read gets a shorter reply, as the protocol
+  // allows: m's is hex (two characters a byte), the binary replies of qXfer
+  // and vFile:pread may double when escaped.
+  static constexpr std::size_t kPacketSize = rsp::kDefaultPacketLimit;
+  static constexpr std::size_t kMaxMemoryRead = kPacketSize / 4;  // m
+  static constexpr std::size_t kMaxXferRead = kPacketSize / 4;    // qXfer:...:read
+  static constexpr std::size_t kMaxFileRead = kPacketSize / 8;    // vFile:pread
   // lldb reads /proc/PID of its own host for the pid it is given (exe,
   // cmdline, environ): it sees the recorded pid plus this, more than any
   // Linux pid can be (PID_MAX_LIMIT is 2^22), so never a local process.
@@ -159,6 +171,9 @@ class GdbSession {
   // Those of the thread a register request names (its suffix, else Hg's,
   // else the last stop's); nullopt after replying E03 when there is none.
   std::optional<ThreadRegisters> request_registers(const std::optional<rsp::ThreadId>& suffix);
+  // Why a Z packet asks for what no target can serve (handlers_data.cc);
+  // nullopt when it may be set.
+  static std::optional<std::string> unservable(const rsp::BreakpointSpec& b);
   // The text of monitor `command`'s answer; sets limit_reached when it was
   // refused for a per-client limit.
   std::string monitor(const std::string& command, bool& limit_reached);

@@ -36,7 +36,9 @@ void GdbSession::handle(const rsp::ReadRegister& r) {
 }
 
 void GdbSession::handle(const rsp::ReadMemory& r) {
-  std::vector<uint8_t> bytes = target_.read_memory(r.addr, static_cast<std::size_t>(std::min<uint64_t>(r.length, 0x8000)));
+  // A longer read gets a shorter reply, as the protocol allows.
+  std::size_t length = static_cast<std::size_t>(std::min<uint64_t>(r.length, kMaxMemoryRead));
+  std::vector<uint8_t> bytes = target_.read_memory(r.addr, length);
   if (bytes.empty() && r.length > 0) {
     reply(error_reply(rsp::ErrorCode::NotReadable));
     return;
@@ -56,8 +58,31 @@ std::optional<WatchType> watch_type(rsp::BreakpointType t) {
 
 }  // namespace
 
+// Why a Z packet cannot be served, checked before the target sees it: a
+// watchpoint longer than the debug registers cover, or a range outside user
+// space (the kernel refuses a debug register there at the next resume).
+std::optional<std::string> GdbSession::unservable(const rsp::BreakpointSpec& b) {
+  bool watch = watch_type(b.type).has_value();
+  if (watch && (b.kind == 0 || b.kind > DebugTarget::kMaxWatchLength)) {
+    return "a watchpoint covers 1 to " + std::to_string(DebugTarget::kMaxWatchLength) +
+           " bytes (what the debug registers hold), not " + std::to_string(b.kind);
+  }
+  if (!in_user_space(b.addr, watch ? b.kind : 1)) {
+    return "address 0x" + rsp::hex_number(b.addr) + " is outside user space";
+  }
+  return std::nullopt;
+}
+
 void GdbSession::handle(const rsp::InsertBreakpoint& r) {
   const rsp::BreakpointSpec& b = r.spec;
+  if (b.type == rsp::BreakpointType::ReadWatch) {
+    reply("");  // gdb falls back to an access watchpoint
+    return;
+  }
+  if (std::optional<std::string> why = unservable(b)) {
+    reply(error_reply(rsp::ErrorCode::InvalidArgument, *why));
+    return;
+  }
   switch (b.type) {
     case rsp::BreakpointType::Software:
     case rsp::BreakpointType::Hardware:
@@ -66,11 +91,12 @@ void GdbSession::handle(const rsp::InsertBreakpoint& r) {
         reply(error_reply(rsp::ErrorCode::NotReadable));
         return;
       }
-      target_.set_breakpoint(b.addr, b.type == rsp::BreakpointType::Hardware ? TrapKind::Hardware : TrapKind::Software);
+      if (!target_.set_breakpoint(b.addr, b.type == rsp::BreakpointType::Hardware ? TrapKind::Hardware : TrapKind::Software)) {
+        reply(error_reply(rsp::ErrorCode::LimitReached,
+                          "at most " + std::to_string(DebugTarget::kMaxBreakpoints) + " breakpoints"));
+        return;
+      }
       reply(rsp::ok());
-      return;
-    case rsp::BreakpointType::ReadWatch:
-      reply("");  // gdb falls back to an access watchpoint
       return;
     default:
       reply(target_.set_watchpoint(b.addr, b.kind, *watch_type(b.type)) ? rsp::ok()

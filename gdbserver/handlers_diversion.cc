@@ -62,7 +62,7 @@ void GdbSession::handle(const rsp::WriteRegister& r) {
 }
 
 void GdbSession::handle(const rsp::SaveRegisterState& r) {
-  if (saved_registers_.size() >= 1024) {
+  if (saved_registers_.size() >= kMaxSavedRegisterStates) {
     reply(error_reply(rsp::ErrorCode::LimitReached, "too many saved register states"));
     return;
   }

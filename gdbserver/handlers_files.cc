@@ -94,7 +94,7 @@ void GdbSession::handle(const rsp::FilePread& r) {
     reply(rsp::file_error(kFioEbadf));
     return;
   }
-  std::string data(static_cast<std::size_t>(std::min<uint64_t>(r.count, 0x4000)), '\0');
+  std::string data(static_cast<std::size_t>(std::min<uint64_t>(r.count, kMaxFileRead)), '\0');
   ssize_t n = pread(it->second, data.data(), data.size(), static_cast<off_t>(r.offset));
   if (n < 0) {
     reply(rsp::file_error(kFioEinval));

@@ -10,7 +10,7 @@ void GdbSession::handle(const rsp::QuerySupported& r) {
   swbreak_ = r.supports("swbreak");
   hwbreak_ = r.supports("hwbreak");
   reply(
-      "PacketSize=20000;QStartNoAckMode+;qXfer:features:read+;qXfer:auxv:read+;"
+      "PacketSize=" + rsp::hex_number(kPacketSize) + ";QStartNoAckMode+;qXfer:features:read+;qXfer:auxv:read+;"
       "qXfer:exec-file:read+;qXfer:siginfo:read+;qXfer:threads:read+;qXfer:libraries-svr4:read+;"
       "multiprocess+;swbreak+;"
       "hwbreak+;vContSupported+;QPassSignals+;QCatchSyscalls+;ReverseContinue+;ReverseStep+");
@@ -65,7 +65,7 @@ void GdbSession::handle(const rsp::XferRead& r) {
       object = target_.libraries_svr4_xml();
       break;
   }
-  reply(rsp::xfer_chunk(object, r.offset, r.length));
+  reply(rsp::xfer_chunk(object, r.offset, std::min<uint64_t>(r.length, kMaxXferRead)));
 }
 
 void GdbSession::handle(const rsp::PassSignals& r) {

@@ -70,15 +70,6 @@ void exit_arch_prctl(SyscallContext& ctx) {
   }
 }
 
-// ptrace: the program is backstep's tracee, so PTRACE_TRACEME fails with
-// EPERM (as under any debugger), and requests aimed at processes it does
-// not trace fail with ESRCH or EPERM: those results are recorded. A request
-// that succeeds (attaching to another process) would make the program a
-// tracer of something backstep does not record: refused after the call.
-void exit_ptrace(SyscallContext& ctx) {
-  if (!ctx.failed()) ctx.refuse_after_call("the program traces another process (ptrace succeeded)");
-}
-
 void exit_get_robust_list(SyscallContext& ctx) {
   ctx.record_memory(ctx.arg(1), 8);
   ctx.record_memory(ctx.arg(2), 8);
@@ -91,7 +82,6 @@ extern const SyscallRecorder exec{enter_exec, exit_exec};
 extern const SyscallRecorder rseq{disable_rseq, nullptr};
 extern const SyscallRecorder arch_prctl{enter_arch_prctl, exit_arch_prctl};
 extern const SyscallRecorder get_robust_list{nullptr, exit_get_robust_list};
-extern const SyscallRecorder ptrace{nullptr, exit_ptrace};
 // exit/exit_group have no exit stop: RecordSession writes their event at
 // entry. restart_syscall is recorded as the call it resumes (RecordSession).
 extern const SyscallRecorder process_exit{};

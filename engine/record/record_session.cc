@@ -287,7 +287,7 @@ RecordResult RecordSession::run() {
   } catch (const trace::TraceError& e) {
     stop_recording(task, std::string("writing the trace failed: ") + e.what());
   } catch (const RecordingRefused& e) {
-    stop_recording(task, e.what(), e.at_entry);
+    stop_recording(task, e.what(), e.at_entry, e.tid);
   } catch (const AssertionFailure& e) {
     stop_recording(task, e.what());
   } catch (const TaskGone& e) {
@@ -368,13 +368,15 @@ bool RecordSession::handle_stop(RecordTask& t, const WaitStatus& ws) {
   return false;
 }
 
-void RecordSession::stop_recording(Task& task, const std::string& why, std::optional<trace::RegBlock> regs) {
+void RecordSession::stop_recording(Task& task, const std::string& why, std::optional<trace::RegBlock> regs,
+                                   std::optional<pid_t> caller) {
   // First: no process of the program may run on unrecorded.
   for (auto& [tid, t] : record_tasks_) t->task.kill();
   task.kill();
   trace::Event abort_event;
   abort_event.kind = trace::EventKind::Abort;
-  abort_event.tid = static_cast<uint32_t>(task.tid());
+  // Registers belong to the thread that made the refused call.
+  abort_event.tid = static_cast<uint32_t>(regs && caller ? *caller : task.tid());
   abort_event.message = why;
   abort_event.regs = regs;
   try {
@@ -454,6 +456,7 @@ void RecordSession::on_syscall_entry(RecordTask& t) {
     enter_syscall(t, regs);
   } catch (RecordingRefused& e) {
     e.at_entry = regs.to_block();
+    e.tid = task.tid();
     throw;
   }
 }

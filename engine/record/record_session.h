@@ -300,7 +300,10 @@ class RecordSession : public Session {
   void flush_completed_calls(RecordTask& running);
   // The status of a thread that is not the running one.
   bool on_other_status(RecordTask& t, const WaitStatus& ws);
-  void stop_recording(Task& task, const std::string& why, std::optional<trace::RegBlock> regs = std::nullopt);
+  // `regs`, `caller`: the registers and the thread of a call refused at
+  // its entry (or after it), which the Abort event keeps.
+  void stop_recording(Task& task, const std::string& why, std::optional<trace::RegBlock> regs = std::nullopt,
+                      std::optional<pid_t> caller = std::nullopt);
   // Stop signals (recorder_stop.cc): those sent to the whole process group
   // are the program's; one sent to the recorder alone stops the recording
   // (throws RecorderStopped).

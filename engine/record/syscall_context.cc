@@ -45,6 +45,7 @@ void SyscallContext::refuse_after_call(const std::string& why) const {
     refuse(why);
   } catch (RecordingRefused& e) {
     e.at_entry = event.regs;
+    e.tid = task.tid();
     throw;
   }
 }

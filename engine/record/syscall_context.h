@@ -25,6 +25,9 @@ class RecordingRefused : public std::runtime_error {
   // The registers at the entry of the refused call, when refused there: the
   // Abort event keeps them, so replay can run up to the call.
   std::optional<trace::RegBlock> at_entry;
+  // The thread that made the call (the Abort event's), when refused at a
+  // call: any thread of any process of the tree, not only the first.
+  std::optional<pid_t> tid;
 };
 
 struct SyscallContext {

@@ -85,6 +85,7 @@ void ReplaySession::jump_to_position(const trace::Event& position) {
 }
 
 std::optional<ReplayStop> ReplaySession::run_to_position(const trace::Event& next, bool single_step) {
+  arm_watchpoints();  // first, as in run_to_event()
   event_number_ = next_number_;
   if (options_.unwatched && !next.writes.empty() && !single_step) {
     jump_to_position(next);
@@ -122,7 +123,6 @@ std::optional<ReplayStop> ReplaySession::run_to_position(const trace::Event& nex
         inserted_.erase(it);
       }
     }
-    arm_watchpoints();
     task_->resume(single_step || step_off ? ResumeHow::SysemuSingleStep : ResumeHow::Sysemu);
     WaitStatus ws = task_->wait();
     remove_breakpoints();

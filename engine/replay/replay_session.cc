@@ -396,6 +396,9 @@ std::optional<ReplayStop> ReplaySession::run_to_event(const trace::Event& next, 
     stepping_over = false;
     return run_to_position(next, single_step);
   }
+  // First, as it may fail (an address the kernel refuses): nothing has
+  // changed then, and the replay stays where it is.
+  arm_watchpoints();
   // Only breakpoints need the pc (a register read per stop otherwise saved).
   uint64_t pc = breakpoints_.empty() ? 0 : task_->regs().ip();
   open_counters_for_run();
@@ -408,7 +411,6 @@ std::optional<ReplayStop> ReplaySession::run_to_event(const trace::Event& next, 
     task_->write_bytes(remote_ptr<void>(pc), &original, 1);
     inserted_.erase(pc);
   }
-  arm_watchpoints();
   WaitStatus ws;
   if (watching_in_software()) {
     SoftWatchStop soft = step_while_watching(single_step || stepping_over);

@@ -81,6 +81,8 @@ struct Watchpoint {
 // x86-64 has four debug registers, each watching 1, 2, 4 or 8 bytes at an
 // address aligned to that length.
 constexpr std::size_t kDebugRegisters = 4;
+// So no watchpoint covers more than this (four 8-byte slots, 8-aligned).
+constexpr uint64_t kLongestWatch = kDebugRegisters * 8;
 
 // What one debug register watches.
 struct WatchSlot {
@@ -89,9 +91,13 @@ struct WatchSlot {
 };
 
 // The fewest aligned slots that together cover exactly [w.addr, w.addr +
-// w.len): an int at an odd address takes three (1 + 2 + 1 bytes).
+// w.len): an int at an odd address takes three (1 + 2 + 1 bytes). A range
+// that needs more than kDebugRegisters gets only the first
+// kDebugRegisters + 1 of them, enough to tell that it cannot be armed: the
+// cost stays the same whatever length a client asks for.
 std::vector<WatchSlot> watch_slots(const Watchpoint& w);
-// The debug registers a set of watchpoints needs.
+// The debug registers a set of watchpoints needs (more than
+// kDebugRegisters: some cannot be armed).
 std::size_t watch_slot_count(const std::vector<Watchpoint>& watches);
 
 // Why resume() returned.

@@ -6,6 +6,10 @@
 
 #include <signal.h>
 
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+
 #include "engine/core/log.h"
 
 namespace backstep {
@@ -13,15 +17,22 @@ namespace {
 
 constexpr uint64_t kDr6Step = 1u << 14;
 
+std::string hex(uint64_t v) {
+  char text[20];
+  std::snprintf(text, sizeof text, "%llx", static_cast<unsigned long long>(v));
+  return text;
+}
+
 }  // namespace
 
 std::vector<WatchSlot> watch_slots(const Watchpoint& w) {
   // Greedy from the start: the largest length the address is aligned to
-  // that does not run past the end.
+  // that does not run past the end. A range that wraps past the top of the
+  // address space ends there.
   std::vector<WatchSlot> slots;
   uint64_t at = w.addr;
-  uint64_t end = w.addr + w.len;
-  while (at < end) {
+  uint64_t end = w.addr + w.len < w.addr ? UINT64_MAX : w.addr + w.len;
+  while (at < end && slots.size() <= kDebugRegisters) {
     uint64_t len = 8;
     while (len > 1 && (at % len != 0 || at + len > end)) len /= 2;
     slots.push_back({at, len});
@@ -32,7 +43,10 @@ std::vector<WatchSlot> watch_slots(const Watchpoint& w) {
 
 std::size_t watch_slot_count(const std::vector<Watchpoint>& watches) {
   std::size_t n = 0;
-  for (const Watchpoint& w : watches) n += watch_slots(w).size();
+  for (const Watchpoint& w : watches) {
+    n += watch_slots(w).size();
+    if (n > kDebugRegisters) break;  // already too many
+  }
   return n;
 }
 
@@ -114,24 +128,39 @@ void ReplaySession::arm_watchpoints() {
   if (armed_ == watchpoints_ || !in_debuggee()) return;
   // Disable first: the kernel checks each address against the length DR7
   // still gives its register (an odd address under a 4-byte slot fails).
+  // Nothing is armed (DR7 is 0) from here until every write succeeded.
   if (!slot_owner_.empty()) task_->set_debug_register(7, 0);
-  armed_ = watchpoints_;
+  armed_.clear();
   slot_owner_.clear();
+  std::vector<std::size_t> owners;
   uint64_t dr7 = 0;
-  for (std::size_t k = 0; k < armed_.size(); ++k) {
-    const Watchpoint& w = armed_[k];
+  for (std::size_t k = 0; k < watchpoints_.size(); ++k) {
+    const Watchpoint& w = watchpoints_[k];
     std::vector<WatchSlot> slots = watch_slots(w);
-    if (slot_owner_.size() + slots.size() > kDebugRegisters) continue;
+    if (owners.size() + slots.size() > kDebugRegisters) continue;
     uint64_t rw = w.kind == WatchKind::Write ? 1 : 3;  // x86 has no read-only watch
     for (const WatchSlot& slot : slots) {
-      std::size_t i = slot_owner_.size();
+      std::size_t i = owners.size();
       uint64_t len = slot.len == 1 ? 0 : slot.len == 2 ? 1 : slot.len == 8 ? 2 : 3;
-      task_->set_debug_register(static_cast<int>(i), slot.addr);
+      try {
+        task_->set_debug_register(static_cast<int>(i), slot.addr);
+      } catch (const TaskGone&) {
+        throw;
+      } catch (const std::runtime_error& e) {
+        // The kernel refused the address: DR7 is still 0, nothing is armed,
+        // and this resume has not begun (callers arm before they touch
+        // anything else), so the client gets an error and the replay stays
+        // where it is.
+        throw std::runtime_error("cannot watch " + std::to_string(w.len) + " bytes at 0x" + hex(w.addr) + ": " +
+                                 e.what());
+      }
       dr7 |= (uint64_t{1} << (2 * i)) | (rw << (16 + 4 * i)) | (len << (18 + 4 * i));
-      slot_owner_.push_back(k);
+      owners.push_back(k);
     }
   }
   task_->set_debug_register(7, dr7);
+  armed_ = watchpoints_;
+  slot_owner_ = std::move(owners);
 }
 
 std::vector<std::vector<uint8_t>> ReplaySession::watched_values() {

@@ -20,6 +20,18 @@ namespace backstep {
 
 enum class RunDirection { Forward, Backward };
 
+// The end of x86-64 user space: the kernel's TASK_SIZE_MAX with 4-level page
+// tables, one page below 2^47. No process maps memory at or past it (a
+// non-canonical address faults), and the kernel refuses a debug register
+// there (ptrace(POKEUSER) fails with EINVAL).
+inline constexpr uint64_t kUserSpaceEnd = 0x7ffffffff000;
+
+// [addr, addr + len) is not empty, does not wrap, and lies below kUserSpaceEnd:
+// where a breakpoint or watchpoint can be.
+inline bool in_user_space(uint64_t addr, uint64_t len) {
+  return len > 0 && addr < kUserSpaceEnd && len <= kUserSpaceEnd - addr;
+}
+
 enum class TrapKind { Software, Hardware };
 enum class WatchType { Write, Read, Access };
 
@@ -157,9 +169,16 @@ class DebugTarget {
   virtual std::string take_note() = 0;
 
   // Breakpoints and watchpoints follow the user across checkpoints.
+  // A breakpoint: false outside user space, or when kMaxBreakpoints are set
+  // already (each is an int3 to write at every resume).
+  static constexpr std::size_t kMaxBreakpoints = 4096;
   virtual bool set_breakpoint(uint64_t addr, TrapKind kind) = 0;
   virtual bool remove_breakpoint(uint64_t addr, TrapKind kind) = 0;
-  // Any address and length; false when the debug registers run out.
+  // A watchpoint is the debug registers: four slots of up to 8 aligned
+  // bytes, so at most kMaxWatchLength bytes (fewer where the range is not
+  // 8-aligned). Any address and length in user space; false when the debug
+  // registers run out or cannot cover the range.
+  static constexpr uint64_t kMaxWatchLength = 32;
   virtual bool set_watchpoint(uint64_t addr, uint64_t len, WatchType type) = 0;
   virtual bool remove_watchpoint(uint64_t addr, uint64_t len, WatchType type) = 0;
   // Syscalls to stop at (empty set + `all`: every syscall); nullopt: none.

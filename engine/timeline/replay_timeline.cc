@@ -241,6 +241,9 @@ bool ReplayTimeline::set_breakpoint(uint64_t addr, TrapKind kind) {
   // only be hit in a diversion. In the replay its int3 would sit in data the
   // program writes while it runs, and taking it out again would write back
   // a stale byte.
+  if (!in_user_space(addr, 1)) return false;
+  bool known = breakpoints_.count(addr) > 0 || diversion_breakpoints_.count(addr) > 0;
+  if (!known && breakpoints_.size() + diversion_breakpoints_.size() >= kMaxBreakpoints) return false;
   if (kind == TrapKind::Software && !in_replay_code(addr)) {
     diversion_breakpoints_.insert(addr);
     return true;
@@ -263,10 +266,13 @@ bool ReplayTimeline::in_replay_code(uint64_t addr) {
   return false;
 }
 
+static_assert(DebugTarget::kMaxWatchLength == kLongestWatch, "what the debug registers cover");
+
 bool ReplayTimeline::set_watchpoint(uint64_t addr, uint64_t len, WatchType type) {
   // Any address and length: the session splits a range into aligned debug
-  // register slots. Refused only when the slots run out.
-  if (len == 0 || addr + len < addr) return false;
+  // register slots. Refused when the slots run out, and where the kernel
+  // would refuse the debug registers at the next resume (outside user space).
+  if (len == 0 || len > kMaxWatchLength || !in_user_space(addr, len)) return false;
   std::vector<Watchpoint> wanted = watchpoints_;
   wanted.push_back({addr, len, to_watch_kind(type)});
   if (watch_slot_count(wanted) > kDebugRegisters) return false;

@@ -21,6 +21,13 @@ What happens, in a fresh work directory (kept on failure):
        unknown packets                       -> '+' and the empty reply
        QStartNoAckMode, then a packet with a wrong checksum
                                              -> answered, with no '+'/'-' (nobody checks)
+       watchpoints longer than the debug registers hold (Z2,1,ffffffff)
+                                             -> Enn at once; the serving process's
+                                                VmHWM stays under 200 MB
+       breakpoints and watchpoints outside user space (Z2,8000000000000000,8)
+                                             -> Enn, and a continue still stops
+       m, x and qXfer of 4 GiB and more      -> replies within PacketSize
+       4200 hardware breakpoints             -> OK up to the bound (4096), then E18
      and after each step a valid packet must still be answered; then it
      closes the connection without saying goodbye;
   5. a client sends half a packet and leaves; another port probe; then gdb (batch) connects to the same server, sets
@@ -135,6 +142,14 @@ class RawClient:
         self.log.append("<- $%s" % (text if len(text) < 200 else text[:200] + "..."))
         return text
 
+    def request_stop(self, payload):
+        """Sends a resume; returns the stop reply after any console output
+        ('O' packets)."""
+        reply = self.request(payload)
+        while reply.startswith("O") and reply != "OK":
+            reply = self.read_packet()
+        return reply
+
     def ack(self, timeout=IO_TIMEOUT):
         c = self.next_byte(timeout)
         self.log.append("<- %r" % c)
@@ -207,6 +222,29 @@ def crash_markers():
 
 
 ERROR_REPLY = re.compile(r"^E[0-9a-fA-F]{2}$")
+# Generous: a serving process of this small program holds well under 50 MB.
+MEMORY_BOUND_KB = 200 * 1024
+
+
+def serving_memory(server):
+    """(pid, VmHWM in kB) of each process serving a client: the server's
+    children (`serve` forks one per client)."""
+    pid = server.proc.pid
+    try:
+        with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
+            children = [int(p) for p in f.read().split()]
+    except OSError:
+        return []
+    out = []
+    for child in children:
+        try:
+            with open("/proc/%d/status" % child) as f:
+                for line in f:
+                    if line.startswith("VmHWM:"):
+                        out.append((child, int(line.split()[1])))
+        except OSError:
+            pass  # it ended meanwhile
+    return out
 
 
 def probe(server, check, label):
@@ -316,6 +354,65 @@ def scenario(server, root, check, log):
                 raise ProtocolError("%s -> %r" % (pkt, reply[:80]))
         still_answers("huge lengths")
 
+    def memory_bombs():
+        # Each of these once cost memory in proportion to its length
+        # (Z2,1,ffffffff passed 3 GB): an error at once, and the process
+        # serving this client stays small.
+        for pkt in ("Z2,1,ffffffff", "Z4,1000,ffffffff", "Z2,0,fffffffffffffff0", "Z2,1000,21",
+                    "Z2,1000,0"):
+            reply = c.request(pkt)
+            if not ERROR_REPLY.match(reply):
+                raise ProtocolError("%s -> %r, expected an error" % (pkt, reply[:80]))
+        check_memory("after the watchpoint bombs")
+        still_answers("watchpoint lengths")
+
+    def outside_user_space():
+        # Once answered OK; the next resume then failed in ptrace(POKEUSER)
+        # and the session was lost. Refused at arrival now, and the session
+        # goes on: a continue after them still runs.
+        for pkt in ("Z2,8000000000000000,8", "Z4,ffffffffff600000,8", "Z2,7ffffffff000,8",
+                    "Z2,fffffffffffffffc,8", "Z1,8000000000000000,1", "Z0,ffffffffffffffff,1"):
+            reply = c.request(pkt)
+            if not ERROR_REPLY.match(reply):
+                raise ProtocolError("%s -> %r, expected an error" % (pkt, reply[:80]))
+        reply = c.request("Z2,7fffffffeff8,8")  # the last 8 bytes below the end
+        if reply != "OK":
+            raise ProtocolError("Z2,7fffffffeff8,8 -> %r, expected OK" % reply[:80])
+        reply = c.request_stop("c")
+        if not reply.startswith(("T", "W")):
+            raise ProtocolError("a continue after them got %r, expected a stop" % reply[:200])
+        reply = c.request("z2,7fffffffeff8,8")
+        still_answers("traps outside user space")
+
+    def long_reads():
+        # At most what fits the PacketSize comes back (0x20000; m is hex).
+        for pkt in ("m401000,100000000", "m0,ffffffffffff", "x401000,100000000",
+                    "qXfer:features:read:target.xml:0,ffffffffffffffff"):
+            reply = c.request(pkt)
+            if len(reply) > 0x20000:
+                raise ProtocolError("%s -> a %d-byte reply, over PacketSize" % (pkt, len(reply)))
+        check_memory("after the long reads")
+        still_answers("long reads")
+
+    def breakpoints_past_the_bound():
+        # Hardware breakpoints (Z1 reads no memory) at distinct addresses,
+        # sent in one go: OK up to the bound (4096), then E18 for each.
+        count = 4200
+        c.send(b"".join(frame("Z1,%x,1" % (0x10000000 + i)) for i in range(count)))
+        replies = [c.read_packet() for _ in range(count)]
+        ok = replies.count("OK")
+        refused = [r for r in replies[ok:]]
+        if ok > 4096 or ok < 4000 or any(r != "E18" for r in refused) or not refused:
+            raise ProtocolError("%d breakpoints: %d OK, then %r" % (count, ok, sorted(set(refused))))
+        check_memory("after %d breakpoints" % count)
+        still_answers("breakpoints past the bound")
+
+    def check_memory(when):
+        for pid, hwm in serving_memory(server):
+            if hwm > MEMORY_BOUND_KB:
+                raise ProtocolError("%s: the serving process %d reached %d kB (VmHWM), over %d kB" %
+                                    (when, pid, hwm, MEMORY_BOUND_KB))
+
     def unknown():
         wrong = []
         for pkt in ("qBackstepNoSuchQuery", "vNoSuchPacket", "jNoSuchThing", "QNoSuchSetting:1",
@@ -346,6 +443,10 @@ def scenario(server, root, check, log):
     step(check, "huge lengths are refused or cut short", huge_lengths)
     step(check, "unknown packets get the empty reply", unknown)
     step(check, "no-ack mode", no_ack_mode)
+    step(check, "watchpoint lengths are bounded", memory_bombs)
+    step(check, "traps outside user space are refused", outside_user_space)
+    step(check, "long reads fit the packet size", long_reads)
+    step(check, "breakpoints past the bound get E18", breakpoints_past_the_bound)
     c.close()
     if not check.expect(server.alive(), "the server exited after the malformed-packet client"):
         return
