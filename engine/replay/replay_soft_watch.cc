@@ -31,17 +31,24 @@ ReplaySession::SoftWatchStop ReplaySession::step_while_watching(bool one_step) {
     out.status = wait_for_stop();
     const WaitStatus& ws = out.status;
     // A call, a fault, an int3 (si_code SI_KERNEL), a requested stop: what
-    // a run would have stopped at too.
-    if (ws.requested || !ws.is_signal() || ws.signal != SIGTRAP || task_->siginfo().si_code != TRAP_TRACE) {
+    // a run would have stopped at too. Any other SIGTRAP is the step's
+    // (where the debug registers do nothing, DR6 may not say BS, and the
+    // kernel then reports TRAP_BRKPT: classify_trap's rule too).
+    if (ws.requested || !ws.is_signal() || ws.signal != SIGTRAP || task_->siginfo().si_code == SI_KERNEL) {
+      // The steps before left DR6's single-step bit set: classify_trap
+      // would take an int3 for one more step.
+      if (steps > 1) task_->set_debug_register(6, 0);
       return out;
     }
     uint64_t addr = 0;
     if (watched_range_changed(before, addr)) {
+      task_->set_debug_register(6, 0);
       out.changed = addr;
       return out;
     }
     if (one_step) return out;
     if (interrupt_poll_ && steps % kStepsPerPoll == 0 && interrupt_poll_()) {
+      task_->set_debug_register(6, 0);
       out.interrupted = true;
       return out;
     }
