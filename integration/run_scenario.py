@@ -43,7 +43,9 @@ Header syntax: comment lines at the very top of NAME.c, `// KEY: VALUE`:
                             (exit status 77) instead of failing
   requires: ia32-emulation  the program makes int 0x80 calls; requires: ldt, it
                             loads LDT selectors; requires: tsc-fault, it makes
-                            rdtsc fault for itself. The program probes the machine
+                            rdtsc fault for itself; requires: debug-registers, a
+                            gdb scenario needs hardware breakpoints that fire.
+                            The program probes the machine
                             first (scenario.h, require_machine): on a kernel
                             without it, native and recorded runs report SKIPPED
   requires: cpuid-faulting  the recording needs cpuid to trap (--cpuid-faulting):
@@ -145,10 +147,10 @@ DIRECTIVE = re.compile(r"^//\s?([a-z][a-z0-9-]*):(?: (.*)|)$")
 KNOWN = {"scenario", "args", "env", "stdin", "stdin-random", "input", "input-random",
          "input-lines", "expect-exit", "output", "stdout", "stderr", "timeout", "requires",
          "stack-limit", "record-args", "expect-buffered"}
-REQUIREMENTS = {"threads", "cpuid-faulting", "ia32-emulation", "ldt", "tsc-fault"}
+REQUIREMENTS = {"threads", "cpuid-faulting", "ia32-emulation", "ldt", "tsc-fault", "debug-registers"}
 # What the machine's kernel may lack whatever backstep does: the program
 # probes it itself (scenario.h, require_machine) and exits 77 without it.
-MACHINE_REQUIREMENTS = {"ia32-emulation", "ldt", "tsc-fault"}
+MACHINE_REQUIREMENTS = {"ia32-emulation", "ldt", "tsc-fault", "debug-registers"}
 SKIPPED = 77  # CTest's SKIP_RETURN_CODE for the scenario tests
 
 

@@ -28,7 +28,8 @@ What happens, in a fresh work directory (kept on failure):
 --show prints the normalised output instead of comparing (to write a new
 expected file: review it line by line first).
 
-Exit status: 0 pass, 1 fail, 2 usage error.
+Exit status: 0 pass, 1 fail, 2 usage error, 77 skipped (a `// requires:` of
+the machine it lacks: run_scenario.py, machine_lacks).
 """
 
 import argparse
@@ -42,6 +43,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gdbtest  # noqa: E402
+from run_scenario import SKIPPED, machine_lacks, parse_header  # noqa: E402
 
 
 def main():
@@ -66,6 +68,11 @@ def main():
     root = tempfile.mkdtemp(prefix="gdb-%s-" % name, dir=os.path.abspath(opts.tmp_root))
     backstep = os.path.abspath(opts.backstep)
     ok = False
+    lacking = machine_lacks(parse_header(opts.source), os.path.abspath(opts.binary), root)
+    if lacking:
+        shutil.rmtree(root, ignore_errors=True)
+        print("SKIPPED gdb.%s: %s" % (name, lacking))
+        return SKIPPED
     try:
         ok = run_one(opts, name, root, backstep)
     except gdbtest.RecordError as e:
