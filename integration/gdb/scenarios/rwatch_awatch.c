@@ -1,4 +1,5 @@
 // scenario: read and access watchpoints (rwatch, awatch), forwards and backwards
+// requires: debug-registers
 #include <stdio.h>
 
 static int shared = 5;
@@ -19,3 +20,7 @@ int main(void) {
   printf("sink=%d\n", sink);
   return 0;
 }
+
+// Reads are seen only by the debug registers: where they never fire, backstep
+// watches by single steps and sees only writes that change the value.
+#include "debug_registers_probe.h"
