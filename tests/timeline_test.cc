@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <string>
 
+#include "engine/core/hit_counter.h"
 #include "engine/timeline/replay_timeline.h"
 #include "tests/support/recording.h"
 #include "tests/support/timeline_steps.h"
@@ -222,7 +223,16 @@ BOOST_AUTO_TEST_CASE(watchpoints_are_refused_only_when_debug_registers_run_out) 
   BOOST_TEST(t.set_watchpoint(values + 12, 1, WatchType::Write));
 }
 
-BOOST_AUTO_TEST_CASE(unaligned_watchpoint_stops_at_each_write_both_ways) {
+// A write to a watched byte that leaves it as it was is a hit for the debug
+// registers only: where they never fire, watchpoints see changed values.
+boost::test_tools::assertion_result debug_registers_fire(boost::unit_test::test_unit_id) {
+  boost::test_tools::assertion_result fire(HitCounter::debug_registers_work());
+  fire.message() << "this machine's debug registers never fire (watchpoints are emulated by single steps)";
+  return fire;
+}
+
+BOOST_AUTO_TEST_CASE(unaligned_watchpoint_stops_at_each_write_both_ways,
+                     *boost::unit_test::precondition(debug_registers_fire)) {
   Recording rec;
   uint64_t values = symbol_address(rec.binary(), "values");
   // Bytes 2..5 of values[2..3]: the upper half of one int, the lower half of
