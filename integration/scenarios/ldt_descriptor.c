@@ -16,23 +16,8 @@ static unsigned short read_es(void) {
 
 static void load_es(unsigned short v) { __asm__ volatile("mov %0, %%es" : : "r"(v)); }
 
-// Writes LDT entry 1 and loads its selector into %es, then clears %es.
-static int load_ldt_selector(void) {
-  struct user_desc d;
-  memset(&d, 0, sizeof d);
-  d.entry_number = 1;
-  d.base_addr = 0x10000;
-  d.limit = 0xffff;
-  d.seg_32bit = 1;
-  d.useable = 1;
-  if (syscall(SYS_modify_ldt, 1, &d, sizeof d) != 0) return 1;  // the scenario says why
-  load_es((1 << 3) | 4 | 3);
-  load_es(0);
-  return 1;
-}
-
-int main(void) {
-  require_machine("usable LDT segments (loading a selector of modify_ldt's entry faults)", load_ldt_selector);
+// LDT entry 1: 32-bit data, expand-up, based at 64 KiB.
+static struct user_desc entry_one(void) {
   struct user_desc d;
   memset(&d, 0, sizeof d);
   d.entry_number = 1;
@@ -41,6 +26,21 @@ int main(void) {
   d.seg_32bit = 1;
   d.contents = 0;  // data, expand-up
   d.useable = 1;
+  return d;
+}
+
+// Writes LDT entry 1 and loads its selector into %es, then clears %es.
+static int load_ldt_selector(void) {
+  struct user_desc d = entry_one();
+  if (syscall(SYS_modify_ldt, 1, &d, sizeof d) != 0) return 1;  // the scenario says why
+  load_es((1 << 3) | 4 | 3);
+  load_es(0);
+  return 1;
+}
+
+int main(void) {
+  require_machine("usable LDT segments (loading a selector of modify_ldt's entry faults)", load_ldt_selector);
+  struct user_desc d = entry_one();
   long r = syscall(SYS_modify_ldt, 1, &d, sizeof d);
   if (r != 0) {
     nd("modify_ldt write: %s\n", strerror(errno));
