@@ -29,6 +29,7 @@ Subtests (the program: programs/lldb_target.c, total = 3 + 6 + 9):
   onexec   (a process tree, ../scenarios/proc_exec_chain.c) `--onexec CHILD`:
            lldb gets the program the child execs, the one the server names;
   expression  `expression` calls functions in a diversion (scale(5),
+              an open(2) the sandbox refuses and names,
            strlen of a local array, one that changes a global, which then
            shows its recorded value), and the replay goes on as recorded.
 
@@ -53,6 +54,12 @@ LLDB_NAMES = ("lldb", "lldb-22", "lldb-21", "lldb-20", "lldb-19")
 LINE_RETURN_R = 12   # scale: return r;
 LINE_TOTAL = 16      # accumulate: total += scale(v);
 LINE_TOTAL_END = 17  # accumulate: }
+# An expression whose call reaches outside the program: open(2) creating a
+# file in the replay's working directory. The diversion's sandbox refuses
+# it (ENOSYS: syscall() answers -1) and backstep says so.
+SANDBOXED_OPEN = 'expression (long)syscall(2, "%s", 0x41, 0600)'
+SANDBOX_FILE = "created-by-lldb"
+SANDBOXED_OPEN = SANDBOXED_OPEN % SANDBOX_FILE
 LINE_WRITE = 23      # report: write(1, line, sizeof line - 1);
 LINE_FOR = 27        # main: for (int i = 1; i <= 3; i++) {
 LINE_CALL = 28       # main:   accumulate(i);
@@ -110,6 +117,7 @@ SUBTESTS = {
         "expression (int)strlen(line)",
         "expression accumulate(10)",
         "expression total",
+        SANDBOXED_OPEN,
         "frame variable line",
         "process continue",
     ],
@@ -308,6 +316,10 @@ def check_expression(s):
     s.take("expression accumulate(10)")
     # The call changed total in the diversion only: the recording shows.
     need(r"^\(int\) \$2 = 18$", s.take("expression total"), "total after the call")
+    text = s.take(SANDBOXED_OPEN)
+    need(r"^backstep: a function called by the debugger tried system call 2 \(open\), refused", text,
+         "the sandbox's refusal")
+    need(r"^\(long\) \$3 = -1$", text, "open refused")
     need(r'^\(char\[10\]\) line = "total=18\\n"$', s.take("frame variable line"), "line")
     # And the replay goes on as recorded: the program's own write, then
     # the end of the recording.
@@ -356,6 +368,8 @@ def run_one(opts, root, backstep):
          "expression": check_expression}[opts.subtest](s)
         if res.status() != 0:
             raise Failure("backstep replay --debugger lldb exited with %s" % res.describe())
+        if os.path.lexists(os.path.join(root, SANDBOX_FILE)):
+            raise Failure("an expression's open(2) created %s: the sandbox let it through" % SANDBOX_FILE)
         # lldb got a private copy of the program, outside the trace, and
         # the copy is gone once lldb is.
         copy = need(r'^\(lldb\) target create "(.+)"$', raw, "the launcher's target").group(1)
