@@ -136,6 +136,18 @@ std::vector<Event> read_all(TraceReader& r) {
   return out;
 }
 
+// Polls until a reader of `trace` decodes at least `count` events; false at
+// the deadline.
+bool events_decoded_within(const std::string& trace, std::size_t count, std::chrono::seconds deadline_s) {
+  auto deadline = std::chrono::steady_clock::now() + deadline_s;
+  for (;;) {
+    TraceReader r(trace);
+    if (read_all(r).size() >= count) return true;
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
 // The chunks of an events file: (byte offset, header). Assumes it is valid.
 std::vector<std::pair<std::size_t, ChunkHeader>> chunks_of(const std::vector<uint8_t>& file) {
   std::vector<std::pair<std::size_t, ChunkHeader>> out;
@@ -273,9 +285,10 @@ BOOST_AUTO_TEST_CASE(full_chunks_reach_disk_before_finish) {
   std::vector<Event> events(kChunkMaxEvents + 10, small);
   TraceWriter w(tmp.sub("t"), Header{});
   for (auto& e : events) w.write(e);
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (fs::file_size(tmp.sub("t/events")) <= kPreambleSize && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  // A chunk's header and body are two writes: polled on what a reader
+  // decodes, not on the file's size.
+  BOOST_REQUIRE_MESSAGE(events_decoded_within(tmp.sub("t"), kChunkMaxEvents, std::chrono::seconds(20)),
+                        "a full chunk did not reach the file in 20 s");
   TraceReader r(tmp.sub("t"));
   std::vector<Event> back = read_all(r);
   BOOST_TEST(back.size() == kChunkMaxEvents);
@@ -635,16 +648,8 @@ BOOST_AUTO_TEST_CASE(partial_chunk_reaches_disk_while_the_recorder_waits) {
     TraceWriter::Idle idle(w);
     // The chunk's header and body are two writes: the file may grow before
     // the whole chunk is there, so the poll is on what a reader decodes.
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    bool complete = false;
-    while (!complete && std::chrono::steady_clock::now() < deadline) {
-      if (events_reach_disk(tmp.sub("t"), std::chrono::seconds(0))) {
-        TraceReader r(tmp.sub("t"));
-        complete = read_all(r).size() == events.size();
-      }
-      if (!complete) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    BOOST_REQUIRE_MESSAGE(complete, "10 events written, then idle: they did not all reach the file in 30 s");
+    BOOST_REQUIRE_MESSAGE(events_decoded_within(tmp.sub("t"), events.size(), std::chrono::seconds(30)),
+                          "10 events written, then idle: they did not all reach the file in 30 s");
     TraceReader r(tmp.sub("t"));
     BOOST_TEST((read_all(r) == events));
     BOOST_TEST(r.truncated());
