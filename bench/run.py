@@ -110,6 +110,35 @@ WORKLOADS = [
         "count_events": ["syscall-entered"],
     },
     {
+        "name": "par_sort",
+        "source": "par_sort.c",
+        "param": "size_mib",
+        "default": 32,
+        "input": "lines",
+        "about": "shaped like sort --parallel=2: two threads merge-sort halves of a file's lines",
+        # Hand-overs between the two computing threads: positions.
+        "count_events": ["position"],
+    },
+    {
+        "name": "par_hashjoin",
+        "source": "par_hashjoin.c",
+        "param": "size_mib",
+        "default": 32,
+        "input": "lines",
+        "about": "a hash join: a table of half a file's keys, probed by two threads with the other half",
+        "count_events": ["position"],
+    },
+    {
+        "name": "par_compress",
+        "source": "par_compress.c",
+        "param": "size_mib",
+        "default": 32,
+        "input": "lines",
+        "output": True,
+        "about": "shaped like xz -T2: two threads LZ77-compress alternate 1 MiB blocks of a file",
+        "count_events": ["position"],
+    },
+    {
         "name": "make_tree",
         "source": "make_tree.c",
         "param": "files",
@@ -238,17 +267,34 @@ def make_input_file(path, size_mib):
     os.sync()  # don't let the input's writeback land inside the first timed runs
 
 
+def make_lines_file(path, size_mib):
+    """Deterministic text lines (hex key, number, short word) up to size_mib MiB."""
+    rng = random.Random(0x6C696E65)
+    words = "abcdefgh"
+    written = 0
+    with open(path, "w") as f:
+        while written < size_mib * MIB:
+            chunk = "".join(f"{rng.getrandbits(40):x}-{rng.randint(0, 99999)}-{words[:rng.randint(1, 8)]}\n"
+                            for _ in range(10000))
+            f.write(chunk)
+            written += len(chunk)
+    os.sync()
+
+
 def workload_argv(w, tmp):
     v = str(w["value"])
     if w["name"] == "copy_file":
         return [w["exe"], w["input"], os.path.join(tmp, "copy_file.out"), "4096"]
+    if w.get("input"):
+        out = [os.path.join(tmp, w["name"] + ".out")] if w.get("output") else []
+        return [w["exe"], w["input"]] + out
     return [w["exe"], v]
 
 
 def cleanup_after_run(w, tmp):
-    if w["name"] == "copy_file":
+    if w["name"] == "copy_file" or w.get("output"):
         try:
-            os.unlink(os.path.join(tmp, "copy_file.out"))
+            os.unlink(os.path.join(tmp, w["name"] + ".out"))
         except FileNotFoundError:
             pass
 
@@ -602,12 +648,16 @@ def main():
                 w["input"] = os.path.join(tmp, "copy_file.in")
                 log(f"creating {w['value']} MiB input file {w['input']}")
                 make_input_file(w["input"], w["value"])
+            elif w.get("input") == "lines":
+                w["input"] = os.path.join(tmp, w["name"] + ".in")
+                log(f"creating {w['value']} MiB of text lines in {w['input']}")
+                make_lines_file(w["input"], w["value"])
             log(f"{w['name']}: {args.runs} runs ({w['param']}={w['value']})")
             r = run_workload(w, backstep, args, tmp, env)
             results.append(r)
             print_table(r)
             sys.stdout.flush()
-            if w["name"] == "copy_file":
+            if w.get("input"):
                 os.unlink(w["input"])
         print_summary(results, args.runs, args.modes)
         meta["loadavg_end"] = os.getloadavg()

@@ -3,6 +3,7 @@
 #include <cinttypes>
 #include <csignal>
 #include <cstdio>
+#include <map>
 #include <string>
 
 #include "cli/commands.h"
@@ -14,7 +15,66 @@
 
 namespace backstep::cli {
 
-int dump_command(const Args& args) {
+namespace {
+
+// What `dump --stats` counts: events by kind, and each thread's positions
+// by how replay finds them (docs/trace-format.md) with the bytes of state
+// stored with them.
+struct PositionStats {
+  uint64_t counted = 0, by_digest = 0, fixpoints = 0, with_state = 0, state_bytes = 0;
+  uint64_t total() const { return counted + by_digest; }
+  void add(const trace::Event& e) {
+    if (!e.position) return;
+    if (e.position->counted()) {
+      ++counted;
+      return;
+    }
+    ++by_digest;
+    if (e.position->fixpoint) ++fixpoints;
+    uint64_t bytes = 0;
+    for (const trace::MemoryWrite& w : e.writes) bytes += w.data.size();
+    if (bytes) ++with_state;
+    state_bytes += bytes + e.xstate.size();
+  }
+  std::string text() const {
+    char b[200];
+    std::snprintf(b, sizeof b,
+                  "%" PRIu64 " (counted %" PRIu64 ", by digest %" PRIu64 ": %" PRIu64 " fixpoints, %" PRIu64
+                  " with a stored state), stored state %" PRIu64 " bytes",
+                  total(), counted, by_digest, fixpoints, with_state, state_bytes);
+    return b;
+  }
+};
+
+struct TraceStats {
+  uint64_t events = 0;
+  std::map<std::string, uint64_t> kinds;
+  PositionStats positions;
+  std::map<uint32_t, PositionStats> by_thread;
+  void add(const trace::Event& e) {
+    ++events;
+    ++kinds[trace::to_string(e.kind)];
+    if (e.kind != trace::EventKind::Position) return;
+    positions.add(e);
+    by_thread[e.tid].add(e);
+  }
+  void print() const {
+    std::printf("# events: %" PRIu64 "\n", events);
+    for (const auto& [kind, n] : kinds) std::printf("# %s: %" PRIu64 "\n", kind.c_str(), n);
+    std::printf("# positions: %s\n", positions.text().c_str());
+    for (const auto& [tid, p] : by_thread) std::printf("# positions of thread %u: %s\n", tid, p.text().c_str());
+  }
+};
+
+}  // namespace
+
+int dump_command(const Args& given) {
+  Args args = given;
+  bool stats = false;
+  if (!args.empty() && args[0] == "--stats") {
+    stats = true;
+    args.erase(args.begin());
+  }
   if (args.size() > 1) {
     error("dump takes one trace");
     return kExitUsage;
@@ -24,12 +84,18 @@ int dump_command(const Args& args) {
   try {
     trace::TraceReader reader(dir);
     std::fputs(header_text(dir, reader.header()).c_str(), stdout);
+    TraceStats counts;
     for (;;) {
       uint64_t n = reader.next_event_number();
       auto event = reader.next();
       if (!event) break;
-      std::printf("%" PRIu64 " tid %u %s\n", n, event->tid, event_text(*event).c_str());
+      if (stats) {
+        counts.add(*event);
+      } else {
+        std::printf("%" PRIu64 " tid %u %s\n", n, event->tid, event_text(*event).c_str());
+      }
     }
+    if (stats) counts.print();
     if (reader.truncated()) {
       std::printf("# the trace ends at event %" PRIu64 " (cut short)\n", reader.next_event_number());
     }

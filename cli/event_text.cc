@@ -109,8 +109,12 @@ std::string describe(const trace::Event& e) {
       text += rip_text(e);
       if (!e.position) break;
       char b[64];
-      std::snprintf(b, sizeof b, " digest=%016" PRIx64 "%s", e.position->digest,
-                    e.position->fixpoint ? " fixpoint" : "");
+      if (e.position->counted()) {
+        std::snprintf(b, sizeof b, " arrivals=%" PRIu64, e.position->arrivals);
+      } else {
+        std::snprintf(b, sizeof b, " digest=%016" PRIx64 "%s", e.position->digest,
+                      e.position->fixpoint ? " fixpoint" : "");
+      }
       text += b;
       break;
     }

@@ -35,6 +35,7 @@
 #include <chrono>
 #include <cstdint>
 
+#include "engine/core/hit_counter.h"
 #include "engine/core/log.h"
 #include "engine/core/signals.h"
 #include "engine/core/state_digest.h"
@@ -177,10 +178,25 @@ bool RecordSession::on_interrupted(RecordTask& t) {
     task.resume(ResumeHow::Syscall);  // an interrupt that came after the program reached an event
     return false;
   }
-  Registers start = task.regs();
   // Inside the preload library's handling of a call, replay runs other
   // code than recording did (it returns recorded results): no position
   // can be named there. Its next call takes the traced path instead.
+  if (t.handover_count && !in_buffered_call(t)) {
+    uint64_t now = static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count());
+    bool due = signal || now >= t.since_ns + kSliceNs;
+    if (std::optional<bool> done = counted_handover(t, signal, !due)) return *done;
+  }
+  if (t.parked_count) {
+    // The count ended (counted_handover()); its pages are gone by now
+    // unless the thread waits in a buffered call.
+    if (in_buffered_call(t)) {
+      request_yield(t);
+      task.resume(ResumeHow::Syscall);
+      return false;
+    }
+  }
+  Registers start = task.regs();
   if (in_buffered_call(t)) {
     request_yield(t);
     t.force_at_ns = 0;
@@ -195,66 +211,85 @@ bool RecordSession::on_interrupted(RecordTask& t) {
     task.resume(ResumeHow::Syscall);
     return false;
   }
-  StateDigest before = state_digest(task, task.xstate());
-
-  // Once round the loop, back to this instruction. RF lets the instruction
-  // at the breakpoint's own address run once without trapping.
-  task.set_debug_register(0, start.ip());
-  task.set_debug_register(7, kDr7ExecDr0);
-  Registers resumed = start;
-  resumed.raw().eflags |= kResumeFlag;
-  task.set_regs(resumed);
-  task.resume(ResumeHow::Syscall);
-  const Clock::time_point pass_deadline = Clock::now() + kPassLimit;
-  std::optional<WaitStatus> ws = wait_with_deadline(task, pass_deadline);
-  // An asynchronous signal that comes during the pass (a timer that expired
-  // while the state was digested stops the program before its first
-  // instruction) is held back like the one that asked for this position,
-  // and the pass goes on: handed to handle_stop, it would only be held back
-  // there and the position never taken.
-  while (ws && ws->is_signal() && ws->signal != SIGTRAP) {
-    siginfo_t info = task.siginfo();
-    if (is_synchronous_fault(info)) break;
-    hold_back_signal(t, info);
+  // Where debug registers never fire (HitCounter::debug_registers_work),
+  // no pass round the loop can be timed: no fixpoint is seen, and a
+  // thread spinning in a loop is handed over when its slice ends.
+  const bool pass_possible = HitCounter::debug_registers_work();
+  uint64_t now_ns = static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count());
+  if (!pass_possible && !signal && now_ns < t.since_ns + kSliceNs) {
+    t.probed = true;
     task.resume(ResumeHow::Syscall);
-    ws = wait_with_deadline(task, pass_deadline);
+    return false;
   }
+  StateDigest before;
   bool looped = false;
-  if (!ws) {
-    // Not back within the limit: not a short loop. Take wherever it is now.
-    task.interrupt();
-    t.interrupt_pending = true;
-    t.interrupt_sent_ns = static_cast<uint64_t>(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count());
-    ws = task.wait();
-  }
-  task.set_debug_register(7, 0);
-  if (ws->is_signal() && ws->signal == SIGTRAP && (task.debug_register(6) & kDr6Dr0)) {
-    task.set_debug_register(6, 0);
-    looped = true;
-  } else if (ws->kind == WaitStatus::Kind::EventStop && ws->event == PTRACE_EVENT_STOP && t.interrupt_pending) {
-    t.interrupt_pending = false;
-    if (in_buffered_call(t) || !good_position(task, task.regs().ip())) {
-      request_yield(t);
-      t.force_at_ns = 0;
-      t.since_ns = 0;
+  if (pass_possible) {
+    before = state_digest(task, task.xstate());
+
+    // Once round the loop, back to this instruction. RF lets the instruction
+    // at the breakpoint's own address run once without trapping.
+    task.set_debug_register(0, start.ip());
+    task.set_debug_register(7, kDr7ExecDr0);
+    Registers resumed = start;
+    resumed.raw().eflags |= kResumeFlag;
+    task.set_regs(resumed);
+    task.resume(ResumeHow::Syscall);
+    const Clock::time_point pass_deadline = Clock::now() + kPassLimit;
+    std::optional<WaitStatus> ws = wait_with_deadline(task, pass_deadline);
+    // An asynchronous signal that comes during the pass (a timer that expired
+    // while the state was digested stops the program before its first
+    // instruction) is held back like the one that asked for this position,
+    // and the pass goes on: handed to handle_stop, it would only be held back
+    // there and the position never taken.
+    while (ws && ws->is_signal() && ws->signal != SIGTRAP) {
+      siginfo_t info = task.siginfo();
+      if (is_synchronous_fault(info)) break;
+      hold_back_signal(t, info);
       task.resume(ResumeHow::Syscall);
-      return false;
+      ws = wait_with_deadline(task, pass_deadline);
     }
-  } else {
-    // A system call or a signal came first: the held-back signal goes out
-    // there, the usual way.
-    return handle_stop(t, *ws);
+    if (!ws) {
+      // Not back within the limit: not a short loop. Take wherever it is now.
+      task.interrupt();
+      t.interrupt_pending = true;
+      t.interrupt_sent_ns = static_cast<uint64_t>(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count());
+      ws = task.wait();
+    }
+    task.set_debug_register(7, 0);
+    if (ws->is_signal() && ws->signal == SIGTRAP && (task.debug_register(6) & kDr6Dr0)) {
+      task.set_debug_register(6, 0);
+      looped = true;
+    } else if (ws->kind == WaitStatus::Kind::EventStop && ws->event == PTRACE_EVENT_STOP && t.interrupt_pending) {
+      t.interrupt_pending = false;
+      if (in_buffered_call(t) || !good_position(task, task.regs().ip())) {
+        request_yield(t);
+        t.force_at_ns = 0;
+        t.since_ns = 0;
+        task.resume(ResumeHow::Syscall);
+        return false;
+      }
+    } else {
+      // A system call or a signal came first: the held-back signal goes out
+      // there, the usual way.
+      return handle_stop(t, *ws);
+    }
   }
 
   Registers here = without_trap_flags(task.regs());
   task.set_regs(here);
-  StateDigest after = state_digest(task, task.xstate());
-  bool fixpoint = looped && Registers::differences(without_trap_flags(start), here).empty() && before == after;
   uint64_t now = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count());
-  if (!signal && !fixpoint && now < t.since_ns + kSliceNs) {
+  if (!signal && !looped && now < t.since_ns + kSliceNs) {
     // It computes rather than waits: let it have the rest of its slice.
+    t.probed = true;
+    task.resume(ResumeHow::Syscall);
+    return false;
+  }
+  StateDigest after = state_digest(task, task.xstate());
+  bool fixpoint = looped && Registers::differences(without_trap_flags(start), here).empty() && before == after;
+  if (!signal && !fixpoint && now < t.since_ns + kSliceNs) {
     t.probed = true;
     task.resume(ResumeHow::Syscall);
     return false;
@@ -266,7 +301,10 @@ bool RecordSession::on_interrupted(RecordTask& t) {
   event.tid = static_cast<uint32_t>(task.tid());
   event.regs = here.to_block();
   event.position = trace::ForcedPosition{after.combined(), fixpoint};
-  if (!fixpoint) {
+  // The next time, the thread's arrivals here are counted; and replay finds
+  // this one with a stub that stops only where the registers match.
+  bool countable = remember_count_site(t, here.ip());
+  if (!fixpoint && !countable) {
     // The state itself, for a replay that would need too many passes round
     // the loop to find the moment (replay_position.cc).
     MemoryImage image = writable_image(task);
@@ -277,14 +315,19 @@ bool RecordSession::on_interrupted(RecordTask& t) {
   }
   write_event(event);
   ++result_.forced_positions;
+  return hand_over_at_position(t, here, signal, fixpoint ? std::optional<uint64_t>(after.combined()) : std::nullopt);
+}
+
+bool RecordSession::hand_over_at_position(RecordTask& t, const Registers& here, bool signal,
+                                          std::optional<uint64_t> spin) {
   t.reached_boundary(here);
   if (signal) {
     // The held-back signals are delivered right here, at an event boundary.
     redeliver_deferred(t);
-    task.resume(ResumeHow::Syscall);
+    t.task.resume(ResumeHow::Syscall);
   } else {
     // Another thread's turn.
-    if (fixpoint) t.spin_digest = after.combined();
+    if (spin) t.spin_digest = *spin;
     t.run = RunState::Stopped;
     if (current_ == &t) current_ = nullptr;
   }

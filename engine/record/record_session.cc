@@ -297,6 +297,11 @@ RecordResult RecordSession::run() {
 }
 
 bool RecordSession::handle_stop(RecordTask& t, const WaitStatus& ws) {
+  if (t.handover_count || t.parked_count) {
+    // Counted hand-overs (counted_handover.cc): a thread wound back to
+    // make its call again stops anew.
+    if (std::optional<WaitStatus> again = settle_handover_count(t, ws)) return handle_stop(t, *again);
+  }
   Task& task = t.task;
   // Calls other threads finished while this one ran user code come first;
   // those that this thread's own call caused (an unlock that woke a

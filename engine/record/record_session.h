@@ -56,6 +56,7 @@ struct RecordResult {
   int stop_signal = 0;            // when a signal sent to the recorder stopped it
   uint64_t events = 0;
   uint64_t forced_positions = 0;  // Position events written (forced_position.cc)
+  uint64_t counted_positions = 0; // ... of which counted (counted_handover.cc)
 };
 
 class RecordSession : public Session {
@@ -182,6 +183,26 @@ class RecordSession : public Session {
   void maybe_interrupt(RecordTask& t);
   bool on_interrupted(RecordTask& t);
   std::optional<WaitStatus> wait_with_deadline(Task& task, std::chrono::steady_clock::time_point deadline);
+  // Counted hand-overs (counted_handover.cc): counting starts as the
+  // scheduler lets a thread run, and ends at its first stop other than the
+  // recorder's interrupt; at an interrupt, the position is taken at the
+  // next counted arrival if one comes soon (nullopt: it did not; the
+  // counting is over and a digest position is wanted there).
+  // `probe`: early in the slice, hand over only a thread that spins.
+  void start_handover_count(RecordTask& t);
+  void end_handover_count(RecordTask& t);
+  std::optional<bool> counted_handover(RecordTask& t, bool signal, bool probe);
+  // Makes `ip` the thread's count site if a stub can count there; false
+  // if not (code made at run time, code that cannot move).
+  bool remember_count_site(RecordTask& t, uint64_t ip);
+  // At each stop of a thread that counts or has a stub's pages to unmap:
+  // ends the count unless the stop is the recorder's interrupt or a signal
+  // to hold back, and unmaps where a call can be injected. A status comes
+  // back where the thread was wound back to make its system call again.
+  std::optional<WaitStatus> settle_handover_count(RecordTask& t, const WaitStatus& ws);
+  // After a Position event: the held-back signals go out there, or another
+  // thread gets the CPU (`spin`: the digest of a state it spins in).
+  bool hand_over_at_position(RecordTask& t, const Registers& here, bool signal, std::optional<uint64_t> spin);
   void write_event(const trace::Event& event, std::span<const trace::BorrowedWrite> first = {});
   // How often the recorder looks at a thread that runs user code while a
   // signal is held back or another thread waits.

@@ -223,7 +223,11 @@ void RecordSession::redeliver_deferred(RecordTask& t) {
   for (const siginfo_t& info : t.deferred_signals) {
     // Pending again before the syscall runs, so it is delivered when the call
     // returns (or interrupts it): an event boundary.
-    syscall(SYS_tgkill, task.tid(), task.tid(), info.si_signo);
+    // To the thread itself: tgkill's first argument is its thread group.
+    pid_t group = t.process ? t.process->pid : task.tid();
+    if (syscall(SYS_tgkill, group, task.tid(), info.si_signo) != 0) {
+      BS_LOG(Record, "thread " << task.tid() << ": cannot raise signal " << info.si_signo << " again: " << strerror(errno));
+    }
     t.redelivering.push_back(info);
   }
   t.deferred_signals.clear();

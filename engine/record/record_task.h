@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/core/counting_stub.h"
 #include "engine/core/registers.h"
 #include "engine/core/task.h"
 #include "engine/record/buffer_view.h"
@@ -136,6 +137,18 @@ struct RecordTask {
   // the state digest then. Until the program's state differs from it, the
   // thread would only spin again, so the scheduler passes it over.
   std::optional<uint64_t> spin_digest;
+  // Counted hand-overs (counted_handover.cc): the instruction where the
+  // thread was last handed over at a position, whose arrivals are counted
+  // from the start of its next slice, and the stub that counts them while
+  // it runs.
+  std::optional<uint64_t> count_site;
+  std::optional<CountingStub> handover_count;
+  // A stub whose code is back but whose pages are still mapped: counting
+  // ended at a stop where no system call could be injected (a signal's),
+  // and the pages go at the thread's next stop that allows one.
+  std::optional<CountingStub> parked_count;
+  // Slices in a row whose count ended before a hand-over used it.
+  int count_misses = 0;
   // The word the kernel zeroes when the thread ends (CLONE_CHILD_CLEARTID,
   // set_tid_address), 0 for none.
   uint64_t clear_child_tid = 0;

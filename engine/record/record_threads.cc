@@ -165,6 +165,7 @@ bool RecordSession::schedule(bool any) {
   BS_LOG(Record, "thread " << next->tid() << " runs");
   if (next->task.has_kept_status()) return handle_stop(*next, next->task.wait());
   try {
+    start_handover_count(*next);
     next->task.resume(ResumeHow::Syscall);
   } catch (const TaskGone&) {
     // A SIGKILL (from another process of the tree, or from outside) took it

@@ -85,11 +85,16 @@ void ReplaySession::jump_to_position(const trace::Event& position) {
 }
 
 std::optional<ReplayStop> ReplaySession::run_to_position(const trace::Event& next, bool single_step) {
+  if (next.position->counted()) return run_to_counted_position(next, single_step);
   arm_watchpoints();  // first, as in run_to_event()
   event_number_ = next_number_;
   if (options_.unwatched && !next.writes.empty() && !single_step) {
     jump_to_position(next);
     return std::nullopt;
+  }
+  const uint64_t site = Registers::from_block(*next.regs).ip();
+  if (!single_step && !next.position->fixpoint && !watching_in_software()) {
+    if (std::optional<std::optional<ReplayStop>> done = run_to_position_by_match(next)) return *done;
   }
   const uint64_t pc = Registers::from_block(*next.regs).ip();
   std::optional<Registers> previous_regs;  // at the last hit that did not match
@@ -171,6 +176,110 @@ std::optional<ReplayStop> ReplaySession::run_to_position(const trace::Event& nex
     if (classify_trap(trap)) {
       if (step_off && !single_step && trap.kind == ReplayStop::Kind::Step) continue;  // our step
       return trap;
+    }
+    diverged("an unexpected trap before the position the recording chose at " + hex(pc));
+  }
+}
+
+// The search with a counting stub that counts only the arrivals whose
+// general-purpose registers are the recorded ones (counting_stub.h): the
+// program runs at its own speed, and the digest is computed only where the
+// registers match, usually once. Every pass through the loop runs, so a
+// breakpoint or a watchpoint in it is reported at each. Nothing (outer
+// nullopt) where no stub can be armed: the caller searches with a trap.
+std::optional<std::optional<ReplayStop>> ReplaySession::run_to_position_by_match(const trace::Event& next) {
+  const Registers want = masked(Registers::from_block(*next.regs));
+  const uint64_t pc = want.ip();
+  std::optional<uint64_t> previous_miss;  // the digest of the last arrival whose registers matched
+  position_digests_ = 0;
+  bool step = false;
+  for (bool first = true;; first = false) {
+    Registers live = task_->regs();
+    if (first && live.ip() == pc && at_position(next, live)) {
+      if (masked(live).to_block() != live.to_block()) task_->set_regs(masked(live));
+      breakpoint_reported_ = false;
+      return std::optional<ReplayStop>();
+    }
+    step = step || live.ip() == pc || (breakpoint_reported_ && breakpoints_.count(live.ip()));
+    std::optional<CountingStub> stub;
+    if (!step) {
+      stub = arm_position_stub(pc, 1, &want);
+      if (!stub) return std::nullopt;
+      if (stub->patches(live.ip())) {
+        stub->disarm(*task_);
+        stub.reset();
+        step = true;
+      }
+    }
+    open_counters_for_run();
+    breakpoint_reported_ = false;
+    insert_breakpoints();
+    if (step) {
+      auto it = inserted_.find(live.ip());
+      if (it != inserted_.end()) {
+        task_->write_bytes(remote_ptr<void>(it->first), &it->second, 1);
+        inserted_.erase(it);
+      }
+    }
+    task_->resume(step ? ResumeHow::SysemuSingleStep : ResumeHow::Sysemu);
+    WaitStatus ws = wait_for_stop();
+    remove_breakpoints();
+    bool trapped = false;
+    if (stub) {
+      std::vector<siginfo_t> ignored;  // replay's tracees get no signals but ours
+      if (!ws.is_gone()) stub->leave_count(*task_, ignored);
+      Registers regs = task_->regs();
+      trapped = stub->trapped_at(regs.ip());
+      uint64_t ip = stub->program_ip(regs.ip());
+      if (ip != regs.ip()) {
+        regs.set_ip(ip);
+        task_->set_regs(regs);
+      }
+      try {
+        stub->disarm(*task_);
+      } catch (const std::runtime_error& e) {
+        diverged(e.what());
+      }
+    }
+    const bool stepped = step;
+    step = false;
+    if (ws.requested) {
+      if (stepped && task_->regs().ip() == live.ip() && breakpoints_.count(live.ip())) breakpoint_reported_ = true;
+      return std::optional<ReplayStop>(ReplayStop{ReplayStop::Kind::Interrupted});
+    }
+    if (ws.is_gone()) diverged("the program ended early: " + ws.describe());
+    if (ws.is_syscall()) diverged("reached a system call before the position the recording chose at " + hex(pc));
+    if (ws.kind == WaitStatus::Kind::EventStop) diverged("unexpected ptrace event " + std::to_string(ws.event));
+    if (trapped) {
+      Registers at = task_->regs();
+      if (at_position(next, at)) {
+        task_->set_regs(masked(at));
+        return std::optional<ReplayStop>();
+      }
+      uint64_t d = state_digest(*task_, task_->xstate(), inserted_).combined();
+      if (previous_miss && *previous_miss == d) {
+        if (!next.writes.empty()) {
+          jump_to_position(next);
+          return std::optional<ReplayStop>();
+        }
+        diverged("the program went round a loop at " + hex(pc) +
+                 " without changing anything, and never reached the state the recording chose there");
+      }
+      previous_miss = d;
+      if (position_digests_ >= kSearchDigests && !next.writes.empty()) {
+        jump_to_position(next);
+        return std::optional<ReplayStop>();
+      }
+      continue;  // steps off the site, then counts again
+    }
+    if (ws.signal != SIGTRAP) {
+      diverged(std::string("expected the position the recording chose at ") + hex(pc) + ", got " + ws.describe() +
+               " at rip " + hex(task_->regs().ip()));
+    }
+    ReplayStop trap;
+    if (classify_trap(trap, stepped ? TrapAfter::SingleStep : TrapAfter::Run)) {
+      if (stepped && trap.kind == ReplayStop::Kind::Step) continue;  // our step
+      return std::optional<ReplayStop>(trap);
     }
     diverged("an unexpected trap before the position the recording chose at " + hex(pc));
   }

@@ -122,6 +122,7 @@ ReplaySession::ReplaySession(const ReplaySession& parent, pid_t child)
   // The trace reader and /proc/PID/mem are opened on first use: most
   // checkpoints are only ever cloned again, never resumed.
   next_number_ = parent.next_number_;
+  position_count_ = parent.position_count_;
   Task& task = add_task(child);
   task_ = &task;
 }

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/core/counting_stub.h"
 #include "engine/core/hit_counter.h"
 #include "engine/core/time_sampler.h"
 #include "engine/core/registers.h"
@@ -303,6 +304,12 @@ class ReplaySession : public Session {
   std::optional<ReplayStop> run_to_event(const trace::Event& next, bool single_step, bool& stepping_over);
   // Position events (replay_position.cc).
   std::optional<ReplayStop> run_to_position(const trace::Event& next, bool single_step);
+  // Counted ones (replay_counted_position.cc).
+  std::optional<ReplayStop> run_to_counted_position(const trace::Event& next, bool single_step);
+  // A stub at `site` for a position (counting_stub.h), where neither a
+  // breakpoint of the user's nor the timeline's stub is in its way.
+  std::optional<CountingStub> arm_position_stub(uint64_t site, uint64_t countdown, const Registers* match);
+  std::optional<std::optional<ReplayStop>> run_to_position_by_match(const trace::Event& next);
   bool at_position(const trace::Event& position, const Registers& live);
   // Threads (replay_threads.cc).
   void switch_to(uint32_t tid);
@@ -406,16 +413,20 @@ class ReplaySession : public Session {
   std::set<uint64_t> counted_addrs_;
   std::map<uint32_t, ThreadCounters> hit_counters_;  // by recorded tid
   bool counting_failed_ = false;
-  struct CountingStub {
-    uint64_t addr = 0;     // the first moved instruction
-    uint64_t page = 0;     // the stub's two pages: code, then the save slot and the count
-    uint64_t trap = 0;     // the int3 the countdown ends at
-    std::vector<uint8_t> original;  // the bytes the jump replaced
-    uint64_t initial = 0;  // the count it started from
+  struct ArmedStub {
+    CountingStub stub;
     uint64_t offset = 0;   // executions counted that the caller does not
     bool trapped = false;
   };
-  std::optional<CountingStub> counting_stub_;
+  std::optional<ArmedStub> counting_stub_;
+  // The run to a counted position: its event, the arrivals at its site
+  // counted so far, and whether the thread stands on the last of them.
+  struct PositionCount {
+    uint64_t event = UINT64_MAX;
+    uint64_t arrivals = 0;
+    bool standing = false;
+  };
+  PositionCount position_count_;
   bool counting_stub_reached();
   void open_counters_for_run();
   bool counted_stop_reached(ReplayStop& stop);

@@ -101,6 +101,9 @@ constexpr std::size_t kMinWriteSize = 8 + 4;
 constexpr std::size_t kMinMappingSize = 8 + 8 + 4 + 4 + 8 + 1 + 4 + 4 + 8 + 8 + 8;
 constexpr std::size_t kMinEchoSize = 4 + 4;
 constexpr std::size_t kSiginfoSize = 128;
+// A Position field's flags byte: a fixpoint, or counted (the arrivals follow).
+constexpr uint8_t kPositionFixpoint = 1;
+constexpr uint8_t kPositionCounted = 2;
 
 bool valid_kind(uint8_t k) {
   return k >= static_cast<uint8_t>(EventKind::Exec) && k <= static_cast<uint8_t>(EventKind::BufferFlush);
@@ -270,8 +273,12 @@ void decode_field(uint8_t tag, ByteReader& f, Event& e) {
       ForcedPosition p;
       p.digest = f.u64();
       uint8_t flags = f.u8();
-      if (flags > 1) throw FormatError("bad position flags " + std::to_string(flags));
-      p.fixpoint = flags == 1;
+      if (flags > kPositionCounted) throw FormatError("bad position flags " + std::to_string(flags));
+      p.fixpoint = flags == kPositionFixpoint;
+      if (flags == kPositionCounted) {
+        p.arrivals = f.u64();
+        if (p.arrivals == 0) throw FormatError("a counted position with no arrivals");
+      }
       e.position = p;
       break;
     }
@@ -322,7 +329,12 @@ void encode_event(const Event& e, std::vector<uint8_t>& out, std::span<const Bor
   if (e.position) {
     auto f = w.begin_field(kTagPosition);
     w.u64(e.position->digest);
-    w.u8(e.position->fixpoint ? 1 : 0);
+    if (e.position->counted()) {
+      w.u8(kPositionCounted);
+      w.u64(e.position->arrivals);
+    } else {
+      w.u8(e.position->fixpoint ? kPositionFixpoint : 0);
+    }
     w.end_field(f);
   }
   if (e.clone_flags != 0) {

@@ -192,17 +192,24 @@ struct WrittenData {
 };
 
 // How replay recognises a Position event without a counter
-// (shared/notes/counterless-progress.md §4): the first moment after the
-// previous event at which the registers equal the event's `regs` (eflags
-// without RF and TF) and `digest` equals the digest of the program's state
-// (engine/core/state_digest.h). Equal state means an equal future, so the
-// first match is as good as the moment the recorder stopped.
+// (shared/notes/counterless-progress.md §4), in one of two ways:
+//  - counted (arrivals > 0): the arrivals-th arrival of the thread at the
+//    instruction at `regs`' rip since its previous event (the recorder
+//    counted them in the thread itself: engine/record/counted_handover.cc).
+//    Exact, with nothing else to compare than the registers.
+//  - by state: the first moment after the previous event at which the
+//    registers equal the event's `regs` (eflags without RF and TF) and
+//    `digest` equals the digest of the program's state
+//    (engine/core/state_digest.h). Equal state means an equal future, so
+//    the first match is as good as the moment the recorder stopped.
 struct ForcedPosition {
   uint64_t digest = 0;
   // The recorder saw one pass through the loop at this address leave every
   // register and every byte of writable memory as they were: the program
   // stays in this state until something from outside (the signal) changes it.
   bool fixpoint = false;
+  uint64_t arrivals = 0;
+  bool counted() const { return arrivals > 0; }
   bool operator==(const ForcedPosition&) const = default;
 };
 
