@@ -826,9 +826,19 @@ BOOST_AUTO_TEST_CASE(positions_round_trip_and_are_validated) {
   image.position = ForcedPosition{42, false};
   image.writes.push_back({0x600000, std::vector<uint8_t>(4096, 7)});
   image.xstate = std::vector<uint8_t>(576, 1);
+  Event counted = fix;
+  counted.position = ForcedPosition{};
+  counted.position->arrivals = 12345678901ull;
   BOOST_TEST(w.write(fix) == 0u);
   BOOST_TEST(w.write(image) == 1u);
-  Event bad = fix;
+  BOOST_TEST(w.write(counted) == 2u);
+  Event bad = counted;
+  bad.position->fixpoint = true;
+  expect_error([&] { w.write(bad); }, "a counted position with a digest, a fixpoint or a stored state");
+  bad = counted;
+  bad.writes = image.writes;
+  expect_error([&] { w.write(bad); }, "a counted position with a digest, a fixpoint or a stored state");
+  bad = fix;
   bad.position.reset();
   expect_error([&] { w.write(bad); }, "a position event without its position field");
   bad = fix;
@@ -839,11 +849,14 @@ BOOST_AUTO_TEST_CASE(positions_round_trip_and_are_validated) {
   expect_error([&] { w.write(bad); }, "a position event without registers");
   w.finish();
   TraceReader r(tmp.sub("t"));
-  std::optional<Event> a = r.next(), b = r.next();
+  std::optional<Event> a = r.next(), b = r.next(), c = r.next();
   BOOST_REQUIRE(a.has_value());
   BOOST_REQUIRE(b.has_value());
+  BOOST_REQUIRE(c.has_value());
   BOOST_TEST((*a == fix));
   BOOST_TEST((*b == image));
+  BOOST_TEST((*c == counted));
+  BOOST_TEST(c->position->counted());
   BOOST_TEST(std::string(to_string(EventKind::Position)) == "position");
 }
 

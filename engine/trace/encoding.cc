@@ -487,6 +487,9 @@ void validate_event(const Event& e, std::span<const BorrowedWrite> first) {
     throw FormatError(e.position ? "a position field on an event that is not a position"
                                  : "a position event without its position field");
   if (e.kind == EventKind::Position && !e.regs) throw FormatError("a position event without registers");
+  if (e.position && e.position->counted() && (e.position->fixpoint || e.position->digest || !e.writes.empty())) {
+    throw FormatError("a counted position with a digest, a fixpoint or a stored state");
+  }
   if ((e.kind == EventKind::SyscallEntered || e.kind == EventKind::ThreadStart ||
        e.kind == EventKind::ProcessStart || e.kind == EventKind::Exec || e.kind == EventKind::Syscall ||
        e.kind == EventKind::Rdtsc || e.kind == EventKind::Signal) &&
