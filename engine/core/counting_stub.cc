@@ -329,17 +329,17 @@ uint64_t CountingStub::program_ip(uint64_t ip) const {
   return ip;  // in the counting instructions: leave_count() first
 }
 
-void CountingStub::disarm(Task& task) {
+void CountingStub::disarm(Task& task, std::vector<siginfo_t>* held) {
   put_code_back(task);
-  unmap(task);
+  unmap(task, held);
 }
 
 void CountingStub::put_code_back(Task& task) {
   task.write_bytes(remote_ptr<void>(addr_), original_.data(), original_.size());
 }
 
-void CountingStub::unmap(Task& task) {
-  int64_t r = task.remote_syscall(kToolSyscallInsn, SYS_munmap, {page_, kPages, 0, 0, 0, 0});
+void CountingStub::unmap(Task& task, std::vector<siginfo_t>* held) {
+  int64_t r = task.remote_syscall(kToolSyscallInsn, SYS_munmap, {page_, kPages, 0, 0, 0, 0}, held);
   if (r != 0) throw std::runtime_error("unmapping the counting stub's pages failed: " + std::to_string(r));
 }
 

@@ -96,12 +96,14 @@ class CountingStub {
 
   // Puts the code back and unmaps the stub's pages. A thread standing in
   // the stub must be moved out first (leave_count(), program_ip()).
-  void disarm(Task& task);
+  // Signals that stop the task on the way to the injected munmap are not
+  // delivered; they are appended to `held` (without it, such a stop throws).
+  void disarm(Task& task, std::vector<siginfo_t>* held = nullptr);
   // The two halves of disarm(): the code back (a memory write, possible at
   // any stop), then the pages unmapped (a system call made in the task,
   // which needs a stop where one can be injected).
   void put_code_back(Task& task);
-  void unmap(Task& task);
+  void unmap(Task& task, std::vector<siginfo_t>* held = nullptr);
 
  private:
   static constexpr uint64_t kPages = 2 * 4096;

@@ -106,7 +106,9 @@ void RecordSession::start_handover_count(RecordTask& t) {
   uint64_t ip = t.task.regs().ip();
   if (stub->patches(ip) && ip != stub->addr()) {
     // It stands inside the code the jump covers.
-    stub->disarm(t.task);
+    held.clear();
+    stub->disarm(t.task, &held);
+    for (const siginfo_t& info : held) hold_back_signal(t, info);
     t.count_site.reset();
     return;
   }
@@ -249,7 +251,9 @@ std::optional<bool> RecordSession::counted_handover(RecordTask& t, bool signal, 
   uint64_t arrivals = stub.arrivals(task);
   CountingStub done = std::move(*t.handover_count);
   t.handover_count.reset();
-  done.disarm(task);
+  held.clear();
+  done.disarm(task, &held);  // a timer's signal may come on the way to the munmap
+  for (const siginfo_t& info : held) hold_back_signal(t, info);
   t.count_misses = 0;
   BS_LOG(Record, "counted position at 0x" << std::hex << here.ip() << std::dec << ", arrival " << arrivals
                                           << (previous ? " (spinning)" : ""));
