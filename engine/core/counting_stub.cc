@@ -329,6 +329,18 @@ uint64_t CountingStub::program_ip(uint64_t ip) const {
   return ip;  // in the counting instructions: leave_count() first
 }
 
+bool CountingStub::leave(Task& task, std::vector<siginfo_t>& held) const {
+  leave_count(task, held);
+  Registers regs = task.regs();
+  bool trapped = trapped_at(regs.ip());
+  uint64_t ip = program_ip(regs.ip());
+  if (ip != regs.ip()) {
+    regs.set_ip(ip);
+    task.set_regs(regs);
+  }
+  return trapped;
+}
+
 void CountingStub::disarm(Task& task, std::vector<siginfo_t>* held) {
   put_code_back(task);
   unmap(task, held);

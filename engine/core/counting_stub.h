@@ -94,6 +94,10 @@ class CountingStub {
   // the thread may only run once the stub is disarmed.
   uint64_t program_ip(uint64_t ip) const;
 
+  // leave_count(), then the thread at program_ip(): whether it stood at
+  // the countdown's trap.
+  bool leave(Task& task, std::vector<siginfo_t>& held) const;
+
   // Puts the code back and unmaps the stub's pages. A thread standing in
   // the stub must be moved out first (leave_count(), program_ip()).
   // Signals that stop the task on the way to the injected munmap are not

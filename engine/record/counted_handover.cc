@@ -121,14 +121,8 @@ void RecordSession::end_handover_count(RecordTask& t) {
   CountingStub stub = std::move(*t.handover_count);
   t.handover_count.reset();
   std::vector<siginfo_t> held;
-  stub.leave_count(t.task, held);
+  stub.leave(t.task, held);
   for (const siginfo_t& info : held) hold_back_signal(t, info);
-  Registers regs = t.task.regs();
-  uint64_t ip = stub.program_ip(regs.ip());
-  if (ip != regs.ip()) {
-    regs.set_ip(ip);
-    t.task.set_regs(regs);
-  }
   stub.put_code_back(t.task);
   t.parked_count = std::move(stub);
   if (++t.count_misses >= kMaxMisses) t.count_site.reset();

@@ -58,6 +58,19 @@ std::optional<CountingStub> ReplaySession::arm_position_stub(uint64_t site, uint
   return stub;
 }
 
+bool ReplaySession::retire_position_stub(CountingStub& stub, const WaitStatus& ws, uint64_t& arrivals) {
+  // Wherever it stopped, the thread leaves the stub before it goes.
+  std::vector<siginfo_t> ignored;  // replay's tracees get no signals but ours
+  bool trapped = !ws.is_gone() && stub.leave(*task_, ignored);
+  arrivals = stub.arrivals(*task_);
+  try {
+    stub.disarm(*task_);
+  } catch (const std::runtime_error& e) {
+    diverged(e.what());
+  }
+  return trapped;
+}
+
 std::optional<ReplayStop> ReplaySession::run_to_counted_position(const trace::Event& next, bool single_step) {
   arm_watchpoints();  // first, as in run_to_event()
   event_number_ = next_number_;
@@ -130,22 +143,9 @@ std::optional<ReplayStop> ReplaySession::run_to_counted_position(const trace::Ev
     remove_breakpoints();
     bool trapped = false;
     if (stub) {
-      // Wherever it stopped, the thread leaves the stub before it goes.
-      std::vector<siginfo_t> ignored;  // replay's tracees get no signals but ours
-      if (!ws.is_gone()) stub->leave_count(*task_, ignored);
-      count.arrivals += stub->arrivals(*task_);
-      Registers regs = task_->regs();
-      trapped = stub->trapped_at(regs.ip());
-      uint64_t ip = stub->program_ip(regs.ip());
-      if (ip != regs.ip()) {
-        regs.set_ip(ip);
-        task_->set_regs(regs);
-      }
-      try {
-        stub->disarm(*task_);
-      } catch (const std::runtime_error& e) {
-        diverged(e.what());
-      }
+      uint64_t counted = 0;
+      trapped = retire_position_stub(*stub, ws, counted);
+      count.arrivals += counted;
       if (trapped) count.standing = true;
     }
     if (ws.requested || interrupted) {

@@ -92,7 +92,6 @@ std::optional<ReplayStop> ReplaySession::run_to_position(const trace::Event& nex
     jump_to_position(next);
     return std::nullopt;
   }
-  const uint64_t site = Registers::from_block(*next.regs).ip();
   if (!single_step && !next.position->fixpoint && !watching_in_software()) {
     if (std::optional<std::optional<ReplayStop>> done = run_to_position_by_match(next)) return *done;
   }
@@ -226,20 +225,8 @@ std::optional<std::optional<ReplayStop>> ReplaySession::run_to_position_by_match
     remove_breakpoints();
     bool trapped = false;
     if (stub) {
-      std::vector<siginfo_t> ignored;  // replay's tracees get no signals but ours
-      if (!ws.is_gone()) stub->leave_count(*task_, ignored);
-      Registers regs = task_->regs();
-      trapped = stub->trapped_at(regs.ip());
-      uint64_t ip = stub->program_ip(regs.ip());
-      if (ip != regs.ip()) {
-        regs.set_ip(ip);
-        task_->set_regs(regs);
-      }
-      try {
-        stub->disarm(*task_);
-      } catch (const std::runtime_error& e) {
-        diverged(e.what());
-      }
+      uint64_t matched = 0;
+      trapped = retire_position_stub(*stub, ws, matched);
     }
     const bool stepped = step;
     step = false;

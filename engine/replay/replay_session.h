@@ -310,6 +310,10 @@ class ReplaySession : public Session {
   // breakpoint of the user's nor the timeline's stub is in its way.
   std::optional<CountingStub> arm_position_stub(uint64_t site, uint64_t countdown, const Registers* match);
   std::optional<std::optional<ReplayStop>> run_to_position_by_match(const trace::Event& next);
+  // After a run with a position's stub armed: the thread out of the stub,
+  // the stub disarmed; whether it stopped at the countdown's trap, and
+  // (`arrivals`) how many arrivals the stub counted.
+  bool retire_position_stub(CountingStub& stub, const WaitStatus& ws, uint64_t& arrivals);
   bool at_position(const trace::Event& position, const Registers& live);
   // Threads (replay_threads.cc).
   void switch_to(uint32_t tid);
