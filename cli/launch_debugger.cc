@@ -6,7 +6,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -53,29 +52,31 @@ struct DebuggerGuard {
 class ServingThread {
  public:
   explicit ServingThread(std::unique_ptr<gdb::GdbServer> server)
-      : server_(std::move(server)), thread_([this] {
+      : server_(std::move(server)), thread_([s = server_.get()] {
+          // `s`, not server_: the destructor may give server_ up before
+          // this thread first runs.
           try {
-            server_->run();
+            s->run();
           } catch (const std::exception& e) {
             error(e.what());
           }
-          done_ = true;
         }) {}
   ~ServingThread() {
-    if (done_) {
+    // Never connected: the server stops accepting and the thread ends here.
+    // Serving: the debugger has gone, so its connection is closed and the
+    // session ends with it, but a replay the session waits on may hold it a
+    // while longer; the process exit ends it, and the server stays, since
+    // the thread still uses it.
+    if (server_->stop()) {
       thread_.join();
       return;
     }
-    // Still serving (the debugger never connected, or left a session the
-    // replay has not noticed yet): the process exit ends it. The server
-    // stays, since the thread may still use it.
     thread_.detach();
     (void)server_.release();
   }
 
  private:
   std::unique_ptr<gdb::GdbServer> server_;
-  std::atomic<bool> done_{false};
   std::thread thread_;
 };
 

@@ -4,6 +4,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -11,6 +12,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
@@ -79,10 +81,14 @@ std::string identify(int fd, RemoteClients remote, std::optional<std::string>& r
 }  // namespace
 
 GdbServer::GdbServer(ServerOptions options, TargetFactory make_target)
-    : options_(std::move(options)), make_target_(std::move(make_target)) {}
+    : options_(std::move(options)), make_target_(std::move(make_target)) {
+  stop_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (stop_fd_ < 0) throw std::runtime_error(std::string("eventfd failed: ") + strerror(errno));
+}
 
 GdbServer::~GdbServer() {
   if (listen_fd_ >= 0) close(listen_fd_);
+  close(stop_fd_);
   if (unix_bound_) unlink(options_.unix_path.c_str());
   // Clients' processes outlive the server only as long as their clients
   // stay; the server's own end is not theirs to share.
@@ -213,14 +219,27 @@ void GdbServer::admit(int fd) {
   pending_.push_back(std::make_unique<PendingConnection>(fd, peer, key, kFirstPacketTimeoutS));
 }
 
+bool GdbServer::stop() {
+  Phase accepting = Phase::Accepting;
+  if (!phase_.compare_exchange_strong(accepting, Phase::Stopped)) return accepting == Phase::Stopped;
+  std::uint64_t one = 1;
+  if (write(stop_fd_, &one, sizeof one) < 0) {
+    // Only a full counter fails, and it is already readable.
+  }
+  return true;
+}
+
 bool GdbServer::first_packet(PendingConnection& pending) {
   if (options_.once) {
+    Phase accepting = Phase::Accepting;
+    if (!phase_.compare_exchange_strong(accepting, Phase::Serving)) return true;  // stopped
     // The one client: the others waiting, or being refused, are let go.
     int fd = pending.release();
     std::string received = pending.received();
     pending_.clear();
     refusals_.clear();
     serve_client(fd, ++clients_seen_, received);
+    phase_ = Phase::Stopped;
     return true;
   }
   if (static_cast<int>(clients_.size()) >= options_.max_clients) {
@@ -251,8 +270,9 @@ void GdbServer::run() {
   fcntl(listen_fd_, F_SETFL, fcntl(listen_fd_, F_GETFL) | O_NONBLOCK);
   bool accept_paused = false;  // out of file descriptors
   for (;;) {
+    if (phase_ == Phase::Stopped) return;
     // [0] the listening socket, then each client's pidfd, each refusal,
-    // each connection waiting for its first packet.
+    // each connection waiting for its first packet, and last the stop.
     std::vector<pollfd> fds;
     fds.push_back({listen_fd_, static_cast<short>(accept_paused ? 0 : POLLIN), 0});
     for (const Client& c : clients_) fds.push_back({c.pidfd, POLLIN, 0});
@@ -266,6 +286,7 @@ void GdbServer::run() {
       fds.push_back({p->fd(), POLLIN, 0});
       wake_by(p->budget_ms());
     }
+    fds.push_back({stop_fd_, POLLIN, 0});
     if (poll(fds.data(), fds.size(), timeout) < 0) {
       if (errno == EINTR) continue;
       throw std::runtime_error(std::string("poll failed: ") + strerror(errno));

@@ -15,6 +15,7 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
@@ -50,8 +51,13 @@ class GdbServer {
   // for a remote address that is not allowed); returns the port (0 for a
   // Unix socket, which the server removes when it is destroyed).
   int listen();
-  // Serves clients until killed (or one client, with `once`).
+  // Serves clients until killed (or one client, with `once`), or until
+  // stop() is asked.
   void run();
+  // From another thread: run() returns without serving anyone else. True
+  // when it will, or has (its `once` client has left); false while it
+  // serves its `once` client, whose leaving ends it.
+  bool stop();
   // After listen(): whether it listens on an address other hosts can reach.
   bool reachable_from_other_hosts() const;
 
@@ -80,6 +86,9 @@ class GdbServer {
   ServerOptions options_;
   TargetFactory make_target_;
   int listen_fd_ = -1;
+  int stop_fd_ = -1;  // an eventfd: readable once stop() is asked
+  enum class Phase { Accepting, Serving, Stopped };
+  std::atomic<Phase> phase_{Phase::Accepting};
   bool unix_bound_ = false;  // options_.unix_path is ours to remove
   int clients_seen_ = 0;
   std::vector<Client> clients_;
