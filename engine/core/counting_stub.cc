@@ -286,9 +286,11 @@ std::optional<CountingStub> CountingStub::arm(Task& task, uint64_t addr, uint64_
   return cs;
 }
 
-bool CountingStub::possible(Task& task, uint64_t addr) {
+bool CountingStub::possible(Task& task, uint64_t addr) { return possible(task, addr, read_proc_maps(task.tid())); }
+
+bool CountingStub::possible(Task& task, uint64_t addr, const std::vector<MapsEntry>& maps) {
   std::optional<Moved> moved = plan_moves(addr, reader_of(task));
-  return moved && private_code(read_proc_maps(task.tid()), addr, addr + moved->bytes.size());
+  return moved && private_code(maps, addr, addr + moved->bytes.size());
 }
 
 uint64_t CountingStub::arrivals(Task& task) const {

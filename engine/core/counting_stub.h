@@ -29,6 +29,8 @@
 #include <optional>
 #include <vector>
 
+#include "engine/core/proc_maps.h"
+
 namespace backstep {
 
 class Registers;
@@ -59,6 +61,7 @@ class CountingStub {
                                          const Registers* match = nullptr);
   // Whether arm() could move the code at `addr` (nothing is written).
   static bool possible(Task& task, uint64_t addr);
+  static bool possible(Task& task, uint64_t addr, const std::vector<MapsEntry>& maps);
 
   uint64_t addr() const { return addr_; }
   // Where an arrival goes on after the trap: the first moved instruction,

@@ -54,13 +54,6 @@ constexpr auto kArrivalLimit = std::chrono::milliseconds(20);
 // system calls per slice.
 constexpr int kMaxMisses = 2;
 
-bool counting_enabled() {
-  static const bool enabled = [] {
-    const char* v = std::getenv("BACKSTEP_COUNTED_HANDOVERS");
-    return !(v && std::strcmp(v, "0") == 0);
-  }();
-  return enabled;
-}
 
 Registers without_trap_flags(Registers regs) {
   regs.raw().eflags &= ~(kTrapFlag | kResumeFlag);
@@ -77,18 +70,31 @@ bool after_syscall_insn(Task& task, uint64_t ip) {
 
 }  // namespace
 
-bool RecordSession::remember_count_site(RecordTask& t, uint64_t ip) {
-  t.count_site.reset();
-  t.count_misses = 0;
+bool RecordSession::counting_enabled() {
+  static const bool enabled = [] {
+    const char* v = std::getenv("BACKSTEP_COUNTED_HANDOVERS");
+    return !(v && std::strcmp(v, "0") == 0);
+  }();
+  return enabled;
+}
+
+bool RecordSession::count_site_possible(RecordTask& t, uint64_t ip, const std::vector<MapsEntry>& maps) {
   if (!counting_enabled() || !t.process || t.process->own_filter) return false;
   bool from_file = false;
-  for (const MapsEntry& m : read_proc_maps(t.tid())) {
+  for (const MapsEntry& m : maps) {
     if (ip < m.start || ip >= m.end) continue;
     // Code from a file, not backstep's own library.
     from_file = m.inode != 0 && m.name.find("libbackstep_preload") == std::string::npos;
     break;
   }
-  if (!from_file || !CountingStub::possible(t.task, ip)) return false;
+  return from_file && CountingStub::possible(t.task, ip, maps);
+}
+
+bool RecordSession::remember_count_site(RecordTask& t, uint64_t ip) {
+  t.count_site.reset();
+  t.count_misses = 0;
+  if (!counting_enabled() || !t.process || t.process->own_filter) return false;
+  if (!count_site_possible(t, ip, read_proc_maps(t.tid()))) return false;
   t.count_site = ip;
   return true;
 }

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/core/proc_maps.h"
 #include "engine/core/session.h"
 #include "engine/core/syscall_stub.h"
 #include "engine/record/disguise.h"
@@ -192,9 +193,20 @@ class RecordSession : public Session {
   void start_handover_count(RecordTask& t);
   void end_handover_count(RecordTask& t);
   std::optional<bool> counted_handover(RecordTask& t, bool signal, bool probe);
+  // Whether hand-overs are counted (BACKSTEP_COUNTED_HANDOVERS=0: never).
+  static bool counting_enabled();
   // Makes `ip` the thread's count site if a stub can count there; false
   // if not (code made at run time, code that cannot move).
   bool remember_count_site(RecordTask& t, uint64_t ip);
+  // Whether a stub could count arrivals at `ip` (file-backed code, not the
+  // preload library's, that can move), with the process's maps at hand.
+  bool count_site_possible(RecordTask& t, uint64_t ip, const std::vector<MapsEntry>& maps);
+  // A thread about to be handed over at an instruction no stub fits (a
+  // short jump in the middle of the 5 bytes the stub's jump takes) steps a
+  // few instructions to one where it does, so that the position needs no
+  // stored state and the next ones are counted. A stop that is not a step
+  // is handled as usual and its result comes back.
+  std::optional<bool> step_to_count_site(RecordTask& t);
   // At each stop of a thread that counts or has a stub's pages to unmap:
   // ends the count unless the stop is the recorder's interrupt or a signal
   // to hold back, and unmaps where a call can be injected. A status comes
