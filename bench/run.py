@@ -4,10 +4,11 @@
     python3 bench/run.py [--runs 5] [--json out.json] [--only NAME] [--backstep PATH]
                          [--modes buffered,ptrace]
 
-Builds the workloads in bench/workloads/ with gcc -O2 into a temporary
-directory (and backstep with ./scripts/build when the default binary is
-missing), then, for each workload and each of --runs iterations, runs it
-natively, recorded with syscall buffering (`backstep record -o DIR -- PROG
+Builds the workloads in bench/workloads/ with gcc -O2 (a Java one with
+javac, run with java; skipped with a message when either is missing) into a
+temporary directory (and backstep with ./scripts/build when the default
+binary is missing), then, for each workload and each of --runs iterations,
+runs it natively, recorded with syscall buffering (`backstep record -o DIR -- PROG
 ARGS`), replayed (`backstep replay --autopilot DIR`), recorded with a ptrace
 stop at every call (`backstep record --no-syscall-buffer ...`) and replayed
 again, in that order, so that drifting machine load affects all five alike.
@@ -72,6 +73,14 @@ WORKLOADS = [
         "param": "writes",
         "default": 1_000_000,
         "about": "write(2) 16 bytes to /dev/null, N times",
+    },
+    {
+        "name": "clock_reads",
+        "source": "clock_reads.c",
+        "param": "count",
+        "default": 1_000_000,
+        "about": "clock_gettime through libc N times (buffered by the preload library)",
+        "per_op": "clock read",
     },
     {
         "name": "mmap_churn",
@@ -147,8 +156,21 @@ WORKLOADS = [
         # rr's published figure for a make workload: 7.85x native to record.
         "count_events": ["process-start", "exec"],
     },
+    {
+        "name": "jvm_threads",
+        "source": "JvmThreads.java",  # compiled with javac, run as java -cp DIR JvmThreads ROUNDS
+        "param": "rounds",
+        "default": 150,
+        "about": "a JVM program: 4 threads each fill, sort and hash their own 2^16 longs, ROUNDS times",
+        # The JVM's own threads (JIT compilers, GC, ...) are recorded too:
+        # hand-overs at blocking calls and at forced positions.
+        "count_events": ["position", "syscall-entered", "thread-start"],
+    },
 ]
 SLOW_RUN_WARNING_S = 60.0
+# Environment variables the java launcher or the JVM read options from: the
+# benchmark runs the JVM with its defaults, not the caller's options.
+JAVA_OPTION_VARS = ("JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS")
 
 
 class BenchError(Exception):
@@ -246,9 +268,43 @@ def sha256_of(path):
         return hashlib.sha256(f.read()).hexdigest()
 
 
-def build_workloads(workloads, bindir):
+def is_java(w):
+    return w["source"].endswith(".java")
+
+
+def find_java():
+    """Absolute paths of java and javac on PATH, or None when either is missing."""
+    java, javac = shutil.which("java"), shutil.which("javac")
+    if not java or not javac:
+        return None
+    return {"java": os.path.abspath(java), "javac": os.path.abspath(javac)}
+
+
+def java_version(java):
+    """The first line of `java -version` (it writes to stderr), for the JSON."""
+    r = subprocess.run([java, "-version"], capture_output=True, text=True)
+    lines = (r.stderr or r.stdout).strip().splitlines()
+    return lines[0] if lines else None
+
+
+def build_java_workload(w, bindir, jdk):
+    """javac into BINDIR/NAME.classes; the workload runs as java -cp THAT CLASS."""
+    src = os.path.join(WORKLOAD_DIR, w["source"])
+    classes = os.path.join(bindir, w["name"] + ".classes")
+    cmd = [jdk["javac"], "-d", classes, src]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise BenchError(f"compiling {src} failed:\n{' '.join(cmd)}\n{r.stderr}")
+    w["exe"] = jdk["java"]
+    w["java_argv"] = [jdk["java"], "-cp", classes, os.path.splitext(w["source"])[0]]
+
+
+def build_workloads(workloads, bindir, jdk):
     cc = os.environ.get("CC", "gcc")
     for w in workloads:
+        if is_java(w):
+            build_java_workload(w, bindir, jdk)
+            continue
         src = os.path.join(WORKLOAD_DIR, w["source"])
         exe = os.path.join(bindir, w["name"])
         cmd = [cc, "-O2", "-Wall", "-Wextra", "-o", exe, src]
@@ -283,6 +339,8 @@ def make_lines_file(path, size_mib):
 
 def workload_argv(w, tmp):
     v = str(w["value"])
+    if is_java(w):
+        return w["java_argv"] + [v]
     if w["name"] == "copy_file":
         return [w["exe"], w["input"], os.path.join(tmp, "copy_file.out"), "4096"]
     if w.get("input"):
@@ -563,6 +621,9 @@ def print_summary(results, runs, modes):
     print(hdr)
     print("-" * len(hdr))
     for r in results:
+        if r.get("skipped"):
+            print(f"{r['name']:<15} skipped: {r['skipped']}")
+            continue
         s = r["summary"]
         line = f"{r['name']:<15} {s['native_median_s']:>9.3f} "
         line += " ".join(f"{s[key]:>{wd - 1}.2f}x" for _, key, wd in cols)
@@ -617,6 +678,15 @@ def main():
         workloads = select_workloads(args.only, args.param)
         backstep_src = ensure_backstep(args.backstep)
         meta["params"] = {w["name"]: {w["param"]: w["value"]} for w in workloads}
+        # A Java workload needs java and javac; without them it is skipped
+        # (said on stderr, marked in the JSON), and the others still run.
+        jdk = find_java() if any(is_java(w) for w in workloads) else None
+        if jdk:
+            meta["java"] = dict(jdk, version=java_version(jdk["java"]))
+        for w in workloads:
+            if is_java(w) and not jdk:
+                w["skipped"] = "no java/javac on PATH"
+                log(f"{w['name']}: skipped, {w['skipped']}")
         tmp = tempfile.mkdtemp(prefix="backstep-bench-")
         bindir = os.path.join(tmp, "bin")
         os.makedirs(bindir)
@@ -635,7 +705,7 @@ def main():
             preload = os.path.join(libdir, PRELOAD_NAME)
             shutil.copy2(preload_src, preload)
             meta["preload"] = {"path": preload_src, "sha256": sha256_of(preload)}
-        build_workloads(workloads, bindir)
+        build_workloads([w for w in workloads if not w.get("skipped")], bindir, jdk)
         env = dict(os.environ)
         env["BACKSTEP_DIR"] = os.path.join(tmp, "backstep-home")  # never touch the user's trace dir
         # The modes say how backstep records, not the caller's environment:
@@ -643,7 +713,14 @@ def main():
         for var in ("BACKSTEP_SYSCALL_BUFFER", "BACKSTEP_PRELOAD"):
             if env.pop(var, None) is not None:
                 log(f"ignoring ${var} (see --modes)")
+        if jdk:
+            for var in JAVA_OPTION_VARS:
+                if env.pop(var, None) is not None:
+                    log(f"ignoring ${var} (the JVM runs with its defaults)")
         for w in workloads:
+            if w.get("skipped"):
+                results.append({"name": w["name"], "about": w["about"], "skipped": w["skipped"]})
+                continue
             if w["name"] == "copy_file":
                 w["input"] = os.path.join(tmp, "copy_file.in")
                 log(f"creating {w['value']} MiB input file {w['input']}")
