@@ -53,6 +53,9 @@ Header syntax: comment lines at the very top of NAME.c, `// KEY: VALUE`:
                             refuse with its message and exit status 125, and the
                             scenario then reports SKIPPED
   record-args: ARGS         options for `backstep record` (before the --)
+  record-env: NAME=VALUE    (repeatable) set for `backstep record` only, e.g.
+                            BACKSTEP_PATCH_RDTSC=1 (patch rdtsc sites even
+                            where the kernel traps rdtsc)
   stack-limit: BYTES        RLIMIT_STACK (soft) of the native and recorded runs;
                             replay runs with the driver's own
   expect-buffered: N        when the recording buffers system calls (the
@@ -60,6 +63,9 @@ Header syntax: comment lines at the very top of NAME.c, `// KEY: VALUE`:
                             and record-args has no --no-syscall-buffer), the
                             `buffer-flush N calls` lines of `backstep dump`
                             must add up to at least N
+  expect-traced: NAME N     (repeatable) the same, and the trace holds at
+                            most N `syscall NAME` events: the other NAME
+                            calls were buffered
 Any other comment line at the top is description. Input names are relative
 to the program's working directory and may not contain "/" or "..".
 
@@ -140,13 +146,15 @@ class Scenario:
         self.requires = set()  # "threads"
         self.stack_limit = None
         self.record_args = []
+        self.record_env = {}
         self.expect_buffered = None
+        self.expect_traced = {}  # call name -> the most `syscall NAME` events
 
 
 DIRECTIVE = re.compile(r"^//\s?([a-z][a-z0-9-]*):(?: (.*)|)$")
 KNOWN = {"scenario", "args", "env", "stdin", "stdin-random", "input", "input-random",
          "input-lines", "expect-exit", "output", "stdout", "stderr", "timeout", "requires",
-         "stack-limit", "record-args", "expect-buffered"}
+         "stack-limit", "record-args", "record-env", "expect-buffered", "expect-traced"}
 REQUIREMENTS = {"threads", "cpuid-faulting", "ia32-emulation", "ldt", "tsc-fault", "debug-registers"}
 # What the machine's kernel may lack whatever backstep does: the program
 # probes it itself (scenario.h, require_machine) and exits 77 without it.
@@ -219,12 +227,22 @@ def parse_header(path):
                     sc.requires.add(req)
             elif key == "record-args":
                 sc.record_args = shlex.split(value)
+            elif key == "record-env":
+                name, eq, val = value.partition("=")
+                if not eq or not name.strip():
+                    raise ScenarioError("record-env needs NAME=VALUE: %r" % value)
+                sc.record_env[name.strip()] = val.strip()
             elif key == "stack-limit":
                 sc.stack_limit = int(value)
             elif key == "expect-buffered":
                 sc.expect_buffered = int(value)
                 if sc.expect_buffered < 1:
                     raise ScenarioError("expect-buffered needs a count of at least 1: %r" % value)
+            elif key == "expect-traced":
+                parts = value.split()
+                if len(parts) != 2 or not re.match(r"[a-z_][a-z0-9_]*\Z", parts[0]) or not parts[1].isdigit():
+                    raise ScenarioError("expect-traced needs NAME N (a system call, a count): %r" % value)
+                sc.expect_traced[parts[0]] = int(parts[1])
     sc.stdin = b"".join(stdin_parts)
     names = [n for n, _ in sc.inputs]
     if len(set(names)) != len(names):
@@ -583,7 +601,8 @@ def record_and_replay(sc, binary, root, native, check, opts):
     exe = prepare_dir(run_dir, binary, sc)
     trace = os.path.join(root, "trace")
     argv = [backstep, "record", "-o", trace] + sc.record_args + ["--", "./" + os.path.basename(exe)] + sc.args
-    rec = run(argv, run_dir, env, sc.stdin, sc.timeout, sc.merged, sc.sockets, sc.stack_limit)
+    rec = run(argv, run_dir, dict(env, **sc.record_env), sc.stdin, sc.timeout, sc.merged, sc.sockets,
+              sc.stack_limit)
     report_run("record", rec)
     if not check.expect(not rec.timed_out, "record timed out (%.0f s); stderr:\n%s" %
                         (sc.timeout, tail(rec.stderr))):
@@ -657,8 +676,9 @@ def buffering_requested(sc):
 
 
 def check_buffered(sc, backstep, trace, env, check):
-    """expect-buffered: the trace holds at least that many buffered calls."""
-    if sc.expect_buffered is None:
+    """expect-buffered: the trace holds at least that many buffered calls;
+    expect-traced: at most that many traced calls of a name."""
+    if sc.expect_buffered is None and not sc.expect_traced:
         return
     if not buffering_requested(sc):
         print("buffered calls: not checked (recorded without syscall buffering)", flush=True)
@@ -667,6 +687,13 @@ def check_buffered(sc, backstep, trace, env, check):
     if not check.expect(not res.timed_out and res.returncode == 0,
                         "backstep dump of the trace: %s; stderr:\n%s" %
                         (res.describe(), tail(res.stderr))):
+        return
+    for name, most in sorted(sc.expect_traced.items()):
+        traced = len(re.findall(rb"\bsyscall " + name.encode() + rb"\(", res.stdout))
+        print("traced %s calls: %d (expected at most %d)" % (name, traced, most), flush=True)
+        check.expect(traced <= most, "%d %s calls were traced, expected at most %d (expect-traced)" %
+                     (traced, name, most))
+    if sc.expect_buffered is None:
         return
     flushes = BUFFER_FLUSH.findall(res.stdout)
     calls = sum(int(n) for n in flushes)

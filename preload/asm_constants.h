@@ -12,6 +12,9 @@
 /* bs_hook's answer: the thread registered its buffer just now, on the
  * program's stack; call it again, on the buffer's stack. */
 #define BS_ASM_HOOK_AGAIN 2
+/* BS_CALL_RDTSC and BS_TSC_ENTRY_BEFORE_TRAMPOLINE */
+#define BS_ASM_CALL_RDTSC 0x5b5002
+#define BS_ASM_TSC_ENTRY_BEFORE_TRAMPOLINE 16
 /* sizeof(struct bs_saved_regs) */
 #define BS_ASM_SAVED_REGS_SIZE 80
 

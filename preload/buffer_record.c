@@ -3,6 +3,7 @@
  * The recorder turns the records into a BufferFlush event at the thread's
  * next stop. */
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 
 #include "preload/buffer_layout.h"
@@ -63,8 +64,35 @@ static uint64_t copy_output(unsigned char *data, const struct bs_out_param *out,
   return len;
 }
 
-int bs_record_call(struct bs_buffer_header *header, const struct bs_buffered_call *call,
-                   struct bs_saved_regs *regs, int may_block) {
+/* /dev/null, /dev/zero, /dev/full, /dev/random, /dev/urandom: the memory
+ * devices (major 1) whose reads and writes never block and change nothing
+ * the recorder tracks. st_rdev as the kernel encodes it (new_encode_dev). */
+static int quiet_device(uint64_t rdev) {
+  uint64_t major = ((rdev >> 8) & 0xfff) | ((rdev >> 32) & ~0xfffull);
+  uint64_t minor = (rdev & 0xff) | ((rdev >> 12) & ~0xffull);
+  return major == 1 && (minor == 3 || minor == 5 || minor == 7 || minor == 8 || minor == 9);
+}
+
+/* The gate for the descriptor a buffered call just created, by the
+ * recorder's rules (engine/record/buffer_gates.cc, allow_descriptor): a
+ * directory, a regular file no recorded process maps or a quiet device
+ * cannot block and needs nothing of the recorder; a FIFO may block. Never
+ * a file of /proc, nor backstep's own stdout or stderr (kept_out), nor a
+ * descriptor of a process that only shares the buffer (gate_pid). */
+static enum bs_opened opened_gate(const struct bs_buffer_header *header, int64_t fd) {
+  if (!header->gate_opens || fd < 0 || fd >= BS_MAX_FDS) return BS_OPENED_NONE;
+  if ((uint32_t)bs_untraced_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0) != header->gate_pid) return BS_OPENED_NONE;
+  struct stat st;
+  if (bs_untraced_syscall(SYS_fstat, (long)fd, (long)&st, 0, 0, 0, 0) != 0) return BS_OPENED_NONE;
+  if (st.st_dev == header->proc_dev || bs_kept_out(header->kept_out, st.st_dev, st.st_ino)) return BS_OPENED_NONE;
+  if (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) return BS_OPENED_ALLOWED;
+  if (S_ISCHR(st.st_mode) && quiet_device(st.st_rdev)) return BS_OPENED_ALLOWED;
+  if (S_ISFIFO(st.st_mode)) return BS_OPENED_BLOCKING;
+  return BS_OPENED_NONE;
+}
+
+const struct bs_record *bs_record_call(struct bs_buffer_header *header, const struct bs_buffered_call *call,
+                                       struct bs_saved_regs *regs, int may_block) {
   /* The recorder asks for a switch point: this call is traced. */
   if (header->yield != 0) {
     header->yield = 0;
@@ -127,6 +155,7 @@ int bs_record_call(struct bs_buffer_header *header, const struct bs_buffered_cal
   rec->check = 0;
   if (call->data_arg != BS_GATE_NONE && ret > 0) rec->check = bs_data_check(call, args, (uint64_t)ret);
   if (call->flags & BS_CALL_CLOSES_FD) rec->check = args[call->fd_arg];  /* for the recorder's flush */
+  if (call->flags & BS_CALL_OPENS_FD) rec->check = opened_gate(header, ret);  /* for replay's library */
   rec->size = size;
   rec->nr = (uint32_t)regs->rax;
   rec->ret = ret;
@@ -135,5 +164,5 @@ int bs_record_call(struct bs_buffer_header *header, const struct bs_buffered_cal
   BS_COMPILER_BARRIER();
   header->used += size;
   regs->rax = (uint64_t)ret;
-  return 1;
+  return rec;
 }

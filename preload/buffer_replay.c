@@ -6,8 +6,7 @@
  * never replayed wrong. */
 #include "preload/buffer_layout.h"
 
-__attribute__((noreturn)) static void diverge(struct bs_buffer_header *header, uint32_t nr,
-                                              enum bs_divergence reason) {
+void bs_diverge(struct bs_buffer_header *header, uint32_t nr, enum bs_divergence reason) {
   header->diverged_nr = nr;
   header->diverged_reason = reason;
   header->busy = 0;
@@ -38,28 +37,28 @@ static int put_output(const struct bs_out_param *out, const uint64_t *args, cons
   }
 }
 
-int bs_replay_call(struct bs_buffer_header *header, const struct bs_buffered_call *call,
-                   struct bs_saved_regs *regs) {
+const struct bs_record *bs_replay_call(struct bs_buffer_header *header, const struct bs_buffered_call *call,
+                                       struct bs_saved_regs *regs) {
   const uint64_t *args = regs->args;
   uint32_t nr = (uint32_t)regs->rax;
   if (header->cursor >= header->used) return 0;
   if (header->used > BS_RECORDS_CAPACITY || header->used - header->cursor < sizeof(struct bs_record)) {
-    diverge(header, nr, BS_DIVERGED_SIZE);  /* a truncated record */
+    bs_diverge(header, nr, BS_DIVERGED_SIZE);  /* a truncated record */
   }
   const struct bs_record *rec = bs_record_at(header, header->cursor);
-  if (rec->nr != nr) diverge(header, nr, BS_DIVERGED_NR);
+  if (rec->nr != nr) bs_diverge(header, nr, BS_DIVERGED_NR);
   if (rec->size < sizeof(struct bs_record) || rec->size > header->used - header->cursor) {
-    diverge(header, nr, BS_DIVERGED_SIZE);
+    bs_diverge(header, nr, BS_DIVERGED_SIZE);
   }
   if (call->data_arg != BS_GATE_NONE && rec->ret > 0) {
     /* The data's bound is the argument after it (write's count). */
     uint64_t n = (uint64_t)rec->ret;
     int gather = (call->flags & BS_CALL_GATHER) != 0;
     if ((!gather && n > args[call->data_arg + 1]) || bs_data_check(call, args, n) != rec->check) {
-      diverge(header, nr, BS_DIVERGED_DATA);
+      bs_diverge(header, nr, BS_DIVERGED_DATA);
     }
   }
-  if ((call->flags & BS_CALL_CLOSES_FD) && rec->check != args[call->fd_arg]) diverge(header, nr, BS_DIVERGED_DATA);
+  if ((call->flags & BS_CALL_CLOSES_FD) && rec->check != args[call->fd_arg]) bs_diverge(header, nr, BS_DIVERGED_DATA);
   const unsigned char *data = (const unsigned char *)(rec + 1);
   uint64_t consumed = sizeof(struct bs_record);
   for (uint8_t i = 0; i < call->out_count; ++i) {
@@ -67,10 +66,10 @@ int bs_replay_call(struct bs_buffer_header *header, const struct bs_buffered_cal
     uint64_t len = rec->out_len[i];
     if (len == 0) continue;
     consumed += bs_round8(len);
-    if (consumed > rec->size || !put_output(out, args, data, len)) diverge(header, nr, BS_DIVERGED_SIZE);
+    if (consumed > rec->size || !put_output(out, args, data, len)) bs_diverge(header, nr, BS_DIVERGED_SIZE);
     data += bs_round8(len);
   }
   header->cursor += rec->size;
   regs->rax = (uint64_t)rec->ret;
-  return 1;
+  return rec;
 }

@@ -32,7 +32,7 @@
 
 #include <stdint.h>
 
-#define BS_PRELOAD_VERSION 4u
+#define BS_PRELOAD_VERSION 5u
 
 /* The tool page (engine/core/tool_page.h), mapped by backstep at this fixed
  * address in every recorded and replayed process. Offsets hold code: */
@@ -50,6 +50,13 @@
  * Returns 0 when backstep accepted the buffer. */
 #define BS_CALL_REGISTER_BUFFER 0x5b5001l
 
+/* Another number the kernel does not have: the pseudo call of a patched
+ * rdtsc (preload/tsc_call.c). Its stub enters the trampoline through
+ * bs_tsc_entry, which stands this many bytes before bs_syscall_trampoline
+ * and sets rax to it; its record holds the counter's value in `ret`. */
+#define BS_CALL_RDTSC 0x5b5002l
+#define BS_TSC_ENTRY_BEFORE_TRAMPOLINE 16
+
 /* Per-thread buffer: a header, then records, and at its end the stack the
  * library's hook runs on (BS_HOOK_STACK_SIZE): record and replay run
  * different code there, whose leftovers must not be in the program's own
@@ -63,6 +70,9 @@
 #define BS_BUFFER_REGION_START 0x70100000ul
 #define BS_BUFFER_REGION_END 0x80000000ul
 #define BS_MAX_FDS 1024
+/* The bits of bs_buffer_header.kept_out: a few hundred mapped files leave
+ * about one file in a hundred out by mistake (it is then traced once). */
+#define BS_KEPT_OUT_BITS 4096u
 
 enum bs_mode {
   BS_MODE_OFF = 0,     /* not registered (or refused): every call is traced */
@@ -126,6 +136,27 @@ struct bs_buffer_header {
    * replay sees the same bits at the same moments. */
   uint64_t fd_allowed[BS_MAX_FDS / 64];
   uint64_t fd_blocking[BS_MAX_FDS / 64];
+  /* Record mode: what the library needs to put a descriptor that a buffered
+   * call created (BS_CALL_OPENS_FD: openat) into a gate itself, by the
+   * rules the recorder applies at a traced call on it (engine/record/
+   * buffer_gates.cc): with no stop between an open and the first call on
+   * the new descriptor, the recorder never sees it in time. Written by the
+   * recorder at registration (and kept_out whenever a file is mapped), not
+   * recorded: the record carries the library's decision, which replay
+   * applies (`check` of an OPENS_FD record). */
+  uint32_t gate_opens;  /* 1: the library may; 0 (a header no recorder wrote): it leaves them out */
+  /* The process whose descriptors the gates are about. Another one that
+   * shares the buffer's memory (a vfork child, clone(CLONE_VM)) has a
+   * descriptor table of its own: the library leaves its new descriptors
+   * out, and so does the recorder (a bit set for them would stay in its
+   * parent's gates, for numbers that are not the same files there). */
+  uint32_t gate_pid;
+  uint64_t proc_dev;    /* st_dev of /proc: its files stay out */
+  /* A Bloom filter (bs_kept_out) of the files whose descriptors stay out:
+   * backstep's own stdout and stderr (writes there are echoed) and every
+   * file a recorded process has mapped (writes to it change the mappings'
+   * memory). A file it does not hold is none of them. */
+  uint64_t kept_out[BS_KEPT_OUT_BITS / 64];
 };
 
 /* The result the recorder gives a buffered call it abandoned (the thread
@@ -162,7 +193,8 @@ struct bs_record {
   int64_t ret;
   /* Write-like calls: bs_hash of the bytes the call consumed (ret bytes at
    * the data argument); replay recomputes it and reports a difference.
-   * BS_CALL_CLOSES_FD calls: the descriptor. */
+   * BS_CALL_CLOSES_FD calls: the descriptor. BS_CALL_OPENS_FD calls: the
+   * gate the new descriptor (the result) went into, enum bs_opened. */
   uint64_t check;
   uint32_t out_len[BS_MAX_OUTS];
 };
@@ -218,7 +250,8 @@ struct bs_buffered_call {
   uint8_t flags;       /* BS_CALL_* */
   struct bs_out_param outs[BS_MAX_OUTS];
   /* Operation gate (futex's, fcntl's command): buffered only when argument
-   * op_arg, masked with op_mask, is below 64 with its bit set in op_values.
+   * op_arg, masked with op_mask, is below 64 with its bit set in op_values;
+   * with BS_CALL_OP_EXACT, only when it equals op_values (ioctl's request).
    * BS_GATE_NONE: no such gate. */
   uint8_t op_arg;
   /* Null gate: buffered only when argument null_arg is 0 (ppoll's,
@@ -260,6 +293,23 @@ struct bs_buffered_call {
  * without faulting; replay needs no gate, since a record is left exactly
  * where recording buffered the call. */
 #define BS_CALL_NULL_AT 16u
+/* OPENS_FD: a success returns a new descriptor (openat). In record mode
+ * the library sees what it is (fstat, through the untraced instruction) and
+ * puts it into a gate where the recorder would (gate_opens, proc_dev,
+ * kept_out), and writes its decision into the record's `check`; in both
+ * modes it then sets that bit from the record, so replay sees the same
+ * gates at the same call. */
+#define BS_CALL_OPENS_FD 32u
+/* OP_EXACT: the operation gate compares (see op_values). The table then
+ * holds one entry per value, next to each other, each with the outputs that
+ * value writes (ioctl's TCGETS writes a struct termios, FIONREAD an int). */
+#define BS_CALL_OP_EXACT 64u
+/* The gate a BS_CALL_OPENS_FD record's descriptor went into. */
+enum bs_opened {
+  BS_OPENED_NONE = 0,      /* none: the first gated call on it is traced */
+  BS_OPENED_ALLOWED = 1,   /* fd_allowed: a file, a directory, /dev/null */
+  BS_OPENED_BLOCKING = 2,  /* fd_blocking: a FIFO */
+};
 /* The most iovec entries of a buffered call whose iovec array the library
  * reads before the call (readv's, recvmsg's, a writev that may block):
  * more take the traced path. */
@@ -375,8 +425,28 @@ static inline uint64_t bs_hash_iov(const uint64_t *iov, uint64_t count, uint64_t
   return h;
 }
 
+/* Where a file (st_dev, st_ino) sits in bs_buffer_header.kept_out: two bits
+ * of a 64-bit mix of the pair, the same in the recorder and the library. */
+static inline uint64_t bs_file_hash(uint64_t dev, uint64_t ino) {
+  uint64_t h = dev * 0x9e3779b97f4a7c15ull ^ ino;
+  h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+  h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+  return h ^ (h >> 31);
+}
+static inline uint32_t bs_kept_out_bit(uint64_t hash, int which) {
+  return (uint32_t)(which ? hash >> 32 : hash) % BS_KEPT_OUT_BITS;
+}
+static inline int bs_kept_out(const uint64_t *filter, uint64_t dev, uint64_t ino) {
+  uint64_t h = bs_file_hash(dev, ino);
+  for (int i = 0; i < 2; ++i) {
+    uint32_t b = bs_kept_out_bit(h, i);
+    if (!((filter[b / 64] >> (b % 64)) & 1)) return 0;
+  }
+  return 1;
+}
+
 #ifdef __cplusplus
-static_assert(sizeof(bs_buffer_header) == 80 + 2 * (BS_MAX_FDS / 8), "bs_buffer_header layout");
+static_assert(sizeof(bs_buffer_header) == 96 + 2 * (BS_MAX_FDS / 8) + BS_KEPT_OUT_BITS / 8, "bs_buffer_header layout");
 static_assert(sizeof(bs_record) == 40, "bs_record layout");
 static_assert(sizeof(bs_out_param) == 8, "bs_out_param layout");
 static_assert(sizeof(bs_buffered_call) == 24 + 8 * BS_MAX_OUTS, "bs_buffered_call layout");
@@ -384,7 +454,8 @@ static_assert(sizeof(bs_stub_info) == 32, "bs_stub_info layout");
 static_assert(BS_STUB_TRACED_DELTA >= 8 + BS_STUB_MAX_COPY + 5, "handled path too long");
 static_assert(5 + 5 + BS_STUB_TRACED_DELTA + 8 + 2 + BS_STUB_MAX_COPY + 5 <= BS_STUB_INFO_OFFSET, "stub too small");
 #else
-_Static_assert(sizeof(struct bs_buffer_header) == 80 + 2 * (BS_MAX_FDS / 8), "bs_buffer_header layout");
+_Static_assert(sizeof(struct bs_buffer_header) == 96 + 2 * (BS_MAX_FDS / 8) + BS_KEPT_OUT_BITS / 8,
+               "bs_buffer_header layout");
 _Static_assert(sizeof(struct bs_record) == 40, "bs_record layout");
 _Static_assert(sizeof(struct bs_out_param) == 8, "bs_out_param layout");
 _Static_assert(sizeof(struct bs_buffered_call) == 24 + 8 * BS_MAX_OUTS, "bs_buffered_call layout");

@@ -70,11 +70,21 @@ int bs_prepare_indirect(const struct bs_buffered_call *call, const uint64_t *arg
  * process_vm_readv; 1 when all of them were readable. */
 int bs_safe_read(void *dst, uint64_t src, uint64_t n) BS_HIDDEN;
 
-/* Record and replay one call of the table; 1 when handled. */
-int bs_record_call(struct bs_buffer_header *header, const struct bs_buffered_call *call,
-                   struct bs_saved_regs *regs, int may_block) BS_HIDDEN;
-int bs_replay_call(struct bs_buffer_header *header, const struct bs_buffered_call *call,
-                   struct bs_saved_regs *regs) BS_HIDDEN;
+/* Record and replay one call of the table: the record appended (record)
+ * or consumed (replay) when handled, NULL when the call takes the traced
+ * path. */
+const struct bs_record *bs_record_call(struct bs_buffer_header *header, const struct bs_buffered_call *call,
+                                       struct bs_saved_regs *regs, int may_block) BS_HIDDEN;
+const struct bs_record *bs_replay_call(struct bs_buffer_header *header, const struct bs_buffered_call *call,
+                                       struct bs_saved_regs *regs) BS_HIDDEN;
+
+/* Replay: reports a record that does not match (header.diverged_*) and
+ * stops the thread with ud2. */
+__attribute__((noreturn)) void bs_diverge(struct bs_buffer_header *header, uint32_t nr,
+                                          enum bs_divergence reason) BS_HIDDEN;
+/* tsc_call.c: the pseudo call BS_CALL_RDTSC of a patched rdtsc, recorded
+ * or replayed; its answer is in the saved rax and rdx. */
+const struct bs_record *bs_tsc_call(struct bs_buffer_header *header, struct bs_saved_regs *regs) BS_HIDDEN;
 
 /* desched.c: arm this thread's desched event around a call that may block
  * (opening it on first use); 0 when it cannot (the call is then traced). */

@@ -1,15 +1,16 @@
 /* bs_hook: the C half of bs_syscall_trampoline. Decides whether this call
  * can be buffered (the thread has a buffer, the call is in the table, its
- * descriptor is allowed) and hands it to record or replay. */
+ * descriptor is allowed) and hands it to record or replay; then updates the
+ * descriptor gates as the record says (a close, a new descriptor). */
 #include "preload/buffer_layout.h"
 #include "syscall_buffer_table.generated.h"
 
 /* The kernel's x86-64 numbers stop below 512 (512.. are x32). */
 #define BS_NR_LIMIT 512
 
-/* Position + 1 in BS_BUFFERED_CALLS of each number, 0 where it is not
- * bufferable. Filled by the library's constructor, before any call can
- * reach the hook; zero (nothing bufferable) until then. */
+/* Position + 1 in BS_BUFFERED_CALLS of each number's first entry, 0 where
+ * it is not bufferable. Filled by the library's constructor, before any
+ * call can reach the hook; zero (nothing bufferable) until then. */
 static uint8_t call_index[BS_NR_LIMIT];
 
 _Static_assert(BS_BUFFERED_CALL_COUNT < 255, "call_index holds positions in a uint8_t");
@@ -17,13 +18,30 @@ _Static_assert(BS_BUFFERED_CALL_COUNT < 255, "call_index holds positions in a ui
 __attribute__((constructor(101))) static void build_call_index(void) {
   for (unsigned i = 0; i < BS_BUFFERED_CALL_COUNT; ++i) {
     int32_t nr = BS_BUFFERED_CALLS[i].nr;
-    if (nr >= 0 && nr < BS_NR_LIMIT) call_index[nr] = (uint8_t)(i + 1);
+    if (nr >= 0 && nr < BS_NR_LIMIT && call_index[nr] == 0) call_index[nr] = (uint8_t)(i + 1);
   }
 }
 
-static const struct bs_buffered_call *lookup(uint64_t nr) {
+/* Whether the call's operation gate lets these arguments through. */
+static int op_gate_open(const struct bs_buffered_call *call, const uint64_t *args) {
+  if (call->op_arg == BS_GATE_NONE) return 1;
+  uint64_t op = args[call->op_arg] & call->op_mask;
+  if (call->flags & BS_CALL_OP_EXACT) return op == call->op_values;
+  return op < 64 && ((call->op_values >> op) & 1);
+}
+
+/* The table's entry for this call: with BS_CALL_OP_EXACT, the one of the
+ * number's entries whose value the arguments hold (ioctl's request), none
+ * when no entry does. */
+static const struct bs_buffered_call *lookup(uint64_t nr, const uint64_t *args) {
   if (nr >= BS_NR_LIMIT || call_index[nr] == 0) return 0;
-  return &BS_BUFFERED_CALLS[call_index[nr] - 1];
+  const struct bs_buffered_call *call = &BS_BUFFERED_CALLS[call_index[nr] - 1];
+  if (!(call->flags & BS_CALL_OP_EXACT)) return call;
+  const struct bs_buffered_call *end = BS_BUFFERED_CALLS + BS_BUFFERED_CALL_COUNT;
+  for (; call < end && (uint64_t)call->nr == nr; ++call) {
+    if (op_gate_open(call, args)) return call;
+  }
+  return 0;
 }
 
 static int bit(const uint64_t *bits, uint64_t fd) { return (bits[fd / 64] >> (fd % 64)) & 1; }
@@ -67,10 +85,7 @@ static enum gate gate_of(const struct bs_buffer_header *header, const struct bs_
                          const uint64_t *args) {
   int may_block = (call->flags & BS_CALL_MAY_BLOCK) != 0;
   if (!null_gate_open(call, args, header->mode) || !path_gate_open(call, args, header->mode)) return GATE_CLOSED;
-  if (call->op_arg != BS_GATE_NONE) {
-    uint64_t op = args[call->op_arg] & call->op_mask;
-    if (op >= 64 || !((call->op_values >> op) & 1)) return GATE_CLOSED;
-  }
+  if (!op_gate_open(call, args)) return GATE_CLOSED;
   if (call->fd_arg == BS_GATE_NONE) return may_block ? GATE_BLOCKING : GATE_OPEN;
   uint64_t fd = args[call->fd_arg];
   /* Negative descriptors are huge here: never allowed. */
@@ -80,9 +95,29 @@ static enum gate gate_of(const struct bs_buffer_header *header, const struct bs_
   return GATE_CLOSED;
 }
 
+static void set_bit(uint64_t *bits, uint64_t fd) { bits[fd / 64] |= 1ull << (fd % 64); }
+static void clear_bit(uint64_t *bits, uint64_t fd) { bits[fd / 64] &= ~(1ull << (fd % 64)); }
+
+/* What a buffered call did to the descriptor gates, the same in record and
+ * replay: a close leaves them, a new descriptor enters the one its record
+ * names (the library's decision when recording). */
+static void update_gates(struct bs_buffer_header *header, const struct bs_buffered_call *call,
+                         const struct bs_record *rec, const uint64_t *args) {
+  if ((call->flags & BS_CALL_CLOSES_FD) && rec->ret == 0) {
+    uint64_t fd = args[call->fd_arg];
+    clear_bit(header->fd_allowed, fd);
+    clear_bit(header->fd_blocking, fd);
+  }
+  if ((call->flags & BS_CALL_OPENS_FD) && rec->ret >= 0 && rec->ret < BS_MAX_FDS) {
+    if (rec->check == BS_OPENED_ALLOWED) set_bit(header->fd_allowed, (uint64_t)rec->ret);
+    if (rec->check == BS_OPENED_BLOCKING) set_bit(header->fd_blocking, (uint64_t)rec->ret);
+  }
+}
+
 long bs_hook(struct bs_saved_regs *regs) {
-  const struct bs_buffered_call *call = lookup(regs->rax);
-  if (!call) return 0;
+  int tsc = regs->rax == (uint64_t)BS_CALL_RDTSC;  /* a patched rdtsc (tsc_call.c) */
+  const struct bs_buffered_call *call = tsc ? 0 : lookup(regs->rax, regs->args);
+  if (!call && !tsc) return 0;
   int fresh = bs_thread.status == BS_THREAD_NEW;
   struct bs_buffer_header *header = bs_thread_buffer();
   if (!header) return 0;
@@ -95,23 +130,19 @@ long bs_hook(struct bs_saved_regs *regs) {
    * read memory through a system call when recording). */
   header->busy = 1;
   BS_COMPILER_BARRIER();
-  enum gate gate = gate_of(header, call, regs->args);
-  int handled = 0;
+  enum gate gate = tsc ? GATE_CLOSED : gate_of(header, call, regs->args);
+  const struct bs_record *rec = tsc ? bs_tsc_call(header, regs) : 0;
   if (gate != GATE_CLOSED) {
-    handled = mode == BS_MODE_RECORD ? bs_record_call(header, call, regs, gate == GATE_BLOCKING)
-                                     : bs_replay_call(header, call, regs);
+    rec = mode == BS_MODE_RECORD ? bs_record_call(header, call, regs, gate == GATE_BLOCKING)
+                                 : bs_replay_call(header, call, regs);
   }
-  if (handled) {
+  if (rec) {
     header->calls++;
-    if ((call->flags & BS_CALL_CLOSES_FD) && regs->rax == 0) {
-      uint64_t fd = regs->args[call->fd_arg];
-      header->fd_allowed[fd / 64] &= ~(1ull << (fd % 64));
-      header->fd_blocking[fd / 64] &= ~(1ull << (fd % 64));
-    }
+    if (call) update_gates(header, call, rec, regs->args);
   }
   BS_COMPILER_BARRIER();
   header->busy = 0;
-  return handled;
+  return rec != 0;
 }
 
 /* The trampoline calls the hook through this local name, so that neither

@@ -28,9 +28,24 @@
         .endm
 
         .text
+/* A patched rdtsc's stub calls here (BS_TSC_ENTRY_BEFORE_TRAMPOLINE bytes
+ * before the trampoline, where the recorder finds it): the pseudo call
+ * BS_CALL_RDTSC, whose hook answers in eax and edx (tsc_call.c). rax holds
+ * nothing of the program's here: rdtsc overwrites it. */
+        .globl bs_tsc_entry
+        .hidden bs_tsc_entry
+        .type bs_tsc_entry, @function
+        .balign 16
+bs_tsc_entry:
+        .cfi_startproc
+        mov $BS_ASM_CALL_RDTSC, %eax
+        jmp bs_syscall_trampoline
+        .cfi_endproc
+        .size bs_tsc_entry, . - bs_tsc_entry
+        .org bs_tsc_entry + BS_ASM_TSC_ENTRY_BEFORE_TRAMPOLINE, 0xcc
+
         .globl bs_syscall_trampoline
         .type bs_syscall_trampoline, @function
-        .balign 16
 bs_syscall_trampoline:
         .cfi_startproc
         /* struct bs_saved_regs, built downwards from its last field. */

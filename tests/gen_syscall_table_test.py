@@ -101,9 +101,9 @@ class SpecBuffer(unittest.TestCase):
         self.assertNotIn(".nr = 2,", out)
         table = texts["--table"]
         self.assertIn('.name = "read"', table)
-        self.assertIn(".bufferable = true, .buffer_fd_arg = 0, .buffer_closes = false, .buffer_block = false}", table)
-        self.assertIn(".bufferable = true, .buffer_fd_arg = -1, .buffer_closes = false, .buffer_block = false}", table)
-        self.assertIn(".bufferable = false, .buffer_fd_arg = -1, .buffer_closes = false, .buffer_block = false}", table)
+        self.assertIn(".bufferable = true, .buffer_fd_arg = 0, .buffer_closes = false, .buffer_block = false, .buffer_opens = false}", table)
+        self.assertIn(".bufferable = true, .buffer_fd_arg = -1, .buffer_closes = false, .buffer_block = false, .buffer_opens = false}", table)
+        self.assertIn(".bufferable = false, .buffer_fd_arg = -1, .buffer_closes = false, .buffer_block = false, .buffer_opens = false}", table)
 
     def expect_error(self, line, message):
         proc, texts = generate(line, "--preload-table", "--table")
@@ -119,7 +119,7 @@ class SpecBuffer(unittest.TestCase):
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertIn("{.arg = 4, .kind = BS_SIZE_DEREF_ARG, .size_arg = 5, .size = 0u}", texts["--preload-table"])
         self.assertIn(".flags = BS_CALL_MAY_BLOCK,", texts["--preload-table"])
-        self.assertIn(".buffer_block = true}", texts["--table"])
+        self.assertIn(".buffer_block = true, .buffer_opens = false}", texts["--table"])
 
     def test_block_token(self):
         proc, texts = generate("7 poll poll supported arg0:arg1*8 buffer,block\n"
@@ -170,6 +170,10 @@ class SpecBuffer(unittest.TestCase):
         # futex: WAIT, WAKE, WAIT_BITSET and WAKE_BITSET only; fcntl: F_GETFD..F_SETFL.
         self.assertIn(".op_arg = 1, .op_mask = 0x7fu, .op_values = 0x603ull, .null_arg = BS_GATE_NONE, .indirect_arg = BS_GATE_NONE, .path_arg = BS_GATE_NONE},  /* futex */", out)
         self.assertIn(".op_arg = 1, .op_mask = 0xffffffffu, .op_values = 0x1eull, .null_arg = BS_GATE_NONE, .indirect_arg = BS_GATE_NONE, .path_arg = BS_GATE_NONE},  /* fcntl */", out)
+        # ioctl: the terminal queries libc and Python make on every file they
+        # open (isatty: TCGETS), each with what ioctl_table.cc records for it.
+        self.assertIn(".size = 36u}}, .op_arg = 1, .op_mask = 0xffffffffu, .op_values = 0x5401ull", out)
+        self.assertIn("BS_CALL_MAY_BLOCK | BS_CALL_OPENS_FD, .op_arg = 2, .op_mask = 0x200u", out)
         for name in ("read", "write", "poll", "epoll_wait", "sendto", "recvfrom", "futex", "readv", "select",
                      "pselect6", "ppoll", "epoll_pwait", "sendmsg", "recvmsg"):
             line = [l for l in out.splitlines() if l.endswith(f"/* {name} */")][0]
@@ -192,7 +196,7 @@ class SpecBuffer(unittest.TestCase):
                       ".op_arg = BS_GATE_NONE, .null_arg = BS_GATE_NONE, .indirect_arg = BS_GATE_NONE, .path_arg = BS_GATE_NONE}", out)
         self.assertIn("{.nr = 20, .fd_arg = 0, .data_arg = 1, .out_count = 0, .flags = BS_CALL_GATHER, "
                       ".op_arg = BS_GATE_NONE, .null_arg = BS_GATE_NONE, .indirect_arg = 1, .path_arg = BS_GATE_NONE}", out)
-        self.assertIn(".buffer_closes = true, .buffer_block = false}", texts["--table"])
+        self.assertIn(".buffer_closes = true, .buffer_block = false, .buffer_opens = false}", texts["--table"])
         self.expect_error("20 writev fs custom buffer=fd0,gather5 @gather_write\n", "needs its count in the next argument")
 
     def test_scatter_token(self):
@@ -206,7 +210,7 @@ class SpecBuffer(unittest.TestCase):
                       ".outs = {{.arg = 1, .kind = BS_SIZE_SCATTER, .size_arg = 2, .size = 0u}}, "
                       ".op_arg = BS_GATE_NONE, .null_arg = BS_GATE_NONE, .indirect_arg = 1, .path_arg = BS_GATE_NONE},  /* readv */", out)
         self.assertIn("{.nr = 295, .fd_arg = 0, .data_arg = BS_GATE_NONE, .out_count = 1, .flags = 0, ", out)
-        self.assertIn(".bufferable = true, .buffer_fd_arg = 0, .buffer_closes = false, .buffer_block = true}",
+        self.assertIn(".bufferable = true, .buffer_fd_arg = 0, .buffer_closes = false, .buffer_block = true, .buffer_opens = false}",
                       texts["--table"])
         self.expect_error("19 readv fs custom buffer=fd0,scatter5 @scatter_read\n",
                           "needs its count in the next argument")
@@ -249,6 +253,45 @@ class SpecBuffer(unittest.TestCase):
                       texts["--preload-table"])
         self.expect_error("257 openat fs supported buffer=op2&0x200:0,path6\n", "argument 6 is not 0..5")
         self.expect_error("257 openat fs supported buffer,block,path1\n", "is not buffer, buffer=fdN")
+
+    def test_opens_token(self):
+        # openat: a success returns a descriptor the library gates itself.
+        proc, texts = generate("257 openat fs supported buffer=op2&0x200:0,path1,opens,block\n",
+                               "--preload-table", "--table")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn(".flags = BS_CALL_MAY_BLOCK | BS_CALL_OPENS_FD, .op_arg = 2, .op_mask = 0x200u, "
+                      ".op_values = 0x1ull, .null_arg = BS_GATE_NONE, .indirect_arg = BS_GATE_NONE, "
+                      ".path_arg = 1},  /* openat */", texts["--preload-table"])
+        self.assertIn(".buffer_block = true, .buffer_opens = true}", texts["--table"])
+        self.expect_error("257 openat fs supported buffer=op2&0x200:0,opens,path1\n", "is not buffer, buffer=fdN")
+
+    def test_request_gate(self):
+        # ioctl: one row per request, next to each other, each with what it
+        # writes (BS_CALL_OP_EXACT compares the whole 32-bit request).
+        proc, texts = generate("16 ioctl ioctl custom buffer=req1:0x5401(arg2:36)|0x5413(arg2:8)|21537 @ioctl\n",
+                               "--preload-table", "--table")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        out = texts["--preload-table"]
+        self.assertIn("{.nr = 16, .fd_arg = BS_GATE_NONE, .data_arg = BS_GATE_NONE, .out_count = 1, "
+                      ".flags = BS_CALL_OP_EXACT, .outs = {{.arg = 2, .kind = BS_SIZE_FIXED, .size_arg = 0, "
+                      ".size = 36u}}, .op_arg = 1, .op_mask = 0xffffffffu, .op_values = 0x5401ull, "
+                      ".null_arg = BS_GATE_NONE, .indirect_arg = BS_GATE_NONE, .path_arg = BS_GATE_NONE},  "
+                      "/* ioctl 0x5401 */", out)
+        self.assertIn(".size = 8u}}, .op_arg = 1, .op_mask = 0xffffffffu, .op_values = 0x5413ull, ", out)
+        self.assertIn("{.nr = 16, .fd_arg = BS_GATE_NONE, .data_arg = BS_GATE_NONE, .out_count = 0, "
+                      ".flags = BS_CALL_OP_EXACT, .op_arg = 1, .op_mask = 0xffffffffu, .op_values = 0x5421ull, ", out)
+        self.assertIn("#define BS_BUFFERED_CALL_COUNT 3", out)
+        self.assertIn('.name = "ioctl", .family = Family::Ioctl, .supported = true, .custom = true, '
+                      '.out_count = 0, .outs = {}, .bufferable = true, .buffer_fd_arg = -1', texts["--table"])
+        self.expect_error("16 ioctl ioctl custom buffer=req1:0x100000000 @ioctl\n", "does not fit in 32 bits")
+        self.expect_error("16 ioctl ioctl custom buffer=req1:0x5401|21505 @ioctl\n", "is listed twice")
+        self.expect_error("16 ioctl ioctl custom buffer=req1:0x5401(arg2:ret) @ioctl\n", "not a fixed size")
+        self.expect_error("16 ioctl ioctl custom buffer=req1:0x5401(arg1:4) @ioctl\n",
+                          "writes through the request argument")
+        self.expect_error("16 ioctl ioctl custom arg2:36 buffer=req1:0x5401 @ioctl\n",
+                          "gives each request its outputs; the call lists none")
+        self.expect_error("16 ioctl ioctl custom buffer=req1:0x5401(arg2:36 @ioctl\n", "is not buffer, buffer=fdN")
+        self.expect_error("16 ioctl ioctl custom buffer=req6:1 @ioctl\n", "argument 6 is not 0..5")
 
     def test_null_gate_and_always_outputs(self):
         # ppoll without a signal mask; its time left is written even when it

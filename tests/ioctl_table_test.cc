@@ -11,7 +11,15 @@
 #include <linux/sockios.h>
 #include <sys/ioctl.h>
 
+#include <sys/syscall.h>
+
+#include <set>
+
 #include "engine/record/ioctl_table.h"
+#include "preload/preload_interface.h"
+
+// support/buffered_calls.c: the preload library's generated table.
+extern "C" const bs_buffered_call* bs_test_buffered_calls(unsigned* count);
 
 using backstep::ioctl::describe;
 using backstep::ioctl::Output;
@@ -94,4 +102,38 @@ BOOST_AUTO_TEST_CASE(descriptions_name_the_request) {
   BOOST_TEST(describe(0x2400) == "0x2400 (_IO('$', 0x0, 0 bytes))");
   BOOST_TEST(describe(0x54ff) == "0x54ff");
   BOOST_TEST(describe(0xc0109407) == "0xc0109407 (_IOWR(0x94, 0x7, 16 bytes))");
+}
+
+// The requests the preload library buffers (the spec's buffer=req1:...) run
+// no handler: each must write, at the argument the table names, exactly what
+// the handler records for it (a fixed size), on any descriptor.
+BOOST_AUTO_TEST_CASE(buffered_requests_write_what_the_table_records) {
+  unsigned count = 0;
+  const bs_buffered_call* calls = bs_test_buffered_calls(&count);
+  std::set<uint32_t> buffered;
+  for (unsigned i = 0; i < count; ++i) {
+    const bs_buffered_call& call = calls[i];
+    if (call.nr != SYS_ioctl) continue;
+    BOOST_TEST_REQUIRE((call.flags & BS_CALL_OP_EXACT) != 0u);
+    BOOST_TEST(call.op_arg == 1);
+    BOOST_TEST(call.op_mask == 0xffffffffu);
+    BOOST_TEST(call.fd_arg == BS_GATE_NONE);
+    BOOST_TEST((call.flags & BS_CALL_MAY_BLOCK) == 0u);
+    uint32_t request = static_cast<uint32_t>(call.op_values);
+    buffered.insert(request);
+    auto rule = rule_for(request);
+    if (rule.kind == Output::None) {
+      BOOST_TEST(call.out_count == 0, std::hex << "0x" << request);
+      continue;
+    }
+    BOOST_TEST_REQUIRE((rule.kind == Output::Fixed), std::hex << "0x" << request << " writes more than a fixed size");
+    BOOST_TEST_REQUIRE(call.out_count == 1, std::hex << "0x" << request);
+    BOOST_TEST(call.outs[0].arg == 2);
+    BOOST_TEST(call.outs[0].kind == BS_SIZE_FIXED);
+    BOOST_TEST(call.outs[0].size == rule.size, std::hex << "0x" << request);
+  }
+  // The terminal queries libc and Python make on every file they open.
+  for (uint32_t request : {unsigned(TCGETS), unsigned(TIOCGWINSZ), unsigned(TIOCGPGRP), unsigned(FIONREAD)}) {
+    BOOST_TEST(buffered.count(request) == 1u, std::hex << "0x" << request);
+  }
 }

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <initializer_list>
 #include <string>
@@ -290,6 +291,89 @@ BOOST_AUTO_TEST_CASE(failed_calls_record_no_output, *boost::unit_test::precondit
   BOOST_TEST(r.handled);
   BOOST_TEST(r.result > 0);
   BOOST_TEST(buffer.record_at(40)->out_len[0] == 0u);
+}
+
+// ioctl: buffered for the requests the spec lists (TCGETS, TIOCGPGRP,
+// TIOCGWINSZ, FIONREAD) on any descriptor, each recording the fixed size it
+// writes; any other request takes the traced path (its handler). Replayed
+// with every descriptor closed.
+BOOST_AUTO_TEST_CASE(ioctl_is_buffered_by_request, *boost::unit_test::precondition(tool_page_available)) {
+  backstep::testing::TempDir dir("preload_buffer_test");
+  int file = open_test_file(dir);
+  BOOST_REQUIRE(lseek(file, 30, SEEK_SET) == 30);
+  int p[2];
+  BOOST_REQUIRE(pipe(p) == 0);
+  BOOST_REQUIRE(write(p[1], "hello", 5) == 5);
+  // A terminal, where the queries succeed and write (skipped without ptys).
+  int master = posix_openpt(O_RDWR | O_NOCTTY);
+  int tty = -1;
+  if (master >= 0 && grantpt(master) == 0 && unlockpt(master) == 0) tty = open(ptsname(master), O_RDWR | O_NOCTTY);
+  const uint64_t kTcgets = 0x5401, kTiocgwinsz = 0x5413, kFionread = 0x541b, kTiocswinsz = 0x5414;
+
+  struct Outputs {
+    unsigned char termios[64], winsize[64], tty_termios[64], tty_winsize[64];
+    int file_left, pipe_left;
+  };
+  auto calls = [&](Outputs& out) {
+    std::memset(&out, 0xee, sizeof(out));
+    std::vector<int64_t> results;
+    for (HookResult r : {hook(SYS_ioctl, {uint64_t(file), kTcgets, u(out.termios)}),
+                         hook(SYS_ioctl, {uint64_t(file), kTiocgwinsz, u(out.winsize)}),
+                         hook(SYS_ioctl, {uint64_t(file), kFionread, u(&out.file_left)}),
+                         hook(SYS_ioctl, {uint64_t(p[0]), kFionread, u(&out.pipe_left)})}) {
+      BOOST_TEST(r.handled);
+      results.push_back(r.result);
+    }
+    if (tty >= 0) {
+      // The high half of the request is not the kernel's (an unsigned int).
+      for (HookResult r : {hook(SYS_ioctl, {uint64_t(tty), kTcgets | (uint64_t{1} << 32), u(out.tty_termios)}),
+                           hook(SYS_ioctl, {uint64_t(tty), kTiocgwinsz, u(out.tty_winsize)})}) {
+        BOOST_TEST(r.handled);
+        results.push_back(r.result);
+      }
+    }
+    return results;
+  };
+
+  Buffer buffer(BS_MODE_RECORD);
+  Outputs recorded;
+  std::vector<int64_t> results = calls(recorded);
+  BOOST_TEST(results[0] == -ENOTTY);
+  BOOST_TEST(results[1] == -ENOTTY);
+  BOOST_TEST(results[2] == 0);
+  BOOST_TEST(results[3] == 0);
+  BOOST_TEST(recorded.termios[0] == 0xee);  // a failure writes nothing
+  BOOST_TEST(recorded.file_left == 70);
+  BOOST_TEST(recorded.pipe_left == 5);
+  BOOST_TEST(buffer.record_at(0)->out_len[0] == 0u);
+  uint32_t offset = 0;
+  for (int i = 0; i < 2; ++i) offset += buffer.record_at(offset)->size;
+  BOOST_TEST(buffer.record_at(offset)->out_len[0] == 4u);  // FIONREAD's int
+  if (tty >= 0) {
+    BOOST_TEST(results[4] == 0);
+    BOOST_TEST(results[5] == 0);
+    BOOST_TEST(recorded.tty_termios[35] != 0xee);  // the kernel's termios: 36 bytes
+    BOOST_TEST(recorded.tty_termios[36] == 0xee);
+    BOOST_TEST(recorded.tty_winsize[8] == 0xee);  // struct winsize: 8
+  }
+  // A request outside the list, or one that changes the terminal: traced.
+  uint32_t used = buffer.header->used;
+  unsigned char ws[8] = {};
+  BOOST_TEST(!hook(SYS_ioctl, {uint64_t(file), kTiocswinsz, u(ws)}).handled);
+  BOOST_TEST(!hook(SYS_ioctl, {uint64_t(file), 0x5402, u(recorded.termios)}).handled);  // TCSETS
+  BOOST_TEST(!hook(SYS_ioctl, {uint64_t(file), 0x80045401, u(ws)}).handled);
+  BOOST_TEST(buffer.header->used == used);
+
+  // Replay: nothing open, the records answer.
+  for (int fd : {file, p[0], p[1], tty, master}) {
+    if (fd >= 0) close(fd);
+  }
+  buffer.header->mode = BS_MODE_REPLAY;
+  buffer.header->cursor = 0;
+  Outputs replayed;
+  BOOST_TEST(calls(replayed) == results, boost::test_tools::per_element());
+  BOOST_TEST(std::memcmp(&replayed, &recorded, sizeof(recorded)) == 0);
+  BOOST_TEST(buffer.header->cursor == buffer.header->used);
 }
 
 namespace {

@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <sys/select.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/un.h>
@@ -22,6 +23,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "tests/support/preload_harness.h"
 #include "tests/support/temp_dir.h"
@@ -318,4 +320,133 @@ BOOST_AUTO_TEST_CASE(openat_and_madvise_gates, *boost::unit_test::precondition(t
   BOOST_TEST(hook(SYS_madvise, {u(mem), 4096, MADV_WILLNEED}).result == 0);
   BOOST_TEST(b.header->cursor == b.header->used);
   munmap(mem, 4096);
+}
+
+// openat's new descriptor: the library gates it itself where the recorder
+// would (a file, a directory, /dev/null: fd_allowed; a FIFO: fd_blocking),
+// never a file of /proc or one the recorder keeps out (a mapped file, its
+// own stdout), and only once the recorder said so (gate_opens). The record
+// holds the decision, which replay applies at the same call; a buffered
+// close takes the descriptor out again, in both modes.
+BOOST_AUTO_TEST_CASE(openat_gates_the_descriptor_it_creates, *boost::unit_test::precondition(tool_page_available)) {
+  backstep::testing::TempDir dir("preload_scatter_test");
+  BOOST_REQUIRE(close(open_file(dir, "content")) == 0);
+  std::string path = dir.sub("data"), kept = dir.sub("kept"), fifo = dir.sub("pipe.fifo");
+  int kept_fd = open(kept.c_str(), O_RDWR | O_CREAT, 0600);
+  BOOST_REQUIRE(kept_fd >= 0);
+  BOOST_REQUIRE(close(kept_fd) == 0);
+  BOOST_REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  int proc_dir = open("/proc/self", O_RDONLY | O_DIRECTORY);
+  BOOST_REQUIRE(proc_dir >= 0);
+  Buffer b(BS_MODE_RECORD);
+  b.header->desched_fd = -1;
+  b.header->recorder_tid = static_cast<uint32_t>(syscall(SYS_gettid));
+  b.header->desched_signal = SIGURG;
+  const uint64_t cwd = static_cast<uint64_t>(AT_FDCWD);
+  auto gate = [&](int64_t fd) {
+    uint64_t bit = uint64_t{1} << (fd % 64);
+    return ((b.header->fd_allowed[fd / 64] & bit) ? BS_OPENED_ALLOWED : 0) |
+           ((b.header->fd_blocking[fd / 64] & bit) ? BS_OPENED_BLOCKING : 0);
+  };
+  struct Open {
+    uint64_t dirfd;
+    std::string path;
+    uint64_t flags;
+    int gate;  // expected, once the recorder allows it
+  };
+  const std::vector<Open> opens = {
+      {cwd, path, O_RDONLY, BS_OPENED_ALLOWED},
+      {cwd, dir.path, O_RDONLY | O_DIRECTORY, BS_OPENED_ALLOWED},
+      {cwd, "/dev/null", O_WRONLY, BS_OPENED_ALLOWED},
+      {cwd, fifo, O_RDWR, BS_OPENED_BLOCKING},  // O_RDWR: a FIFO opens at once
+      {cwd, kept, O_RDONLY, BS_OPENED_NONE},
+      {uint64_t(proc_dir), "status", O_RDONLY, BS_OPENED_NONE},  // not "/proc/...": only the device tells
+      {cwd, "/dev/ptmx", O_RDWR | O_NOCTTY, BS_OPENED_NONE},  // a device that is not quiet
+  };
+  // Each open, then a close of what it opened (buffered once allowed); the
+  // results, and the gate after each open.
+  auto run = [&](std::vector<int64_t>& fds, std::vector<int>& gates) {
+    for (const Open& o : opens) {
+      HookResult r = hook(SYS_openat, {o.dirfd, u(o.path.c_str()), o.flags | O_CLOEXEC});
+      BOOST_TEST(r.handled, o.path);
+      fds.push_back(r.result);
+      gates.push_back(r.result >= 0 ? gate(r.result) : -1);
+    }
+  };
+
+  // A header no recorder wrote (gate_opens 0), and one of a buffer this
+  // process only shares (a vfork child's: gate_pid is its parent's):
+  // nothing enters a gate.
+  std::vector<int64_t> plain_fds;
+  std::vector<int> plain_gates;
+  run(plain_fds, plain_gates);
+  b.header->gate_opens = 1;
+  b.header->gate_pid = static_cast<uint32_t>(getppid());
+  run(plain_fds, plain_gates);
+  for (size_t i = 0; i < plain_fds.size(); ++i) {
+    if (plain_fds[i] >= 0) BOOST_TEST(plain_gates[i] == 0, opens[i % opens.size()].path);
+    if (plain_fds[i] >= 0) close(static_cast<int>(plain_fds[i]));
+  }
+
+  // As the recorder writes it: this process, /proc's device, the kept file
+  // in the filter.
+  b.header->gate_pid = static_cast<uint32_t>(getpid());
+  struct stat st;
+  BOOST_REQUIRE(stat("/proc/self", &st) == 0);
+  b.header->proc_dev = st.st_dev;
+  BOOST_REQUIRE(stat(kept.c_str(), &st) == 0);
+  uint64_t hash = bs_file_hash(st.st_dev, st.st_ino);
+  for (int i = 0; i < 2; ++i) {
+    uint32_t bit = bs_kept_out_bit(hash, i);
+    b.header->kept_out[bit / 64] |= uint64_t{1} << (bit % 64);
+  }
+  BOOST_TEST(bs_kept_out(b.header->kept_out, st.st_dev, st.st_ino));
+  uint32_t first = b.header->used;
+  std::vector<int64_t> fds;
+  std::vector<int> gates;
+  run(fds, gates);
+  for (size_t i = 0; i < opens.size(); ++i) {
+    if (fds[i] < 0) continue;  // /dev/ptmx may be missing
+    BOOST_TEST(gates[i] == opens[i].gate, opens[i].path);
+  }
+  // The records say so too, for replay.
+  uint32_t offset = first;
+  for (size_t i = 0; i < opens.size(); ++i) {
+    const bs_record* rec = b.record_at(offset);
+    BOOST_TEST(rec->nr == SYS_openat);
+    BOOST_TEST(rec->check == (fds[i] >= 0 ? uint64_t(gates[i]) : 0u), opens[i].path);
+    offset += rec->size;
+  }
+  // A buffered close takes a gated descriptor out.
+  BOOST_TEST(hook(SYS_close, {uint64_t(fds[0])}).result == 0);
+  BOOST_TEST(gate(fds[0]) == 0);
+  for (size_t i = 1; i < opens.size(); ++i) {
+    if (fds[i] >= 0) close(static_cast<int>(fds[i]));
+  }
+
+  // Replay: nothing is opened, and the library no longer has the rules;
+  // the records alone put the same descriptors into the same gates.
+  close(proc_dir);
+  if (b.header->desched_fd >= 0) close(b.header->desched_fd);
+  std::memset(b.header->fd_allowed, 0, sizeof(b.header->fd_allowed));
+  std::memset(b.header->fd_blocking, 0, sizeof(b.header->fd_blocking));
+  b.header->gate_opens = 0;
+  b.header->gate_pid = 0;
+  std::memset(b.header->kept_out, 0, sizeof(b.header->kept_out));
+  replay_from_start(b);
+  std::vector<int64_t> replayed_fds;
+  std::vector<int> replayed_gates;
+  run(replayed_fds, replayed_gates);
+  run(replayed_fds, replayed_gates);
+  BOOST_TEST(replayed_fds == plain_fds, boost::test_tools::per_element());
+  for (size_t i = 0; i < plain_fds.size(); ++i) BOOST_TEST(replayed_gates[i] == (plain_fds[i] >= 0 ? 0 : -1));
+  replayed_fds.clear();
+  replayed_gates.clear();
+  run(replayed_fds, replayed_gates);
+  BOOST_TEST(replayed_fds == fds, boost::test_tools::per_element());
+  BOOST_TEST(replayed_gates == gates, boost::test_tools::per_element());
+  BOOST_TEST(fcntl(static_cast<int>(fds[0]), F_GETFD) == -1);  // not opened again
+  BOOST_TEST(hook(SYS_close, {uint64_t(fds[0])}).result == 0);
+  BOOST_TEST(gate(fds[0]) == 0);
+  BOOST_TEST(b.header->cursor == b.header->used);
 }

@@ -9,6 +9,9 @@ namespace {
 constexpr uint8_t kLeaDown[5] = {0x48, 0x8d, 0x64, 0x24, 0x80};                  // lea -128(%rsp),%rsp
 constexpr uint8_t kLeaUp[kLeaUpLength] = {0x48, 0x8d, 0xa4, 0x24, 0x80, 0x00, 0x00, 0x00};  // lea 128(%rsp),%rsp
 constexpr uint8_t kSyscall[2] = {0x0f, 0x05};
+// A patched rdtsc (tsc_sites.h): `int 0x2e`, which traps like the rdtsc did.
+constexpr uint8_t kTrappedRdtsc[2] = {0xcd, 0x2e};
+static_assert(sizeof(kSyscall) == sizeof(kTrappedRdtsc), "a stub's traced path has room for one two-byte trap");
 constexpr uint8_t kJmp = 0xe9, kCall = 0xe8, kRet = 0xc3;
 constexpr uint64_t kRel32Insn = 5;
 // The jump's padding up to the end of the patch: the recommended
@@ -79,7 +82,10 @@ uint64_t traced_copy(uint64_t stub) { return layout(stub).after_traced_syscall; 
 }  // namespace
 
 std::optional<Plan> plan(uint64_t site, const uint8_t* code, std::size_t len) {
-  if (len < kRel32Insn || std::memcmp(code, kSyscall, sizeof(kSyscall)) != 0) return std::nullopt;
+  if (len < kRel32Insn ||
+      (std::memcmp(code, kSyscall, sizeof(kSyscall)) != 0 && std::memcmp(code, kTrappedRdtsc, sizeof(kTrappedRdtsc)) != 0)) {
+    return std::nullopt;
+  }
   Plan p;
   p.info.site = site;
   p.info.magic = BS_STUB_INFO_MAGIC;
@@ -162,9 +168,10 @@ std::vector<uint8_t> stub_code(const Plan& plan, uint64_t stub, uint64_t trampol
   s.insert(s.end(), kLeaUp, kLeaUp + sizeof(kLeaUp));
   put_copy(s, plan, handled_copy(stub));
   s.resize(l.traced - stub, 0xcc);
-  // Not handled: the call itself, traced, from the program's own frame.
+  // Not handled: the call itself (or the trapping rdtsc), traced, from the
+  // program's own frame.
   s.insert(s.end(), kLeaUp, kLeaUp + sizeof(kLeaUp));
-  s.insert(s.end(), kSyscall, kSyscall + sizeof(kSyscall));
+  s.insert(s.end(), plan.original.begin(), plan.original.begin() + sizeof(kSyscall));
   put_copy(s, plan, traced_copy(stub));
   s.resize(BS_STUB_INFO_OFFSET, 0xcc);
   const uint8_t* info = reinterpret_cast<const uint8_t*>(&plan.info);

@@ -32,8 +32,9 @@ struct Plan {
 };
 
 // The plan for the site at `site` whose first bytes (`len` of them, up to
-// kSiteReadLength) are `code`; nullopt unless they are a `syscall`
-// followed by instructions a stub can run: ones that run anywhere,
+// kSiteReadLength) are `code`; nullopt unless they are a `syscall` (or the
+// `int 0x2e` of a patched rdtsc, tsc_sites.h: the stub's traced path then
+// traps the same way) followed by instructions a stub can run: ones that run anywhere,
 // rip-relative ones, jmp and jcc with direct destinations outside the
 // patch, or a `ret` followed by alignment padding.
 std::optional<Plan> plan(uint64_t site, const uint8_t* code, std::size_t len);

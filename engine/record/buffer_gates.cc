@@ -9,11 +9,19 @@
 // calls that may block, made with the desched event armed) for a pipe or a
 // socket. Never backstep's own stdout or stderr, never /proc. Each bit the
 // recorder writes into the calling process is memory its event wrote.
+//
+// A descriptor a buffered call creates (openat) is gated by the library
+// itself, by the same rules, as the call returns: no stop comes between an
+// open and the first call on the new descriptor. The recorder gives it
+// what it cannot see (gate_opens, proc_dev, kept_out: every file mapped and
+// our own stdout and stderr); the record carries the decision, which
+// replay's library applies at the same call.
 #include <sys/stat.h>
 
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
+#include <exception>
 #include <functional>
 #include <map>
 #include <set>
@@ -27,6 +35,21 @@ namespace {
 
 constexpr uint64_t kFdBitsOffset = offsetof(bs_buffer_header, fd_allowed);
 constexpr uint64_t kFdBlockingOffset = offsetof(bs_buffer_header, fd_blocking);
+constexpr uint64_t kKeptOutOffset = offsetof(bs_buffer_header, kept_out);
+constexpr std::size_t kKeptOutWords = BS_KEPT_OUT_BITS / 64;
+
+// Adds file (dev, ino) to a kept_out filter; whether a bit changed.
+bool add_kept_out(std::vector<uint64_t>& filter, dev_t dev, ino_t ino) {
+  uint64_t hash = bs_file_hash(dev, ino);
+  bool changed = false;
+  for (int i = 0; i < 2; ++i) {
+    uint32_t b = bs_kept_out_bit(hash, i);
+    uint64_t bit = uint64_t{1} << (b % 64);
+    changed |= (filter[b / 64] & bit) == 0;
+    filter[b / 64] |= bit;
+  }
+  return changed;
+}
 
 // Character devices whose reads and writes never block and change nothing
 // the recorder tracks.
@@ -116,8 +139,14 @@ std::vector<trace::MemoryWrite> RecordSession::clear_descriptor_bits(RecordTask&
 }
 
 void RecordSession::allow_descriptor(RecordTask& t, SyscallContext& ctx, int fd) {
-  if (fd < 0 || fd >= BS_MAX_FDS) return;
+  if (fd < 0 || fd >= BS_MAX_FDS || !t.process) return;
   Task& task = t.task;
+  // A vfork child's descriptors are not its parent's, whose buffer it uses.
+  uint32_t gate_pid = 0;
+  if (task.read_some(remote_ptr<void>(t.buffer + offsetof(bs_buffer_header, gate_pid)), &gate_pid, 4) != 4 ||
+      gate_pid != static_cast<uint32_t>(t.process->pid)) {
+    return;
+  }
   uint64_t words[2] = {};  // fd_allowed's and fd_blocking's word of fd
   uint64_t offsets[2] = {kFdBitsOffset + static_cast<uint64_t>(fd / 64) * 8,
                          kFdBlockingOffset + static_cast<uint64_t>(fd / 64) * 8};
@@ -138,6 +167,39 @@ void RecordSession::allow_descriptor(RecordTask& t, SyscallContext& ctx, int fd)
   uint64_t word = words[quiet ? 0 : 1] | bit;
   task.write_bytes(remote_ptr<void>(word_addr), &word, sizeof(word));
   ctx.record_memory(word_addr, sizeof(word));
+}
+
+void RecordSession::start_kept_out() {
+  if (!kept_out_.empty()) return;
+  kept_out_.assign(kKeptOutWords, 0);
+  for (auto [dev, ino] : descriptors_.original_stdio().files()) add_kept_out(kept_out_, dev, ino);
+}
+
+void RecordSession::publish_gate_rules(RecordTask& t) {
+  start_kept_out();
+  struct {
+    uint32_t gate_opens, gate_pid;
+    uint64_t proc_dev;
+  } rules{1, static_cast<uint32_t>(t.process->pid), static_cast<uint64_t>(DescriptorCache::proc_device())};
+  static_assert(offsetof(bs_buffer_header, gate_pid) == offsetof(bs_buffer_header, gate_opens) + 4);
+  static_assert(offsetof(bs_buffer_header, proc_dev) == offsetof(bs_buffer_header, gate_opens) + 8);
+  t.task.write_bytes(remote_ptr<void>(t.buffer + kKeptOutOffset), kept_out_.data(), kKeptOutWords * 8);
+  t.task.write_bytes(remote_ptr<void>(t.buffer + offsetof(bs_buffer_header, gate_opens)), &rules, sizeof(rules));
+}
+
+void RecordSession::keep_out_of_gates(dev_t dev, ino_t ino) {
+  if (!buffering()) return;
+  start_kept_out();
+  if (!add_kept_out(kept_out_, dev, ino)) return;
+  // Every live buffer, of every process: a library anywhere may open the
+  // file next. Not recorded, as replay's libraries never read the filter.
+  for (auto [owner, buffer] : live_buffers([](const RecordTask&) { return true; })) {
+    try {
+      owner->task.write_bytes(remote_ptr<void>(buffer + kKeptOutOffset), kept_out_.data(), kKeptOutWords * 8);
+    } catch (const std::exception&) {
+      // Going away (an exec, an exit): it opens nothing more here.
+    }
+  }
 }
 
 void RecordSession::disallow_descriptors(RecordTask& t, SyscallContext& ctx, int lo, int hi) {

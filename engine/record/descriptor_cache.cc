@@ -9,15 +9,6 @@
 namespace backstep {
 namespace {
 
-// The device of /proc: a descriptor of a /proc file shows it.
-dev_t proc_device() {
-  static const dev_t dev = [] {
-    struct stat st {};
-    return stat("/proc/self", &st) == 0 ? st.st_dev : dev_t(-1);
-  }();
-  return dev;
-}
-
 // The thread-group id of `tid` (the Tgid line of /proc/TID/status); `tid`
 // itself when the thread is gone.
 pid_t read_group(pid_t tid) {
@@ -37,6 +28,14 @@ pid_t read_group(pid_t tid) {
 }  // namespace
 
 bool DescriptorCache::File::regular() const { return S_ISREG(type); }
+
+dev_t DescriptorCache::proc_device() {
+  static const dev_t dev = [] {
+    struct stat st {};
+    return stat("/proc/self", &st) == 0 ? st.st_dev : dev_t(-1);
+  }();
+  return dev;
+}
 
 pid_t DescriptorCache::group_of(pid_t tid) {
   auto it = groups_.find(tid);

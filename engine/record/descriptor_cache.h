@@ -61,6 +61,11 @@ class DescriptorCache {
     return f ? f->stdio : std::nullopt;
   }
 
+  // st_dev of /proc: a descriptor of a /proc file shows it.
+  static dev_t proc_device();
+  // backstep's own stdout and stderr.
+  const OriginalStdio& original_stdio() const { return stdio_; }
+
   // Around a call of `tid` that may close or replace descriptors.
   void table_changing(pid_t tid);
   void table_changed(pid_t tid);

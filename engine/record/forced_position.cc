@@ -306,7 +306,10 @@ bool RecordSession::on_interrupted(RecordTask& t) {
     task.resume(ResumeHow::Syscall);
     return false;
   }
-  if (!looped) {
+  // Only for a hand-over: a signal's position stays where the signal came
+  // (replay finds a stepped one by single steps, under a software
+  // watchpoint, without matching its digest: gdb.spin_signal).
+  if (!looped && !signal) {
     if (std::optional<bool> stopped = step_to_count_site(t)) return *stopped;
     here = without_trap_flags(task.regs());
     task.set_regs(here);

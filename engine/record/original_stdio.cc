@@ -35,4 +35,12 @@ std::optional<int> OriginalStdio::stream_of(pid_t tid, int fd, dev_t dev, ino_t 
   return 1;
 }
 
+std::vector<std::pair<dev_t, ino_t>> OriginalStdio::files() const {
+  std::vector<std::pair<dev_t, ino_t>> out;
+  for (const File& f : {out_, err_}) {
+    if (f.open) out.emplace_back(f.dev, f.ino);
+  }
+  return out;
+}
+
 }  // namespace backstep

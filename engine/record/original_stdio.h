@@ -6,6 +6,8 @@
 #include <sys/types.h>
 
 #include <optional>
+#include <utility>
+#include <vector>
 
 namespace backstep {
 
@@ -18,6 +20,8 @@ class OriginalStdio {
   // or 2 themselves, a dup/dup2/F_DUPFD copy, /dev/stdout opened anew.
   // nullopt otherwise.
   std::optional<int> stream_of(pid_t tid, int fd, dev_t dev, ino_t ino) const;
+  // The files (dev, ino) behind our stdout and stderr, those open.
+  std::vector<std::pair<dev_t, ino_t>> files() const;
 
  private:
   struct File {

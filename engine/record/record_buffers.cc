@@ -59,6 +59,19 @@ void write_header_word(Task& task, uint64_t buffer, BufferView* view, uint64_t o
   else task.write_bytes(remote_ptr<void>(buffer + offset), &word, sizeof(word));
 }
 
+// Whether `used` bytes of records hold a successful buffered close. A
+// malformed record ends the walk: the flush refuses it.
+bool holds_a_close(const uint8_t* records, uint32_t used) {
+  for (uint64_t at = 0; used - at >= sizeof(bs_record);) {
+    bs_record r;
+    std::memcpy(&r, records + at, sizeof(r));
+    if (r.size < sizeof(r) || r.size % 8 != 0 || r.size > used - at) return false;
+    if (const sys::SyscallInfo* info = sys::lookup(r.nr); info && info->buffer_closes && r.ret == 0) return true;
+    at += r.size;
+  }
+  return false;
+}
+
 }  // namespace
 
 void RecordSession::register_buffer(RecordTask& t, SyscallContext& ctx) {
@@ -84,6 +97,7 @@ void RecordSession::register_buffer(RecordTask& t, SyscallContext& ctx) {
   static_assert(offsetof(bs_buffer_header, desched_signal) == offsetof(bs_buffer_header, recorder_tid) + 4);
   task.write_bytes(remote_ptr<void>(buffer + offsetof(bs_buffer_header, recorder_tid)), desched, sizeof(desched));
   t.buffer = buffer;
+  publish_gate_rules(t);
   RecordProcess& p = *t.process;
   // After the result is set: the view's system calls restore the registers.
   ctx.exit.raw().rax = 0;
@@ -119,6 +133,8 @@ void RecordSession::unshare_buffers(RecordTask& t, RecordProcess& parent) {
     }
   }
   for (const siginfo_t& s : held) t.deferred_signals.push_back(s);
+  // Its copy is its own now, and so are the descriptors it opens.
+  if (t.buffer) publish_gate_rules(t);
 }
 
 void RecordSession::buffer_memory_changed(Task& task, uint64_t start, uint64_t len, bool zeroed) {
@@ -203,6 +219,18 @@ void RecordSession::flush_buffer(RecordTask& t) {
   if (!closed.empty()) forget_closed(t, closed, flush);
   write_event(flush, std::span<const trace::BorrowedWrite>(&borrowed, 1));
   write_header_word(task, t.buffer, view, kUsedOffset, 0);
+}
+
+void RecordSession::forget_buffered_closes(RecordTask& t) {
+  if (!t.buffer) return;
+  BufferView* view = buffer_view(t);
+  std::optional<uint32_t> used = read_header_word(t.task, t.buffer, view, kUsedOffset);
+  if (!used || *used == 0 || *used > kDataCapacity) return;
+  std::vector<uint8_t> copied;
+  if (!view) copied = t.task.read_bytes(remote_ptr<void>(t.buffer + kDataOffset), *used);
+  if (!holds_a_close(view ? view->bytes() + kDataOffset : copied.data(), *used)) return;
+  descriptors_.table_changing(t.tid());
+  descriptors_.table_changed(t.tid());
 }
 
 bool RecordSession::in_buffered_call(RecordTask& t) {
@@ -296,52 +324,17 @@ void RecordSession::patch_site(RecordTask& t, SyscallContext& ctx) {
   std::size_t got = task.read_some(remote_ptr<void>(site), code, sizeof(code));
   std::optional<syscall_stub::Plan> plan = syscall_stub::plan(site, code, got);
   if (!plan) return;
-  uint64_t site_end = site + plan->info.site_length;
-  // Only code of a file mapped privately (a library or the executable): a
-  // write there is the process's own copy, never the file.
-  if (!p.patchable_code_known) {
-    p.patchable_code.clear();
-    for (const MapsEntry& m : read_proc_maps(task.tid())) {
-      if (m.is_file() && !m.shared && (m.prot & PROT_EXEC)) p.patchable_code.push_back({m.start, m.end});
-    }
-    p.patchable_code_known = true;
-  }
-  bool private_file = false;
-  for (const RecordProcess::CodeRange& r : p.patchable_code) {
-    if (site >= r.start && site_end <= r.end) private_file = true;
-  }
-  if (!private_file) return;
-  auto read = [&](uint64_t addr, void* buf, std::size_t len) {
-    return task.read_some(remote_ptr<void>(addr), buf, len);
-  };
-  if (syscall_stub::may_be_jumped_into(*plan, read)) {
-    BS_LOG(Record, "left the syscall at 0x" << std::hex << site << " as it is: a jump may land inside its patch");
-    return;
-  }
-  if (!site_idle(t, *plan)) return;
-  uint64_t slots = 0;
-  if (task.read_some(remote_ptr<void>(p.stub_area), &slots, sizeof(slots)) != sizeof(slots)) return;
-  slots = std::max<uint64_t>(slots, 1);  // slot 0 holds the count
-  if (slots >= p.stub_area_size / BS_STUB_SIZE) return;
-  uint64_t stub = p.stub_area + slots * BS_STUB_SIZE;
-  if (!syscall_stub::reachable(*plan, stub, p.trampoline)) return;
-  std::vector<uint8_t> s = syscall_stub::stub_code(*plan, stub, p.trampoline);
-  task.write_bytes(remote_ptr<void>(stub), s.data(), s.size());
-  ++slots;
-  task.write_bytes(remote_ptr<void>(p.stub_area), &slots, sizeof(slots));
-  std::vector<uint8_t> jump = syscall_stub::site_code(*plan, stub);
-  task.write_bytes(remote_ptr<void>(site), jump.data(), jump.size());
-  ctx.record_memory(stub, s.size());
-  ctx.record_memory(p.stub_area, sizeof(slots));
-  ctx.record_memory(site, jump.size());
+  std::vector<std::pair<uint64_t, std::size_t>> written;
+  std::optional<uint64_t> stub = install_stub(t, *plan, p.trampoline, written);
+  if (!stub) return;
+  for (const auto& [addr, len] : written) ctx.record_memory(addr, len);
   // The thread stands after the old `syscall`, now inside the jump: it goes
   // on from the same point of the stub's traced path, which runs the
   // displaced instructions and returns after the site (a restarted call
   // backs up onto the stub's own `syscall`).
-  ctx.exit.set_ip(syscall_stub::layout(stub).after_traced_syscall);
+  ctx.exit.set_ip(syscall_stub::layout(*stub).after_traced_syscall);
   task.set_regs(ctx.exit);
-  move_out_of_site(t, plan->info, stub);
-  BS_LOG(Record, "patched the syscall at 0x" << std::hex << site << " (stub 0x" << stub << ", "
+  BS_LOG(Record, "patched the syscall at 0x" << std::hex << site << " (stub 0x" << *stub << ", "
                                              << std::dec << int(plan->info.count) << " instructions displaced)");
 }
 

@@ -485,6 +485,7 @@ void RecordSession::enter_syscall(RecordTask& t, const Registers& regs) {
       nr == SYS_vfork) {
     flush_buffer(t);
   }
+  forget_buffered_closes(t);
   if (strict_forbids(t, nr)) {
     // Emulated strict mode (record_buffers.cc): the kernel's answer.
     ::kill(t.process->pid, SIGKILL);

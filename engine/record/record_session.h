@@ -113,7 +113,11 @@ class RecordSession : public Session {
   };
   // Kept per process (`task`'s): a fork's child starts with a copy of its
   // parent's, an exec with none.
-  void track_shared_mapping(Task& task, const SharedFileMapping& m) { shared_maps_[process_of(task)].push_back(m); }
+  // The file also enters every library's kept_out filter (buffer_gates.cc).
+  void track_shared_mapping(Task& task, const SharedFileMapping& m) {
+    shared_maps_[process_of(task)].push_back(m);
+    keep_out_of_gates(m.dev, m.ino);
+  }
   void forget_mappings(Task& task, uint64_t start, uint64_t len);
   // A call of `task` unmapped or mapped over [start, start + len): the
   // views of syscall buffers there end (buffer_view.h). With `zeroed`
@@ -263,12 +267,37 @@ class RecordSession : public Session {
   void patch_site(RecordTask& t, SyscallContext& ctx);
   // No other thread of `t`'s process stands inside the bytes a patch at
   // `site` would replace.
+  // Writes a stub for `plan` that enters the library at `entry` and the
+  // jump to it over the site, and moves other threads out of the site;
+  // `written` gets the (address, length) of each write. nullopt where the
+  // site cannot be patched (not private file code, a jump may land inside,
+  // a thread stands in it, no slot left, out of reach).
+  std::optional<uint64_t> install_stub(RecordTask& t, const syscall_stub::Plan& plan, uint64_t entry,
+                                       std::vector<std::pair<uint64_t, std::size_t>>& written);
+  // At the trap of a patched rdtsc (already emulated into `after`): makes
+  // the site a jump to a stub through which the preload library reads the
+  // counter from now on, adding the writes to `event` and moving `after`
+  // into the stub. False where it cannot (tsc_buffering.cc).
+  bool buffer_tsc_site(RecordTask& t, Registers& after, trace::Event& event);
   bool site_idle(RecordTask& t, const syscall_stub::Plan& plan);
   void move_out_of_site(RecordTask& t, const bs_stub_info& info, uint64_t stub);
   // A thread stopped for its turn, with nothing pending: its registers
   // may change before it runs.
   bool movable(RecordTask& other);
   void allow_descriptor(RecordTask& t, SyscallContext& ctx, int fd);
+  // What the library needs to gate the descriptors its buffered opens
+  // create (preload_interface.h, gate_opens): written into `t`'s buffer at
+  // its registration, and into a fork child's copy. Not recorded: replay
+  // takes the decisions from the records.
+  void publish_gate_rules(RecordTask& t);
+  // File (dev, ino) is mapped: its descriptors stay out of the gates, in
+  // the filter of every library (kept_out_, and each live buffer's copy).
+  void keep_out_of_gates(dev_t dev, ino_t ino);
+  void start_kept_out();  // kept_out_ with our stdout and stderr, once
+  // Before the handlers of `t`'s traced call look at descriptors: those its
+  // library closed since its last event may be open again under the same
+  // numbers (a buffered openat), so the cache forgets the process's.
+  void forget_buffered_closes(RecordTask& t);
   // Whether `t` is inside the library's handling of a call: no position
   // can be named there.
   bool in_buffered_call(RecordTask& t);
@@ -373,6 +402,9 @@ class RecordSession : public Session {
   int cpu_ = -1;
   RecordResult result_;
   std::map<pid_t, std::vector<SharedFileMapping>> shared_maps_;  // by process
+  // Every file any process mapped, and backstep's own stdout and stderr, as
+  // the libraries' kept_out Bloom filter (empty until the first buffer).
+  std::vector<uint64_t> kept_out_;
   // The recorded process `task` belongs to (its tid if unknown).
   pid_t process_of(Task& task);
   MappedFileSizes mapped_file_sizes_;

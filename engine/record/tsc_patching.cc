@@ -27,6 +27,9 @@ const std::vector<TscSite>& TscPatcher::sites_of(const std::string& path, uint64
 void TscPatcher::patch(Task& task, const std::string& path, uint64_t hash, const trace::Mapping& m,
                        std::vector<trace::MemoryWrite>& writes) {
   if (!enabled_ || !(m.prot & PROT_EXEC) || (m.flags & MAP_SHARED)) return;
+  // The preload library reads the counter for patched sites itself
+  // (preload/tsc_call.c): its own rdtsc stays.
+  if (m.name.find("libbackstep_preload") != std::string::npos) return;
   uint64_t size = m.end - m.start;
   for (const TscSite& site : sites_of(path, hash)) {
     if (site.offset < m.offset || site.offset + site.length > m.offset + size) continue;

@@ -71,17 +71,21 @@ std::string ReplaySession::buffered_call_divergence() {
   if (task_->read_some(remote_ptr<void>(buffer), &h, sizeof(h)) != sizeof(h) || h.diverged_reason == BS_DIVERGED_NONE) {
     return {};
   }
-  const sys::SyscallInfo* info = sys::lookup(h.diverged_nr);
-  std::string call = info ? info->name : "system call " + std::to_string(h.diverged_nr);
+  // A record's number: a system call, or the library's rdtsc (tsc_call.c).
+  auto name_of = [](uint32_t nr) -> std::string {
+    if (nr == BS_CALL_RDTSC) return "rdtsc";
+    const sys::SyscallInfo* info = sys::lookup(nr);
+    return info ? std::string(info->name) : "system call " + std::to_string(nr);
+  };
+  std::string call = name_of(h.diverged_nr);
   uint32_t cursor = h.cursor;
   uint32_t recorded_nr = 0;
   task_->read_some(remote_ptr<void>(buffer + sizeof(h) + cursor + offsetof(bs_record, nr)), &recorded_nr,
                    sizeof(recorded_nr));
-  const sys::SyscallInfo* recorded = sys::lookup(recorded_nr);
   switch (h.diverged_reason) {
     case BS_DIVERGED_NR:
-      return "a buffered call differs: the program made " + call + ", the recording has " +
-             (recorded ? std::string(recorded->name) : std::to_string(recorded_nr)) + " here";
+      return "a buffered call differs: the program made " + call + ", the recording has " + name_of(recorded_nr) +
+             " here";
     case BS_DIVERGED_DATA:
       return "a buffered " + call + " writes other data than when it was recorded";
     case BS_DIVERGED_SIZE:
@@ -98,8 +102,9 @@ void ReplaySession::consume_buffered_records() {
   if (task_->read_some(remote_ptr<void>(buffer), &h, sizeof(h)) != sizeof(h) || h.mode != BS_MODE_REPLAY) return;
   if (h.used > BS_BUFFER_SIZE - BS_HOOK_STACK_SIZE - sizeof(h)) diverged("the thread's syscall buffer holds more records than it can");
   // What the library does as it returns each record (preload/syscall_hook.c,
-  // buffer_replay.c): the cursor moves past it, the call count grows, and a
-  // descriptor a successful close-like call closed leaves the gates.
+  // buffer_replay.c): the cursor moves past it, the call count grows, a
+  // descriptor a successful close-like call closed leaves the gates, and one
+  // an open-like call created enters the gate its record names.
   while (h.cursor < h.used) {
     bs_record rec;
     if (h.used - h.cursor < sizeof(rec) ||
@@ -111,6 +116,11 @@ void ReplaySession::consume_buffered_records() {
     if (info && info->buffer_closes && rec.ret == 0 && rec.check < BS_MAX_FDS) {
       h.fd_allowed[rec.check / 64] &= ~(uint64_t{1} << (rec.check % 64));
       h.fd_blocking[rec.check / 64] &= ~(uint64_t{1} << (rec.check % 64));
+    }
+    if (info && info->buffer_opens && rec.ret >= 0 && rec.ret < BS_MAX_FDS) {
+      uint64_t bit = uint64_t{1} << (rec.ret % 64);
+      if (rec.check == BS_OPENED_ALLOWED) h.fd_allowed[rec.ret / 64] |= bit;
+      if (rec.check == BS_OPENED_BLOCKING) h.fd_blocking[rec.ret / 64] |= bit;
     }
     h.cursor += rec.size;
     h.calls++;

@@ -479,6 +479,9 @@ void ReplaySession::apply_event(const trace::Event& event, ReplayStop& stop) {
   switch (event.kind) {
     case trace::EventKind::Syscall: replay_syscall(event, stop); break;
     case trace::EventKind::Rdtsc:
+      apply_effects(event);
+      patched_sites(event);  // the site read by the library from now on (tsc_buffering.cc)
+      break;
     case trace::EventKind::Signal: apply_effects(event); break;
     case trace::EventKind::FatalSignal: break;  // the Exit event follows
     case trace::EventKind::Position: break;     // reached: nothing changes

@@ -25,8 +25,22 @@ What happens, in a fresh work directory (kept on failure):
      "[backstep replay exit status N]" is added, and the result must equal
      NAME.out exactly. A mismatch prints a unified diff.
 
+Header lines this driver reads besides run_scenario.py's:
+  // compare: native gdb      also run the script under gdb natively, on a
+                              copy of the program (before recording), and
+                              compare the hit counts, watchpoint reports
+                              (old and new values), breakpoint stops and
+                              printed values of both sessions
+                              (native_compare.py; a script that goes back
+                              marks where with `echo -- backwards --\n`)
+  // expect-positions: N      the recording holds at least N forced
+                              positions (`backstep dump --stats`), so that
+                              the replay runs through them
+  // expect-stored-states: N  ... of which at least N carry a stored state
+
 --show prints the normalised output instead of comparing (to write a new
-expected file: review it line by line first).
+expected file: review it line by line first); the native comparison is
+still made and printed.
 
 Exit status: 0 pass, 1 fail, 2 usage error, 77 skipped (a `// requires:` of
 the machine it lacks: run_scenario.py, machine_lacks).
@@ -43,7 +57,13 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gdbtest  # noqa: E402
-from run_scenario import SKIPPED, machine_lacks, parse_header  # noqa: E402
+import native_compare  # noqa: E402
+from run_scenario import SKIPPED, machine_lacks, parse_header, tail  # noqa: E402
+
+# `backstep dump --stats`: "# positions: 4 (counted 2, by digest 2: 0
+# fixpoints, 0 with a stored state), stored state 0 bytes".
+POSITIONS = re.compile(r"^# positions: (\d+)\b.*$", re.M)
+STORED = re.compile(r"\b(\d+) with a stored state\b")
 
 
 def main():
@@ -109,13 +129,105 @@ def debuggee_args(backstep, source, trace):
     return [m.group(1), children[rank - 1]]
 
 
+def header_number(text, key):
+    m = re.search(r"^// %s: (\d+)$" % re.escape(key), text, re.M)
+    return int(m.group(1)) if m else None
+
+
+def run_native(opts, root):
+    """The script's native part under gdb natively, on a copy of the program
+    with its inputs in root/native; returns the normalised output, or None
+    when that session failed (said why)."""
+    sc = parse_header(opts.source)
+    native_dir = os.path.join(root, "native")
+    os.makedirs(native_dir)
+    exe = os.path.join(native_dir, os.path.basename(opts.binary))
+    shutil.copy2(opts.binary, exe)
+    for input_name, data in sc.inputs:
+        with open(os.path.join(native_dir, input_name), "wb") as f:
+            f.write(data)
+    stdin_file = None
+    if sc.stdin:
+        stdin_file = os.path.join(root, "native-stdin")
+        with open(stdin_file, "wb") as f:
+            f.write(sc.stdin)
+    with open(opts.script, encoding="utf-8") as f:
+        script_text = f.read()
+    script = os.path.join(root, "native-" + os.path.basename(opts.script))
+    with open(script, "w", encoding="utf-8") as f:
+        f.write(native_compare.native_script(script_text))
+    env = gdbtest.gdb_env(root)
+    env.update(sc.env)
+    argv = native_compare.native_gdb_argv("./" + os.path.basename(exe), sc.args, script, stdin_file)
+    res = gdbtest.run(argv, native_dir, env, None, opts.timeout, merged=True)
+    print("native gdb: %s in %.2f s" % (res.describe(), res.elapsed), flush=True)
+    raw = res.stdout.decode("utf-8", "replace")
+    with open(os.path.join(root, "gdb-native-output.txt"), "w") as f:
+        f.write(raw)
+    if res.timed_out:
+        print("FAIL: native gdb timed out after %.0f s; output so far:\n%s" % (opts.timeout, raw))
+        return None
+    text = gdbtest.normalise(raw, root)
+    print("native gdb reported: %s" % native_compare.summary(text), flush=True)
+    return text
+
+
+def check_positions(backstep, trace, root, source_text):
+    """`// expect-positions: N` and `// expect-stored-states: N`: the
+    recording must hold that many forced positions, or the scenario would
+    not test what it says."""
+    want = header_number(source_text, "expect-positions")
+    want_stored = header_number(source_text, "expect-stored-states")
+    if want is None and want_stored is None:
+        return True
+    res = gdbtest.run([backstep, "dump", "--stats", trace], root, gdbtest.base_env(root), None, gdbtest.TIMEOUT)
+    m = POSITIONS.search(res.stdout.decode("utf-8", "replace"))
+    if res.timed_out or res.status() != 0 or not m:
+        print("FAIL: backstep dump --stats: %s, no positions line; stdout:\n%s\nstderr:\n%s" %
+              (res.describe(), tail(res.stdout), tail(res.stderr)))
+        return False
+    total = int(m.group(1))
+    with_state = STORED.search(m.group(0))
+    stored = int(with_state.group(1)) if with_state else 0
+    print("%s (expected at least %d, %d with a stored state)" %
+          (m.group(0)[2:], want or 0, want_stored or 0), flush=True)
+    ok = True
+    if want is not None and total < want:
+        print("FAIL: the recording holds %d forced positions, expected at least %d (expect-positions)" %
+              (total, want))
+        ok = False
+    if want_stored is not None and stored < want_stored:
+        print("FAIL: %d positions carry a stored state, expected at least %d (expect-stored-states)" %
+              (stored, want_stored))
+        ok = False
+    return ok
+
+
+def compare_with_native(native_text, text):
+    problems = native_compare.compare(native_text, text)
+    if not problems:
+        print("native gdb and replay reported the same", flush=True)
+        return True
+    for title, want, got in problems:
+        print("FAIL: %s:" % title)
+        sys.stdout.writelines(difflib.unified_diff(want, got, "expected", "actual", n=2))
+    return False
+
+
 def run_one(opts, name, root, backstep):
-    # A scenario's own `// timeout:` (a long correctness run) raises the limit.
     with open(opts.source) as f:
-        declared = re.search(r"^// timeout: (\d+)$", f.read(), re.M)
+        source_text = f.read()
+    # A scenario's own `// timeout:` (a long correctness run) raises the limit.
+    declared = re.search(r"^// timeout: (\d+)$", source_text, re.M)
     if declared and float(declared.group(1)) > opts.timeout:
         opts.timeout = float(declared.group(1))
+    native_text = None
+    if re.search(r"^// compare: native gdb$", source_text, re.M):
+        native_text = run_native(opts, root)
+        if native_text is None:
+            return False
     trace, _, _ = gdbtest.record(backstep, opts.binary, opts.source, root, opts.timeout)
+    positions_ok = check_positions(backstep, trace, root, source_text)
     script = os.path.join(root, os.path.basename(opts.script))
     shutil.copyfile(opts.script, script)
     argv = [backstep, "replay"] + debuggee_args(backstep, opts.source, trace) + \
@@ -132,6 +244,11 @@ def run_one(opts, name, root, backstep):
     if text and not text.endswith("\n"):
         text += "\n"
     text += "[backstep replay exit status %d]\n" % res.status()
+    native_ok = True
+    if native_text is not None:
+        print("replay reported: %s" % native_compare.summary(native_compare.split_backwards(text)[0]),
+              flush=True)
+        native_ok = compare_with_native(native_text, text)
     if opts.show:
         sys.stdout.write(text)
         return True
@@ -145,7 +262,7 @@ def run_one(opts, name, root, backstep):
     with open(opts.expected, encoding="utf-8") as f:
         expected = f.read()
     if text == expected:
-        return True
+        return native_ok and positions_ok
     diff = difflib.unified_diff(expected.splitlines(keepends=True), text.splitlines(keepends=True),
                                 "expected/" + os.path.basename(opts.expected),
                                 "actual/" + os.path.basename(opts.expected))

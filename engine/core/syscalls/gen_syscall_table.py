@@ -60,18 +60,21 @@ SIZE_FORMS = (
 )
 # buffer, buffer=fdN, buffer=fdN,dataM, buffer=fdN,gatherM, buffer=fdN,scatterM,
 # buffer=fdN,gathermsgM, buffer=fdN,scattermsgM, buffer=fdN,closes,
-# buffer=opN&MASK:V|V..., buffer=nullN, buffer=nullatN, each optionally followed by ,pathN,
-# ,alwaysN and then ,block (see syscalls.spec's header).
+# buffer=opN&MASK:V|V..., buffer=reqN:R|R(argM:BYTES)..., buffer=nullN, buffer=nullatN, each
+# optionally followed by ,pathN, ,opens, ,alwaysN and then ,block (see syscalls.spec's header).
+REQUEST = r"(?:0x[0-9a-f]+|[0-9]+)(?:\([^()|]*\))?"
 BUFFER_RE = re.compile(r"buffer(=fd(?P<fd>[0-9]+)(,data(?P<data>[0-9]+)|,gather(?P<gather>[0-9]+)"
                        r"|,scatter(?P<scatter>[0-9]+)|,gathermsg(?P<gathermsg>[0-9]+)"
                        r"|,scattermsg(?P<scattermsg>[0-9]+)|(?P<closes>,closes))?"
                        r"|=op(?P<op>[0-9]+)(&(?P<mask>0x[0-9a-f]+))?:(?P<values>[0-9]+(\|[0-9]+)*)"
+                       r"|=req(?P<req>[0-9]+):(?P<requests>" + REQUEST + r"(\|" + REQUEST + r")*)"
                        r"|=null(?P<nullat>at)?(?P<null>[0-9]+))?"
-                       r"(,path(?P<path>[0-9]+))?(,always(?P<always>[0-9]+))?(?P<block>,block)?\Z")
+                       r"(,path(?P<path>[0-9]+))?(?P<opens>,opens)?(,always(?P<always>[0-9]+))?(?P<block>,block)?\Z")
+REQUEST_RE = re.compile(r"(?P<value>0x[0-9a-f]+|[0-9]+)(\((?P<output>[^)]*)\))?\Z")
 BUFFER_FORMS = ("buffer, buffer=fdN, buffer=fdN,dataM, buffer=fdN,gatherM, buffer=fdN,scatterM, "
                 "buffer=fdN,gathermsgM, buffer=fdN,scattermsgM, buffer=fdN,closes, "
-                "buffer=opN&MASK:V|V..., buffer=nullN or buffer=nullatN (each optionally followed by ,pathN, ,alwaysN, "
-                "then ,block)")
+                "buffer=opN&MASK:V|V..., buffer=reqN:R|R(argM:BYTES)..., buffer=nullN or buffer=nullatN "
+                "(each optionally followed by ,pathN, ,opens, ,alwaysN, then ,block)")
 # An operation gate (buffer=opN&MASK:V|V...) lists values below this.
 OP_VALUE_LIMIT = 64
 # The output kinds the preload library can bound before the call.
@@ -120,6 +123,10 @@ class Entry:
     buffer_msg_arg: int = -1     # the msghdr argument of sendmsg/recvmsg, -1: none
     buffer_always_arg: int = -1  # the Fixed output written even when the call fails, -1: none
     buffer_path_arg: int = -1    # a path that must not be under /proc/, -1: none
+    buffer_opens: bool = False   # a success returns a new descriptor, which the library gates
+    # Request gate (buffer=reqN:...): (value, Output or None) for each request
+    # buffered, with what it writes; buffer_op_arg is then argument N.
+    buffer_requests: list = field(default_factory=list)
 
 
 def parse_output(text, fail):
@@ -231,6 +238,9 @@ def parse_buffer(entry, text, fail):
             if int(value) >= OP_VALUE_LIMIT:
                 fail(f"{name}: '{text}': operation values must be below {OP_VALUE_LIMIT}")
             entry.buffer_op_values |= 1 << int(value)
+    if match.group("req") is not None:
+        parse_requests(entry, text, argument("req"), match.group("requests"), fail)
+    entry.buffer_opens = match.group("opens") is not None
     if match.group("null") is not None:
         entry.buffer_null_arg = argument("null")
         entry.buffer_null_at = match.group("nullat") is not None
@@ -276,8 +286,9 @@ def parse_buffer(entry, text, fail):
         fail(f"{name} is unsupported but marked '{text}'")
     if entry.handler and entry.buffer_fd_arg < 0 and entry.buffer_op_arg < 0:
         fail(f"{name} names a handler (@{entry.handler}), which does not run for a buffered "
-             f"call: it can be buffered only behind a descriptor gate (buffer=fdN) or an "
-             f"operation gate (buffer=opN:...) that keeps out what the handler handles")
+             f"call: it can be buffered only behind a descriptor gate (buffer=fdN), an "
+             f"operation gate (buffer=opN:...) or a request gate (buffer=reqN:...) that keeps "
+             f"out what the handler handles")
     if entry.buffer_scatter_arg >= 0 or (entry.buffer_msg_arg >= 0 and not entry.buffer_gather):
         if entry.status != "custom":
             fail(f"{name} is marked '{text}' but is not custom: only a handler records what it "
@@ -291,6 +302,36 @@ def parse_buffer(entry, text, fail):
             fail(f"{name} is marked '{text}' but its output arg{out.arg} sized by ret has no "
                  f"argument arg{out.arg + 1} to bound it")
     entry.bufferable = True
+
+
+def parse_requests(entry, text, arg, requests, fail):
+    """buffer=reqN:R|R(argM:BYTES)...: the call is buffered only when its
+    argument N, a 32-bit request (ioctl's), is one of these, and each writes
+    what it names: a fixed size at one argument (or nothing). The call's
+    outputs depend on the request, so the line lists none of its own."""
+    name = entry.name
+    if entry.outputs:
+        fail(f"{name}: '{text}': a request gate gives each request its outputs; the call lists none")
+    entry.buffer_op_arg = arg
+    entry.buffer_op_mask = MAX_UINT32
+    seen = set()
+    for request in requests.split("|"):
+        match = REQUEST_RE.match(request)
+        value = int(match.group("value"), 0)
+        if value > MAX_UINT32:
+            fail(f"{name}: '{text}': request {match.group('value')} does not fit in 32 bits")
+        if value in seen:
+            fail(f"{name}: '{text}': request {match.group('value')} is listed twice")
+        seen.add(value)
+        out = None
+        if match.group("output") is not None:
+            out = parse_output(match.group("output"), fail)
+            if out.size_kind != "Fixed":
+                fail(f"{name}: '{text}': request {match.group('value')} writes '{match.group('output')}', "
+                     f"not a fixed size (argM:BYTES)")
+            if out.arg == arg:
+                fail(f"{name}: '{text}': request {match.group('value')} writes through the request argument")
+        entry.buffer_requests.append((value, out))
 
 
 def parse_spec(path):
@@ -332,7 +373,8 @@ def cxx_entry(entry):
             f".bufferable = {'true' if entry.bufferable else 'false'}, "
             f".buffer_fd_arg = {entry.buffer_fd_arg}, "
             f".buffer_closes = {'true' if entry.buffer_closes else 'false'}, "
-            f".buffer_block = {'true' if entry.buffer_block else 'false'}}},")
+            f".buffer_block = {'true' if entry.buffer_block else 'false'}, "
+            f".buffer_opens = {'true' if entry.buffer_opens else 'false'}}},")
 
 
 def generate_table(entries, spec_name):
@@ -511,36 +553,46 @@ def generate_preload_table(entries, spec_name):
         "",
         "static const struct bs_buffered_call BS_BUFFERED_CALLS[] = {",
     ]
+    rows = 0
     for entry in buffered:
         fd_arg = "BS_GATE_NONE" if entry.buffer_fd_arg < 0 else str(entry.buffer_fd_arg)
         data_arg = "BS_GATE_NONE" if entry.buffer_data_arg < 0 else str(entry.buffer_data_arg)
-        out_list = preload_outputs(entry)
-        outs = ", ".join(out_list)
-        outs_field = f", .outs = {{{outs}}}" if outs else ""  # C11 has no empty initializer
         flag_names = [name for name, on in (("BS_CALL_CLOSES_FD", entry.buffer_closes),
                                             ("BS_CALL_GATHER", entry.buffer_gather),
                                             ("BS_CALL_MAY_BLOCK", entry.buffer_block),
                                             ("BS_CALL_MSG", entry.buffer_msg_arg >= 0),
-                                            ("BS_CALL_NULL_AT", entry.buffer_null_at)) if on]
+                                            ("BS_CALL_NULL_AT", entry.buffer_null_at),
+                                            ("BS_CALL_OPENS_FD", entry.buffer_opens),
+                                            ("BS_CALL_OP_EXACT", bool(entry.buffer_requests))) if on]
         flags = " | ".join(flag_names) if flag_names else "0"
-        op_field = ""
-        if entry.buffer_op_arg >= 0:
-            op_field = (f", .op_arg = {entry.buffer_op_arg}, .op_mask = {entry.buffer_op_mask:#x}u, "
-                        f".op_values = {entry.buffer_op_values:#x}ull")
-        else:
-            op_field = ", .op_arg = BS_GATE_NONE"
         null_arg = "BS_GATE_NONE" if entry.buffer_null_arg < 0 else str(entry.buffer_null_arg)
         indirect = next((arg for arg in (entry.buffer_msg_arg, entry.buffer_scatter_arg,
                                          entry.buffer_data_arg if entry.buffer_gather else -1) if arg >= 0), -1)
         indirect_arg = "BS_GATE_NONE" if indirect < 0 else str(indirect)
         path = f", .path_arg = {entry.buffer_path_arg}" if entry.buffer_path_arg >= 0 else ", .path_arg = BS_GATE_NONE"
-        lines.append(f"    {{.nr = {entry.nr}, .fd_arg = {fd_arg}, .data_arg = {data_arg}, "
-                     f".out_count = {len(out_list)}, .flags = {flags}{outs_field}{op_field}, "
-                     f".null_arg = {null_arg}, .indirect_arg = {indirect_arg}{path}}},  /* {entry.name} */")
+        # A request gate makes one row per request, next to each other, each
+        # with what that request writes (BS_CALL_OP_EXACT).
+        if entry.buffer_requests:
+            variants = [([preload_output(out)] if out else [], value, f"{entry.name} {value:#x}")
+                        for value, out in entry.buffer_requests]
+        else:
+            variants = [(preload_outputs(entry), entry.buffer_op_values, entry.name)]
+        for out_list, op_values, comment in variants:
+            outs = ", ".join(out_list)
+            outs_field = f", .outs = {{{outs}}}" if outs else ""  # C11 has no empty initializer
+            if entry.buffer_op_arg >= 0:
+                op_field = (f", .op_arg = {entry.buffer_op_arg}, .op_mask = {entry.buffer_op_mask:#x}u, "
+                            f".op_values = {op_values:#x}ull")
+            else:
+                op_field = ", .op_arg = BS_GATE_NONE"
+            lines.append(f"    {{.nr = {entry.nr}, .fd_arg = {fd_arg}, .data_arg = {data_arg}, "
+                         f".out_count = {len(out_list)}, .flags = {flags}{outs_field}{op_field}, "
+                         f".null_arg = {null_arg}, .indirect_arg = {indirect_arg}{path}}},  /* {comment} */")
+            rows += 1
     lines += [
         "};",
         "",
-        f"#define BS_BUFFERED_CALL_COUNT {len(buffered)}",
+        f"#define BS_BUFFERED_CALL_COUNT {rows}",
         "",
         "#endif",
         "",

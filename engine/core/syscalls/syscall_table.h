@@ -58,6 +58,8 @@ struct SyscallInfo {
   int8_t buffer_fd_arg = -1;  // bufferable and gated on this argument's descriptor
   bool buffer_closes = false;  // buffered, a success closes that descriptor
   bool buffer_block = false;   // buffered with the desched event armed (it may block)
+  bool buffer_opens = false;   // buffered, a success returns a new descriptor, which the
+                               // library puts into a gate (the record's `check` says which)
 };
 
 // nullptr for a number the spec does not list.

@@ -1,0 +1,52 @@
+// rdtsc read by the preload library. Where the recorder patches rdtsc into
+// a trapping `int 0x2e` (tsc_patching.h), each trap is a ptrace stop and an
+// Rdtsc event, about 25-40 us. At a site's first trap, once the process has
+// the library, the site becomes a jump to a stub (syscall_stub.h) that
+// enters the library's trampoline as the pseudo call BS_CALL_RDTSC
+// (preload/tsc_call.c): from then on the library reads the counter and logs
+// it in the thread's buffer, and the stub's traced path traps the old way
+// only when the library cannot (no room, a switch point asked for).
+#include <cstring>
+
+#include "engine/core/log.h"
+#include "engine/core/syscall_stub.h"
+#include "engine/core/tool_page.h"
+#include "engine/core/tsc_sites.h"
+#include "engine/record/record_session.h"
+#include "preload/preload_interface.h"
+
+namespace backstep {
+
+bool RecordSession::buffer_tsc_site(RecordTask& t, Registers& after, trace::Event& event) {
+  // Where the kernel makes rdtsc fault, the library's own would fault too
+  // (inside its hook): only where sites are patched because it cannot.
+  if (!buffering() || !t.process || !t.process->trampoline || !tsc_patcher_.enabled() || kernel_traps_rdtsc()) {
+    return false;
+  }
+  RecordProcess& p = *t.process;
+  Task& task = t.task;
+  uint64_t site = Registers::from_block(*event.regs).ip();
+  if (site >= p.stub_area && site < p.stub_area + p.stub_area_size) return false;  // a stub's own trap
+  if (site >= kToolPageAddr && site < kToolPageAddr + kToolPageSize) return false;
+  uint8_t code[syscall_stub::kSiteReadLength];
+  std::size_t got = task.read_some(remote_ptr<void>(site), code, sizeof(code));
+  std::optional<syscall_stub::Plan> plan = syscall_stub::plan(site, code, got);
+  if (!plan) return false;
+  std::vector<std::pair<uint64_t, std::size_t>> written;
+  std::optional<uint64_t> stub = install_stub(t, *plan, p.trampoline - BS_TSC_ENTRY_BEFORE_TRAMPOLINE, written);
+  if (!stub) return false;
+  for (const auto& [addr, len] : written) {
+    trace::MemoryWrite w{addr, std::vector<uint8_t>(len)};
+    if (task.read_some(remote_ptr<void>(addr), w.data.data(), len) != len) {
+      throw std::runtime_error("cannot read back the rdtsc stub the recorder wrote");
+    }
+    event.writes.push_back(std::move(w));
+  }
+  // The thread stands after the trap, now inside the jump: it goes on in
+  // the stub's traced path, right after its own trap.
+  after.set_ip(syscall_stub::layout(*stub).after_traced_syscall);
+  BS_LOG(Record, "rdtsc at 0x" << std::hex << site << " now read by the preload library (stub 0x" << *stub << ")");
+  return true;
+}
+
+}  // namespace backstep
