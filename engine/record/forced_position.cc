@@ -97,25 +97,6 @@ bool good_position(Task& task, uint64_t ip) {
   return true;
 }
 
-// Whether one single step may take the thread over the instruction at
-// `ip` and leave what replay sees when it runs there: a good position, and
-// not pushf or popf, which would see the trap flag the step sets.
-bool steppable(Task& task, uint64_t ip) {
-  if (!good_position(task, ip)) return false;
-  uint8_t code[16] = {};
-  std::size_t n = task.read_some(remote_ptr<void>(ip), code, sizeof(code));
-  std::size_t i = 0;
-  auto prefix = [](uint8_t b) {
-    return b == 0x66 || b == 0x67 || b == 0xf0 || b == 0xf2 || b == 0xf3 || b == 0x2e || b == 0x36 || b == 0x3e ||
-           b == 0x26 || b == 0x64 || b == 0x65 || (b >= 0x40 && b <= 0x4f);
-  };
-  while (i < n && prefix(code[i])) ++i;
-  return i < n && code[i] != 0x9c && code[i] != 0x9d;
-}
-
-// At most this many single steps to an instruction a counting stub fits.
-constexpr int kStepsToCountSite = 32;
-
 Registers without_trap_flags(Registers regs) {
   regs.raw().eflags &= ~(kTrapFlag | kResumeFlag);
   return regs;
@@ -306,14 +287,6 @@ bool RecordSession::on_interrupted(RecordTask& t) {
     task.resume(ResumeHow::Syscall);
     return false;
   }
-  // Only for a hand-over: a signal's position stays where the signal came
-  // (replay finds a stepped one by single steps, under a software
-  // watchpoint, without matching its digest: gdb.spin_signal).
-  if (!looped && !signal) {
-    if (std::optional<bool> stopped = step_to_count_site(t)) return *stopped;
-    here = without_trap_flags(task.regs());
-    task.set_regs(here);
-  }
   StateDigest after = state_digest(task, task.xstate());
   bool fixpoint = looped && Registers::differences(without_trap_flags(start), here).empty() && before == after;
   if (!signal && !fixpoint && now < t.since_ns + kSliceNs) {
@@ -343,29 +316,6 @@ bool RecordSession::on_interrupted(RecordTask& t) {
   write_event(event);
   ++result_.forced_positions;
   return hand_over_at_position(t, here, signal, fixpoint ? std::optional<uint64_t>(after.combined()) : std::nullopt);
-}
-
-std::optional<bool> RecordSession::step_to_count_site(RecordTask& t) {
-  Task& task = t.task;
-  if (!counting_enabled() || !t.process || t.process->own_filter) return std::nullopt;
-  std::vector<MapsEntry> maps = read_proc_maps(t.tid());
-  for (int i = 0; i < kStepsToCountSite; ++i) {
-    uint64_t ip = task.regs().ip();
-    if (count_site_possible(t, ip, maps) || !steppable(task, ip)) return std::nullopt;
-    task.resume(ResumeHow::SingleStep);
-    WaitStatus ws = task.wait();
-    // A signal that comes meanwhile is held back like the one that asked
-    // for this position; the step is made again.
-    while (ws.is_signal() && ws.signal != SIGTRAP) {
-      siginfo_t info = task.siginfo();
-      if (is_synchronous_fault(info)) return handle_stop(t, ws);
-      hold_back_signal(t, info);
-      task.resume(ResumeHow::SingleStep);
-      ws = task.wait();
-    }
-    if (!ws.is_signal()) return handle_stop(t, ws);
-  }
-  return std::nullopt;
 }
 
 bool RecordSession::hand_over_at_position(RecordTask& t, const Registers& here, bool signal,

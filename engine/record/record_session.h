@@ -205,12 +205,6 @@ class RecordSession : public Session {
   // Whether a stub could count arrivals at `ip` (file-backed code, not the
   // preload library's, that can move), with the process's maps at hand.
   bool count_site_possible(RecordTask& t, uint64_t ip, const std::vector<MapsEntry>& maps);
-  // A thread about to be handed over at an instruction no stub fits (a
-  // short jump in the middle of the 5 bytes the stub's jump takes) steps a
-  // few instructions to one where it does, so that the position needs no
-  // stored state and the next ones are counted. A stop that is not a step
-  // is handled as usual and its result comes back.
-  std::optional<bool> step_to_count_site(RecordTask& t);
   // At each stop of a thread that counts or has a stub's pages to unmap:
   // ends the count unless the stop is the recorder's interrupt or a signal
   // to hold back, and unmaps where a call can be injected. A status comes
