@@ -39,6 +39,7 @@
 #include "engine/core/log.h"
 #include "engine/core/signals.h"
 #include "engine/core/state_digest.h"
+#include "engine/record/position_site.h"
 #include "engine/record/record_session.h"
 
 namespace backstep {
@@ -65,37 +66,6 @@ constexpr uint64_t kSliceNs = 100'000'000;
 // Larger writable memory is not stored with a position: replay then finds
 // it by running, however long that takes.
 constexpr std::size_t kMaxImageBytes = std::size_t{256} << 20;
-
-// Whether replay can find the instruction at `ip` with a breakpoint placed
-// before it and reach the same state: not in the middle of a string
-// instruction with a REP prefix (its breakpoint fires once, before the first
-// round), and not at an instruction that enters the kernel (the next event is
-// right there anyway).
-bool good_position(Task& task, uint64_t ip) {
-  uint8_t insn[16] = {};
-  std::size_t n = task.read_some(remote_ptr<void>(ip), insn, sizeof(insn));
-  std::size_t i = 0;
-  bool rep = false;
-  for (; i < n; ++i) {
-    uint8_t b = insn[i];
-    if (b == 0xf2 || b == 0xf3) {
-      rep = true;
-    } else if (b == 0x66 || b == 0x67 || b == 0xf0 || b == 0x2e || b == 0x36 || b == 0x3e || b == 0x26 ||
-               b == 0x64 || b == 0x65 || (b >= 0x40 && b <= 0x4f)) {
-      // another prefix
-    } else {
-      break;
-    }
-  }
-  if (i >= n) return false;
-  uint8_t op = insn[i];
-  uint8_t next = i + 1 < n ? insn[i + 1] : 0;
-  bool string_op = (op >= 0xa4 && op <= 0xa7) || (op >= 0xaa && op <= 0xaf) || (op >= 0x6c && op <= 0x6f);
-  if (rep && string_op) return false;
-  if (op == 0x0f && (next == 0x05 || next == 0x34)) return false;  // syscall, sysenter
-  if (op == 0xcd || op == 0xcc) return false;                       // int N, int3
-  return true;
-}
 
 Registers without_trap_flags(Registers regs) {
   regs.raw().eflags &= ~(kTrapFlag | kResumeFlag);
@@ -287,6 +257,23 @@ bool RecordSession::on_interrupted(RecordTask& t) {
     task.resume(ResumeHow::Syscall);
     return false;
   }
+  // Whether the registers here tell this arrival apart from the previous
+  // one at the same instruction (count_site_search.cc): then replay finds
+  // the position at native speed, and it needs no stored state.
+  bool distinct = looped && here.ip() == start.ip() && !same_gprs(without_trap_flags(start), here);
+  if (!looped && !signal) {
+    SiteSearch search = search_count_site(t);
+    if (search.stopped) return *search.stopped;
+    distinct = search.distinct;
+    here = without_trap_flags(task.regs());
+    task.set_regs(here);
+    if (!good_position(task, here.ip())) {
+      // Stepped to an instruction no position may name: look again soon.
+      t.since_ns = 0;
+      task.resume(ResumeHow::Syscall);
+      return false;
+    }
+  }
   StateDigest after = state_digest(task, task.xstate());
   bool fixpoint = looped && Registers::differences(without_trap_flags(start), here).empty() && before == after;
   if (!signal && !fixpoint && now < t.since_ns + kSliceNs) {
@@ -304,7 +291,7 @@ bool RecordSession::on_interrupted(RecordTask& t) {
   // The next time, the thread's arrivals here are counted; and replay finds
   // this one with a stub that stops only where the registers match.
   bool countable = remember_count_site(t, here.ip());
-  if (!fixpoint && !countable) {
+  if (!fixpoint && !(countable && distinct)) {
     // The state itself, for a replay that would need too many passes round
     // the loop to find the moment (replay_position.cc).
     MemoryImage image = writable_image(task);

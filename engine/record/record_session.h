@@ -205,6 +205,19 @@ class RecordSession : public Session {
   // Whether a stub could count arrivals at `ip` (file-backed code, not the
   // preload library's, that can move), with the process's maps at hand.
   bool count_site_possible(RecordTask& t, uint64_t ip, const std::vector<MapsEntry>& maps);
+  // Before a hand-over's digest position (count_site_search.cc): single
+  // steps to a count site where the registers differ from the previous
+  // pass's (`distinct`: found; the position needs no stored state).
+  // `stopped`: a stop that was not a step came and was handled, with this
+  // result for on_interrupted().
+  struct SiteSearch {
+    std::optional<bool> stopped;
+    bool distinct = false;
+  };
+  SiteSearch search_count_site(RecordTask& t);
+  // One single step of that search (nullopt: done, the thread stopped
+  // after it).
+  std::optional<bool> step_for_position(RecordTask& t);
   // At each stop of a thread that counts or has a stub's pages to unmap:
   // ends the count unless the stop is the recorder's interrupt or a signal
   // to hold back, and unmaps where a call can be injected. A status comes
