@@ -21,10 +21,13 @@
 // state, and the digest checked after the jump is that state's. Only a
 // fixpoint, which stores no state, must be found by running.
 //
-// A replay that can never get there must not hang. If two successive hits
-// show exactly the same state (registers and digest), the program is in a
+// A replay that can never get there must not hang. A search that digests
+// for two minutes without a stored state to take ends as a divergence
+// (give_up_search()). If two successive hits show exactly the same state (registers and digest), the program is in a
 // loop that never changes anything and will not leave it: that is reported
 // as a divergence. A system call or a signal before the position is one too.
+#include <chrono>
+#include <cstdlib>
 #include <set>
 #include <sstream>
 
@@ -37,6 +40,19 @@ namespace {
 
 constexpr uint64_t kSearchHits = 4000;
 constexpr uint64_t kSearchDigests = 64;
+// How long a search that digests at (nearly) every pass may go on when no
+// state is stored to take instead: the recorder chose positions whose
+// registers differ from the previous pass's (count_site_search.cc), so one
+// that matches pass after pass is far from what recording saw.
+// BACKSTEP_SEARCH_GIVE_UP_S sets another limit (to try a trace).
+std::chrono::seconds search_give_up() {
+  static const std::chrono::seconds limit = [] {
+    const char* v = std::getenv("BACKSTEP_SEARCH_GIVE_UP_S");
+    long s = v ? std::strtol(v, nullptr, 10) : 0;
+    return std::chrono::seconds(s > 0 ? s : 120);
+  }();
+  return limit;
+}
 constexpr uint64_t kPage = 4096;
 
 Registers masked(Registers regs) {
@@ -58,6 +74,15 @@ bool ReplaySession::at_position(const trace::Event& position, const Registers& l
   ++position_digests_;
   StateDigest d = state_digest(*task_, task_->xstate(), inserted_);
   return d.combined() == position.position->digest;
+}
+
+void ReplaySession::give_up_search(uint64_t pc) {
+  if (position_digests_ < kSearchDigests) return;
+  if (std::chrono::steady_clock::now() - position_search_started_ < search_give_up()) return;
+  diverged("the search for the position the recording chose at " + hex(pc) + " digested " +
+           std::to_string(position_digests_) + " arrivals with its registers in " +
+           std::to_string(search_give_up().count()) +
+           " s and never found its state");
 }
 
 void ReplaySession::jump_to_position(const trace::Event& position) {
@@ -88,6 +113,7 @@ std::optional<ReplayStop> ReplaySession::run_to_position(const trace::Event& nex
   if (next.position->counted()) return run_to_counted_position(next, single_step);
   arm_watchpoints();  // first, as in run_to_event()
   event_number_ = next_number_;
+  position_search_started_ = std::chrono::steady_clock::now();
   if (options_.unwatched && !next.writes.empty() && !single_step) {
     jump_to_position(next);
     return std::nullopt;
@@ -145,6 +171,7 @@ std::optional<ReplayStop> ReplaySession::run_to_position(const trace::Event& nex
       after.set_ip(pc);
       task_->set_regs(after);
       if (at_position(next, after)) return std::nullopt;
+      if (next.writes.empty()) give_up_search(pc);
       if ((++hits >= kSearchHits || position_digests_ >= kSearchDigests) && !next.writes.empty()) {
         jump_to_position(next);
         return std::nullopt;
@@ -257,6 +284,7 @@ std::optional<std::optional<ReplayStop>> ReplaySession::run_to_position_by_match
         jump_to_position(next);
         return std::optional<ReplayStop>();
       }
+      if (next.writes.empty()) give_up_search(pc);
       continue;  // steps off the site, then counts again
     }
     if (ws.signal != SIGTRAP) {

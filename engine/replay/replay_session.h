@@ -315,6 +315,10 @@ class ReplaySession : public Session {
   // (`arrivals`) how many arrivals the stub counted.
   bool retire_position_stub(CountingStub& stub, const WaitStatus& ws, uint64_t& arrivals);
   bool at_position(const trace::Event& position, const Registers& live);
+  // A search by digest for a position without a stored state that has
+  // gone on for kSearchGiveUp, past kSearchDigests digests: a divergence,
+  // named, rather than a replay that never ends.
+  void give_up_search(uint64_t pc);
   // Threads (replay_threads.cc).
   void switch_to(uint32_t tid);
   void start_thread(const trace::Event& event);
@@ -449,6 +453,8 @@ class ReplaySession : public Session {
   SharedObjects shared_;           // memfds behind MAP_SHARED mappings
   CommFiles comm_files_;           // descriptors of threads' comm files (thread names)
   uint64_t position_digests_ = 0;  // digests computed looking for a Position
+  // When the search for the current Position began (give_up_search()).
+  std::chrono::steady_clock::time_point position_search_started_{};
   std::function<bool()> interrupt_poll_;  // the current resume()'s Resume::interrupted
   std::chrono::milliseconds poll_period_{20};  // and its Resume::poll_period
   // The program's threads, by recorded tid. Each is a process of its own
