@@ -2,8 +2,11 @@
 // patched syscall site may move, against hand-assembled bytes (GNU as
 // encodings).
 #define BOOST_TEST_MODULE x86_decoder
+#include <sys/mman.h>
+
 #include <boost/test/unit_test.hpp>
 
+#include <cstring>
 #include <vector>
 
 #include "engine/core/x86_decoder.h"
@@ -81,8 +84,8 @@ BOOST_AUTO_TEST_CASE(what_reads_or_changes_rip_stays_put) {
            {0xff, 0xe0},                    // jmp *%rax
            {0x0f, 0x05},                    // syscall
            {0xcd, 0x80},                    // int $0x80
-           {0xe2, 0xfe},                    // loop
-           {0xe3, 0x00},                    // jrcxz
+           {0x67, 0xe2, 0xfe},              // loop on ecx
+           {0x67, 0xe3, 0x00},              // jecxz
            {0x0f, 0x31},                    // rdtsc
            {0x0f, 0xa2},                    // cpuid
        }) {
@@ -101,4 +104,51 @@ BOOST_AUTO_TEST_CASE(padding_is_marked_and_garbage_refused) {
   BOOST_CHECK(x86::decode(ud2.data(), ud2.size(), kAt)->placement == x86::Placement::FixedControlFlow);
   std::vector<uint8_t> invalid = {0x06};  // push %es: not in 64-bit mode
   BOOST_CHECK(!x86::decode(invalid.data(), invalid.size(), kAt));
+}
+
+// The rcx jumps (loop, loope, loopne, jrcxz) have no rel32 form; their copy
+// elsewhere must do what they do. Each runs, original and copy, for every
+// rcx in {0, 1, 2} and either ZF: the same branch taken and the same rcx.
+BOOST_AUTO_TEST_CASE(a_moved_rcx_jump_does_what_the_original_does) {
+  void* mem = mmap(nullptr, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  BOOST_REQUIRE(mem != MAP_FAILED);
+  uint8_t* page = static_cast<uint8_t*>(mem);
+  const uint64_t base = reinterpret_cast<uint64_t>(page);
+  // rcx = rdi; ZF = (esi == 1); the jump; fall through: rax = 2*rcx, at
+  // the destination: rax = 2*rcx + 1.
+  const std::vector<uint8_t> head = {0x48, 0x89, 0xf9, 0x83, 0xfe, 0x01};
+  const std::vector<uint8_t> fall = {0x48, 0x8d, 0x04, 0x09, 0xc3};
+  const std::vector<uint8_t> taken = {0x48, 0x8d, 0x44, 0x09, 0x01, 0xc3};
+  using Fn = uint64_t (*)(uint64_t, uint64_t);
+  for (uint8_t opcode : {0xe0, 0xe1, 0xe2, 0xe3}) {
+    std::vector<uint8_t> original = head;
+    original.push_back(opcode);
+    original.push_back(static_cast<uint8_t>(fall.size()));
+    const uint64_t jump_at = base + head.size();
+    std::vector<uint8_t> jump = {opcode, static_cast<uint8_t>(fall.size())};
+    std::optional<x86::Instruction> insn = x86::decode(jump.data(), jump.size(), jump_at);
+    BOOST_REQUIRE(insn);
+    BOOST_CHECK(insn->placement == x86::Placement::RelativeJump);
+    BOOST_CHECK(insn->conditional);
+    BOOST_CHECK_EQUAL(insn->target, jump_at + 2 + fall.size());
+    original.insert(original.end(), fall.begin(), fall.end());
+    original.insert(original.end(), taken.begin(), taken.end());
+    std::memcpy(page, original.data(), original.size());
+    // The copy at 512: its jmp goes to the original's destination.
+    std::vector<uint8_t> copy = head;
+    x86::append_moved(copy, *insn, jump.data(), base + 512 + head.size());
+    BOOST_CHECK_EQUAL(copy.size(), head.size() + x86::moved_length(*insn));
+    copy.insert(copy.end(), fall.begin(), fall.end());
+    std::memcpy(page + 512, copy.data(), copy.size());
+    Fn run_original = reinterpret_cast<Fn>(page);
+    Fn run_copy = reinterpret_cast<Fn>(page + 512);
+    for (uint64_t rcx : {0, 1, 2}) {
+      for (uint64_t zf : {0, 1}) {
+        BOOST_TEST_CONTEXT("opcode 0x" << std::hex << int(opcode) << std::dec << ", rcx " << rcx << ", ZF " << zf) {
+          BOOST_CHECK_EQUAL(run_copy(rcx, zf), run_original(rcx, zf));
+        }
+      }
+    }
+  }
+  munmap(mem, 4096);
 }

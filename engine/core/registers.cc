@@ -92,4 +92,12 @@ std::string Registers::differences(const Registers& recorded, const Registers& l
   return os.str();
 }
 
+bool Registers::same_gprs(const Registers& other) const {
+  const user_regs_struct& x = raw();
+  const user_regs_struct& y = other.raw();
+  return x.rax == y.rax && x.rbx == y.rbx && x.rcx == y.rcx && x.rdx == y.rdx && x.rsi == y.rsi &&
+         x.rdi == y.rdi && x.rbp == y.rbp && x.rsp == y.rsp && x.r8 == y.r8 && x.r9 == y.r9 && x.r10 == y.r10 &&
+         x.r11 == y.r11 && x.r12 == y.r12 && x.r13 == y.r13 && x.r14 == y.r14 && x.r15 == y.r15;
+}
+
 }  // namespace backstep

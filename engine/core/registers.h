@@ -50,6 +50,9 @@ class Registers {
   // Returns a human-readable list of differences, empty if equal.
   static std::string differences(const Registers& recorded, const Registers& live);
   bool same_state(const Registers& other) const { return differences(*this, other).empty(); }
+  // Whether the sixteen general-purpose registers are equal (what a
+  // counting stub that matches registers compares, counting_stub.h).
+  bool same_gprs(const Registers& other) const;
 
  private:
   user_regs_struct regs_{};

@@ -89,9 +89,14 @@ class Decoder {
 
   static std::optional<Instruction> relative_jump(Instruction out, const uint8_t* code, uint64_t addr) {
     // Only the plain encodings, no prefix: 0x70+cc rel8, 0xeb rel8, 0xe9
-    // rel32, 0x0f 0x80+cc rel32. loop, jrcxz and prefixed forms stay put.
+    // rel32, 0x0f 0x80+cc rel32, 0xe0-0xe3 rel8 (loopne, loope, loop,
+    // jrcxz). Prefixed forms (jecxz, loop on ecx) stay put.
     int64_t rel = 0;
-    if (out.length == 2 && code[0] >= 0x70 && code[0] <= 0x7f) {
+    if (out.length == 2 && code[0] >= 0xe0 && code[0] <= 0xe3) {
+      out.conditional = true;
+      out.rcx_jump = code[0];
+      rel = static_cast<int8_t>(code[1]);
+    } else if (out.length == 2 && code[0] >= 0x70 && code[0] <= 0x7f) {
       out.conditional = true;
       out.condition = code[0] & 0xf;
       rel = static_cast<int8_t>(code[1]);
@@ -185,7 +190,34 @@ void append_rel32(std::vector<uint8_t>& out, uint64_t from_end, uint64_t to) {
   out.insert(out.end(), b, b + 4);
 }
 
+namespace {
+
+// The copy of an rcx jump, before its rel32 jmp: rcx goes down by one
+// without touching the flags (lea), and the jmp is skipped where the
+// original would not jump.
+std::vector<uint8_t> rcx_jump_prologue(uint8_t opcode) {
+  constexpr uint8_t kDecRcx[] = {0x48, 0x8d, 0x49, 0xff};  // lea -0x1(%rcx),%rcx
+  switch (opcode) {
+    case 0xe3:  // jrcxz: to the jmp when rcx is zero, else over it
+      return {0xe3, 0x02, 0xeb, 0x05};
+    case 0xe2: {  // loop: jump while rcx, decremented, is not zero
+      std::vector<uint8_t> v(kDecRcx, kDecRcx + 4);
+      v.insert(v.end(), {0xe3, 0x05});
+      return v;
+    }
+    default: {  // loope (0xe1): and ZF set; loopne (0xe0): and ZF clear
+      std::vector<uint8_t> v(kDecRcx, kDecRcx + 4);
+      v.insert(v.end(), {0xe3, 0x07});
+      v.insert(v.end(), {static_cast<uint8_t>(opcode == 0xe1 ? 0x75 : 0x74), 0x05});  // jne / je over the jmp
+      return v;
+    }
+  }
+}
+
+}  // namespace
+
 std::size_t moved_length(const Instruction& insn) {
+  if (insn.placement == Placement::RelativeJump && insn.rcx_jump) return rcx_jump_prologue(insn.rcx_jump).size() + 5;
   if (insn.placement == Placement::RelativeJump) return insn.conditional ? 6 : 5;
   return insn.length;
 }
@@ -209,7 +241,11 @@ void append_moved(std::vector<uint8_t>& out, const Instruction& insn, const uint
       return;
     }
     case Placement::RelativeJump:
-      if (insn.conditional) {
+      if (insn.rcx_jump) {
+        std::vector<uint8_t> prologue = rcx_jump_prologue(insn.rcx_jump);
+        out.insert(out.end(), prologue.begin(), prologue.end());
+        out.push_back(0xe9);
+      } else if (insn.conditional) {
         out.push_back(0x0f);
         out.push_back(static_cast<uint8_t>(0x80 | insn.condition));
       } else {
@@ -245,7 +281,7 @@ bool may_be_jumped_into(const std::vector<uint64_t>& places, uint64_t around, ui
   for (std::size_t i = 0; i + 1 < got; ++i) {
     uint64_t at = from + i;
     uint8_t b = code[i];
-    if ((b >= 0x70 && b <= 0x7f) || b == 0xeb) {
+    if ((b >= 0x70 && b <= 0x7f) || b == 0xeb || (b >= 0xe0 && b <= 0xe3)) {
       if (lands(at + 2 + static_cast<int8_t>(code[i + 1]))) return true;
     }
     if ((b == 0xe9 || b == 0xe8) && i + 5 <= got) {

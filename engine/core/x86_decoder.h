@@ -15,8 +15,8 @@ namespace backstep::x86 {
 enum class Placement {
   Anywhere,         // runs the same at any address
   RipRelative,      // one memory operand addressed from rip; no immediate
-  RelativeJump,     // jmp or jcc with a rel8 or rel32 destination
-  FixedControlFlow  // anything else that reads or changes rip: ret, call, loop, indirect jumps, syscall...
+  RelativeJump,     // jmp, jcc, loop/loope/loopne or jrcxz with a rel8 or rel32 destination
+  FixedControlFlow  // anything else that reads or changes rip: ret, call, indirect jumps, syscall...
 };
 
 struct Instruction {
@@ -27,9 +27,13 @@ struct Instruction {
   uint64_t target = 0;
   uint8_t displacement_at = 0;
   // RelativeJump: a jcc (its condition in `condition`, 0-15 as in 0x70+cc),
-  // or a jmp.
+  // or a jmp; or, conditional too, one of the rcx jumps (`rcx_jump`: its
+  // opcode, 0xe0 loopne, 0xe1 loope, 0xe2 loop, 0xe3 jrcxz), which have
+  // no rel32 form: a copy does what they do with lea, jrcxz and a jmp,
+  // leaving the flags alone.
   bool conditional = false;
   uint8_t condition = 0;
+  uint8_t rcx_jump = 0;
   // A no-op (nop, the multi-byte nops of alignment padding, int3): never
   // part of the program's flow, whatever it jumps to.
   bool padding = false;
@@ -45,7 +49,8 @@ bool within_rel32(uint64_t from_end, uint64_t to);
 void append_rel32(std::vector<uint8_t>& out, uint64_t from_end, uint64_t to);
 
 // Moving an instruction that is not FixedControlFlow to another address:
-// how long its copy is (a jmp or jcc becomes its rel32 form), whether the
+// how long its copy is (a jmp or jcc becomes its rel32 form, an rcx jump a
+// short sequence that ends with a rel32 jmp), whether the
 // copy at `here` reaches what it names (rel32), and the copy itself,
 // appended to `out` (`code` is the original's bytes).
 std::size_t moved_length(const Instruction& insn);

@@ -85,14 +85,6 @@ bool steppable(Task& task, uint64_t ip) {
   return i < n && code[i] != 0x9c && code[i] != 0x9d;  // pushf, popf
 }
 
-bool same_gprs(const Registers& a, const Registers& b) {
-  const user_regs_struct& x = a.raw();
-  const user_regs_struct& y = b.raw();
-  return x.rax == y.rax && x.rbx == y.rbx && x.rcx == y.rcx && x.rdx == y.rdx && x.rsi == y.rsi &&
-         x.rdi == y.rdi && x.rbp == y.rbp && x.rsp == y.rsp && x.r8 == y.r8 && x.r9 == y.r9 && x.r10 == y.r10 &&
-         x.r11 == y.r11 && x.r12 == y.r12 && x.r13 == y.r13 && x.r14 == y.r14 && x.r15 == y.r15;
-}
-
 std::optional<bool> RecordSession::step_for_position(RecordTask& t) {
   Task& task = t.task;
   task.resume(ResumeHow::SingleStep);
@@ -146,7 +138,7 @@ RecordSession::SiteSearch RecordSession::search_count_site(RecordTask& t) {
       first_pass.emplace(now.ip(), now);
     } else if (arrivals == 2) {
       auto seen = first_pass.find(now.ip());
-      if (seen != first_pass.end() && !same_gprs(seen->second, now) &&
+      if (seen != first_pass.end() && !seen->second.same_gprs(now) &&
           (now.ip() == site || count_site_possible(t, now.ip(), maps))) {
         BS_LOG(Record, "thread " << t.tid() << ": position at 0x" << std::hex << now.ip() << std::dec << " after "
                                  << steps << " steps, its registers differ from the previous pass's");

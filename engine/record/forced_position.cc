@@ -260,7 +260,7 @@ bool RecordSession::on_interrupted(RecordTask& t) {
   // Whether the registers here tell this arrival apart from the previous
   // one at the same instruction (count_site_search.cc): then replay finds
   // the position at native speed, and it needs no stored state.
-  bool distinct = looped && here.ip() == start.ip() && !same_gprs(without_trap_flags(start), here);
+  bool distinct = looped && here.ip() == start.ip() && !without_trap_flags(start).same_gprs(here);
   if (!looped && !signal) {
     SiteSearch search = search_count_site(t);
     if (search.stopped) return *search.stopped;

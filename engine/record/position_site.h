@@ -23,8 +23,4 @@ bool good_position(Task& task, uint64_t ip);
 // pushf or popf, which would see the trap flag the step sets.
 bool steppable(Task& task, uint64_t ip);
 
-// Whether the sixteen general-purpose registers (what replay's matching
-// stub compares, engine/core/counting_stub.h) are equal.
-bool same_gprs(const Registers& a, const Registers& b);
-
 }  // namespace backstep

@@ -103,13 +103,23 @@ std::optional<ReplayStop> ReplaySession::run_to_counted_position(const trace::Ev
     }
     if (count.arrivals >= target) diverged("went past the recorded position (" + describe() + ")");
     open_counters_for_run();
-    const bool step_off = (count.standing && live.ip() == site) ||
-                          (breakpoint_reported_ && breakpoints_.count(live.ip()));
+    const bool reported = breakpoint_reported_ && breakpoints_.count(live.ip());
+    // Standing at the site with its arrival counted: the stub counts it
+    // again as the thread goes on, one more to count down. Stepping off
+    // instead would never end in a loop that lies within the 5 bytes the
+    // jump covers (`1: add %rcx,%rax; loop 1b`): each step off lands
+    // inside them, and the next comes back to the site.
+    const bool recount = count.standing && live.ip() == site && !reported && !single_step &&
+                         !watching_in_software() && !user_breakpoint_at_site;
+    bool step_off = !recount && ((count.standing && live.ip() == site) || reported);
     bool by_steps = single_step || step_off || watching_in_software();
     std::optional<CountingStub> stub;
     if (!by_steps) {
-      stub = arm_position_stub(site, target - count.arrivals, nullptr);
-      if (stub && stub->patches(live.ip()) && live.ip() != site) {
+      stub = arm_position_stub(site, target - count.arrivals + (recount ? 1 : 0), nullptr);
+      if (!stub && recount) {
+        step_off = true;
+        by_steps = true;
+      } else if (stub && stub->patches(live.ip()) && live.ip() != site) {
         // It stands inside the code the jump covers (one step off the
         // site): steps until it is out.
         stub->disarm(*task_);
@@ -145,6 +155,7 @@ std::optional<ReplayStop> ReplaySession::run_to_counted_position(const trace::Ev
     if (stub) {
       uint64_t counted = 0;
       trapped = retire_position_stub(*stub, ws, counted);
+      if (recount && counted > 0) --counted;  // the arrival it stood at
       count.arrivals += counted;
       if (trapped) count.standing = true;
     }

@@ -9,9 +9,11 @@
 // hundreds of millions of passes before a timer's signal comes; after
 // kSearchHits passes (or kSearchDigests digests), replay puts the program
 // into the recorded state directly, from the memory image and registers the
-// event carries, and checks the digest. The program's future is the same;
-// only the passes skipped are not shown to a debugger (a breakpoint in the
-// loop is not hit for them). Without a debugger (ReplayOptions::unwatched)
+// event carries, and checks the digest. The program's future is the same,
+// but the passes skipped run nowhere: while the debugged process has a
+// breakpoint or a watchpoint (may_skip_passes()), the search goes on by
+// running, trap by trap where no stub fits, so that each is reported at
+// every pass; the debugger can interrupt it. Without a debugger (ReplayOptions::unwatched)
 // nothing can see the passes, and the state is taken at once: a thread that
 // computes in a loop is handed over at a forced position every 100 ms of
 // recording, and the search cost up to 40 ms each.
@@ -23,9 +25,9 @@
 //
 // A replay that can never get there must not hang. A search that digests
 // for two minutes without a stored state to take ends as a divergence
-// (give_up_search()). If two successive hits show exactly the same state (registers and digest), the program is in a
-// loop that never changes anything and will not leave it: that is reported
-// as a divergence. A system call or a signal before the position is one too.
+// (give_up_search()). If two successive hits show exactly the same state
+// (registers and digest), the program is in a loop that never changes
+// anything and will not leave it: that is reported as a divergence. A system call or a signal before the position is one too.
 #include <chrono>
 #include <cstdlib>
 #include <set>
@@ -74,6 +76,10 @@ bool ReplaySession::at_position(const trace::Event& position, const Registers& l
   ++position_digests_;
   StateDigest d = state_digest(*task_, task_->xstate(), inserted_);
   return d.combined() == position.position->digest;
+}
+
+bool ReplaySession::may_skip_passes() const {
+  return !(in_debuggee() && (!breakpoints_.empty() || !watchpoints_.empty()));
 }
 
 void ReplaySession::give_up_search(uint64_t pc) {
@@ -154,8 +160,13 @@ std::optional<ReplayStop> ReplaySession::run_to_position(const trace::Event& nex
       }
     }
     task_->resume(single_step || step_off ? ResumeHow::SysemuSingleStep : ResumeHow::Sysemu);
-    WaitStatus ws = task_->wait();
+    WaitStatus ws = wait_for_stop();
     remove_breakpoints();
+    if (ws.requested) {
+      // The debugger's interrupt (a long search under a breakpoint).
+      if (step_off && task_->regs().ip() == live.ip() && breakpoints_.count(live.ip())) breakpoint_reported_ = true;
+      return ReplayStop{ReplayStop::Kind::Interrupted};
+    }
     if (ws.is_gone()) diverged("the program ended early: " + ws.describe());
     if (ws.is_syscall()) {
       diverged("reached a system call before the position the recording chose at " + hex(pc));
@@ -172,7 +183,8 @@ std::optional<ReplayStop> ReplaySession::run_to_position(const trace::Event& nex
       task_->set_regs(after);
       if (at_position(next, after)) return std::nullopt;
       if (next.writes.empty()) give_up_search(pc);
-      if ((++hits >= kSearchHits || position_digests_ >= kSearchDigests) && !next.writes.empty()) {
+      if ((++hits >= kSearchHits || position_digests_ >= kSearchDigests) && !next.writes.empty() &&
+          may_skip_passes()) {
         jump_to_position(next);
         return std::nullopt;
       }
@@ -226,10 +238,16 @@ std::optional<std::optional<ReplayStop>> ReplaySession::run_to_position_by_match
       breakpoint_reported_ = false;
       return std::optional<ReplayStop>();
     }
-    step = step || live.ip() == pc || (breakpoint_reported_ && breakpoints_.count(live.ip()));
+    const bool reported = breakpoint_reported_ && breakpoints_.count(live.ip());
+    // Standing at pc, the thread is not stepped off (a loop within the 5
+    // bytes the jump covers would step for ever, replay_counted_position.cc):
+    // the stub counts its arrival again if the registers match, one more
+    // to count down.
+    const bool standing = !step && !reported && live.ip() == pc;
+    step = step || reported;
     std::optional<CountingStub> stub;
     if (!step) {
-      stub = arm_position_stub(pc, 1, &want);
+      stub = arm_position_stub(pc, standing && masked(live).same_gprs(want) ? 2 : 1, &want);
       if (!stub) return std::nullopt;
       if (stub->patches(live.ip())) {
         stub->disarm(*task_);
@@ -280,7 +298,7 @@ std::optional<std::optional<ReplayStop>> ReplaySession::run_to_position_by_match
                  " without changing anything, and never reached the state the recording chose there");
       }
       previous_miss = d;
-      if (position_digests_ >= kSearchDigests && !next.writes.empty()) {
+      if (position_digests_ >= kSearchDigests && !next.writes.empty() && may_skip_passes()) {
         jump_to_position(next);
         return std::optional<ReplayStop>();
       }

@@ -319,6 +319,10 @@ class ReplaySession : public Session {
   // gone on for kSearchGiveUp, past kSearchDigests digests: a divergence,
   // named, rather than a replay that never ends.
   void give_up_search(uint64_t pc);
+  // Whether the search for a Position may take its stored state, skipping
+  // passes round the loop: not while the debugged process has a
+  // breakpoint or a watchpoint that a skipped pass could hit.
+  bool may_skip_passes() const;
   // Threads (replay_threads.cc).
   void switch_to(uint32_t tid);
   void start_thread(const trace::Event& event);
