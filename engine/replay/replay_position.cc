@@ -124,7 +124,8 @@ std::optional<ReplayStop> ReplaySession::run_to_position(const trace::Event& nex
     jump_to_position(next);
     return std::nullopt;
   }
-  if (!single_step && !next.position->fixpoint && !watching_in_software()) {
+  if (watching_in_software()) return run_to_position_by_steps(next, single_step);
+  if (!single_step && !next.position->fixpoint) {
     if (std::optional<std::optional<ReplayStop>> done = run_to_position_by_match(next)) return *done;
   }
   const uint64_t pc = Registers::from_block(*next.regs).ip();
@@ -213,6 +214,69 @@ std::optional<ReplayStop> ReplaySession::run_to_position(const trace::Event& nex
     ReplayStop trap;
     if (classify_trap(trap)) {
       if (step_off && !single_step && trap.kind == ReplayStop::Kind::Step) continue;  // our step
+      return trap;
+    }
+    diverged("an unexpected trap before the position the recording chose at " + hex(pc));
+  }
+}
+
+// The search under watchpoints emulated by single steps: every write on the
+// way is reported, as in run_to_counted_position(); the digest is computed
+// at each arrival at pc whose registers match.
+std::optional<ReplayStop> ReplaySession::run_to_position_by_steps(const trace::Event& next, bool single_step) {
+  const uint64_t pc = Registers::from_block(*next.regs).ip();
+  std::optional<std::pair<Registers, uint64_t>> previous;  // the last arrival at pc, and its digest
+  for (;;) {
+    Registers live = task_->regs();
+    if (live.ip() == pc) {
+      if (at_position(next, live)) {
+        if (masked(live).to_block() != live.to_block()) task_->set_regs(masked(live));
+        breakpoint_reported_ = false;
+        return std::nullopt;
+      }
+      // A pass that changed nothing will be followed by the same again:
+      // as in run_to_position(), the stored state is taken (no write can
+      // be missed), or that is a divergence.
+      const bool same_registers = previous && masked(previous->first).to_block() == masked(live).to_block();
+      uint64_t d = same_registers || !previous ? state_digest(*task_, task_->xstate(), inserted_).combined() : 0;
+      if (same_registers && previous->second == d) {
+        if (next.writes.empty()) {
+          diverged("the program went round a loop at " + hex(pc) +
+                   " without changing anything, and never reached the state the recording chose there");
+        }
+        jump_to_position(next);
+        return std::nullopt;
+      }
+      previous.emplace(live, d);
+    }
+    if (next.writes.empty()) give_up_search(pc);
+    open_counters_for_run();
+    breakpoint_reported_ = false;
+    insert_breakpoints();
+    auto it = inserted_.find(live.ip());  // over a user's breakpoint it stands on
+    if (it != inserted_.end()) {
+      task_->write_bytes(remote_ptr<void>(it->first), &it->second, 1);
+      inserted_.erase(it);
+    }
+    SoftWatchStop soft = step_while_watching(/*one_step=*/true);
+    remove_breakpoints();
+    const WaitStatus& ws = soft.status;
+    if (ws.requested || soft.interrupted) return ReplayStop{ReplayStop::Kind::Interrupted};
+    if (ws.is_gone()) diverged("the program ended early: " + ws.describe());
+    if (ws.is_syscall()) diverged("reached a system call before the position the recording chose at " + hex(pc));
+    if (ws.kind == WaitStatus::Kind::EventStop) diverged("unexpected ptrace event " + std::to_string(ws.event));
+    if (soft.changed) {
+      ReplayStop stop{ReplayStop::Kind::Watchpoint};
+      stop.address = *soft.changed;
+      return stop;
+    }
+    if (ws.signal != SIGTRAP) {
+      diverged(std::string("expected the position the recording chose at ") + hex(pc) + ", got " + ws.describe() +
+               " at rip " + hex(task_->regs().ip()));
+    }
+    ReplayStop trap;
+    if (classify_trap(trap, TrapAfter::SingleStep)) {
+      if (!single_step && trap.kind == ReplayStop::Kind::Step) continue;  // our step
       return trap;
     }
     diverged("an unexpected trap before the position the recording chose at " + hex(pc));

@@ -310,6 +310,7 @@ class ReplaySession : public Session {
   // breakpoint of the user's nor the timeline's stub is in its way.
   std::optional<CountingStub> arm_position_stub(uint64_t site, uint64_t countdown, const Registers* match);
   std::optional<std::optional<ReplayStop>> run_to_position_by_match(const trace::Event& next);
+  std::optional<ReplayStop> run_to_position_by_steps(const trace::Event& next, bool single_step);
   // After a run with a position's stub armed: the thread out of the stub,
   // the stub disarmed; whether it stopped at the countdown's trap, and
   // (`arrivals`) how many arrivals the stub counted.
