@@ -26,3 +26,6 @@ int main(void) {
   printf("count=%d wide=%lld\n", o.count, w.wide);
   return 0;
 }
+// The run takes about 50 s alone (watchpoints emulated by single steps,
+// both ways): the default 100 s was too close under ctest -j2 load.
+// timeout: 300
