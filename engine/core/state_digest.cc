@@ -66,16 +66,21 @@ void for_each_chunk(Task& task, const std::map<uint64_t, uint8_t>& hidden, Fn fn
       std::size_t want = static_cast<std::size_t>(std::min<uint64_t>(kChunk, m.end - at));
       std::size_t got = 0;
       if (anonymous) {
+        // Each run of touched pages in one read (a read a page cost 9 us
+        // of system time: 100 ms for the 43 MB of a par_sort thread).
         std::vector<bool> touched = pagemap.touched(at, want);
         got = want;
-        for (std::size_t i = 0; i < touched.size(); ++i) {
-          std::size_t off = i * kPage, n = std::min<std::size_t>(kPage, want - off);
+        for (std::size_t i = 0; i < touched.size();) {
+          std::size_t j = i + 1;
+          while (j < touched.size() && touched[j] == touched[i]) ++j;
+          std::size_t off = i * kPage, n = std::min<std::size_t>(j * kPage, want) - off;
           if (!touched[i]) {
             std::memset(buf.data() + off, 0, n);
-          } else if (task.read_some(remote_ptr<void>(at + off), buf.data() + off, n) != n) {
-            got = off;
+          } else if (std::size_t read = task.read_some(remote_ptr<void>(at + off), buf.data() + off, n); read != n) {
+            got = off + read / kPage * kPage;  // the pages read whole
             break;
           }
+          i = j;
         }
       } else {
         got = task.read_some(remote_ptr<void>(at), buf.data(), want);
