@@ -58,4 +58,11 @@ class Registers {
   user_regs_struct regs_{};
 };
 
+// The registers without the trap and resume flags that single steps and
+// breakpoints leave in eflags (what record and replay compare).
+inline Registers without_trap_flags(Registers regs) {
+  regs.raw().eflags &= ~(kTrapFlag | kResumeFlag);
+  return regs;
+}
+
 }  // namespace backstep

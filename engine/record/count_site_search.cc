@@ -51,11 +51,6 @@ bool is_prefix(uint8_t b) {
          b == 0x26 || b == 0x64 || b == 0x65 || (b >= 0x40 && b <= 0x4f);
 }
 
-Registers without_trap_flags(Registers regs) {
-  regs.raw().eflags &= ~(kTrapFlag | kResumeFlag);
-  return regs;
-}
-
 }  // namespace
 
 bool good_position(Task& task, uint64_t ip) {

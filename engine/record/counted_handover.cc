@@ -55,11 +55,6 @@ constexpr auto kArrivalLimit = std::chrono::milliseconds(20);
 constexpr int kMaxMisses = 2;
 
 
-Registers without_trap_flags(Registers regs) {
-  regs.raw().eflags &= ~(kTrapFlag | kResumeFlag);
-  return regs;
-}
-
 // Whether the two bytes before `ip` are a system call instruction (syscall
 // or int 0x80) the thread can be wound back to.
 bool after_syscall_insn(Task& task, uint64_t ip) {

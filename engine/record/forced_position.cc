@@ -67,11 +67,6 @@ constexpr uint64_t kSliceNs = 100'000'000;
 // it by running, however long that takes.
 constexpr std::size_t kMaxImageBytes = std::size_t{256} << 20;
 
-Registers without_trap_flags(Registers regs) {
-  regs.raw().eflags &= ~(kTrapFlag | kResumeFlag);
-  return regs;
-}
-
 }  // namespace
 
 void RecordSession::want_forced_position(RecordTask& t) {

@@ -181,8 +181,7 @@ void RecordSession::deliver_to_handler(RecordTask& t, const siginfo_t& info, con
     throw RecordingRefused("delivering signal " + std::to_string(info.si_signo) +
                            " did not reach its handler (" + ws.describe() + ")");
   }
-  Registers after = task.regs();
-  after.raw().eflags &= ~(kTrapFlag | kResumeFlag);  // our single-step, not the program's
+  Registers after = without_trap_flags(task.regs());  // our single-step, not the program's
 
   trace::Event event;
   event.kind = trace::EventKind::Signal;

@@ -26,11 +26,6 @@
 namespace backstep {
 namespace {
 
-Registers masked(Registers regs) {
-  regs.raw().eflags &= ~(kTrapFlag | kResumeFlag);
-  return regs;
-}
-
 std::string hex(uint64_t v) {
   std::ostringstream os;
   os << "0x" << std::hex << v;
@@ -74,7 +69,7 @@ bool ReplaySession::retire_position_stub(CountingStub& stub, const WaitStatus& w
 std::optional<ReplayStop> ReplaySession::run_to_counted_position(const trace::Event& next, bool single_step) {
   arm_watchpoints();  // first, as in run_to_event()
   event_number_ = next_number_;
-  const Registers want = masked(Registers::from_block(*next.regs));
+  const Registers want = without_trap_flags(Registers::from_block(*next.regs));
   const uint64_t site = want.ip();
   const uint64_t target = next.position->arrivals;
   if (position_count_.event != next_number_) position_count_ = PositionCount{next_number_, 0, false};
@@ -93,11 +88,11 @@ std::optional<ReplayStop> ReplaySession::run_to_counted_position(const trace::Ev
       count.standing = true;
     }
     if (count.standing && count.arrivals == target) {
-      std::string differences = Registers::differences(want, masked(live));
+      std::string differences = Registers::differences(want, without_trap_flags(live));
       if (!differences.empty()) {
         diverged("at the recorded position (" + describe() + ") the registers differ: " + differences);
       }
-      task_->set_regs(masked(live));
+      task_->set_regs(without_trap_flags(live));
       position_count_ = PositionCount{};
       return std::nullopt;
     }

@@ -13,8 +13,8 @@
 // but the passes skipped run nowhere: while the debugged process has a
 // breakpoint or a watchpoint (may_skip_passes()), the search goes on by
 // running, trap by trap where no stub fits, so that each is reported at
-// every pass; the debugger can interrupt it. Without a debugger (ReplayOptions::unwatched)
-// nothing can see the passes, and the state is taken at once: a thread that
+// every pass; the debugger can interrupt it. Without a debugger
+// (ReplayOptions::unwatched) nothing can see the passes, and the state is taken at once: a thread that
 // computes in a loop is handed over at a forced position every 100 ms of
 // recording, and the search cost up to 40 ms each.
 //
@@ -27,7 +27,8 @@
 // for two minutes without a stored state to take ends as a divergence
 // (give_up_search()). If two successive hits show exactly the same state
 // (registers and digest), the program is in a loop that never changes
-// anything and will not leave it: that is reported as a divergence. A system call or a signal before the position is one too.
+// anything and will not leave it: that is reported as a divergence. A
+// system call or a signal before the position is one too.
 #include <chrono>
 #include <cstdlib>
 #include <set>
@@ -57,11 +58,6 @@ std::chrono::seconds search_give_up() {
 }
 constexpr uint64_t kPage = 4096;
 
-Registers masked(Registers regs) {
-  regs.raw().eflags &= ~(kTrapFlag | kResumeFlag);
-  return regs;
-}
-
 std::string hex(uint64_t v) {
   std::ostringstream os;
   os << "0x" << std::hex << v;
@@ -72,7 +68,7 @@ std::string hex(uint64_t v) {
 
 bool ReplaySession::at_position(const trace::Event& position, const Registers& live) {
   Registers want = Registers::from_block(*position.regs);
-  if (masked(live).to_block() != masked(want).to_block()) return false;
+  if (without_trap_flags(live).to_block() != without_trap_flags(want).to_block()) return false;
   ++position_digests_;
   StateDigest d = state_digest(*task_, task_->xstate(), inserted_);
   return d.combined() == position.position->digest;
@@ -87,8 +83,7 @@ void ReplaySession::give_up_search(uint64_t pc) {
   if (std::chrono::steady_clock::now() - position_search_started_ < search_give_up()) return;
   diverged("the search for the position the recording chose at " + hex(pc) + " digested " +
            std::to_string(position_digests_) + " arrivals with its registers in " +
-           std::to_string(search_give_up().count()) +
-           " s and never found its state");
+           std::to_string(search_give_up().count()) + " s and never found its state");
 }
 
 void ReplaySession::jump_to_position(const trace::Event& position) {
@@ -108,7 +103,7 @@ void ReplaySession::jump_to_position(const trace::Event& position) {
     task_->write_bytes(remote_ptr<void>(w.addr), w.data.data(), w.data.size());
   }
   consume_buffered_records();
-  task_->set_regs(masked(Registers::from_block(*position.regs)));
+  task_->set_regs(without_trap_flags(Registers::from_block(*position.regs)));
   task_->set_xstate(position.xstate);
   if (state_digest(*task_, task_->xstate()).combined() != position.position->digest) {
     diverged("the state recorded with this position does not match its digest");
@@ -140,7 +135,7 @@ std::optional<ReplayStop> ReplaySession::run_to_position(const trace::Event& nex
     Registers live = task_->regs();
     // Already there: a step, a breakpoint or a watchpoint stopped on it.
     if (first && live.ip() == pc && at_position(next, live)) {
-      if (masked(live).to_block() != live.to_block()) task_->set_regs(masked(live));
+      if (without_trap_flags(live).to_block() != live.to_block()) task_->set_regs(without_trap_flags(live));
       breakpoint_reported_ = false;
       return std::nullopt;
     }
@@ -189,7 +184,7 @@ std::optional<ReplayStop> ReplaySession::run_to_position(const trace::Event& nex
         jump_to_position(next);
         return std::nullopt;
       }
-      Registers m = masked(after);
+      Registers m = without_trap_flags(after);
       if (previous_regs && previous_regs->to_block() == m.to_block()) {
         uint64_t d = state_digest(*task_, task_->xstate(), inserted_).combined();
         if (previous_digest && *previous_digest == d && !next.writes.empty()) {
@@ -230,14 +225,14 @@ std::optional<ReplayStop> ReplaySession::run_to_position_by_steps(const trace::E
     Registers live = task_->regs();
     if (live.ip() == pc) {
       if (at_position(next, live)) {
-        if (masked(live).to_block() != live.to_block()) task_->set_regs(masked(live));
+        if (without_trap_flags(live).to_block() != live.to_block()) task_->set_regs(without_trap_flags(live));
         breakpoint_reported_ = false;
         return std::nullopt;
       }
       // A pass that changed nothing will be followed by the same again:
       // as in run_to_position(), the stored state is taken (no write can
       // be missed), or that is a divergence.
-      const bool same_registers = previous && masked(previous->first).to_block() == masked(live).to_block();
+      const bool same_registers = previous && without_trap_flags(previous->first).to_block() == without_trap_flags(live).to_block();
       uint64_t d = same_registers || !previous ? state_digest(*task_, task_->xstate(), inserted_).combined() : 0;
       if (same_registers && previous->second == d) {
         if (next.writes.empty()) {
@@ -290,7 +285,7 @@ std::optional<ReplayStop> ReplaySession::run_to_position_by_steps(const trace::E
 // breakpoint or a watchpoint in it is reported at each. Nothing (outer
 // nullopt) where no stub can be armed: the caller searches with a trap.
 std::optional<std::optional<ReplayStop>> ReplaySession::run_to_position_by_match(const trace::Event& next) {
-  const Registers want = masked(Registers::from_block(*next.regs));
+  const Registers want = without_trap_flags(Registers::from_block(*next.regs));
   const uint64_t pc = want.ip();
   std::optional<uint64_t> previous_miss;  // the digest of the last arrival whose registers matched
   position_digests_ = 0;
@@ -298,7 +293,7 @@ std::optional<std::optional<ReplayStop>> ReplaySession::run_to_position_by_match
   for (bool first = true;; first = false) {
     Registers live = task_->regs();
     if (first && live.ip() == pc && at_position(next, live)) {
-      if (masked(live).to_block() != live.to_block()) task_->set_regs(masked(live));
+      if (without_trap_flags(live).to_block() != live.to_block()) task_->set_regs(without_trap_flags(live));
       breakpoint_reported_ = false;
       return std::optional<ReplayStop>();
     }
@@ -311,7 +306,7 @@ std::optional<std::optional<ReplayStop>> ReplaySession::run_to_position_by_match
     step = step || reported;
     std::optional<CountingStub> stub;
     if (!step) {
-      stub = arm_position_stub(pc, standing && masked(live).same_gprs(want) ? 2 : 1, &want);
+      stub = arm_position_stub(pc, standing && without_trap_flags(live).same_gprs(want) ? 2 : 1, &want);
       if (!stub) return std::nullopt;
       if (stub->patches(live.ip())) {
         stub->disarm(*task_);
@@ -349,7 +344,7 @@ std::optional<std::optional<ReplayStop>> ReplaySession::run_to_position_by_match
     if (trapped) {
       Registers at = task_->regs();
       if (at_position(next, at)) {
-        task_->set_regs(masked(at));
+        task_->set_regs(without_trap_flags(at));
         return std::optional<ReplayStop>();
       }
       uint64_t d = state_digest(*task_, task_->xstate(), inserted_).combined();

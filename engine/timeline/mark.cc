@@ -8,9 +8,7 @@ namespace backstep {
 namespace {
 
 RegBlock masked_registers(ReplaySession& s) {
-  Registers r = s.task().regs();
-  r.raw().eflags &= ~(kTrapFlag | kResumeFlag);
-  return r.to_block();
+  return without_trap_flags(s.task().regs()).to_block();
 }
 
 uint64_t digest_here(ReplaySession& s) { return state_digest(s.task(), s.task().xstate()).combined(); }
