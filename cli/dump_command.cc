@@ -19,9 +19,10 @@ namespace {
 
 // What `dump --stats` counts: events by kind, and each thread's positions
 // by how replay finds them (docs/trace-format.md) with the bytes of state
-// stored with them.
+// stored with them (memory and XSAVE areas), full or incremental.
 struct PositionStats {
   uint64_t counted = 0, by_digest = 0, fixpoints = 0, with_state = 0, state_bytes = 0;
+  uint64_t full = 0, incremental = 0;
   uint64_t total() const { return counted + by_digest; }
   void add(const trace::Event& e) {
     if (!e.position) return;
@@ -31,17 +32,19 @@ struct PositionStats {
     }
     ++by_digest;
     if (e.position->fixpoint) ++fixpoints;
-    uint64_t bytes = 0;
-    for (const trace::MemoryWrite& w : e.writes) bytes += w.data.size();
-    if (bytes) ++with_state;
-    state_bytes += bytes + e.xstate.size();
+    if (!e.stored_state) return;
+    ++with_state;
+    ++(e.stored_state->kind == trace::StoredState::Kind::Full ? full : incremental);
+    for (const trace::MemoryWrite& w : e.writes) state_bytes += w.data.size();
+    state_bytes += e.xstate.size();
   }
   std::string text() const {
-    char b[200];
+    char b[256];
     std::snprintf(b, sizeof b,
                   "%" PRIu64 " (counted %" PRIu64 ", by digest %" PRIu64 ": %" PRIu64 " fixpoints, %" PRIu64
-                  " with a stored state), stored state %" PRIu64 " bytes",
-                  total(), counted, by_digest, fixpoints, with_state, state_bytes);
+                  " with a stored state), stored state %" PRIu64 " bytes (%" PRIu64 " full, %" PRIu64
+                  " incremental)",
+                  total(), counted, by_digest, fixpoints, with_state, state_bytes, full, incremental);
     return b;
   }
 };

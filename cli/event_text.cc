@@ -123,7 +123,17 @@ std::string describe(const trace::Event& e) {
   }
   std::size_t bytes = 0;
   for (const auto& w : e.writes) bytes += w.data.size();
-  if (bytes) text += " [" + std::to_string(bytes) + " bytes written]";
+  if (e.stored_state) {
+    // A position's stored state (docs/trace-format.md): its memory is no write.
+    const trace::StoredState& s = *e.stored_state;
+    text += std::string(" [stored state: ") + trace::to_string(s.kind);
+    if (s.kind == trace::StoredState::Kind::Incremental) text += " on event " + std::to_string(s.base);
+    text += ", " + std::to_string(bytes) + " bytes of memory";
+    if (!s.zeroed.empty()) text += ", " + std::to_string(s.zeroed.size()) + " zeroed runs";
+    text += "]";
+  } else if (bytes) {
+    text += " [" + std::to_string(bytes) + " bytes written]";
+  }
   for (const auto& echo : e.echoes) text += " [" + std::to_string(echo.data.size()) + " bytes to fd " + std::to_string(echo.fd) + "]";
   for (const auto& m : e.mappings) {
     if (m.kind == trace::MappingKind::ForkWiped || m.kind == trace::MappingKind::ForkDropped) {

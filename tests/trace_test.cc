@@ -24,6 +24,7 @@
 #include "engine/trace/encoding.h"
 #include "engine/trace/format.h"
 #include "engine/trace/reader.h"
+#include "engine/trace/stored_state.h"
 #include "engine/trace/trace_error.h"
 #include "engine/trace/writer.h"
 #include "engine/trace/written_data.h"
@@ -826,6 +827,7 @@ BOOST_AUTO_TEST_CASE(positions_round_trip_and_are_validated) {
   image.position = ForcedPosition{42, false};
   image.writes.push_back({0x600000, std::vector<uint8_t>(4096, 7)});
   image.xstate = std::vector<uint8_t>(576, 1);
+  image.stored_state = StoredState{StoredState::Kind::Full, 0, {{0x600000, 0x602000}}, {}};
   Event counted = fix;
   counted.position = ForcedPosition{};
   counted.position->arrivals = 12345678901ull;
@@ -837,6 +839,10 @@ BOOST_AUTO_TEST_CASE(positions_round_trip_and_are_validated) {
   expect_error([&] { w.write(bad); }, "a counted position with a digest, a fixpoint or a stored state");
   bad = counted;
   bad.writes = image.writes;
+  expect_error([&] { w.write(bad); }, "a counted position with a digest, a fixpoint or a stored state");
+  bad = counted;
+  bad.stored_state = image.stored_state;
+  bad.xstate = image.xstate;
   expect_error([&] { w.write(bad); }, "a counted position with a digest, a fixpoint or a stored state");
   bad = fix;
   bad.position.reset();
@@ -962,4 +968,255 @@ BOOST_AUTO_TEST_CASE(other_values_out_of_range_are_refused) {
     e.mappings.push_back({0x400000, 0x401000, 5, 2, 0, MappingKind::File, path, "/prog"});
     expect_refused(e, "mapped file path");
   }
+}
+
+// --- Stored states (event.h, StoredState): a Position's state, whole or as
+// the pages that changed since the process's previous one.
+
+namespace {
+
+constexpr uint64_t kP = kStatePageSize;
+
+std::vector<uint8_t> page_of(uint8_t fill, std::size_t pages = 1) { return std::vector<uint8_t>(pages * kP, fill); }
+
+// A Position event by state with a stored state of `kind`.
+Event stored_position(StoredState::Kind kind, uint64_t base = 0) {
+  Event e{EventKind::Position, 77, RegBlock{}};
+  (*e.regs)[16] = 0x401000;  // rip
+  e.position = ForcedPosition{0xfeedull, false};
+  e.xstate = std::vector<uint8_t>(576, 3);
+  e.stored_state = StoredState{kind, base, {{0x10000, 0x20000}, {0x7f0000, 0x800000}}, {}};
+  return e;
+}
+
+// The byte offset of field `tag` in an encoded event (kind, tid, length,
+// then TLV fields), or npos.
+// Decodes `raw` as one event, requiring a FormatError whose message
+// contains `part`.
+void expect_decode_error(const std::vector<uint8_t>& raw, const std::string& part) {
+  ByteReader r(raw.data(), raw.size());
+  try {
+    decode_event(r);
+  } catch (const FormatError& e) {
+    BOOST_CHECK_MESSAGE(contains(e.what(), part), "message \"" << e.what() << "\" lacks \"" << part << "\"");
+    return;
+  }
+  BOOST_ERROR("no FormatError (expected one mentioning \"" << part << "\")");
+}
+
+std::size_t field_offset(const std::vector<uint8_t>& raw, uint8_t tag) {
+  for (std::size_t at = 9; at + 5 <= raw.size();) {
+    uint32_t len = raw[at + 1] | raw[at + 2] << 8 | raw[at + 3] << 16 | static_cast<uint32_t>(raw[at + 4]) << 24;
+    if (raw[at] == tag) return at;
+    at += 5 + len;
+  }
+  return std::string::npos;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(stored_states_round_trip) {
+  TempDir tmp;
+  Event full = stored_position(StoredState::Kind::Full);
+  full.writes.push_back({0x10000, page_of(1, 2)});
+  full.writes.push_back({0x7f3000, page_of(2)});
+  Event incremental = stored_position(StoredState::Kind::Incremental, 0);
+  incremental.writes.push_back({0x11000, page_of(9)});
+  incremental.stored_state->zeroed = {{0x7f3000, 0x7f4000}};
+  // Nothing changed since the base: a state with no pages at all.
+  Event unchanged = stored_position(StoredState::Kind::Incremental, 1);
+  write_trace(tmp.sub("t"), Header{}, {full, incremental, unchanged});
+  TraceReader r(tmp.sub("t"));
+  std::vector<Event> back = read_all(r);
+  BOOST_REQUIRE(back.size() == 3u);
+  BOOST_TEST((back[0] == full));
+  BOOST_TEST((back[1] == incremental));
+  BOOST_TEST((back[2] == unchanged));
+  BOOST_TEST(std::string(to_string(StoredState::Kind::Full)) == "full");
+  BOOST_TEST(std::string(to_string(StoredState::Kind::Incremental)) == "incremental");
+}
+
+BOOST_AUTO_TEST_CASE(stored_state_field_layout) {
+  // Field 15 as docs/trace-format.md gives it: u8 kind, u64 base, the
+  // ranges, the zeroed pages.
+  Event e = stored_position(StoredState::Kind::Incremental, 0x0102030405060708ull);
+  e.stored_state->ranges = {{0x1000, 0x3000}};
+  e.stored_state->zeroed = {{0x2000, 0x3000}};
+  std::vector<uint8_t> raw;
+  encode_event(e, raw);
+  std::size_t at = field_offset(raw, 15);
+  BOOST_REQUIRE(at != std::string::npos);
+  const std::vector<uint8_t> golden = {
+      15,   1 + 8 + 4 + 16 + 4 + 16, 0, 0, 0,           // tag, length
+      2,                                                   // incremental
+      0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01,     // base
+      1,    0,    0,    0,                                 // one range
+      0x00, 0x10, 0,    0,    0,    0,    0,    0,    0x00, 0x30, 0, 0, 0, 0, 0, 0,
+      1,    0,    0,    0,                                 // one zeroed run
+      0x00, 0x20, 0,    0,    0,    0,    0,    0,    0x00, 0x30, 0, 0, 0, 0, 0, 0};
+  BOOST_REQUIRE(raw.size() >= at + golden.size());
+  BOOST_TEST((std::vector<uint8_t>(raw.begin() + static_cast<long>(at), raw.begin() + static_cast<long>(at + golden.size())) ==
+              golden));
+}
+
+BOOST_AUTO_TEST_CASE(stored_states_are_validated) {
+  Event e = stored_position(StoredState::Kind::Full);
+  e.xstate.clear();
+  expect_refused(e, "a stored state without its XSAVE area");
+  e = stored_position(StoredState::Kind::Full, 3);
+  expect_refused(e, "a full stored state with a base state or zeroed pages");
+  e = stored_position(StoredState::Kind::Full);
+  e.stored_state->zeroed = {{0x10000, 0x11000}};
+  expect_refused(e, "a full stored state with a base state or zeroed pages");
+  e = stored_position(StoredState::Kind::Full);
+  e.position->fixpoint = true;
+  expect_refused(e, "a fixpoint position with a stored state");
+  e = stored_position(StoredState::Kind::Full);
+  e.stored_state.reset();
+  expect_refused(e, "a position with memory or an XSAVE area but no stored state");
+  e = valid_event(EventKind::Syscall);
+  e.stored_state = StoredState{};
+  expect_refused(e, "a stored state on an event that is not a position");
+
+  e = stored_position(StoredState::Kind::Full);
+  e.stored_state->ranges = {{0x10000, 0x10800}};
+  expect_refused(e, "stored state range 0x10000-0x10800 is not page-aligned");
+  e.stored_state->ranges = {{0x20000, 0x20000}};
+  expect_refused(e, "stored state range 0x20000-0x20000 is empty");
+  e.stored_state->ranges = {{0x20000, 0x30000}, {0x10000, 0x11000}};
+  expect_refused(e, "stored state range 0x10000-0x11000 is out of order");
+  e.stored_state->ranges = {{0x10000, 0x20000}, {0x20000, 0x30000}};  // adjacent: one range
+  expect_refused(e, "stored state range 0x20000-0x30000 is out of order or overlaps");
+
+  e = stored_position(StoredState::Kind::Full);
+  e.writes = {{0x10000, std::vector<uint8_t>(100, 1)}};
+  expect_refused(e, "stored state pages 0x10000-0x10064 is not page-aligned");
+  e.writes = {{0x11000, page_of(1)}, {0x10000, page_of(1)}};
+  expect_refused(e, "stored state pages 0x10000-0x11000 is out of order");
+  e.writes = {{0x1f000, page_of(1, 2)}};
+  expect_refused(e, "stored state pages 0x1f000-0x21000 lie outside its ranges");
+  e.writes = {{0x900000, page_of(1)}};
+  expect_refused(e, "stored state pages 0x900000-0x901000 lie outside its ranges");
+
+  e = stored_position(StoredState::Kind::Incremental, 5);
+  e.stored_state->zeroed = {{0x30000, 0x31000}};
+  expect_refused(e, "stored state zeroed pages 0x30000-0x31000 lie outside its ranges");
+  e.stored_state->zeroed = {{0x10000, 0x12000}};
+  e.writes = {{0x11000, page_of(1)}};
+  expect_refused(e, "stored state pages 0x11000-0x12000 are also zeroed");
+}
+
+BOOST_AUTO_TEST_CASE(damaged_stored_states_are_refused) {
+  Event e = stored_position(StoredState::Kind::Incremental, 9);
+  e.writes.push_back({0x10000, page_of(5)});
+  std::vector<uint8_t> good;
+  encode_event(e, good);
+  std::size_t at = field_offset(good, 15);
+  BOOST_REQUIRE(at != std::string::npos);
+
+  // An unknown kind.
+  std::vector<uint8_t> raw = good;
+  raw[at + 5] = 3;
+  expect_decode_error(raw, "field stored_state: bad stored state kind 3");
+  {
+    TempDir tmp;
+    TraceReader r(trace_with_raw_chunk(tmp, raw, 1));
+    expect_error([&] { read_all(r); }, "event 0: field stored_state: bad stored state kind 3");
+  }
+  // A count of ranges larger than the field holds.
+  raw = good;
+  raw[at + 5 + 1 + 8 + 3] = 0x10;
+  expect_decode_error(raw, "field stored_state: count 268435458 does not fit");
+  // Cut short: the field and the payload end 8 bytes early (the lengths
+  // agree; the ranges no longer fit).
+  raw = good;
+  uint32_t field_len = raw[at + 1] | raw[at + 2] << 8 | raw[at + 3] << 16 | static_cast<uint32_t>(raw[at + 4]) << 24;
+  std::size_t field_end = at + 5 + field_len;
+  raw.erase(raw.begin() + static_cast<long>(field_end - 8), raw.begin() + static_cast<long>(field_end));
+  auto put32 = [&](std::size_t where, uint32_t v) {
+    for (int i = 0; i < 4; ++i) raw[where + i] = static_cast<uint8_t>(v >> (8 * i));
+  };
+  put32(at + 1, field_len - 8);
+  uint32_t payload = raw[5] | raw[6] << 8 | raw[7] << 16 | static_cast<uint32_t>(raw[8]) << 24;
+  put32(5, payload - 8);
+  expect_decode_error(raw, "field stored_state: count 2 does not fit in the 28 bytes left");
+  // Without the zeroed list's count.
+  raw = good;
+  raw.erase(raw.begin() + static_cast<long>(field_end - 4), raw.begin() + static_cast<long>(field_end));
+  put32(at + 1, field_len - 4);
+  put32(5, payload - 4);
+  expect_decode_error(raw, "field stored_state: needs 4 bytes");
+  // Truncated anywhere: never a crash, always a FormatError.
+  for (std::size_t n = 0; n < good.size(); n += 97) {
+    ByteReader r(good.data(), n);
+    BOOST_CHECK_THROW(decode_event(r), FormatError);
+  }
+  // Through a whole trace: the reader names the event.
+  e = stored_position(StoredState::Kind::Full);
+  e.stored_state->ranges = {{0x10000, 0x10001}};
+  expect_refused(e, "stored state range 0x10000-0x10001 is not page-aligned");
+}
+
+BOOST_AUTO_TEST_CASE(format_5_traces_are_refused) {
+  // Version 5 stored every page with each state; its traces are not read.
+  TempDir tmp;
+  std::string dir = tmp.sub("t");
+  write_trace(dir, sample_header(Codec::Zstd), {Event{EventKind::Exit, 1}});
+  std::vector<uint8_t> header = slurp(dir + "/header");
+  header[8] = 5;
+  uint32_t crc = crc32_of(header.data(), header.size() - 4);
+  for (int i = 0; i < 4; ++i) header[header.size() - 4 + i] = static_cast<uint8_t>(crc >> (8 * i));
+  spit(dir + "/header", header);
+  expect_error([&] { TraceReader r(dir); }, dir + "/header: trace format version 5, this backstep reads version 6");
+}
+
+BOOST_AUTO_TEST_CASE(state_images_follow_a_chain) {
+  // Event 10: a full state of three pages.
+  Event full = stored_position(StoredState::Kind::Full);
+  full.writes = {{0x10000, page_of(1, 2)}, {0x7f0000, page_of(2)}};
+  StateImage::Applied a = StateImage::apply(nullptr, full, 10);
+  BOOST_REQUIRE(a.image);
+  BOOST_TEST(a.image->event() == 10u);
+  BOOST_REQUIRE(a.image->pages().size() == 3u);
+  BOOST_TEST(a.image->bytes() == 3 * kP);
+
+  // Event 20 on it: page 0x11000 changed, 0x12000 is new, 0x10000 is zero
+  // now, and the mapping at 0x7f0000 is gone (not in the ranges).
+  Event inc = stored_position(StoredState::Kind::Incremental, 10);
+  inc.stored_state->ranges = {{0x10000, 0x20000}};
+  inc.stored_state->zeroed = {{0x10000, 0x11000}};
+  inc.writes = {{0x11000, page_of(8, 2)}};
+  StateImage::Applied b = StateImage::apply(a.image, inc, 20);
+  BOOST_REQUIRE_MESSAGE(b.image, b.problem);
+  const std::vector<StateImage::Entry>& pages = b.image->pages();
+  BOOST_REQUIRE(pages.size() == 2u);
+  BOOST_TEST(pages[0].addr == 0x11000u);
+  BOOST_TEST(pages[1].addr == 0x12000u);
+  BOOST_TEST((*pages[0].page)[0] == 8);
+  BOOST_TEST(a.image->pages().size() == 3u, "the base image is unchanged");
+
+  // Event 30: nothing changed but the pages elsewhere; the untouched ones
+  // are the base's own, not copies.
+  Event more = stored_position(StoredState::Kind::Incremental, 20);
+  more.stored_state->ranges = {{0x10000, 0x20000}, {0x900000, 0x901000}};
+  more.writes = {{0x900000, page_of(4)}};
+  StateImage::Applied c = StateImage::apply(b.image, more, 30);
+  BOOST_REQUIRE(c.image);
+  BOOST_REQUIRE(c.image->pages().size() == 3u);
+  BOOST_TEST(c.image->pages()[0].page == pages[0].page);
+  BOOST_TEST(c.image->pages()[2].addr == 0x900000u);
+
+  // A state on another base, or without one, is not rebuilt.
+  Event wrong = stored_position(StoredState::Kind::Incremental, 25);
+  StateImage::Applied d = StateImage::apply(c.image, wrong, 40);
+  BOOST_TEST(!d.image);
+  BOOST_TEST(d.problem == "an incremental state on event 25, and the state held is event 30's");
+  StateImage::Applied e = StateImage::apply(nullptr, wrong, 40);
+  BOOST_TEST(!e.image);
+  BOOST_TEST(e.problem == "an incremental state on event 25, and no stored state of the process is held");
+  // A full state needs nothing.
+  StateImage::Applied f = StateImage::apply(c.image, full, 50);
+  BOOST_REQUIRE(f.image);
+  BOOST_TEST(f.image->pages().size() == 3u);
+  BOOST_TEST(f.image->pages()[2].addr == 0x7f0000u);
 }

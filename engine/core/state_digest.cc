@@ -48,48 +48,53 @@ bool all_zero(const uint8_t* p, std::size_t n) {
   return true;
 }
 
-struct StateDeleter {
-  void operator()(XXH3_state_t* s) const { XXH3_freeState(s); }
-};
-
-// Calls fn(address, bytes, length) for each readable chunk of program state,
-// with the hidden bytes put back. Untouched anonymous pages come as zeros
-// without being read.
+// Calls fn(address, bytes, length) for each readable run of program state
+// in address order, with the hidden bytes put back. Pages of anonymous
+// mappings that were never touched read as zero and are left out without
+// being read (a JVM reserves hundreds of MiB it never touches). With
+// `ranges`, also gives every mapping looked at, adjacent ones merged.
 template <typename Fn>
-void for_each_chunk(Task& task, const std::map<uint64_t, uint8_t>& hidden, Fn fn) {
+void for_each_run(Task& task, const std::map<uint64_t, uint8_t>& hidden, Fn fn,
+                  std::vector<PageSpan>* ranges = nullptr) {
   std::vector<uint8_t> buf(kChunk);
   Pagemap pagemap(task.tid());
   for (const MapsEntry& m : read_proc_maps(task.tid())) {
     if (!is_program_state(m)) continue;
-    bool anonymous = m.inode == 0 && !m.shared;
-    for (uint64_t at = m.start; at < m.end; at += kChunk) {
-      std::size_t want = static_cast<std::size_t>(std::min<uint64_t>(kChunk, m.end - at));
-      std::size_t got = 0;
-      if (anonymous) {
-        // Each run of touched pages in one read (a read a page cost 9 us
-        // of system time: 100 ms for the 43 MB of a par_sort thread).
-        std::vector<bool> touched = pagemap.touched(at, want);
-        got = want;
-        for (std::size_t i = 0; i < touched.size();) {
-          std::size_t j = i + 1;
-          while (j < touched.size() && touched[j] == touched[i]) ++j;
-          std::size_t off = i * kPage, n = std::min<std::size_t>(j * kPage, want) - off;
-          if (!touched[i]) {
-            std::memset(buf.data() + off, 0, n);
-          } else if (std::size_t read = task.read_some(remote_ptr<void>(at + off), buf.data() + off, n); read != n) {
-            got = off + read / kPage * kPage;  // the pages read whole
-            break;
-          }
-          i = j;
-        }
+    if (ranges) {
+      if (!ranges->empty() && ranges->back().end == m.start) {
+        ranges->back().end = m.end;
       } else {
-        got = task.read_some(remote_ptr<void>(at), buf.data(), want);
+        ranges->push_back({m.start, m.end});
       }
-      for (auto it = hidden.lower_bound(at); it != hidden.end() && it->first < at + got; ++it) {
-        buf[it->first - at] = it->second;
+    }
+    bool anonymous = m.inode == 0 && !m.shared;
+    bool readable = true;
+    for (uint64_t at = m.start; at < m.end && readable; at += kChunk) {
+      std::size_t want = static_cast<std::size_t>(std::min<uint64_t>(kChunk, m.end - at));
+      std::size_t pages = (want + kPage - 1) / kPage;
+      // Each run of touched pages in one read (a read a page cost 9 us
+      // of system time: 100 ms for the 43 MB of a par_sort thread).
+      std::vector<bool> touched = anonymous ? pagemap.touched(at, want) : std::vector<bool>(pages, true);
+      for (std::size_t i = 0; i < pages;) {
+        if (!touched[i]) {
+          ++i;
+          continue;
+        }
+        std::size_t j = i;
+        while (j < pages && touched[j]) ++j;
+        std::size_t off = i * kPage, n = std::min<std::size_t>(j * kPage, want) - off;
+        std::size_t got = task.read_some(remote_ptr<void>(at + off), buf.data() + off, n);
+        got = got / kPage * kPage;  // the pages read whole
+        for (auto it = hidden.lower_bound(at + off); it != hidden.end() && it->first < at + off + got; ++it) {
+          buf[it->first - at] = it->second;
+        }
+        if (got) fn(at + off, buf.data() + off, got);
+        if (got < n) {
+          readable = false;  // the rest of this mapping cannot be read
+          break;
+        }
+        i = j;
       }
-      if (got) fn(at, buf.data(), got);
-      if (got < want) break;  // the rest of this mapping cannot be read
     }
   }
 }
@@ -98,22 +103,30 @@ void for_each_chunk(Task& task, const std::map<uint64_t, uint8_t>& hidden, Fn fn
 
 uint64_t StateDigest::combined() const { return memory ^ (vector * 0x9e3779b97f4a7c15ull); }
 
-StateDigest state_digest(Task& task, const std::vector<uint8_t>& xstate,
-                         const std::map<uint64_t, uint8_t>& hidden) {
-  std::unique_ptr<XXH3_state_t, StateDeleter> state(XXH3_createState());
-  if (!state || XXH3_64bits_reset(state.get()) == XXH_ERROR) throw std::runtime_error("xxhash: out of memory");
+StateDigestBuilder::StateDigestBuilder() : state_(XXH3_createState()) {
+  if (!state_ || XXH3_64bits_reset(state_) == XXH_ERROR) {
+    XXH3_freeState(state_);
+    throw std::runtime_error("xxhash: out of memory");
+  }
+}
+
+StateDigestBuilder::~StateDigestBuilder() { XXH3_freeState(state_); }
+
+void StateDigestBuilder::add(uint64_t at, const uint8_t* data, std::size_t len) {
+  bytes_ += len;
+  for (std::size_t off = 0; off < len; off += kPage) {
+    std::size_t n = std::min<std::size_t>(kPage, len - off);
+    if (all_zero(data + off, n)) continue;
+    uint64_t addr = at + off;
+    XXH3_64bits_update(state_, &addr, sizeof(addr));
+    XXH3_64bits_update(state_, data + off, n);
+  }
+}
+
+StateDigest StateDigestBuilder::finish(const std::vector<uint8_t>& xstate) {
   StateDigest d;
-  for_each_chunk(task, hidden, [&](uint64_t at, const uint8_t* data, std::size_t len) {
-    d.bytes += len;
-    for (std::size_t off = 0; off < len; off += kPage) {
-      std::size_t n = std::min<std::size_t>(kPage, len - off);
-      if (all_zero(data + off, n)) continue;
-      uint64_t addr = at + off;
-      XXH3_64bits_update(state.get(), &addr, sizeof(addr));
-      XXH3_64bits_update(state.get(), data + off, n);
-    }
-  });
-  d.memory = XXH3_64bits_digest(state.get());
+  d.bytes = bytes_;
+  d.memory = XXH3_64bits_digest(state_);
   if (xstate.size() >= kXmmEnd) {
     uint8_t v[4 + (kXmmEnd - kXmmOffset)];
     std::memcpy(v, xstate.data() + kMxcsrOffset, 4);
@@ -123,26 +136,75 @@ StateDigest state_digest(Task& task, const std::vector<uint8_t>& xstate,
   return d;
 }
 
-std::size_t MemoryImage::bytes() const {
-  std::size_t n = 0;
-  for (const Range& r : ranges) n += r.bytes.size();
-  return n;
+StateDigest state_digest(Task& task, const std::vector<uint8_t>& xstate,
+                         const std::map<uint64_t, uint8_t>& hidden) {
+  StateDigestBuilder b;
+  for_each_run(task, hidden, [&](uint64_t at, const uint8_t* data, std::size_t len) { b.add(at, data, len); });
+  return b.finish(xstate);
 }
 
-MemoryImage writable_image(Task& task, const std::map<uint64_t, uint8_t>& hidden) {
-  MemoryImage image;
-  for_each_chunk(task, hidden, [&](uint64_t at, const uint8_t* data, std::size_t len) {
-    for (std::size_t off = 0; off < len; off += kPage) {
-      std::size_t n = std::min<std::size_t>(kPage, len - off);
-      if (all_zero(data + off, n)) continue;
-      uint64_t addr = at + off;
-      if (image.ranges.empty() || image.ranges.back().start + image.ranges.back().bytes.size() != addr) {
-        image.ranges.push_back({addr, {}});
-      }
-      image.ranges.back().bytes.insert(image.ranges.back().bytes.end(), data + off, data + off + n);
+void for_each_written_page(Task& task, const std::function<void(uint64_t, const uint8_t*)>& fn) {
+  for_each_run(task, {}, [&](uint64_t at, const uint8_t* data, std::size_t len) {
+    for (std::size_t off = 0; off + kPage <= len; off += kPage) {
+      if (!all_zero(data + off, kPage)) fn(at + off, data + off);
     }
   });
-  return image;
+}
+
+MemoryDelta memory_delta(Task& task, const std::vector<PageHash>* base) {
+  MemoryDelta d;
+  std::size_t b = 0;  // the first page of `base` not below the page looked at
+  std::vector<bool> changed;
+  for_each_run(
+      task, {},
+      [&](uint64_t at, const uint8_t* data, std::size_t len) {
+        const std::size_t pages = len / kPage;
+        changed.assign(pages, false);
+        for (std::size_t i = 0; i < pages; ++i) {
+          const uint8_t* page = data + i * kPage;
+          if (all_zero(page, kPage)) continue;
+          uint64_t addr = at + i * kPage;
+          uint64_t hash = XXH3_64bits(page, kPage);
+          d.hashes.push_back({addr, hash});
+          d.image_bytes += kPage;
+          if (base) {
+            while (b < base->size() && (*base)[b].addr < addr) ++b;
+            if (b < base->size() && (*base)[b].addr == addr && (*base)[b].hash == hash) continue;
+          }
+          changed[i] = true;
+        }
+        // Each run of changed pages copied once, into a vector of its size
+        // (growing one page by page would copy and fault in the memory of
+        // a full state several times over).
+        for (std::size_t i = 0; i < pages;) {
+          if (!changed[i]) {
+            ++i;
+            continue;
+          }
+          std::size_t j = i;
+          while (j < pages && changed[j]) ++j;
+          d.changed.push_back({at + i * kPage, std::vector<uint8_t>(data + i * kPage, data + j * kPage)});
+          d.changed_bytes += (j - i) * kPage;
+          i = j;
+        }
+      },
+      &d.ranges);
+  if (!base) return d;
+  // The base's pages that are all zero now but still mapped: replay must
+  // clear them in its copy of the base.
+  std::size_t h = 0, r = 0;
+  for (const PageHash& old : *base) {
+    while (h < d.hashes.size() && d.hashes[h].addr < old.addr) ++h;
+    if (h < d.hashes.size() && d.hashes[h].addr == old.addr) continue;
+    while (r < d.ranges.size() && d.ranges[r].end <= old.addr) ++r;
+    if (r == d.ranges.size() || d.ranges[r].start > old.addr) continue;  // gone with its mapping
+    if (!d.zeroed.empty() && d.zeroed.back().end == old.addr) {
+      d.zeroed.back().end += kPage;
+    } else {
+      d.zeroed.push_back({old.addr, old.addr + kPage});
+    }
+  }
+  return d;
 }
 
 }  // namespace backstep

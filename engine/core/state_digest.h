@@ -11,8 +11,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <vector>
+
+struct XXH3_state_s;  // xxhash.h
 
 namespace backstep {
 
@@ -26,24 +29,65 @@ struct StateDigest {
   bool operator==(const StateDigest&) const = default;
 };
 
+// The same digest from pages given in address order (replay computes it
+// from a stored state it has just put into the program).
+class StateDigestBuilder {
+ public:
+  StateDigestBuilder();
+  ~StateDigestBuilder();
+  StateDigestBuilder(const StateDigestBuilder&) = delete;
+  StateDigestBuilder& operator=(const StateDigestBuilder&) = delete;
+  // `len` bytes of memory at `at`, page-aligned; pages all zero count as absent.
+  void add(uint64_t at, const uint8_t* data, std::size_t len);
+  StateDigest finish(const std::vector<uint8_t>& xstate);
+
+ private:
+  ::XXH3_state_s* state_;
+  std::size_t bytes_ = 0;
+};
+
 // `hidden`: bytes the engine wrote into memory (breakpoints), by address,
 // with the program's original values, which the digest uses instead.
 StateDigest state_digest(Task& task, const std::vector<uint8_t>& xstate,
                          const std::map<uint64_t, uint8_t>& hidden = {});
 
-// The program's writable memory as the digest sees it: every page that is
-// not all zero, adjacent pages merged into one range. A Position event that
-// is not a fixpoint carries it, so that replay can put the program into
-// that state directly when finding the moment would take too long
-// (engine/replay/replay_position.cc).
-struct MemoryImage {
-  struct Range {
+// Calls fn(address, page) for every page of the program's writable memory
+// that the digest covers and is not all zero, in address order (4096
+// bytes each).
+void for_each_written_page(Task& task, const std::function<void(uint64_t, const uint8_t*)>& fn);
+
+// [start, end), page-aligned.
+struct PageSpan {
+  uint64_t start = 0;
+  uint64_t end = 0;
+  bool operator==(const PageSpan&) const = default;
+};
+
+// A page that is not all zero, by the XXH3-64 hash of its 4096 bytes.
+struct PageHash {
+  uint64_t addr = 0;
+  uint64_t hash = 0;
+};
+
+// The program's writable memory as a forced position stores it
+// (engine/record/forced_position.cc): every page that is not all zero,
+// compared with the pages of the state stored before (`base`, the hashes
+// of its pages in address order; null for none), so that only what
+// changed need be stored. A hash that collided would leave a changed page
+// out; replay checks the digest of every state it takes, so that would be
+// a divergence, never a silent one.
+struct MemoryDelta {
+  std::vector<PageSpan> ranges;  // every mapping the digest covers, adjacent ones merged
+  struct Run {                   // pages in a row
     uint64_t start = 0;
     std::vector<uint8_t> bytes;
   };
-  std::vector<Range> ranges;
-  std::size_t bytes() const;
+  std::vector<Run> changed;       // pages new or changed since `base` (all of them without one)
+  std::vector<PageSpan> zeroed;   // pages of `base` inside `ranges` that are all zero now
+  std::vector<PageHash> hashes;   // every page now, the `base` of the next state
+  std::size_t image_bytes = 0;    // the bytes of every page now
+  std::size_t changed_bytes = 0;  // the bytes of `changed`
 };
-MemoryImage writable_image(Task& task, const std::map<uint64_t, uint8_t>& hidden = {});
+MemoryDelta memory_delta(Task& task, const std::vector<PageHash>* base);
 
 }  // namespace backstep

@@ -63,9 +63,51 @@ constexpr uint64_t kProbeNs = 2'000'000;
 // make one before it is interrupted.
 constexpr uint64_t kYieldWaitNs = 4'000'000;
 constexpr uint64_t kSliceNs = 100'000'000;
-// Larger writable memory is not stored with a position: replay then finds
-// it by running, however long that takes.
+// A state with more bytes of memory to store is not stored with its
+// position: replay then finds it by running, however long that takes.
 constexpr std::size_t kMaxImageBytes = std::size_t{256} << 20;
+// A chain of incremental stored states is at most this long: every
+// kFullStateEvery-th state of a process is a full one.
+constexpr int kFullStateEvery = 16;
+
+// Puts the program's state into `event` (a Position): the pages that
+// differ from the process's previous stored state, or every page
+// (trace::StoredState). Returns what the process's next state is compared
+// with (its event number still to be set), or nothing where no state could
+// be stored (too large).
+std::optional<RecordProcess::StoredPages> store_state(Task& task, const RecordProcess* process,
+                                                      trace::Event& event) {
+  const Clock::time_point started = Clock::now();
+  const RecordProcess::StoredPages* previous =
+      process && process->stored_pages && process->stored_pages->incremental + 1 < kFullStateEvery
+          ? &*process->stored_pages
+          : nullptr;
+  MemoryDelta delta = memory_delta(task, previous ? &previous->hashes : nullptr);
+  if (previous && delta.changed_bytes * 2 > delta.image_bytes) {
+    // Most of it changed: a full state costs at most twice as much, and
+    // the chain starts again.
+    previous = nullptr;
+    delta = memory_delta(task, nullptr);
+  }
+  if (delta.changed_bytes > kMaxImageBytes) {
+    BS_LOG(Record, "no stored state: " << delta.changed_bytes << " bytes to store");
+    return std::nullopt;
+  }
+  trace::StoredState state;
+  state.kind = previous ? trace::StoredState::Kind::Incremental : trace::StoredState::Kind::Full;
+  state.base = previous ? previous->event : 0;
+  for (const PageSpan& r : delta.ranges) state.ranges.push_back({r.start, r.end});
+  for (const PageSpan& z : delta.zeroed) state.zeroed.push_back({z.start, z.end});
+  for (MemoryDelta::Run& run : delta.changed) event.writes.push_back({run.start, std::move(run.bytes)});
+  event.xstate = task.xstate();
+  event.stored_state = std::move(state);
+  const auto took = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - started);
+  BS_LOG(Record, "stored state: " << trace::to_string(event.stored_state->kind) << ", " << delta.changed_bytes
+                                  << " of " << delta.image_bytes << " bytes"
+                                  << (previous ? " on event " + std::to_string(previous->event) : std::string())
+                                  << ", " << delta.ranges.size() << " ranges, in " << took.count() << " us");
+  return RecordProcess::StoredPages{std::move(delta.hashes), 0, previous ? previous->incremental + 1 : 0};
+}
 
 }  // namespace
 
@@ -286,16 +328,17 @@ bool RecordSession::on_interrupted(RecordTask& t) {
   // The next time, the thread's arrivals here are counted; and replay finds
   // this one with a stub that stops only where the registers match.
   bool countable = remember_count_site(t, here.ip());
+  std::optional<RecordProcess::StoredPages> stored;
   if (!fixpoint && !(countable && distinct)) {
     // The state itself, for a replay that would need too many passes round
     // the loop to find the moment (replay_position.cc).
-    MemoryImage image = writable_image(task);
-    if (image.bytes() <= kMaxImageBytes) {
-      for (MemoryImage::Range& r : image.ranges) event.writes.push_back({r.start, std::move(r.bytes)});
-      event.xstate = task.xstate();
-    }
+    stored = store_state(task, t.process, event);
   }
   write_event(event);
+  if (stored && t.process) {
+    stored->event = writer_->events_written() - 1;
+    t.process->stored_pages = std::move(stored);
+  }
   ++result_.forced_positions;
   return hand_over_at_position(t, here, signal, fixpoint ? std::optional<uint64_t>(after.combined()) : std::nullopt);
 }

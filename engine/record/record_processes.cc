@@ -202,6 +202,7 @@ void RecordSession::on_exec_event(RecordTask& t) {
   p.patchable_code_known = false;
   p.buffer_views.clear();
   p.fork_sensitive = false;
+  p.stored_pages.reset();
   t.reached_boundary(t.task.regs());
   t.interrupted_entry.reset();
   resume_or_switch(t);

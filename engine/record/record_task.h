@@ -15,6 +15,7 @@
 
 #include "engine/core/counting_stub.h"
 #include "engine/core/registers.h"
+#include "engine/core/state_digest.h"
 #include "engine/core/task.h"
 #include "engine/record/buffer_view.h"
 #include "engine/record/syscall_context.h"
@@ -62,6 +63,17 @@ struct RecordProcess {
   // (buffer_view.h): gone at exec, at its end, and where the program maps
   // over one.
   std::map<uint64_t, std::unique_ptr<BufferView>> buffer_views;
+  // The state stored with its last forced position that stored one
+  // (forced_position.cc): the hashes of its pages, that Position event's
+  // number, and how many incremental states followed the last full one.
+  // The next state stores only the pages that differ. A fork's child
+  // starts without (its first state is full); an exec forgets it.
+  struct StoredPages {
+    std::vector<PageHash> hashes;
+    uint64_t event = 0;
+    int incremental = 0;
+  };
+  std::optional<StoredPages> stored_pages;
 };
 
 struct RecordTask {

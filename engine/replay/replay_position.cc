@@ -8,8 +8,14 @@
 // event. A loop that changes something on every pass (a counter) can take
 // hundreds of millions of passes before a timer's signal comes; after
 // kSearchHits passes (or kSearchDigests digests), replay puts the program
-// into the recorded state directly, from the memory image and registers the
-// event carries, and checks the digest. The program's future is the same,
+// into the recorded state directly, from the state stored with the event
+// and its registers, and checks the digest. A stored state may hold only
+// the pages that changed since the process's previous one
+// (trace::StoredState): replay keeps the image of each process's latest
+// stored state, lays every state over it as it reaches the Position
+// (whether it then takes it or not), and copies the images into the
+// sessions it clones for checkpoints. Taking a state writes only the pages
+// that differ from the program's. The program's future is the same,
 // but the passes skipped run nowhere: while the debugged process has a
 // breakpoint or a watchpoint (may_skip_passes()), the search goes on by
 // running, trap by trap where no stub fits, so that each is reported at
@@ -31,7 +37,7 @@
 // system call or a signal before the position is one too.
 #include <chrono>
 #include <cstdlib>
-#include <set>
+#include <cstring>
 #include <sstream>
 
 #include "engine/core/log.h"
@@ -56,7 +62,9 @@ std::chrono::seconds search_give_up() {
   }();
   return limit;
 }
-constexpr uint64_t kPage = 4096;
+constexpr uint64_t kPage = trace::kStatePageSize;
+// Pages written into the program at most at once when it takes a state.
+constexpr std::size_t kWriteRun = 256;
 
 std::string hex(uint64_t v) {
   std::ostringstream os;
@@ -86,28 +94,100 @@ void ReplaySession::give_up_search(uint64_t pc) {
            std::to_string(search_give_up().count()) + " s and never found its state");
 }
 
+bool ReplaySession::follow_stored_state(const trace::Event& position) {
+  if (!position.stored_state) return false;
+  // The images of processes that ended or replaced their program go.
+  std::erase_if(stored_states_, [&](const auto& entry) {
+    auto exec = execs_.find(entry.first);
+    return !processes_.count(entry.first) || exec == execs_.end() || exec->second != entry.second.exec;
+  });
+  const uint32_t pid = threads_.at(current_tid_).pid;
+  auto exec = execs_.find(pid);
+  if (exec == execs_.end()) return false;
+  HeldState& held = stored_states_[pid];
+  if (held.image && held.image->event() == event_number_) return true;  // an earlier run towards it laid it
+  trace::StateImage::Applied next = trace::StateImage::apply(held.image, position, event_number_);
+  if (!next.image) {
+    BS_LOG(Replay, "event " << event_number_ << ": its stored state cannot be rebuilt (" << next.problem
+                            << "): the position is found by running");
+    stored_states_.erase(pid);
+    return false;
+  }
+  held = HeldState{std::move(next.image), exec->second};
+  return true;
+}
+
+std::optional<uint64_t> ReplaySession::stored_state_event(uint32_t pid) const {
+  auto held = stored_states_.find(pid);
+  if (held == stored_states_.end() || !held->second.image) return std::nullopt;
+  return held->second.image->event();
+}
+
+bool ReplaySession::stored_state_held() const {
+  auto thread = threads_.find(current_tid_);
+  if (thread == threads_.end()) return false;
+  auto held = stored_states_.find(thread->second.pid);
+  return held != stored_states_.end() && held->second.image && held->second.image->event() == event_number_;
+}
+
 void ReplaySession::jump_to_position(const trace::Event& position) {
-  BS_LOG(Replay, "event " << event_number_ << ": taking the recorded state of the position");
-  // Zero the pages the recorded state does not have, then write it.
-  std::set<uint64_t> recorded_pages;
-  for (const trace::MemoryWrite& w : position.writes) {
-    for (uint64_t a = w.addr; a < w.addr + w.data.size(); a += kPage) recorded_pages.insert(a);
-  }
-  static const std::vector<uint8_t> kZeroPage(kPage, 0);
-  for (const MemoryImage::Range& r : writable_image(*task_).ranges) {
-    for (uint64_t a = r.start; a < r.start + r.bytes.size(); a += kPage) {
-      if (!recorded_pages.count(a)) task_->write_bytes(remote_ptr<void>(a), kZeroPage.data(), kPage);
+  const auto started = std::chrono::steady_clock::now();
+  const trace::StateImage& image = *stored_states_.at(threads_.at(current_tid_).pid).image;
+  BS_LOG(Replay, "event " << event_number_ << ": taking the recorded state of the position ("
+                          << trace::to_string(position.stored_state->kind) << " state, " << image.bytes()
+                          << " bytes of memory)");
+  // Only the pages that differ are written: those of the image with other
+  // bytes (or none) here, and the pages here it does not have (all zero
+  // there). A page written costs a copy in every checkpoint that shares it.
+  static const trace::StateImage::Page kZeroPage{};
+  const std::vector<trace::StateImage::Entry>& pages = image.pages();
+  std::vector<std::pair<uint64_t, const uint8_t*>> differ;  // in address order
+  std::size_t next = 0;
+  auto add = [&](const trace::StateImage::Entry& e) { differ.push_back({e.addr, e.page->data()}); };
+  for_each_written_page(*task_, [&](uint64_t addr, const uint8_t* live) {
+    for (; next < pages.size() && pages[next].addr < addr; ++next) add(pages[next]);
+    if (next < pages.size() && pages[next].addr == addr) {
+      if (std::memcmp(live, pages[next].page->data(), kPage) != 0) add(pages[next]);
+      ++next;
+    } else {
+      differ.push_back({addr, kZeroPage.data()});
     }
-  }
-  for (const trace::MemoryWrite& w : position.writes) {
-    task_->write_bytes(remote_ptr<void>(w.addr), w.data.data(), w.data.size());
+  });
+  for (; next < pages.size(); ++next) add(pages[next]);
+  std::vector<uint8_t> run;
+  uint64_t run_start = 0;
+  auto write_run = [&] {
+    if (!run.empty()) task_->write_bytes(remote_ptr<void>(run_start), run.data(), run.size());
+    run.clear();
+  };
+  try {
+    for (const auto& [addr, bytes] : differ) {
+      if (run_start + run.size() != addr || run.size() >= kWriteRun * kPage) {
+        write_run();
+        run_start = addr;
+      }
+      run.insert(run.end(), bytes, bytes + kPage);
+    }
+    write_run();
+  } catch (const TaskGone&) {
+    throw;
+  } catch (const std::runtime_error& e) {
+    diverged(std::string("the recorded state of the position does not fit the program's memory: ") + e.what());
   }
   consume_buffered_records();
   task_->set_regs(without_trap_flags(Registers::from_block(*position.regs)));
   task_->set_xstate(position.xstate);
-  if (state_digest(*task_, task_->xstate()).combined() != position.position->digest) {
+  // The program's memory is the image now, page for page: its digest is
+  // the image's (computed without reading the memory again), and the
+  // recorded digest was the recorded program's.
+  StateDigestBuilder digest;
+  for (const trace::StateImage::Entry& e : pages) digest.add(e.addr, e.page->data(), kPage);
+  if (digest.finish(task_->xstate()).combined() != position.position->digest) {
     diverged("the state recorded with this position does not match its digest");
   }
+  const auto took = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started);
+  BS_LOG(Replay, "event " << event_number_ << ": took it in " << took.count() << " us, " << differ.size()
+                          << " pages written");
 }
 
 std::optional<ReplayStop> ReplaySession::run_to_position(const trace::Event& next, bool single_step) {
@@ -115,7 +195,8 @@ std::optional<ReplayStop> ReplaySession::run_to_position(const trace::Event& nex
   arm_watchpoints();  // first, as in run_to_event()
   event_number_ = next_number_;
   position_search_started_ = std::chrono::steady_clock::now();
-  if (options_.unwatched && !next.writes.empty() && !single_step) {
+  const bool stored = follow_stored_state(next);
+  if (options_.unwatched && stored && !single_step) {
     jump_to_position(next);
     return std::nullopt;
   }
@@ -178,8 +259,8 @@ std::optional<ReplayStop> ReplaySession::run_to_position(const trace::Event& nex
       after.set_ip(pc);
       task_->set_regs(after);
       if (at_position(next, after)) return std::nullopt;
-      if (next.writes.empty()) give_up_search(pc);
-      if ((++hits >= kSearchHits || position_digests_ >= kSearchDigests) && !next.writes.empty() &&
+      if (!stored) give_up_search(pc);
+      if ((++hits >= kSearchHits || position_digests_ >= kSearchDigests) && stored &&
           may_skip_passes()) {
         jump_to_position(next);
         return std::nullopt;
@@ -187,7 +268,7 @@ std::optional<ReplayStop> ReplaySession::run_to_position(const trace::Event& nex
       Registers m = without_trap_flags(after);
       if (previous_regs && previous_regs->to_block() == m.to_block()) {
         uint64_t d = state_digest(*task_, task_->xstate(), inserted_).combined();
-        if (previous_digest && *previous_digest == d && !next.writes.empty()) {
+        if (previous_digest && *previous_digest == d && stored) {
           // Going round without changing anything, the loop loses nothing
           // a watchpoint or breakpoint could see by taking the recorded
           // state at once (a position the recorder took where the pass
@@ -235,7 +316,7 @@ std::optional<ReplayStop> ReplaySession::run_to_position_by_steps(const trace::E
       const bool same_registers = previous && without_trap_flags(previous->first).to_block() == without_trap_flags(live).to_block();
       uint64_t d = same_registers || !previous ? state_digest(*task_, task_->xstate(), inserted_).combined() : 0;
       if (same_registers && previous->second == d) {
-        if (next.writes.empty()) {
+        if (!stored_state_held()) {
           diverged("the program went round a loop at " + hex(pc) +
                    " without changing anything, and never reached the state the recording chose there");
         }
@@ -244,7 +325,7 @@ std::optional<ReplayStop> ReplaySession::run_to_position_by_steps(const trace::E
       }
       previous.emplace(live, d);
     }
-    if (next.writes.empty()) give_up_search(pc);
+    if (!stored_state_held()) give_up_search(pc);
     open_counters_for_run();
     breakpoint_reported_ = false;
     insert_breakpoints();
@@ -349,7 +430,7 @@ std::optional<std::optional<ReplayStop>> ReplaySession::run_to_position_by_match
       }
       uint64_t d = state_digest(*task_, task_->xstate(), inserted_).combined();
       if (previous_miss && *previous_miss == d) {
-        if (!next.writes.empty()) {
+        if (stored_state_held()) {
           jump_to_position(next);
           return std::optional<ReplayStop>();
         }
@@ -357,11 +438,11 @@ std::optional<std::optional<ReplayStop>> ReplaySession::run_to_position_by_match
                  " without changing anything, and never reached the state the recording chose there");
       }
       previous_miss = d;
-      if (position_digests_ >= kSearchDigests && !next.writes.empty() && may_skip_passes()) {
+      if (position_digests_ >= kSearchDigests && stored_state_held() && may_skip_passes()) {
         jump_to_position(next);
         return std::optional<ReplayStop>();
       }
-      if (next.writes.empty()) give_up_search(pc);
+      if (!stored_state_held()) give_up_search(pc);
       continue;  // steps off the site, then counts again
     }
     if (ws.signal != SIGTRAP) {

@@ -117,6 +117,7 @@ ReplaySession::ReplaySession(const ReplaySession& parent, pid_t child)
       processes_(parent.processes_),
       execs_(parent.execs_),
       debuggee_(parent.debuggee_),
+      stored_states_(parent.stored_states_),
       last_tid_(parent.last_tid_),
       root_status_(parent.root_status_) {
   // The trace reader and /proc/PID/mem are opened on first use: most

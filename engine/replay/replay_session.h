@@ -28,6 +28,7 @@
 #include "engine/replay/comm_files.h"
 #include "engine/replay/shared_memory.h"
 #include "engine/trace/reader.h"
+#include "engine/trace/stored_state.h"
 
 namespace backstep {
 
@@ -257,6 +258,9 @@ class ReplaySession : public Session {
   // From here on, debug process `pid` (which must exist) instead.
   void set_debuggee(uint32_t pid);
   bool has_process(uint32_t pid) const { return processes_.count(pid) > 0; }
+  // The Position event whose stored state (trace::StoredState) replay
+  // holds the image of for process `pid`: the latest it has reached.
+  std::optional<uint64_t> stored_state_event(uint32_t pid) const;
   // The recorded thread of the last event replayed.
   uint32_t last_event_tid() const { return last_tid_; }
   Registers registers() { return task_->regs(); }
@@ -324,6 +328,13 @@ class ReplaySession : public Session {
   // passes round the loop: not while the debugged process has a
   // breakpoint or a watchpoint that a skipped pass could hit.
   bool may_skip_passes() const;
+  // At a Position (event_number_) of the current thread's process: lays
+  // its stored state, if it has one, over the image of the process's
+  // previous one, so that the whole state can be taken (every position on
+  // the way must be followed, whether its state is taken or not). Whether
+  // the image of this position's state is held now.
+  bool follow_stored_state(const trace::Event& position);
+  bool stored_state_held() const;
   // Threads (replay_threads.cc).
   void switch_to(uint32_t tid);
   void start_thread(const trace::Event& event);
@@ -509,6 +520,14 @@ class ReplaySession : public Session {
   std::set<uint32_t> processes_;
   std::map<uint32_t, std::shared_ptr<const trace::Event>> execs_;  // by pid: its program's Exec
   uint32_t debuggee_ = 0;
+  // Each process's latest stored state, whole (follow_stored_state()), with
+  // the Exec of the program it belongs to: images are shared, never
+  // changed, so that the copies made for checkpoints cost nothing.
+  struct HeldState {
+    std::shared_ptr<const trace::StateImage> image;
+    std::shared_ptr<const trace::Event> exec;
+  };
+  std::map<uint32_t, HeldState> stored_states_;
   uint32_t last_tid_ = 0;
   std::optional<int> root_status_;
 };

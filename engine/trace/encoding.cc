@@ -3,8 +3,11 @@
 #include "engine/trace/encoding.h"
 
 #include <bit>
+#include <cstdio>
 #include <limits>
+#include <optional>
 #include <string_view>
+#include <utility>
 
 #include "engine/trace/written_data.h"
 
@@ -85,14 +88,15 @@ enum EventTag : uint8_t {
   kTagCloneFlags = 12,
   kTagArgv = 13,
   kTagObjectWrites = 14,
+  kTagStoredState = 15,
 };
 
 // nullptr for tags this version does not know.
 constexpr const char* event_tag_name(uint8_t tag) {
   constexpr const char* kNames[] = {nullptr,    "regs",    "reg_changes", "writes",  "xstate", "mappings",
                                     "siginfo",  "echoes",  "status",      "message", "written",
-                                    "position", "clone_flags", "argv", "object_writes"};
-  return tag <= kTagObjectWrites ? kNames[tag] : nullptr;
+                                    "position", "clone_flags", "argv", "object_writes", "stored_state"};
+  return tag <= kTagStoredState ? kNames[tag] : nullptr;
 }
 
 // Sizes of the smallest possible list elements, for ByteReader::count().
@@ -101,6 +105,7 @@ constexpr std::size_t kMinWriteSize = 8 + 4;
 constexpr std::size_t kMinMappingSize = 8 + 8 + 4 + 4 + 8 + 1 + 4 + 4 + 8 + 8 + 8;
 constexpr std::size_t kMinEchoSize = 4 + 4;
 constexpr std::size_t kSiginfoSize = 128;
+constexpr std::size_t kPageRangeSize = 8 + 8;
 // A Position field's flags byte: a fixpoint, or counted (the arrivals follow).
 constexpr uint8_t kPositionFixpoint = 1;
 constexpr uint8_t kPositionCounted = 2;
@@ -218,6 +223,46 @@ WrittenData decode_written(ByteReader& f) {
   return d;
 }
 
+void encode_page_ranges(ByteWriter& w, const std::vector<PageRange>& ranges) {
+  w.u32(static_cast<uint32_t>(ranges.size()));
+  for (const PageRange& r : ranges) {
+    w.u64(r.start);
+    w.u64(r.end);
+  }
+}
+
+std::vector<PageRange> decode_page_ranges(ByteReader& f) {
+  std::vector<PageRange> ranges(f.count(kPageRangeSize));
+  for (PageRange& r : ranges) {
+    r.start = f.u64();
+    r.end = f.u64();
+  }
+  return ranges;
+}
+
+void encode_stored_state(ByteWriter& w, const StoredState& s) {
+  auto f = w.begin_field(kTagStoredState);
+  w.u8(static_cast<uint8_t>(s.kind));
+  w.u64(s.base);
+  encode_page_ranges(w, s.ranges);
+  encode_page_ranges(w, s.zeroed);
+  w.end_field(f);
+}
+
+StoredState decode_stored_state(ByteReader& f) {
+  StoredState s;
+  uint8_t kind = f.u8();
+  if (kind != static_cast<uint8_t>(StoredState::Kind::Full) &&
+      kind != static_cast<uint8_t>(StoredState::Kind::Incremental)) {
+    throw FormatError("bad stored state kind " + std::to_string(kind));
+  }
+  s.kind = static_cast<StoredState::Kind>(kind);
+  s.base = f.u64();
+  s.ranges = decode_page_ranges(f);
+  s.zeroed = decode_page_ranges(f);
+  return s;
+}
+
 void encode_raw_field(ByteWriter& w, uint8_t tag, const void* data, std::size_t size) {
   if (size == 0) return;
   auto f = w.begin_field(tag);
@@ -292,6 +337,7 @@ void decode_field(uint8_t tag, ByteReader& f, Event& e) {
       }
       break;
     }
+    case kTagStoredState: e.stored_state = decode_stored_state(f); break;
     case kTagArgv: {
       e.argv.resize(f.count(4));
       for (std::string& a : e.argv) a = f.string();
@@ -352,6 +398,7 @@ void encode_event(const Event& e, std::vector<uint8_t>& out, std::span<const Bor
     }
     w.end_field(f);
   }
+  if (e.stored_state) encode_stored_state(w, *e.stored_state);
   if (!e.argv.empty()) {
     auto f = w.begin_field(kTagArgv);
     w.u32(static_cast<uint32_t>(e.argv.size()));
@@ -436,6 +483,90 @@ void validate_file_path(const std::string& path) {
   }
 }
 
+std::string hex(uint64_t v) {
+  char b[24];
+  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+  return b;
+}
+
+std::string range_text(uint64_t start, uint64_t end) { return hex(start) + "-" + hex(end); }
+
+bool page_aligned(uint64_t v) { return v % kStatePageSize == 0; }
+
+// `spans` (of `what`) are page-aligned, not empty, in address order and
+// disjoint; `apart` asks for a gap between each two as well (a canonical
+// list, where adjacent ones would be one).
+template <typename Span, typename Bounds>
+void check_spans(const std::vector<Span>& spans, const char* what, bool apart, Bounds bounds) {
+  uint64_t previous_end = 0;
+  bool first = true;
+  for (const Span& span : spans) {
+    auto [start, end] = bounds(span);
+    std::string text = std::string("stored state ") + what + " " + range_text(start, end);
+    if (!page_aligned(start) || !page_aligned(end)) throw FormatError(text + " is not page-aligned");
+    if (start >= end) throw FormatError(text + " is empty or wraps around");
+    if (!first && (start < previous_end || (apart && start == previous_end)))
+      throw FormatError(text + " is out of order or overlaps the one before");
+    previous_end = end;
+    first = false;
+  }
+}
+
+// Whether every span (in address order) lies inside one range of `ranges`
+// (in address order, apart); the first that does not, if any.
+template <typename Span, typename Bounds>
+std::optional<std::pair<uint64_t, uint64_t>> outside(const std::vector<Span>& spans,
+                                                     const std::vector<PageRange>& ranges, Bounds bounds) {
+  std::size_t i = 0;
+  for (const Span& span : spans) {
+    auto [start, end] = bounds(span);
+    while (i < ranges.size() && ranges[i].end <= start) ++i;
+    if (i == ranges.size() || start < ranges[i].start || end > ranges[i].end) return std::make_pair(start, end);
+  }
+  return std::nullopt;
+}
+
+// A stored state (event.h, StoredState) describes whole pages in address
+// order, each inside the writable ranges it lists, so that replay can lay
+// it over the previous one without checking anything itself.
+void validate_stored_state(const Event& e, std::span<const BorrowedWrite> first) {
+  const StoredState& s = *e.stored_state;
+  if (e.xstate.empty()) throw FormatError("a stored state without its XSAVE area");
+  if (!first.empty()) throw FormatError("a stored state with borrowed memory writes");
+  if (s.kind == StoredState::Kind::Full && (s.base != 0 || !s.zeroed.empty()))
+    throw FormatError("a full stored state with a base state or zeroed pages");
+  auto of_range = [](const PageRange& r) { return std::make_pair(r.start, r.end); };
+  auto of_write = [](const MemoryWrite& w) { return std::make_pair(w.addr, w.addr + w.data.size()); };
+  check_spans(s.ranges, "range", true, of_range);
+  check_spans(s.zeroed, "zeroed pages", false, of_range);
+  check_spans(e.writes, "pages", false, of_write);
+  if (auto bad = outside(s.zeroed, s.ranges, of_range))
+    throw FormatError("stored state zeroed pages " + range_text(bad->first, bad->second) + " lie outside its ranges");
+  if (auto bad = outside(e.writes, s.ranges, of_write))
+    throw FormatError("stored state pages " + range_text(bad->first, bad->second) + " lie outside its ranges");
+  // Zeroed and written pages are disjoint: both lists are in order.
+  std::size_t z = 0;
+  for (const MemoryWrite& w : e.writes) {
+    uint64_t end = w.addr + w.data.size();
+    while (z < s.zeroed.size() && s.zeroed[z].end <= w.addr) ++z;
+    if (z < s.zeroed.size() && s.zeroed[z].start < end)
+      throw FormatError("stored state pages " + range_text(w.addr, end) + " are also zeroed");
+  }
+}
+
+// The fields of a Position event (event.h, ForcedPosition and StoredState).
+void validate_position(const Event& e, std::span<const BorrowedWrite> first) {
+  if (!e.regs) throw FormatError("a position event without registers");
+  const ForcedPosition& p = *e.position;
+  if (p.counted() && (p.fixpoint || p.digest || !e.writes.empty() || e.stored_state || !e.xstate.empty())) {
+    throw FormatError("a counted position with a digest, a fixpoint or a stored state");
+  }
+  if (p.fixpoint && e.stored_state) throw FormatError("a fixpoint position with a stored state");
+  if (!e.stored_state && (!e.writes.empty() || !first.empty() || !e.xstate.empty()))
+    throw FormatError("a position with memory or an XSAVE area but no stored state");
+  if (e.stored_state) validate_stored_state(e, first);
+}
+
 }  // namespace
 
 void validate_event(const Event& e, std::span<const BorrowedWrite> first) {
@@ -486,10 +617,9 @@ void validate_event(const Event& e, std::span<const BorrowedWrite> first) {
   if ((e.kind == EventKind::Position) != e.position.has_value())
     throw FormatError(e.position ? "a position field on an event that is not a position"
                                  : "a position event without its position field");
-  if (e.kind == EventKind::Position && !e.regs) throw FormatError("a position event without registers");
-  if (e.position && e.position->counted() && (e.position->fixpoint || e.position->digest || !e.writes.empty())) {
-    throw FormatError("a counted position with a digest, a fixpoint or a stored state");
-  }
+  if (e.stored_state && e.kind != EventKind::Position)
+    throw FormatError("a stored state on an event that is not a position");
+  if (e.position) validate_position(e, first);
   if ((e.kind == EventKind::SyscallEntered || e.kind == EventKind::ThreadStart ||
        e.kind == EventKind::ProcessStart || e.kind == EventKind::Exec || e.kind == EventKind::Syscall ||
        e.kind == EventKind::Rdtsc || e.kind == EventKind::Signal) &&

@@ -22,6 +22,14 @@ const char* to_string(EventKind kind) {
   return "unknown";
 }
 
+const char* to_string(StoredState::Kind kind) {
+  switch (kind) {
+    case StoredState::Kind::Full: return "full";
+    case StoredState::Kind::Incremental: return "incremental";
+  }
+  return "unknown";
+}
+
 const char* to_string(Codec codec) {
   switch (codec) {
     case Codec::Zstd: return "zstd";

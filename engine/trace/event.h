@@ -17,7 +17,7 @@ namespace backstep::trace {
 
 // Bumped whenever the encoding or the meaning of a field changes.
 // The reader refuses any other version.
-inline constexpr uint32_t kFormatVersion = 5;
+inline constexpr uint32_t kFormatVersion = 6;
 
 // Registers as `user_regs_struct` words and CPUID leaves: plain values the
 // engine shares, defined in engine/core/cpu_state.h.
@@ -213,6 +213,40 @@ struct ForcedPosition {
   bool operator==(const ForcedPosition&) const = default;
 };
 
+// Stored states (below) are made of whole pages: every address and length
+// in one is a multiple of this.
+inline constexpr uint64_t kStatePageSize = 4096;
+
+// Addresses [start, end), both multiples of kStatePageSize.
+struct PageRange {
+  uint64_t start = 0;
+  uint64_t end = 0;
+  bool operator==(const PageRange&) const = default;
+};
+
+// The program's state stored with a Position event found by state (neither
+// counted nor a fixpoint), for a replay that would take too long to find
+// the moment by running (engine/replay/replay_position.cc): the process's
+// writable memory, as the digest sees it (every page not all zero), and
+// the thread's XSAVE area (the event's `xstate`). The pages are the
+// event's `writes`, page-aligned runs in address order, described by:
+//  - Full: they are every page of the state that is not all zero.
+//  - Incremental: the state is the one of event `base` (the process's
+//    previous stored state) with the pages outside `ranges` gone, the
+//    pages in `zeroed` all zero, and the pages in `writes` replaced or
+//    added; every other page is as it was there. The recorder compares
+//    page hashes (engine/record/forced_position.cc), so a state costs what
+//    the program wrote since, not what it holds.
+struct StoredState {
+  enum class Kind : uint8_t { Full = 1, Incremental = 2 };
+  Kind kind = Kind::Full;
+  uint64_t base = 0;              // Incremental: its base state's event number (Full: 0)
+  std::vector<PageRange> ranges;  // the process's writable memory there, in address order
+  std::vector<PageRange> zeroed;  // Incremental: pages of the base state all zero now
+  bool operator==(const StoredState&) const = default;
+};
+const char* to_string(StoredState::Kind kind);
+
 struct Event {
   EventKind kind = EventKind::Syscall;
   uint32_t tid = 0;                          // recorded thread id
@@ -226,6 +260,7 @@ struct Event {
   std::vector<StdioEcho> echoes;             // stdout/stderr output of this event
   std::optional<WrittenData> written;        // Syscall: what a write-like call wrote
   std::optional<ForcedPosition> position;    // Position: how replay finds it
+  std::optional<StoredState> stored_state;   // Position: the state there (with writes, xstate)
   int64_t status = 0;                        // Exit: wait status; Signal/FatalSignal: signal number;
                                              // Exec: the initial program break (start_brk);
                                              // ThreadStart/ProcessStart: the creating thread
