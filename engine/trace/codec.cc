@@ -82,6 +82,11 @@ Decompressor::~Decompressor() { ZSTD_freeDCtx(zstd_); }
 void Decompressor::decompress(Codec codec, std::span<const uint8_t> compressed, std::size_t raw_len,
                               std::vector<uint8_t>& out) {
   out.resize(raw_len);
+  decompress(codec, compressed, std::span<uint8_t>(out));
+}
+
+void Decompressor::decompress(Codec codec, std::span<const uint8_t> compressed, std::span<uint8_t> out) {
+  const std::size_t raw_len = out.size();
   if (codec == Codec::Stored) {
     if (compressed.size() != raw_len)
       throw FormatError("stored data of " + std::to_string(compressed.size()) + " bytes, expected " +

@@ -55,6 +55,9 @@ class Decompressor {
   // Throws FormatError unless the data decodes to exactly `raw_len` bytes.
   void decompress(Codec codec, std::span<const uint8_t> compressed, std::size_t raw_len,
                   std::vector<uint8_t>& out);
+  // The same into `out` (exactly raw_len bytes), which need not be
+  // initialised: the trace reader's buffers are not zeroed first.
+  void decompress(Codec codec, std::span<const uint8_t> compressed, std::span<uint8_t> out);
 
  private:
   ZSTD_DCtx_s* zstd_ = nullptr;

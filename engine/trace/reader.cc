@@ -11,6 +11,10 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <exception>
+#include <future>
+#include <memory>
+#include <span>
 #include <system_error>
 #include <vector>
 
@@ -32,11 +36,33 @@ std::string strip_trailing_slashes(std::string dir) {
   return dir;
 }
 
-// A buffer that once held a huge chunk gives its memory back, so that one
-// big event does not pin hundreds of MiB for the rest of the replay.
-void release_if_oversized(std::vector<uint8_t>& buf, std::size_t next_size) {
-  if (buf.capacity() > 4 * kChunkTargetBytes && next_size <= kChunkTargetBytes * 2) std::vector<uint8_t>().swap(buf);
-}
+// Bytes that are not zeroed when the buffer grows (the reader writes every
+// byte before it reads it), and that stay allocated from chunk to chunk,
+// except that a buffer that once held a huge chunk gives its memory back,
+// so that one big event does not pin hundreds of MiB for the rest of the
+// replay.
+class ChunkBuffer {
+ public:
+  uint8_t* data() { return data_.get(); }
+  std::size_t size() const { return size_; }
+  std::span<uint8_t> span() { return {data_.get(), size_}; }
+  void resize(std::size_t n) {
+    if (capacity_ > 4 * kChunkTargetBytes && n <= 2 * kChunkTargetBytes) {
+      data_.reset();
+      capacity_ = 0;
+    }
+    if (n > capacity_) {
+      data_.reset();
+      data_.reset(new uint8_t[n]);
+      capacity_ = n;
+    }
+    size_ = n;
+  }
+
+ private:
+  std::unique_ptr<uint8_t[]> data_;
+  std::size_t size_ = 0, capacity_ = 0;
+};
 
 std::string absolute(const std::string& path) {
   if (!path.empty() && path[0] == '/') return path;
@@ -56,6 +82,62 @@ std::size_t pread_full(int fd, uint8_t* buf, std::size_t size, uint64_t offset, 
     done += static_cast<std::size_t>(n);
   }
   return done;
+}
+
+// One chunk of `events`, read, checked and decompressed, or why not.
+struct FetchedChunk {
+  enum class Outcome { Loaded, Truncated, Corrupt };
+  uint64_t offset = 0;  // where it was looked for
+  uint64_t first = 0;   // the event it must start with
+  Outcome outcome = Outcome::Loaded;
+  std::string why;          // Corrupt
+  uint32_t event_count = 0;  // Loaded: its events, in `raw`
+  uint64_t end = 0;          // Loaded: the next chunk's offset
+  ChunkBuffer raw;
+};
+
+// Fills `c` (whose offset and first are set) from the file. Only what
+// comes before `file_size` is looked at: a chunk that needs more was cut
+// short (the recorder was killed), not damaged.
+void fetch_chunk(int fd, const std::string& path, uint64_t file_size, Decompressor& decompressor,
+                 ChunkBuffer& compressed, FetchedChunk& c) {
+  c.outcome = FetchedChunk::Outcome::Loaded;
+  c.why.clear();
+  auto corrupt = [&](std::string why) {
+    c.outcome = FetchedChunk::Outcome::Corrupt;
+    c.why = std::move(why);
+  };
+  uint8_t head[kChunkHeaderSize];
+  if (file_size - c.offset < sizeof head || pread_full(fd, head, sizeof head, c.offset, path) < sizeof head) {
+    c.outcome = FetchedChunk::Outcome::Truncated;
+    return;
+  }
+  ChunkHeader h;
+  try {
+    h = decode_chunk_header(head);
+  } catch (const FormatError& e) {
+    return corrupt(e.what());
+  }
+  if (h.first_event != c.first) return corrupt("chunk claims to start at event " + std::to_string(h.first_event));
+  // Only now is compressed_len trusted (its checksum matched).
+  if (file_size - c.offset - sizeof head < h.compressed_len) {
+    c.outcome = FetchedChunk::Outcome::Truncated;
+    return;
+  }
+  compressed.resize(h.compressed_len);
+  if (pread_full(fd, compressed.data(), compressed.size(), c.offset + sizeof head, path) < compressed.size()) {
+    c.outcome = FetchedChunk::Outcome::Truncated;
+    return;
+  }
+  if (chunk_data_check(compressed.data(), compressed.size()) != h.data_crc) return corrupt("checksum mismatch");
+  c.raw.resize(h.raw_len);
+  try {
+    decompressor.decompress(h.codec, compressed.span(), c.raw.span());
+  } catch (const FormatError& e) {
+    return corrupt(e.what());
+  }
+  c.event_count = h.event_count;
+  c.end = c.offset + sizeof head + h.compressed_len;
 }
 
 std::vector<uint8_t> read_header_file(const std::string& dir, const std::string& path) {
@@ -109,9 +191,9 @@ struct TraceReader::Impl {
   uint64_t next_event = 0;
 
   Decompressor decompressor;
-  std::vector<uint8_t> compressed;
-  std::vector<uint8_t> raw;
-  ByteReader in_chunk;  // over `raw`
+  ChunkBuffer compressed;
+  FetchedChunk current;  // the chunk whose events are decoded
+  ByteReader in_chunk;   // over current.raw
   uint32_t events_left = 0;
   uint64_t chunk_offset = 0;
   uint64_t chunk_first = 0;
@@ -122,6 +204,16 @@ struct TraceReader::Impl {
   std::optional<EventKind> last_kind;
   uint32_t last_tid = 0;
   std::string failure;  // set once next() threw; every later call rethrows it
+
+  // The chunk after `current`, read and decompressed by another thread
+  // while the events of `current` are decoded and replayed: replay runs
+  // one thread of the program at a time, and the machine's other core
+  // does this. Used when the next chunk wanted is that one (a seek may
+  // have moved elsewhere). Last, so that it is waited for first.
+  Decompressor ahead_decompressor;
+  ChunkBuffer ahead_compressed;
+  FetchedChunk ahead;
+  std::future<void> ahead_done;
 };
 
 TraceReader::Impl::Impl(const std::string& d)
@@ -155,48 +247,45 @@ void TraceReader::Impl::chunk_error(uint64_t at, uint64_t first, const std::stri
                    std::to_string(first) + "): " + why);
 }
 
-// Reads, checks and decompresses the chunk at `offset`. Returns false at the
-// end of the stream, setting `truncated` if the stream ends inside a chunk.
+// Reads, checks and decompresses the chunk at `offset` (or takes it from
+// the read ahead). Returns false at the end of the stream, setting
+// `truncated` if the stream ends inside a chunk.
 bool TraceReader::Impl::load_chunk() {
   if (offset == file_size) return false;
-  uint8_t head[kChunkHeaderSize];
-  if (file_size - offset < sizeof head || pread_full(events.get(), head, sizeof head, offset, events_path) < sizeof head) {
+  bool taken = false;
+  if (ahead_done.valid()) {
+    std::exception_ptr failed;
+    try {
+      ahead_done.get();
+    } catch (...) {
+      failed = std::current_exception();
+    }
+    taken = ahead.offset == offset && ahead.first == next_event;
+    if (taken && failed) std::rethrow_exception(failed);  // what reading it here would have thrown
+    if (taken) std::swap(current, ahead);
+  }
+  if (!taken) {
+    current.offset = offset;
+    current.first = next_event;
+    fetch_chunk(events.get(), events_path, file_size, decompressor, compressed, current);
+  }
+  if (current.outcome == FetchedChunk::Outcome::Truncated) {
     truncated = true;
     return false;
   }
-  ChunkHeader h;
-  try {
-    h = decode_chunk_header(head);
-  } catch (const FormatError& e) {
-    chunk_error(offset, next_event, e.what());
-  }
-  if (h.first_event != next_event)
-    chunk_error(offset, next_event, "chunk claims to start at event " + std::to_string(h.first_event));
-  // Only now is compressed_len trusted (its checksum matched): a chunk that
-  // needs more bytes than the file has was cut short, not damaged.
-  if (file_size - offset - sizeof head < h.compressed_len) {
-    truncated = true;
-    return false;
-  }
-  release_if_oversized(compressed, h.compressed_len);
-  release_if_oversized(raw, h.raw_len);
-  compressed.resize(h.compressed_len);
-  if (pread_full(events.get(), compressed.data(), compressed.size(), offset + sizeof head, events_path) < compressed.size()) {
-    truncated = true;
-    return false;
-  }
-  if (chunk_data_check(compressed.data(), compressed.size()) != h.data_crc)
-    chunk_error(offset, next_event, "checksum mismatch");
-  try {
-    decompressor.decompress(h.codec, compressed, h.raw_len, raw);
-  } catch (const FormatError& e) {
-    chunk_error(offset, next_event, e.what());
-  }
+  if (current.outcome == FetchedChunk::Outcome::Corrupt) chunk_error(offset, next_event, current.why);
   chunk_offset = offset;
   chunk_first = next_event;
-  offset += sizeof head + h.compressed_len;
-  in_chunk = ByteReader(raw);
-  events_left = h.event_count;
+  offset = current.end;
+  in_chunk = ByteReader(current.raw.data(), current.raw.size());
+  events_left = current.event_count;
+  if (offset < file_size) {
+    ahead.offset = offset;
+    ahead.first = next_event + current.event_count;
+    ahead_done = std::async(std::launch::async, [this] {
+      fetch_chunk(events.get(), events_path, file_size, ahead_decompressor, ahead_compressed, ahead);
+    });
+  }
   return true;
 }
 
