@@ -189,6 +189,30 @@ std::string trace_with_raw_chunk(const TempDir& tmp, const std::vector<uint8_t>&
   return dir;
 }
 
+// The same with several chunks: `chunks` holds each one's content and
+// event count, in order. Returns the directory and each chunk's offset.
+std::pair<std::string, std::vector<uint64_t>> trace_with_raw_chunks(
+    const TempDir& tmp, const std::vector<std::pair<std::vector<uint8_t>, uint32_t>>& chunks) {
+  std::string dir = tmp.sub("raw");
+  write_trace(dir, sample_header(Codec::Zstd), {});
+  std::vector<uint8_t> file = encode_events_preamble();
+  std::vector<uint64_t> offsets;
+  uint64_t first = 0;
+  for (const auto& [raw, count] : chunks) {
+    std::size_t at = file.size();
+    offsets.push_back(at);
+    file.resize(at + kChunkHeaderSize);
+    Compressor(Codec::Zstd).compress(raw, file);
+    ChunkHeader h{Codec::Zstd, static_cast<uint32_t>(raw.size()),
+                  static_cast<uint32_t>(file.size() - at - kChunkHeaderSize), first, count, 0};
+    h.data_crc = chunk_data_check(file.data() + at + kChunkHeaderSize, h.compressed_len);
+    encode_chunk_header(h, file.data() + at);
+    first += count;
+  }
+  spit(dir + "/events", file);
+  return {dir, offsets};
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(enum_names) {
@@ -488,6 +512,46 @@ BOOST_AUTO_TEST_CASE(bad_events_inside_a_valid_chunk) {
     expect_error([&] { read_all(r); }, dir + "/events: corrupt chunk at byte offset 12 (events from 0): ");
     expect_error([&] { r.next(); }, c.message);
   }
+}
+
+// The reader decodes the chunk after the current one on another thread,
+// ahead of need: a bad event there fails where it would have, after every
+// good event before it, with the same message.
+BOOST_AUTO_TEST_CASE(bad_events_in_a_chunk_read_ahead) {
+  Event sig{EventKind::Signal, 1, RegBlock{}};
+  sig.status = 11;
+  sig.reg_changes.push_back({4, 1});
+  std::vector<uint8_t> one;
+  encode_event(sig, one);
+  for (std::size_t damaged = 0; damaged < 3; ++damaged) {
+    TempDir tmp;
+    std::vector<uint8_t> good, second;
+    for (int i = 0; i < 2; ++i) good.insert(good.end(), one.begin(), one.end());
+    for (std::size_t i = 0; i < 3; ++i) {
+      std::size_t at = second.size();
+      second.insert(second.end(), one.begin(), one.end());
+      if (i == damaged) second[at] = 14;  // its kind
+    }
+    auto [dir, offsets] = trace_with_raw_chunks(tmp, {{good, 2}, {second, 3}, {good, 2}});
+    TraceReader r(dir);
+    std::size_t read = 0;
+    expect_error(
+        [&] {
+          while (r.next()) ++read;
+        },
+        dir + "/events: corrupt chunk at byte offset " + std::to_string(offsets[1]) + " (events from 2): event " +
+            std::to_string(2 + damaged) + ": bad event kind 14");
+    BOOST_TEST(read == 2 + damaged);
+  }
+  // Bytes after the last event of a chunk read ahead.
+  TempDir tmp;
+  std::vector<uint8_t> good = one, trailing = one;
+  trailing.push_back(0);
+  auto [dir, offsets] = trace_with_raw_chunks(tmp, {{good, 1}, {trailing, 1}});
+  TraceReader r(dir);
+  BOOST_TEST(r.next().has_value());
+  expect_error([&] { r.next(); }, "corrupt chunk at byte offset " + std::to_string(offsets[1]) +
+                                      " (events from 1): 1 bytes after the last event");
 }
 
 BOOST_AUTO_TEST_CASE(byte_reader_never_overruns) {

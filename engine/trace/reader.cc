@@ -94,7 +94,34 @@ struct FetchedChunk {
   uint32_t event_count = 0;  // Loaded: its events, in `raw`
   uint64_t end = 0;          // Loaded: the next chunk's offset
   ChunkBuffer raw;
+  // Read ahead, its first events are decoded too: those that decode and
+  // pass the checks next_unchecked() makes after each. The rest (from the
+  // first that does not, which then fails there as it would have) are
+  // decoded from `raw` at byte `undecoded`.
+  std::vector<Event> decoded;
+  std::size_t taken = 0;  // of `decoded`
+  std::size_t undecoded = 0;
 };
+
+// Decodes the events of a loaded chunk ahead of need (FetchedChunk::decoded).
+void decode_ahead(FetchedChunk& c) {
+  c.decoded.clear();
+  c.taken = 0;
+  c.undecoded = 0;
+  ByteReader r(c.raw.data(), c.raw.size());
+  for (uint32_t i = 0; i < c.event_count; ++i) {
+    Event e;
+    try {
+      e = decode_event(r);
+    } catch (const FormatError&) {
+      return;
+    }
+    const bool last = i + 1 == c.event_count;
+    if (last != r.empty()) return;  // bytes after the last event, or events short
+    c.decoded.push_back(std::move(e));
+    c.undecoded = r.offset();
+  }
+}
 
 // Fills `c` (whose offset and first are set) from the file. Only what
 // comes before `file_size` is looked at: a chunk that needs more was cut
@@ -277,13 +304,18 @@ bool TraceReader::Impl::load_chunk() {
   chunk_offset = offset;
   chunk_first = next_event;
   offset = current.end;
-  in_chunk = ByteReader(current.raw.data(), current.raw.size());
+  if (!taken) {
+    current.decoded.clear();
+    current.taken = current.undecoded = 0;
+  }
+  in_chunk = ByteReader(current.raw.data() + current.undecoded, current.raw.size() - current.undecoded);
   events_left = current.event_count;
   if (offset < file_size) {
     ahead.offset = offset;
     ahead.first = next_event + current.event_count;
     ahead_done = std::async(std::launch::async, [this] {
       fetch_chunk(events.get(), events_path, file_size, ahead_decompressor, ahead_compressed, ahead);
+      if (ahead.outcome == FetchedChunk::Outcome::Loaded) decode_ahead(ahead);
     });
   }
   return true;
@@ -312,6 +344,15 @@ std::optional<Event> TraceReader::Impl::next_unchecked() {
     return std::nullopt;
   }
   Event event;
+  if (current.taken < current.decoded.size()) {
+    // Decoded ahead, and checked as below.
+    event = std::move(current.decoded[current.taken++]);
+    --events_left;
+    ++next_event;
+    last_kind = event.kind;
+    last_tid = event.tid;
+    return event;
+  }
   try {
     event = decode_event(in_chunk);
   } catch (const FormatError& e) {
