@@ -5,6 +5,7 @@
 #include "engine/trace/reader.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -82,6 +83,20 @@ std::size_t pread_full(int fd, uint8_t* buf, std::size_t size, uint64_t offset, 
     done += static_cast<std::size_t>(n);
   }
   return done;
+}
+
+// The CPUs this process could use when its first reader was made, before
+// replay pinned itself and its tracees to one CPU (replay_session.cc): the
+// read-ahead thread (below) inherits that pin and would take its CPU time
+// from the program it reads ahead for, so it runs on these instead.
+const cpu_set_t& cpus_at_start() {
+  static const cpu_set_t set = [] {
+    cpu_set_t s;
+    CPU_ZERO(&s);
+    if (sched_getaffinity(0, sizeof s, &s) != 0) CPU_ZERO(&s);
+    return s;
+  }();
+  return set;
 }
 
 // One chunk of `events`, read, checked and decompressed, or why not.
@@ -246,6 +261,7 @@ struct TraceReader::Impl {
 TraceReader::Impl::Impl(const std::string& d)
     : dir(strip_trailing_slashes(d)), abs_dir(absolute(dir)), events_path(dir + "/" + kEventsFile) {
   check_trace_dir(dir);
+  cpus_at_start();
   std::string header_path = dir + "/" + kHeaderFile;
   header = decode_header_file(read_header_file(dir, header_path), header_path);
   open_events();
@@ -314,6 +330,7 @@ bool TraceReader::Impl::load_chunk() {
     ahead.offset = offset;
     ahead.first = next_event + current.event_count;
     ahead_done = std::async(std::launch::async, [this] {
+      if (CPU_COUNT(&cpus_at_start()) > 1) sched_setaffinity(0, sizeof(cpu_set_t), &cpus_at_start());
       fetch_chunk(events.get(), events_path, file_size, ahead_decompressor, ahead_compressed, ahead);
       if (ahead.outcome == FetchedChunk::Outcome::Loaded) decode_ahead(ahead);
     });
