@@ -23,6 +23,7 @@ import datetime
 import hashlib
 import json
 import os
+import re
 import platform
 import random
 import resource
@@ -447,6 +448,24 @@ def dump_counts(backstep, trace, kinds, env):
     return counts, {"traced": traced, "buffered": buffered}
 
 
+POSITIONS_LINE = re.compile(r"^# positions: (\d+) \(counted (\d+), by digest (\d+): (\d+) fixpoints, "
+                            r"(\d+) with a stored state\), stored state (\d+) bytes \((\d+) full, (\d+) incremental\)$",
+                            re.M)
+
+
+def position_stats(backstep, trace, env):
+    """From `backstep dump --stats` of a trace: its forced positions by how
+    replay finds them, and the states stored with them (issue 31)."""
+    r = subprocess.run([backstep, "dump", "--stats", trace], capture_output=True, text=True, env=env)
+    if r.returncode != 0:
+        raise BenchError(f"backstep dump --stats {trace} failed (exit {r.returncode}): {r.stderr.strip()[-500:]}")
+    m = POSITIONS_LINE.search(r.stdout)
+    if not m:
+        return None
+    keys = ("positions", "counted", "by_digest", "fixpoints", "with_state", "stored_bytes", "full", "incremental")
+    return dict(zip(keys, (int(g) for g in m.groups())))
+
+
 def record_and_replay(mode, w, i, backstep, args, tmp, env, res, native):
     """One record (in `mode`) and one replay of its trace; appends to res."""
     sfx = MODES[mode]["suffix"]
@@ -474,6 +493,10 @@ def record_and_replay(mode, w, i, backstep, args, tmp, env, res, native):
         counts, calls = dump_counts(backstep, trace, kinds, env)
         if kinds:
             res.setdefault(f"event_counts{sfx}", []).append(counts)
+        if "position" in kinds:
+            stats = position_stats(backstep, trace, env)
+            if stats:
+                res.setdefault(f"position_stats{sfx}", []).append(stats)
         if mode == "buffered":
             res["syscalls"].append(calls)
     if t > SLOW_RUN_WARNING_S:
@@ -600,6 +623,10 @@ def print_table(res):
         sfx, label = MODES[mode]["suffix"], MODES[mode]["label"]
         for counts in res.get(f"event_counts{sfx}", [])[-1:]:
             print(f"events per record{label}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+        for p in res.get(f"position_stats{sfx}", [])[-1:]:
+            print(f"positions per record{label}: {p['counted']} counted, {p['by_digest']} by digest "
+                  f"({p['fixpoints']} fixpoints, {p['with_state']} with a stored state: {p['full']} full, "
+                  f"{p['incremental']} incremental, {p['stored_bytes'] / 1e6:.1f} MB)")
     op = res.get("per_op")
     if op:
         print(f"per {op}: " + ", ".join(
