@@ -427,6 +427,15 @@ void Task::enter_remote_syscall(remote_ptr<void> insn, long nr, const std::array
     BS_ASSERT(stops < 3, "task " << tid_ << ": remote syscall " << nr << " never entered");
     resume(ResumeHow::Syscall);
     WaitStatus ws = wait();
+    if (time_sample_cookie_ && ws.is_signal() && ws.signal == SIGTRAP &&
+        TimeSampler::cookie_of(siginfo()) == time_sample_cookie_ && stops < 2) {
+      // The task clock of a timed run (engine/core/time_sampler.h) ran out
+      // in the engine's own call: that stop tells nothing of the program,
+      // and is dropped (the run goes on without it).
+      BS_LOG(Core, "task " << tid_ << ": a task-clock sample during remote syscall " << nr << ", dropped");
+      --stops;
+      continue;
+    }
     if (held && ws.is_signal() && held->size() < kMaxHeldSignals) {
       // At its signal-delivery stop, before the call: resumed without it.
       held->push_back(siginfo());

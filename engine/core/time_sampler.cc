@@ -1,6 +1,7 @@
 #include "engine/core/time_sampler.h"
 
 #include <linux/perf_event.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -40,6 +41,10 @@ std::unique_ptr<TimeSampler> TimeSampler::open(pid_t tid, uint64_t stop_after_ns
 }
 
 TimeSampler::~TimeSampler() { ::close(fd_); }
+
+void TimeSampler::pause() { ::ioctl(fd_, PERF_EVENT_IOC_DISABLE, 0); }
+
+void TimeSampler::unpause() { ::ioctl(fd_, PERF_EVENT_IOC_ENABLE, 0); }
 
 uint64_t TimeSampler::elapsed_ns() const {
   uint64_t n = 0;

@@ -36,6 +36,24 @@ class TimeSampler {
 
   // The thread's CPU time since open(), in ns.
   uint64_t elapsed_ns() const;
+  // Stops counting (and stopping) while the tracer makes the thread run
+  // code of its own (an injected system call), and goes on after.
+  void pause();
+  void unpause();
+  class Paused {
+   public:
+    explicit Paused(TimeSampler* s) : s_(s) {
+      if (s_) s_->pause();
+    }
+    ~Paused() {
+      if (s_) s_->unpause();
+    }
+    Paused(const Paused&) = delete;
+    Paused& operator=(const Paused&) = delete;
+
+   private:
+    TimeSampler* s_;
+  };
   // Whether a SIGTRAP the thread stopped with is this sampler's stop.
   bool is_stop(const siginfo_t& si) const;
   uint64_t cookie() const { return cookie_; }

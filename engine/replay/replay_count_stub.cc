@@ -15,6 +15,7 @@ bool ReplaySession::arm_counting_stub(uint64_t addr, uint64_t stop_at) {
   BS_ASSERT(!counting_stub_, "a counting stub is armed already at 0x" << std::hex << counting_stub_->stub.addr());
   // An execution the pc stands on after a reported breakpoint is not counted.
   uint64_t offset = breakpoint_reported_ && task_->regs().ip() == addr ? 1 : 0;
+  TimeSampler::Paused paused(time_sample_.get());
   std::optional<CountingStub> stub =
       CountingStub::arm(*task_, addr, stop_at ? stop_at + offset : CountingStub::kNoStop);
   if (!stub) return false;
@@ -55,6 +56,7 @@ void ReplaySession::disarm_counting_stub() {
     task_->set_regs(regs);
     breakpoint_reported_ = true;
   }
+  TimeSampler::Paused paused(time_sample_.get());
   try {
     armed.stub.disarm(*task_);
   } catch (const std::runtime_error& e) {

@@ -37,6 +37,8 @@ std::string hex(uint64_t v) {
 std::optional<CountingStub> ReplaySession::arm_position_stub(uint64_t site, uint64_t countdown,
                                                              const Registers* match) {
   if (counting_stub_ && counting_stub_->stub.patches(site)) return std::nullopt;
+  // The injected calls that map the stub are not the program's CPU time.
+  TimeSampler::Paused paused(time_sample_.get());
   std::optional<CountingStub> stub = CountingStub::arm(*task_, site, countdown, nullptr, match);
   if (!stub) return std::nullopt;
   bool clash = counting_stub_ && stub->end() > counting_stub_->stub.addr() && counting_stub_->stub.end() > site;
@@ -55,6 +57,7 @@ std::optional<CountingStub> ReplaySession::arm_position_stub(uint64_t site, uint
 
 bool ReplaySession::retire_position_stub(CountingStub& stub, const WaitStatus& ws, uint64_t& arrivals) {
   // Wherever it stopped, the thread leaves the stub before it goes.
+  TimeSampler::Paused paused(time_sample_.get());
   std::vector<siginfo_t> ignored;  // replay's tracees get no signals but ours
   bool trapped = !ws.is_gone() && stub.leave(*task_, ignored);
   arrivals = stub.arrivals(*task_);
@@ -147,14 +150,21 @@ std::optional<ReplayStop> ReplaySession::run_to_counted_position(const trace::Ev
     }
     remove_breakpoints();
     bool trapped = false;
+    // A time sample's stop (timeline_approach.cc) is told by its siginfo,
+    // which the steps that take the thread out of the stub replace.
+    const bool sampled = stub && ws.is_signal() && ws.signal == SIGTRAP && time_sample_reached();
     if (stub) {
+      // Stopped inside the stub (an interrupt, a time sample): the stub
+      // has counted this arrival, or will as the thread leaves it, and the
+      // thread comes out at the site, or past it.
+      const bool inside = !ws.is_gone() && stub->contains(task_->regs().ip());
       uint64_t counted = 0;
       trapped = retire_position_stub(*stub, ws, counted);
       if (recount && counted > 0) --counted;  // the arrival it stood at
       count.arrivals += counted;
-      if (trapped) count.standing = true;
+      if (trapped || (inside && task_->regs().ip() == site)) count.standing = true;
     }
-    if (ws.requested || interrupted) {
+    if (ws.requested || interrupted || sampled) {
       if (step_off && task_->regs().ip() == live.ip() && breakpoints_.count(live.ip())) breakpoint_reported_ = true;
       return ReplayStop{ReplayStop::Kind::Interrupted};
     }

@@ -409,13 +409,16 @@ std::optional<std::optional<ReplayStop>> ReplaySession::run_to_position_by_match
     WaitStatus ws = wait_for_stop();
     remove_breakpoints();
     bool trapped = false;
+    // A time sample's stop, told before the steps out of the stub replace
+    // its siginfo (as in run_to_counted_position()).
+    const bool sampled = stub && ws.is_signal() && ws.signal == SIGTRAP && time_sample_reached();
     if (stub) {
       uint64_t matched = 0;
       trapped = retire_position_stub(*stub, ws, matched);
     }
     const bool stepped = step;
     step = false;
-    if (ws.requested) {
+    if (ws.requested || sampled) {
       if (stepped && task_->regs().ip() == live.ip() && breakpoints_.count(live.ip())) breakpoint_reported_ = true;
       return std::optional<ReplayStop>(ReplayStop{ReplayStop::Kind::Interrupted});
     }
