@@ -48,6 +48,21 @@ bool all_zero(const uint8_t* p, std::size_t n) {
   return true;
 }
 
+// Calls fn(i, j) for each run [i, j) of set bits, in order.
+template <typename Fn>
+void for_each_set_run(const std::vector<bool>& bits, Fn fn) {
+  for (std::size_t i = 0; i < bits.size();) {
+    if (!bits[i]) {
+      ++i;
+      continue;
+    }
+    std::size_t j = i;
+    while (j < bits.size() && bits[j]) ++j;
+    fn(i, j);
+    i = j;
+  }
+}
+
 // Calls fn(address, bytes, length) for each readable run of program state
 // in address order, with the hidden bytes put back. Pages of anonymous
 // mappings that were never touched read as zero and are left out without
@@ -75,13 +90,8 @@ void for_each_run(Task& task, const std::map<uint64_t, uint8_t>& hidden, Fn fn,
       // Each run of touched pages in one read (a read a page cost 9 us
       // of system time: 100 ms for the 43 MB of a par_sort thread).
       std::vector<bool> touched = anonymous ? pagemap.touched(at, want) : std::vector<bool>(pages, true);
-      for (std::size_t i = 0; i < pages;) {
-        if (!touched[i]) {
-          ++i;
-          continue;
-        }
-        std::size_t j = i;
-        while (j < pages && touched[j]) ++j;
+      for_each_set_run(touched, [&](std::size_t i, std::size_t j) {
+        if (!readable) return;
         std::size_t off = i * kPage, n = std::min<std::size_t>(j * kPage, want) - off;
         std::size_t got = task.read_some(remote_ptr<void>(at + off), buf.data() + off, n);
         got = got / kPage * kPage;  // the pages read whole
@@ -89,12 +99,8 @@ void for_each_run(Task& task, const std::map<uint64_t, uint8_t>& hidden, Fn fn,
           buf[it->first - at] = it->second;
         }
         if (got) fn(at + off, buf.data() + off, got);
-        if (got < n) {
-          readable = false;  // the rest of this mapping cannot be read
-          break;
-        }
-        i = j;
-      }
+        if (got < n) readable = false;  // the rest of this mapping cannot be read
+      });
     }
   }
 }
@@ -176,17 +182,10 @@ MemoryDelta memory_delta(Task& task, const std::vector<PageHash>* base) {
         // Each run of changed pages copied once, into a vector of its size
         // (growing one page by page would copy and fault in the memory of
         // a full state several times over).
-        for (std::size_t i = 0; i < pages;) {
-          if (!changed[i]) {
-            ++i;
-            continue;
-          }
-          std::size_t j = i;
-          while (j < pages && changed[j]) ++j;
+        for_each_set_run(changed, [&](std::size_t i, std::size_t j) {
           d.changed.push_back({at + i * kPage, std::vector<uint8_t>(data + i * kPage, data + j * kPage)});
           d.changed_bytes += (j - i) * kPage;
-          i = j;
-        }
+        });
       },
       &d.ranges);
   if (!base) return d;
