@@ -55,18 +55,21 @@ std::optional<CountingStub> ReplaySession::arm_position_stub(uint64_t site, uint
   return stub;
 }
 
-bool ReplaySession::retire_position_stub(CountingStub& stub, const WaitStatus& ws, uint64_t& arrivals) {
+ReplaySession::StubExit ReplaySession::retire_position_stub(CountingStub& stub, const WaitStatus& ws) {
+  StubExit exit;
+  exit.sampled = ws.is_signal() && ws.signal == SIGTRAP && time_sample_reached();
+  exit.inside = !ws.is_gone() && stub.contains(task_->regs().ip());
   // Wherever it stopped, the thread leaves the stub before it goes.
   TimeSampler::Paused paused(time_sample_.get());
   std::vector<siginfo_t> ignored;  // replay's tracees get no signals but ours
-  bool trapped = !ws.is_gone() && stub.leave(*task_, ignored);
-  arrivals = stub.arrivals(*task_);
+  exit.trapped = !ws.is_gone() && stub.leave(*task_, ignored);
+  exit.arrivals = stub.arrivals(*task_);
   try {
     stub.disarm(*task_);
   } catch (const std::runtime_error& e) {
     diverged(e.what());
   }
-  return trapped;
+  return exit;
 }
 
 std::optional<ReplayStop> ReplaySession::run_to_counted_position(const trace::Event& next, bool single_step) {
@@ -149,20 +152,17 @@ std::optional<ReplayStop> ReplaySession::run_to_counted_position(const trace::Ev
       ws = wait_for_stop();
     }
     remove_breakpoints();
-    bool trapped = false;
-    // A time sample's stop (timeline_approach.cc) is told by its siginfo,
-    // which the steps that take the thread out of the stub replace.
-    const bool sampled = stub && ws.is_signal() && ws.signal == SIGTRAP && time_sample_reached();
+    bool trapped = false, sampled = false;
     if (stub) {
-      // Stopped inside the stub (an interrupt, a time sample): the stub
-      // has counted this arrival, or will as the thread leaves it, and the
-      // thread comes out at the site, or past it.
-      const bool inside = !ws.is_gone() && stub->contains(task_->regs().ip());
-      uint64_t counted = 0;
-      trapped = retire_position_stub(*stub, ws, counted);
+      StubExit exit = retire_position_stub(*stub, ws);
+      trapped = exit.trapped;
+      sampled = exit.sampled;
+      uint64_t counted = exit.arrivals;
       if (recount && counted > 0) --counted;  // the arrival it stood at
       count.arrivals += counted;
-      if (trapped || (inside && task_->regs().ip() == site)) count.standing = true;
+      // Stopped inside the stub (an interrupt, a time sample), the thread
+      // comes out at the site with that arrival counted, or past it.
+      if (trapped || (exit.inside && task_->regs().ip() == site)) count.standing = true;
     }
     if (ws.requested || interrupted || sampled) {
       if (step_off && task_->regs().ip() == live.ip() && breakpoints_.count(live.ip())) breakpoint_reported_ = true;

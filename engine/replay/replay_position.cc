@@ -408,13 +408,11 @@ std::optional<std::optional<ReplayStop>> ReplaySession::run_to_position_by_match
     task_->resume(step ? ResumeHow::SysemuSingleStep : ResumeHow::Sysemu);
     WaitStatus ws = wait_for_stop();
     remove_breakpoints();
-    bool trapped = false;
-    // A time sample's stop, told before the steps out of the stub replace
-    // its siginfo (as in run_to_counted_position()).
-    const bool sampled = stub && ws.is_signal() && ws.signal == SIGTRAP && time_sample_reached();
+    bool trapped = false, sampled = false;
     if (stub) {
-      uint64_t matched = 0;
-      trapped = retire_position_stub(*stub, ws, matched);
+      StubExit exit = retire_position_stub(*stub, ws);
+      trapped = exit.trapped;
+      sampled = exit.sampled;
     }
     const bool stepped = step;
     step = false;

@@ -316,9 +316,15 @@ class ReplaySession : public Session {
   std::optional<std::optional<ReplayStop>> run_to_position_by_match(const trace::Event& next);
   std::optional<ReplayStop> run_to_position_by_steps(const trace::Event& next, bool single_step);
   // After a run with a position's stub armed: the thread out of the stub,
-  // the stub disarmed; whether it stopped at the countdown's trap, and
-  // (`arrivals`) how many arrivals the stub counted.
-  bool retire_position_stub(CountingStub& stub, const WaitStatus& ws, uint64_t& arrivals);
+  // the stub disarmed, and how the run ended, told before the steps out of
+  // the stub replace the stop's registers and siginfo.
+  struct StubExit {
+    bool trapped = false;   // at the countdown's trap
+    bool sampled = false;   // a time sample's stop (timeline_approach.cc)
+    bool inside = false;    // stopped inside the stub: this arrival is counted
+    uint64_t arrivals = 0;  // how many the stub counted
+  };
+  StubExit retire_position_stub(CountingStub& stub, const WaitStatus& ws);
   bool at_position(const trace::Event& position, const Registers& live);
   // A search by digest for a position without a stored state that has
   // gone on for kSearchGiveUp, past kSearchDigests digests: a divergence,
