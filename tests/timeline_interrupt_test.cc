@@ -12,11 +12,13 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstring>
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "engine/replay/replay_session.h"
 #include "engine/timeline/replay_timeline.h"
 #include "tests/support/recording.h"
 
@@ -150,4 +152,108 @@ BOOST_AUTO_TEST_CASE(an_interrupt_in_a_loop_is_a_position_both_ways) {
   stop = go(t, kFwd, kContinue);
   BOOST_REQUIRE_EQUAL(stop.kind, TargetStop::Kind::Exited);
   BOOST_TEST(stop.exit_code == 0);
+}
+
+// A client that interrupts a `continue` again and again (an IDE polling,
+// a user's ^C) while two threads compute across counted hand-overs
+// (tests/programs/crunch_target.c): wherever each interrupt falls (in the
+// loop, inside the counting stub that finds the recorded position, right at
+// the instruction it counts), every hit of a breakpoint in the loop is
+// still reported, in order, and the replay reaches each recorded position
+// and the end. Two bugs lost hits or diverged here: a stop at the counted
+// instruction before the jump into the stub was taken for an arrival
+// already counted (the position's count drifted by one per such stop), and
+// a breakpoint hit read after leaving the stub (whose single steps leave
+// DR6's step bit, and whose injected munmap replaces the siginfo) was taken
+// for a step of replay's own and run past.
+BOOST_AUTO_TEST_CASE(interrupts_across_counted_hand_overs_keep_every_hit) {
+  testing::Recording rec(CRUNCH_TARGET);
+  BOOST_REQUIRE(rec.result().completed);
+  BOOST_REQUIRE_EQUAL(rec.result().exit_status, 0);
+  BOOST_TEST_MESSAGE(rec.result().counted_positions << " counted positions");
+  BOOST_REQUIRE_GT(rec.result().counted_positions, 0u);
+  ReplayTimeline t(rec.trace());
+  const uint64_t mark = testing::symbol_address(CRUNCH_TARGET, "mark");
+  const uint64_t marks = testing::symbol_address(CRUNCH_TARGET, "marks");
+  BOOST_REQUIRE(mark && marks);
+  BOOST_REQUIRE(t.set_breakpoint(mark, TrapKind::Software));
+
+  // Asks for a stop whenever a millisecond has passed since the last one
+  // (the timeline asks every 20 ms while the program runs).
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point last = Clock::now();
+  auto interrupt = [&] { return Clock::now() - last >= std::chrono::milliseconds(1); };
+  uint64_t hits = 0, interrupts = 0;
+  for (;;) {
+    TargetStop stop = go(t, kFwd, kContinue, interrupt);
+    last = Clock::now();
+    if (stop.kind == TargetStop::Kind::Interrupted) {
+      ++interrupts;
+      continue;
+    }
+    if (stop.kind != TargetStop::Kind::Breakpoint) {
+      BOOST_TEST(stop.kind == TargetStop::Kind::HistoryEnd);
+      break;
+    }
+    // The hit before this one has incremented its thread's count; this
+    // one's has not run yet.
+    const uint64_t done = read_u64(t, marks) + read_u64(t, marks + 8);
+    BOOST_TEST(done == hits, "hit " << hits + 1 << " with " << done << " calls of mark() done before it");
+    ++hits;
+    BOOST_REQUIRE(hits <= 128);
+  }
+  BOOST_TEST_MESSAGE(hits << " hits, " << interrupts << " interrupts");
+  BOOST_TEST(interrupts > 0u);
+  BOOST_TEST(hits == 128u);  // crunch_target.c: 2 threads x PER_THREAD
+  BOOST_TEST(read_u64(t, marks) + read_u64(t, marks + 8) == 128u);
+  TargetStop end = go(t, kFwd, kContinue);
+  BOOST_REQUIRE_EQUAL(end.kind, TargetStop::Kind::Exited);
+  BOOST_TEST(end.exit_code == 0);
+}
+
+// The same at the replay session's own level, where a forward continue's
+// copies stop the program (timeline_stretch.cc): a stop asked for every
+// millisecond of the run, hundreds of them inside the runs to the counted
+// positions.
+BOOST_AUTO_TEST_CASE(a_stop_every_millisecond_keeps_the_counted_positions_exact) {
+  testing::Recording rec(CRUNCH_TARGET);
+  BOOST_REQUIRE(rec.result().completed);
+  BOOST_REQUIRE_GT(rec.result().counted_positions, 0u);
+  const uint64_t mark = testing::symbol_address(CRUNCH_TARGET, "mark");
+  const uint64_t marks = testing::symbol_address(CRUNCH_TARGET, "marks");
+  BOOST_REQUIRE(mark && marks);
+  ReplayOptions quiet;
+  quiet.echo_stdio = false;
+  ReplaySession s(rec.trace(), quiet);
+  s.set_breakpoints({mark});
+  auto done = [&] {
+    std::vector<uint8_t> b = s.read_memory(marks, 16);
+    BOOST_REQUIRE_EQUAL(b.size(), 16u);
+    uint64_t v[2];
+    std::memcpy(v, b.data(), 16);
+    return v[0] + v[1];
+  };
+  uint64_t hits = 0, interrupts = 0;
+  for (;;) {
+    ReplayStop r = s.resume({.single_step = false,
+                             .stop_after_event = false,
+                             .stop_before = nullptr,
+                             .interrupted = [] { return true; },
+                             .poll_period = std::chrono::milliseconds(1)});
+    if (r.kind == ReplayStop::Kind::Interrupted) {
+      ++interrupts;
+      continue;
+    }
+    if (r.kind != ReplayStop::Kind::Breakpoint) {
+      BOOST_TEST((r.kind == ReplayStop::Kind::ProgramEnd));
+      break;
+    }
+    BOOST_REQUIRE_EQUAL(r.address, mark);
+    BOOST_TEST(done() == hits, "hit " << hits + 1 << " with " << done() << " calls of mark() done before it");
+    ++hits;
+    BOOST_REQUIRE(hits <= 128);
+  }
+  BOOST_TEST_MESSAGE(hits << " hits, " << interrupts << " interrupts");
+  BOOST_TEST(interrupts > 100u);
+  BOOST_TEST(hits == 128u);
 }

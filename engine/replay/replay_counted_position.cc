@@ -55,9 +55,10 @@ std::optional<CountingStub> ReplaySession::arm_position_stub(uint64_t site, uint
   return stub;
 }
 
-ReplaySession::StubExit ReplaySession::retire_position_stub(CountingStub& stub, const WaitStatus& ws) {
+ReplaySession::StubExit ReplaySession::retire_position_stub(CountingStub& stub, const WaitStatus& ws,
+                                                            const TrapFacts* facts) {
   StubExit exit;
-  exit.sampled = ws.is_signal() && ws.signal == SIGTRAP && time_sample_reached();
+  exit.sampled = facts && time_sample_reached(facts->si);
   exit.inside = !ws.is_gone() && stub.contains(task_->regs().ip());
   // Wherever it stopped, the thread leaves the stub before it goes.
   TimeSampler::Paused paused(time_sample_.get());
@@ -152,9 +153,12 @@ std::optional<ReplayStop> ReplaySession::run_to_counted_position(const trace::Ev
       ws = wait_for_stop();
     }
     remove_breakpoints();
+    // Read now: leaving the stub and its injected munmap replace them.
+    std::optional<TrapFacts> facts;
+    if (ws.is_signal() && ws.signal == SIGTRAP) facts = trap_facts();
     bool trapped = false, sampled = false;
     if (stub) {
-      StubExit exit = retire_position_stub(*stub, ws);
+      StubExit exit = retire_position_stub(*stub, ws, facts ? &*facts : nullptr);
       trapped = exit.trapped;
       sampled = exit.sampled;
       uint64_t counted = exit.arrivals;
@@ -162,7 +166,17 @@ std::optional<ReplayStop> ReplaySession::run_to_counted_position(const trace::Ev
       count.arrivals += counted;
       // Stopped inside the stub (an interrupt, a time sample), the thread
       // comes out at the site with that arrival counted, or past it.
-      if (trapped || (exit.inside && task_->regs().ip() == site)) count.standing = true;
+      // Stopped outside it at the site, after at least one arrival (or any
+      // where it did not stand counted there), it has not run the jump into
+      // the stub yet: that arrival is still to count (the loop's top counts
+      // it). Only a thread that has not moved since it stood counted there
+      // stands so still.
+      const bool at_site = task_->regs().ip() == site;
+      if (trapped || (exit.inside && at_site)) {
+        count.standing = true;
+      } else if (at_site && !(recount && exit.arrivals == 0)) {
+        count.standing = false;
+      }
     }
     if (ws.requested || interrupted || sampled) {
       if (step_off && task_->regs().ip() == live.ip() && breakpoints_.count(live.ip())) breakpoint_reported_ = true;
@@ -190,7 +204,7 @@ std::optional<ReplayStop> ReplaySession::run_to_counted_position(const trace::Ev
     }
     Registers after = task_->regs();
     if (!by_steps && !stub && !user_breakpoint_at_site && after.ip() == site + 1 &&
-        !(task_->debug_register(6) & 0xf)) {
+        facts->int3()) {
       // Our own breakpoint at the site: one arrival.
       after.set_ip(site);
       task_->set_regs(after);
@@ -199,7 +213,7 @@ std::optional<ReplayStop> ReplaySession::run_to_counted_position(const trace::Ev
       continue;
     }
     ReplayStop trap;
-    if (classify_trap(trap, by_steps ? TrapAfter::SingleStep : TrapAfter::Run)) {
+    if (classify_trap(trap, by_steps ? TrapAfter::SingleStep : TrapAfter::Run, &*facts)) {
       if (trap.kind == ReplayStop::Kind::Breakpoint && task_->regs().ip() == site && !by_steps) {
         ++count.arrivals;  // the user's breakpoint at the site is an arrival too
         count.standing = true;

@@ -109,9 +109,8 @@ void ReplaySession::open_counters_for_run() {
   }
 }
 
-bool ReplaySession::counted_stop_reached(ReplayStop& stop) {
+bool ReplaySession::counted_stop_reached(ReplayStop& stop, const siginfo_t& si) {
   if (!stop_counter_) return false;
-  siginfo_t si = task_->siginfo();
   if (!stop_counter_->is_stop(si)) return false;
   uint64_t addr = stop_counter_->addr().as_int();
   stop_counter_.reset();

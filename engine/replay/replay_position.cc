@@ -254,7 +254,7 @@ std::optional<ReplayStop> ReplaySession::run_to_position(const trace::Event& nex
                ws.describe() + " at rip " + hex(task_->regs().ip()));
     }
     Registers after = task_->regs();
-    if (!step_off && !user_breakpoint_at_pc && after.ip() == pc + 1 && !(task_->debug_register(6) & 0xf)) {
+    if (!step_off && !user_breakpoint_at_pc && after.ip() == pc + 1 && trap_facts().int3()) {
       // Our own breakpoint at pc.
       after.set_ip(pc);
       task_->set_regs(after);
@@ -408,9 +408,12 @@ std::optional<std::optional<ReplayStop>> ReplaySession::run_to_position_by_match
     task_->resume(step ? ResumeHow::SysemuSingleStep : ResumeHow::Sysemu);
     WaitStatus ws = wait_for_stop();
     remove_breakpoints();
+    // Read now: leaving the stub and its injected munmap replace them.
+    std::optional<TrapFacts> facts;
+    if (ws.is_signal() && ws.signal == SIGTRAP) facts = trap_facts();
     bool trapped = false, sampled = false;
     if (stub) {
-      StubExit exit = retire_position_stub(*stub, ws);
+      StubExit exit = retire_position_stub(*stub, ws, facts ? &*facts : nullptr);
       trapped = exit.trapped;
       sampled = exit.sampled;
     }
@@ -451,7 +454,7 @@ std::optional<std::optional<ReplayStop>> ReplaySession::run_to_position_by_match
                " at rip " + hex(task_->regs().ip()));
     }
     ReplayStop trap;
-    if (classify_trap(trap, stepped ? TrapAfter::SingleStep : TrapAfter::Run)) {
+    if (classify_trap(trap, stepped ? TrapAfter::SingleStep : TrapAfter::Run, &*facts)) {
       if (stepped && trap.kind == ReplayStop::Kind::Step) continue;  // our step
       return std::optional<ReplayStop>(trap);
     }

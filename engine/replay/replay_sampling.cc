@@ -56,10 +56,10 @@ void ReplaySession::open_samplers_for_run() {
   }
 }
 
-bool ReplaySession::time_sample_reached() {
-  if (!time_sample_) return false;
-  siginfo_t si = task_->siginfo();
-  if (!time_sample_->is_stop(si)) return false;
+bool ReplaySession::time_sample_reached() { return time_sample_ && time_sample_reached(task_->siginfo()); }
+
+bool ReplaySession::time_sample_reached(const siginfo_t& si) {
+  if (!time_sample_ || !time_sample_->is_stop(si)) return false;
   close_time_sample();
   return true;
 }

@@ -318,13 +318,23 @@ class ReplaySession : public Session {
   // After a run with a position's stub armed: the thread out of the stub,
   // the stub disarmed, and how the run ended, told before the steps out of
   // the stub replace the stop's registers and siginfo.
+  // What a SIGTRAP stop was, read at the stop: ptrace work in the thread
+  // after it (single steps out of a counting stub, the injected munmap
+  // that disarms one) replaces its siginfo and leaves a step's bits in DR6.
+  // An int3 (a #BP: SI_KERNEL) leaves DR6 as the last debug exception set
+  // it, so DR6 is read only for the others (replay_traps.cc).
+  struct TrapFacts {
+    siginfo_t si{};
+    uint64_t dr6 = 0;
+    bool int3() const { return si.si_code == SI_KERNEL; }
+  };
   struct StubExit {
     bool trapped = false;   // at the countdown's trap
     bool sampled = false;   // a time sample's stop (timeline_approach.cc)
     bool inside = false;    // stopped inside the stub: this arrival is counted
     uint64_t arrivals = 0;  // how many the stub counted
   };
-  StubExit retire_position_stub(CountingStub& stub, const WaitStatus& ws);
+  StubExit retire_position_stub(CountingStub& stub, const WaitStatus& ws, const TrapFacts* facts);
   bool at_position(const trace::Event& position, const Registers& live);
   // A search by digest for a position without a stored state that has
   // gone on for kSearchGiveUp, past kSearchDigests digests: a divergence,
@@ -380,7 +390,9 @@ class ReplaySession : public Session {
   // What the trap that stopped the program followed: a run, or a single
   // step (then a trap nothing else explains is the step's).
   enum class TrapAfter { Run, SingleStep };
-  bool classify_trap(ReplayStop& stop, TrapAfter after = TrapAfter::Run);
+  TrapFacts trap_facts();
+  // With `facts`, the trap is the one they were read at; else the last stop's.
+  bool classify_trap(ReplayStop& stop, TrapAfter after = TrapAfter::Run, const TrapFacts* facts = nullptr);
   bool watched_range_changed(const std::vector<std::vector<uint8_t>>& before, uint64_t& addr);
   std::vector<std::vector<uint8_t>> watched_values();
   // Watchpoints where the debug registers do nothing (replay_soft_watch.cc).
@@ -459,7 +471,7 @@ class ReplaySession : public Session {
   PositionCount position_count_;
   bool counting_stub_reached();
   void open_counters_for_run();
-  bool counted_stop_reached(ReplayStop& stop);
+  bool counted_stop_reached(ReplayStop& stop, const siginfo_t& si);
   // start_run_clock() and set_time_sample() (replay_sampling.cc).
   bool run_clock_wanted_ = false;
   std::unique_ptr<TimeSampler> run_clock_;
@@ -469,6 +481,7 @@ class ReplaySession : public Session {
   void close_time_sample();
   void open_samplers_for_run();
   bool time_sample_reached();
+  bool time_sample_reached(const siginfo_t& si);
   std::vector<Watchpoint> watchpoints_;
   std::vector<Watchpoint> armed_;  // what the debug registers hold now
   std::vector<std::size_t> slot_owner_;  // debug register -> index in armed_

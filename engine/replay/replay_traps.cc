@@ -50,13 +50,29 @@ std::size_t watch_slot_count(const std::vector<Watchpoint>& watches) {
   return n;
 }
 
-bool ReplaySession::classify_trap(ReplayStop& stop, TrapAfter after) {
-  if (counted_stop_reached(stop)) return true;
-  if (time_sample_reached() || counting_stub_reached()) {
+ReplaySession::TrapFacts ReplaySession::trap_facts() {
+  TrapFacts f;
+  f.si = task_->siginfo();
+  if (!f.int3()) f.dr6 = task_->debug_register(6);
+  return f;
+}
+
+bool ReplaySession::classify_trap(ReplayStop& stop, TrapAfter after, const TrapFacts* facts) {
+  // An int3 (the program's or one of ours) is a #BP: its stop reports
+  // SI_KERNEL and leaves DR6 as the last debug exception set it. A single
+  // step before it (stepping off a breakpoint, out of a counting stub, an
+  // injected call) leaves BS there; read as this trap's, that bit made a
+  // breakpoint's hit a step of ours, run on past the int3 (gdb's
+  // `continue` lost hits in a loop whose counted position a stretch copy
+  // interrupted). Only a #DB (a step, a debug register) is read from DR6.
+  const TrapFacts f = facts ? *facts : trap_facts();
+  const bool int3 = f.int3();
+  const uint64_t dr6 = f.dr6;
+  if (counted_stop_reached(stop, f.si)) return true;
+  if (time_sample_reached(f.si) || counting_stub_reached()) {
     stop.kind = ReplayStop::Kind::Interrupted;
     return true;
   }
-  uint64_t dr6 = task_->debug_register(6);
   if (dr6 & 0xf) {
     task_->set_debug_register(6, 0);
     for (std::size_t i = 0; i < slot_owner_.size(); ++i) {
@@ -90,9 +106,8 @@ bool ReplaySession::classify_trap(ReplayStop& stop, TrapAfter after) {
     // int3 reports SI_KERNEL, and replay sends it no real signals: any
     // other trap right after a step is the step's. The registers are
     // checked at the next event as always.
-    siginfo_t si = task_->siginfo();
-    if (si.si_code != SI_KERNEL) {
-      BS_LOG(Replay, "single-step trap without DR6.BS (si_code " << si.si_code << ", dr6 0x" << std::hex << dr6
+    if (!int3) {
+      BS_LOG(Replay, "single-step trap without DR6.BS (dr6 0x" << std::hex << dr6
                                                                  << ") at 0x" << regs.ip() << std::dec);
       stop.kind = ReplayStop::Kind::Step;
       return true;
