@@ -293,6 +293,12 @@ bool CountingStub::possible(Task& task, uint64_t addr, const std::vector<MapsEnt
   return moved && private_code(maps, addr, addr + moved->bytes.size());
 }
 
+std::optional<uint64_t> CountingStub::patched_end(Task& task, uint64_t addr) {
+  std::optional<Moved> moved = plan_moves(addr, reader_of(task));
+  if (!moved) return std::nullopt;
+  return addr + moved->bytes.size();
+}
+
 uint64_t CountingStub::arrivals(Task& task) const {
   uint64_t left = 0;
   task.read_some(remote_ptr<void>(page_ + kCountSlot), &left, sizeof left);

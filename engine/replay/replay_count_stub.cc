@@ -30,7 +30,22 @@ bool ReplaySession::arm_counting_stub(uint64_t addr, uint64_t stop_at) {
   return true;
 }
 
-bool ReplaySession::counting_stub_possible(uint64_t addr) { return CountingStub::possible(*task_, addr); }
+bool ReplaySession::counting_stub_possible(uint64_t addr) {
+  std::optional<uint64_t> end = CountingStub::patched_end(*task_, addr);
+  if (!end || !CountingStub::possible(*task_, addr)) return false;
+  // Not over the code that the stub for the next event, a counted
+  // position, patches (replay_counted_position.cc): sharing none, both
+  // count at the program's speed; over it, the position would be counted
+  // with a breakpoint trap per arrival, tens of millions of them.
+  const trace::Event* next = peek_next();
+  if (next && next->kind == trace::EventKind::Position && next->position && next->position->counted() &&
+      next->regs) {
+    uint64_t site = Registers::from_block(*next->regs).ip();
+    uint64_t site_end = CountingStub::patched_end(*task_, site).value_or(site + 1);
+    if (addr < site_end && site < *end) return false;
+  }
+  return true;
+}
 
 uint64_t ReplaySession::counting_stub_count() {
   if (!counting_stub_) return 0;
