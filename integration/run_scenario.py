@@ -38,9 +38,9 @@ Header syntax: comment lines at the very top of NAME.c, `// KEY: VALUE`:
   stdout: compare|any       any: no native-vs-record comparison of stdout
   stderr: compare|any       any: no native-vs-record comparison of stderr
   timeout: SECONDS          limit for each process (default 120)
-  requires: threads         the program starts threads: while backstep refuses
-                            clone/clone3, the recorded run reports SKIPPED
-                            (exit status 77) instead of failing
+  requires: threads         the program starts threads (a description only:
+                            threads are recorded like the rest, and a recorder
+                            that refuses clone/clone3 fails the scenario)
   requires: ia32-emulation  the program makes int 0x80 calls; requires: ldt, it
                             loads LDT selectors; requires: tsc-fault, it makes
                             rdtsc fault for itself; requires: debug-registers, a
@@ -70,7 +70,8 @@ Any other comment line at the top is description. Input names are relative
 to the program's working directory and may not contain "/" or "..".
 
 Exit status: 0 if every check passed, 1 otherwise (2 for a usage error, 77
-for a scenario skipped because backstep cannot record what it requires).
+for a scenario skipped because the machine lacks what it requires: a kernel
+feature the program probes for, cpuid faulting; the reason is printed).
 """
 
 import argparse
@@ -555,16 +556,7 @@ def scenario_main(opts):
         return 1
 
 
-# While backstep cannot record threads, its recorder stops at the first
-# clone or clone3 with its usual failure status and a message that names the
-# call ("backstep: recording stopped: unsupported system call (system call
-# clone3, event 47)"). A scenario that declares `requires: threads` is then
-# reported as skipped; any other failure is still a failure. Remove this once
-# threads are recorded: the scenarios must then pass.
 BACKSTEP_FAILURE = 125
-# The call is named as "system call clone3": a path that holds the word
-# (a checkout in ".../ci-clone/") must not look like it.
-CLONE_REFUSAL = re.compile(rb"^backstep: .*\bsystem call clone3?\b.*$", re.M)
 
 
 # A machine whose CPU or kernel cannot make cpuid fault (some VMs and CPUs):
@@ -578,10 +570,6 @@ def missing_requirement(sc, rec):
     if rec.timed_out or rec.returncode != BACKSTEP_FAILURE:
         return None
     err = rec.stdout if sc.merged else rec.stderr
-    if "threads" in sc.requires:
-        m = CLONE_REFUSAL.search(err)
-        if m:
-            return "backstep cannot record threads yet (%s)" % m.group(0).decode("utf-8", "replace")
     if "cpuid-faulting" in sc.requires:
         m = CPUID_FAULTING_REFUSAL.search(err)
         if m:

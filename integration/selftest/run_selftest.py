@@ -110,13 +110,13 @@ def main():
     expect("bug crash is caught", bad("corrupt_events_middle", "crash"), 1, "SIGSEGV")
     expect("bug record-stderr is caught by bad-input", bad("compress_zlib", "record-stderr"), 1)
 
-    # `requires: threads`: skipped (77) only while the recorder refuses clone
-    # or clone3, and only for a scenario that declares it.
+    # `requires: threads` describes; it never excuses: a recorder that
+    # refuses clone or clone3 fails a thread scenario like any other.
     expect("correct fake: thread scenario", scenario("thread_tls"), 0)
-    expect("clone3 refused: thread scenario skipped",
-           scenario("thread_tls", refuse="clone3"), 77, "SKIPPED thread_tls")
-    expect("clone refused: thread scenario skipped",
-           scenario("thread_pool", refuse="clone"), 77, "cannot record threads")
+    expect("clone3 refused: thread scenario fails",
+           scenario("thread_tls", refuse="clone3"), 1, "record exited with")
+    expect("clone refused: thread scenario fails",
+           scenario("thread_pool", refuse="clone"), 1, "record exited with")
     expect("clone3 refused: other scenario fails", scenario("file_rw", refuse="clone3"), 1)
     expect("another call refused: thread scenario fails",
            scenario("thread_tls", refuse="fork"), 1, "record exited with")
