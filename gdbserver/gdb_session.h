@@ -125,11 +125,17 @@ class GdbSession {
   void handle(const rsp::FileFstat& r);
   void handle(const rsp::FileReadlink&);
   void handle(const rsp::FileUnlink&);
-  // Everything else: not supported.
-  template <typename T>
-  void handle(const T&) {
-    reply("");
-  }
+  // Parsed, and not supported: the empty reply says so, and the client
+  // goes on with what it does without them. Named one by one, so that a
+  // request type added without a handler fails to compile.
+  void handle(const rsp::QueryOffsets&) { reply(""); }       // no relocation: the recorded addresses
+  void handle(const rsp::QueryTraceStatus&) { reply(""); }   // no tracepoints
+  void handle(const rsp::QueryRegisterInfo&) { reply(""); }  // lldb reads target.xml instead
+  void handle(const rsp::ThreadsInfoJson&) { reply(""); }    // lldb asks thread by thread
+  void handle(const rsp::ReadMemoryBinary&) { reply(""); }   // lldb falls back to `m`
+  void handle(const rsp::XferWrite&) { reply(""); }          // nothing is written through qXfer
+  void handle(const rsp::FilePwrite&) { reply(""); }         // the recording's files are read-only
+  void handle(const rsp::Unknown&) { reply(""); }            // not in the protocol layer at all
 
  private:
   void reply(const std::string& payload) { connection_.send_packet(payload); }
