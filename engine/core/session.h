@@ -1,6 +1,6 @@
-// A session owns tracees. RecordSession, ReplaySession (and later
-// DiversionSession) derive from it; several sessions can live in one process
-// (checkpoints are sessions). The base never knows its subclasses.
+// A session owns tracees. RecordSession and ReplaySession derive from it;
+// several sessions can live in one process (checkpoints are sessions). The
+// base never knows its subclasses.
 #pragma once
 
 #include <sys/types.h>
@@ -28,8 +28,8 @@ class Session {
     return *slot;
   }
 
-  // Keyed by the live thread id. One task per session today; threads and
-  // process trees add more.
+  // Keyed by the live thread id: every thread of every process the session
+  // traces (threads and process trees each add theirs).
   std::map<pid_t, std::unique_ptr<Task>> tasks_;
 };
 

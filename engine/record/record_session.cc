@@ -24,7 +24,6 @@
 #include "engine/core/restart_codes.h"
 #include "engine/core/seccomp_filter.h"
 #include "engine/core/vsyscall.h"
-#include "engine/core/progress_counter.h"
 #include "engine/core/compat_syscalls.h"
 #include "engine/core/written_bytes.h"
 #include "engine/record/compat_entry.h"

@@ -457,7 +457,8 @@ class ReplaySession : public Session {
   bool counting_failed_ = false;
   struct ArmedStub {
     CountingStub stub;
-    uint64_t offset = 0;   // executions counted that the caller does not
+    uint64_t offset = 0;   // executions the stub counts and the caller does not: the one the pc stood on
+                           // after a reported breakpoint (arm_counting_stub())
     bool trapped = false;
   };
   std::optional<ArmedStub> counting_stub_;
