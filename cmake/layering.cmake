@@ -1,5 +1,5 @@
 # The link graph of backstep's libraries follows the layout of
-# ../shared/DESIGN.md ("Layout"): a library never links, even through another
+# docs/design.md ("Map of the code"): a library never links, even through another
 # one, a library above it. Checked at configure time over each library's whole
 # link closure; tests/check_layering.py checks the same layering for includes.
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Checks that the source folders include each other only in the directions of
-the layout (../shared/DESIGN.md, "Layout"): engine/core includes nothing from
+the layout (docs/design.md, "Map of the code"): engine/core includes nothing from
 the layers above it, engine/trace takes only the plain CPU values from core,
 and gdbserver/ sees the engine through the DebugTarget interface alone.
 

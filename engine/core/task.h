@@ -1,6 +1,8 @@
 // One traced thread: ptrace resume/wait, registers, memory, remote syscalls.
-// Record and replay both drive tracees through this class; nothing else in
-// the engine calls ptrace(2) directly.
+// Record and replay both drive tracees through this class. The few direct
+// ptrace(2) calls elsewhere are the replay stub's PTRACE_TRACEME
+// (replay_session.cc) and the recorder's PTRACE_GETEVENTMSG and
+// PTRACE_LISTEN (record_processes.cc, record_session.cc).
 #pragma once
 
 #include <sys/ptrace.h>

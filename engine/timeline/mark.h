@@ -1,5 +1,5 @@
-// A position in a replay, exact without a hardware counter (DESIGN.md,
-// "Progress and positions"): an event boundary, then the k-th trap of each
+// A position in a replay, exact without a hardware counter (docs/design.md,
+// "Positions without a hardware counter"): an event boundary, then the k-th trap of each
 // anchor in turn, then n single-steps. Every operation that moves the replay
 // (continue to a breakpoint, a watchpoint hit, stepi, an event) extends a
 // mark, and replaying the same mark from any earlier checkpoint on its path
