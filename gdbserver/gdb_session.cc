@@ -153,8 +153,8 @@ std::string GdbSession::stop_reply(const TargetStop& stop) {
     case TargetStop::Kind::Watchpoint: {
       rsp::Watchpoint w;
       w.addr = stop.address;
-      w.access = stop.watch_type == WatchType::Write  ? rsp::Watchpoint::Access::Write
-                 : stop.watch_type == WatchType::Read ? rsp::Watchpoint::Access::Read
+      w.access = stop.watch_kind == WatchKind::Write  ? rsp::Watchpoint::Access::Write
+                 : stop.watch_kind == WatchKind::Read ? rsp::Watchpoint::Access::Read
                                                       : rsp::Watchpoint::Access::ReadWrite;
       r.reason = w;
       break;

@@ -48,10 +48,10 @@ void GdbSession::handle(const rsp::ReadMemory& r) {
 
 namespace {
 
-std::optional<WatchType> watch_type(rsp::BreakpointType t) {
+std::optional<WatchKind> watch_kind(rsp::BreakpointType t) {
   switch (t) {
-    case rsp::BreakpointType::WriteWatch: return WatchType::Write;
-    case rsp::BreakpointType::AccessWatch: return WatchType::Access;
+    case rsp::BreakpointType::WriteWatch: return WatchKind::Write;
+    case rsp::BreakpointType::AccessWatch: return WatchKind::Access;
     default: return std::nullopt;  // read-only watchpoints: x86 has none
   }
 }
@@ -62,7 +62,7 @@ std::optional<WatchType> watch_type(rsp::BreakpointType t) {
 // watchpoint longer than the debug registers cover, or a range outside user
 // space (the kernel refuses a debug register there at the next resume).
 std::optional<std::string> GdbSession::unservable(const rsp::BreakpointSpec& b) {
-  bool watch = watch_type(b.type).has_value();
+  bool watch = watch_kind(b.type).has_value();
   if (watch && (b.kind == 0 || b.kind > DebugTarget::kMaxWatchLength)) {
     return "a watchpoint covers 1 to " + std::to_string(DebugTarget::kMaxWatchLength) +
            " bytes (what the debug registers hold), not " + std::to_string(b.kind);
@@ -99,7 +99,7 @@ void GdbSession::handle(const rsp::InsertBreakpoint& r) {
       reply(rsp::ok());
       return;
     default:
-      reply(target_.set_watchpoint(b.addr, b.kind, *watch_type(b.type)) ? rsp::ok()
+      reply(target_.set_watchpoint(b.addr, b.kind, *watch_kind(b.type)) ? rsp::ok()
                                                                          : error_reply(rsp::ErrorCode::NoSpace));
   }
 }
@@ -116,7 +116,7 @@ void GdbSession::handle(const rsp::RemoveBreakpoint& r) {
       reply("");
       return;
     default:
-      target_.remove_watchpoint(b.addr, b.kind, *watch_type(b.type));
+      target_.remove_watchpoint(b.addr, b.kind, *watch_kind(b.type));
       reply(rsp::ok());
   }
 }

@@ -25,7 +25,7 @@ class CountingTarget : public FakeTarget {
     longest_read = std::max(longest_read, len);
     return std::vector<uint8_t>(len, 0);
   }
-  bool set_watchpoint(uint64_t, uint64_t, WatchType) override {
+  bool set_watchpoint(uint64_t, uint64_t, WatchKind) override {
     ++watchpoints_set;
     return true;
   }

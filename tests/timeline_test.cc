@@ -127,7 +127,7 @@ BOOST_AUTO_TEST_CASE(watchpoint_old_and_new_values_both_ways) {
   Recording rec;
   uint64_t counter = symbol_address(rec.binary(), "counter");
   ReplayTimeline t(rec.trace());
-  BOOST_REQUIRE(t.set_watchpoint(counter, 4, WatchType::Write));
+  BOOST_REQUIRE(t.set_watchpoint(counter, 4, WatchKind::Write));
   std::vector<int32_t> forward;
   for (int i = 0; i < 4; ++i) {
     TargetStop s = go(t, kFwd);
@@ -214,13 +214,13 @@ BOOST_AUTO_TEST_CASE(watchpoints_are_refused_only_when_debug_registers_run_out) 
   uint64_t values = symbol_address(rec.binary(), "values");
   ReplayTimeline t(rec.trace());
   BOOST_REQUIRE(values % 8 == 0);
-  BOOST_TEST(t.set_watchpoint(values + 1, 4, WatchType::Write));   // three slots
-  BOOST_TEST(!t.set_watchpoint(values + 4, 8, WatchType::Write));  // two more would not fit
-  BOOST_TEST(t.set_watchpoint(values + 8, 4, WatchType::Write));   // the fourth
-  BOOST_TEST(!t.set_watchpoint(values + 12, 1, WatchType::Write));
-  BOOST_TEST(!t.set_watchpoint(values, 0, WatchType::Write));
-  BOOST_TEST(t.remove_watchpoint(values + 1, 4, WatchType::Write));
-  BOOST_TEST(t.set_watchpoint(values + 12, 1, WatchType::Write));
+  BOOST_TEST(t.set_watchpoint(values + 1, 4, WatchKind::Write));   // three slots
+  BOOST_TEST(!t.set_watchpoint(values + 4, 8, WatchKind::Write));  // two more would not fit
+  BOOST_TEST(t.set_watchpoint(values + 8, 4, WatchKind::Write));   // the fourth
+  BOOST_TEST(!t.set_watchpoint(values + 12, 1, WatchKind::Write));
+  BOOST_TEST(!t.set_watchpoint(values, 0, WatchKind::Write));
+  BOOST_TEST(t.remove_watchpoint(values + 1, 4, WatchKind::Write));
+  BOOST_TEST(t.set_watchpoint(values + 12, 1, WatchKind::Write));
 }
 
 // A write to a watched byte that leaves it as it was is a hit for the debug
@@ -239,7 +239,7 @@ BOOST_AUTO_TEST_CASE(unaligned_watchpoint_stops_at_each_write_both_ways,
   // the next, at an address aligned to 2 only. bump(2) and bump(3) write them.
   uint64_t addr = values + 2 * sizeof(int32_t) + 2;
   ReplayTimeline t(rec.trace());
-  BOOST_REQUIRE(t.set_watchpoint(addr, 4, WatchType::Write));
+  BOOST_REQUIRE(t.set_watchpoint(addr, 4, WatchKind::Write));
   std::vector<int32_t> seen;
   for (int i = 0; i < 2; ++i) {
     TargetStop s = go(t, kFwd);
@@ -264,7 +264,7 @@ BOOST_AUTO_TEST_CASE(stepping_over_a_watched_write_reports_it_both_ways) {
   t.set_breakpoint(bump, TrapKind::Software);
   BOOST_REQUIRE(go(t, kFwd).kind == TargetStop::Kind::Breakpoint);
   t.remove_breakpoint(bump, TrapKind::Software);
-  BOOST_REQUIRE(t.set_watchpoint(counter, 4, WatchType::Write));
+  BOOST_REQUIRE(t.set_watchpoint(counter, 4, WatchKind::Write));
 
   // Forward, one instruction at a time, until the write to counter.
   int steps = 0;

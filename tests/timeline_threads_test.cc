@@ -86,7 +86,7 @@ BOOST_AUTO_TEST_CASE(a_watchpoint_hit_names_the_writing_thread) {
   ReplayTimeline t(rec.trace());
   uint64_t slots = testing::symbol_address(THREADS_TARGET, "slots");
   BOOST_REQUIRE(slots);
-  BOOST_REQUIRE(t.set_watchpoint(slots + 2 * 4, 4, WatchType::Write));
+  BOOST_REQUIRE(t.set_watchpoint(slots + 2 * 4, 4, WatchKind::Write));
   TargetStop hit = go(t, RunDirection::Forward);
   BOOST_REQUIRE_EQUAL(hit.kind, TargetStop::Kind::Watchpoint);
   BOOST_TEST(hit.tid != t.process_id());

@@ -57,14 +57,14 @@ BOOST_AUTO_TEST_CASE(the_timeline_refuses_what_it_cannot_serve) {
   Recording rec;
   uint64_t values = testing::require_symbol(rec.binary(), "values");
   ReplayTimeline t(rec.trace());
-  BOOST_TEST(!t.set_watchpoint(values, 0xffffffff, WatchType::Write));
-  BOOST_TEST(!t.set_watchpoint(values, DebugTarget::kMaxWatchLength + 8, WatchType::Write));
-  BOOST_TEST(!t.set_watchpoint(0x8000000000000000, 8, WatchType::Write));
-  BOOST_TEST(!t.set_watchpoint(kUserSpaceEnd, 8, WatchType::Access));
+  BOOST_TEST(!t.set_watchpoint(values, 0xffffffff, WatchKind::Write));
+  BOOST_TEST(!t.set_watchpoint(values, DebugTarget::kMaxWatchLength + 8, WatchKind::Write));
+  BOOST_TEST(!t.set_watchpoint(0x8000000000000000, 8, WatchKind::Write));
+  BOOST_TEST(!t.set_watchpoint(kUserSpaceEnd, 8, WatchKind::Access));
   BOOST_TEST(!t.set_breakpoint(0x8000000000000000, TrapKind::Hardware));
   BOOST_TEST(!t.set_breakpoint(kUserSpaceEnd, TrapKind::Software));
   BOOST_REQUIRE(values % 8 == 0);
-  BOOST_TEST(t.set_watchpoint(values, DebugTarget::kMaxWatchLength, WatchType::Write));  // four 8-byte slots
+  BOOST_TEST(t.set_watchpoint(values, DebugTarget::kMaxWatchLength, WatchKind::Write));  // four 8-byte slots
 
   // Breakpoints: up to the bound, setting one again is free, then refused.
   for (uint64_t i = 0; i < DebugTarget::kMaxBreakpoints; ++i) {

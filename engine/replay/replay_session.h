@@ -25,6 +25,7 @@
 #include "engine/core/time_sampler.h"
 #include "engine/core/registers.h"
 #include "engine/core/session.h"
+#include "engine/core/watch_kind.h"
 #include "engine/replay/comm_files.h"
 #include "engine/replay/shared_memory.h"
 #include "engine/trace/reader.h"
@@ -70,8 +71,6 @@ struct ReplayResult {
   std::string message;      // why, for the other ends
   uint64_t events = 0;      // events replayed
 };
-
-enum class WatchKind { Write, Read, Access };
 
 struct Watchpoint {
   uint64_t addr = 0;

@@ -15,6 +15,7 @@
 
 #include "engine/core/cpu_state.h"
 #include "engine/core/registers.h"
+#include "engine/core/watch_kind.h"
 
 namespace backstep {
 
@@ -33,12 +34,11 @@ inline bool in_user_space(uint64_t addr, uint64_t len) {
 }
 
 enum class TrapKind { Software, Hardware };
-enum class WatchType { Write, Read, Access };
 
 struct TargetStop {
   enum class Kind {
     Breakpoint,    // at `address`, before its instruction
-    Watchpoint,    // `address` (in `watch_type` terms) was written/read
+    Watchpoint,    // `address` (in `watch_kind` terms) was written/read
     Step,          // one instruction (or a step range) done
     Signal,        // the program received `signal` (a fatal fault: continuing kills it)
     Syscall,       // catch-syscall stop: `syscall` entry (or return with `syscall_return`)
@@ -52,7 +52,7 @@ struct TargetStop {
   Kind kind = Kind::Step;
   pid_t tid = 0;             // recorded thread id
   uint64_t address = 0;
-  WatchType watch_type = WatchType::Write;
+  WatchKind watch_kind = WatchKind::Write;
   int signal = 0;            // Linux signal number
   int exit_code = 0;
   int syscall = -1;
@@ -179,8 +179,8 @@ class DebugTarget {
   // 8-aligned). Any address and length in user space; false when the debug
   // registers run out or cannot cover the range.
   static constexpr uint64_t kMaxWatchLength = 32;
-  virtual bool set_watchpoint(uint64_t addr, uint64_t len, WatchType type) = 0;
-  virtual bool remove_watchpoint(uint64_t addr, uint64_t len, WatchType type) = 0;
+  virtual bool set_watchpoint(uint64_t addr, uint64_t len, WatchKind type) = 0;
+  virtual bool remove_watchpoint(uint64_t addr, uint64_t len, WatchKind type) = 0;
   // Syscalls to stop at (empty set + `all`: every syscall); nullopt: none.
   virtual void set_catch_syscalls(std::optional<std::vector<int>> syscalls) = 0;
   // Signals (Linux numbers) that do not stop the program on their way to it.

@@ -28,15 +28,6 @@ constexpr std::chrono::milliseconds kStretchPoll{1};
 // non-blocking read of its socket.
 constexpr std::chrono::milliseconds kClientPoll{20};
 
-WatchKind to_watch_kind(WatchType t) {
-  switch (t) {
-    case WatchType::Write: return WatchKind::Write;
-    case WatchType::Read: return WatchKind::Read;
-    case WatchType::Access: return WatchKind::Access;
-  }
-  return WatchKind::Write;
-}
-
 }  // namespace
 
 uint64_t ReplayTimeline::start_event(const std::string& trace_dir, const DebuggeeChoice& choice) {
@@ -268,20 +259,20 @@ bool ReplayTimeline::in_replay_code(uint64_t addr) {
 
 static_assert(DebugTarget::kMaxWatchLength == kLongestWatch, "what the debug registers cover");
 
-bool ReplayTimeline::set_watchpoint(uint64_t addr, uint64_t len, WatchType type) {
+bool ReplayTimeline::set_watchpoint(uint64_t addr, uint64_t len, WatchKind type) {
   // Any address and length: the session splits a range into aligned debug
   // register slots. Refused when the slots run out, and where the kernel
   // would refuse the debug registers at the next resume (outside user space).
   if (len == 0 || len > kMaxWatchLength || !in_user_space(addr, len)) return false;
   std::vector<Watchpoint> wanted = watchpoints_;
-  wanted.push_back({addr, len, to_watch_kind(type)});
+  wanted.push_back({addr, len, type});
   if (watch_slot_count(wanted) > kDebugRegisters) return false;
   watchpoints_ = std::move(wanted);
   return true;
 }
 
-bool ReplayTimeline::remove_watchpoint(uint64_t addr, uint64_t len, WatchType type) {
-  Watchpoint w{addr, len, to_watch_kind(type)};
+bool ReplayTimeline::remove_watchpoint(uint64_t addr, uint64_t len, WatchKind type) {
+  Watchpoint w{addr, len, type};
   auto it = std::find(watchpoints_.begin(), watchpoints_.end(), w);
   if (it == watchpoints_.end()) return false;
   watchpoints_.erase(it);
@@ -446,8 +437,7 @@ std::optional<TargetStop> ReplayTimeline::user_trap(const ReplayStop& s, ReplayS
       if (w.addr != s.address) continue;
       stop.kind = TargetStop::Kind::Watchpoint;
       stop.address = s.address;
-      stop.watch_type = w.kind == WatchKind::Write ? WatchType::Write
-                        : w.kind == WatchKind::Read ? WatchType::Read : WatchType::Access;
+      stop.watch_kind = w.kind;
       return stop;
     }
   }

@@ -68,8 +68,8 @@ class ReplayTimeline : public DebugTarget {
 
   bool set_breakpoint(uint64_t addr, TrapKind kind) override;
   bool remove_breakpoint(uint64_t addr, TrapKind kind) override;
-  bool set_watchpoint(uint64_t addr, uint64_t len, WatchType type) override;
-  bool remove_watchpoint(uint64_t addr, uint64_t len, WatchType type) override;
+  bool set_watchpoint(uint64_t addr, uint64_t len, WatchKind type) override;
+  bool remove_watchpoint(uint64_t addr, uint64_t len, WatchKind type) override;
   void set_catch_syscalls(std::optional<std::vector<int>> syscalls) override;
   void set_pass_signals(const std::vector<int>& linux_signals) override;
 

@@ -50,8 +50,8 @@ class FakeTarget : public DebugTarget {
   std::vector<uint8_t> siginfo() override { return {}; }
   bool set_breakpoint(uint64_t, TrapKind) override { return true; }
   bool remove_breakpoint(uint64_t, TrapKind) override { return true; }
-  bool set_watchpoint(uint64_t, uint64_t, WatchType) override { return true; }
-  bool remove_watchpoint(uint64_t, uint64_t, WatchType) override { return true; }
+  bool set_watchpoint(uint64_t, uint64_t, WatchKind) override { return true; }
+  bool remove_watchpoint(uint64_t, uint64_t, WatchKind) override { return true; }
   void set_catch_syscalls(std::optional<std::vector<int>>) override {}
   void set_pass_signals(const std::vector<int>&) override {}
   TargetStop resume(const ResumeRequest& request, const std::function<bool()>&) override {
