@@ -41,12 +41,12 @@ void ReplayTimeline::maybe_auto_checkpoint() {
   thin_checkpoints();
 }
 
-const ReplayTimeline::Checkpoint* ReplayTimeline::best_checkpoint(const Mark& target, bool allow_equal,
-                                                                  bool boundary_only) const {
+const ReplayTimeline::Checkpoint* ReplayTimeline::best_checkpoint(const Mark& target, Bound bound,
+                                                                  Where where) const {
   const Checkpoint* best = nullptr;
   for (const Checkpoint& cp : checkpoints_) {
-    if (boundary_only && !cp.mark.at_boundary()) continue;
-    if (!cp.mark.is_prefix_of(target, allow_equal)) continue;
+    if (where == Where::AtBoundary && !cp.mark.at_boundary()) continue;
+    if (!cp.mark.is_prefix_of(target, bound == Bound::Inclusive)) continue;
     if (!best || best->mark.is_prefix_of(cp.mark, false)) best = &cp;
   }
   return best;
@@ -58,13 +58,13 @@ void ReplayTimeline::seek(const Mark& target) {
   Mark from;
   if (mark_.is_prefix_of(target, false)) {
     // Forward from here, unless a checkpoint is closer.
-    const Checkpoint* cp = best_checkpoint(target, true, false);
+    const Checkpoint* cp = best_checkpoint(target, Bound::Inclusive);
     if (cp && mark_.is_prefix_of(cp->mark, false)) {
       session = cp->session->clone();
       from = cp->mark;
     }
   } else {
-    const Checkpoint* cp = best_checkpoint(target, true, false);
+    const Checkpoint* cp = best_checkpoint(target, Bound::Inclusive);
     BS_ASSERT(cp, "no checkpoint on the way to " << target.describe());
     session = cp->session->clone();
     from = cp->mark;
@@ -85,7 +85,7 @@ void ReplayTimeline::seek(const Mark& target) {
     // Stopped part-way (a State anchor no checkpoint holds was not found
     // again): the replay is somewhere mark_ does not name. Go to the
     // nearest checkpoint on the way, a position known exactly, and report.
-    const Checkpoint* cp = best_checkpoint(target, true, false);
+    const Checkpoint* cp = best_checkpoint(target, Bound::Inclusive);
     current_ = cp->session->clone();
     mark_ = cp->mark;
     throw;
@@ -147,7 +147,7 @@ void ReplayTimeline::walk(ReplaySession& session, const Mark& from, const Mark& 
   auto leave_checkpoint = [&](std::size_t leg_index, uint64_t n) {
     if (!leave_checkpoints || n == legs[leg_index].n) return;
     Mark here = position(leg_index, n);
-    const Checkpoint* near = best_checkpoint(here, true, false);
+    const Checkpoint* near = best_checkpoint(here, Bound::Inclusive);
     if (!near || near->mark != here) add_checkpoint(next_auto_checkpoint_--, here, session);
   };
   auto maybe_checkpoint = [&](std::size_t leg_index, uint64_t n, uint64_t every) {

@@ -237,7 +237,12 @@ class ReplayTimeline : public DebugTarget {
   // Positions.
   void seek(const Mark& target);
   void walk(ReplaySession& session, const Mark& from, const Mark& to);
-  const Checkpoint* best_checkpoint(const Mark& target, bool allow_equal, bool boundary_only) const;
+  // The latest checkpoint at or before `target` on its way (a prefix of it):
+  // Inclusive takes one at `target` itself, Exclusive only one before it;
+  // AtBoundary takes only checkpoints at an event boundary.
+  enum class Bound { Inclusive, Exclusive };
+  enum class Where { Any, AtBoundary };
+  const Checkpoint* best_checkpoint(const Mark& target, Bound bound, Where where = Where::Any) const;
   void maybe_auto_checkpoint();
   // Whether a checkpoint is the cheap way back to a State anchor
   // (timeline_interrupt.cc): evicted only after the others.
@@ -345,7 +350,9 @@ class ReplayTimeline : public DebugTarget {
   // The trajectory cache's entry at `m` when a reverse move may land there
   // without a seek (no watchpoints; `thread` runs there, or 0 for any).
   const TrajectoryEntry* cached_landing(const Mark& m, pid_t thread) const;
-  std::optional<Mark> mark_before(const Mark& at);
+  // The position one instruction before `at`. Not a query: it replays to
+  // find it, so the replay (and mark_) no longer stands where it did.
+  std::optional<Mark> search_mark_before(const Mark& at);
   // The position before `at` ("A xk"), with the steps of the passes from
   // "A x(k-B)" cached in one fill (B from the steps a pass took last
   // time); nullopt where that does not apply.

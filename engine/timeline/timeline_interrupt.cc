@@ -151,7 +151,7 @@ std::optional<Mark> ReplayTimeline::mark_before_state(const Mark& at_ref) {
   Mark named = p.after_trap(bp);
   named.anchors.back().count += passes - 1;
   mark_ = named;
-  return mark_before(named);
+  return search_mark_before(named);
 }
 
 std::optional<StateKey> ReplayTimeline::first_hit_state(ReplaySession& session) {
@@ -184,7 +184,7 @@ std::vector<ReplayTimeline::Candidate> ReplayTimeline::hits_to_event(ReplaySessi
 }
 
 std::unique_ptr<ReplaySession> ReplayTimeline::session_at(const Mark& target) {
-  const Checkpoint* cp = best_checkpoint(target, true, false);
+  const Checkpoint* cp = best_checkpoint(target, Bound::Inclusive);
   BS_ASSERT(cp, "no checkpoint on the way to " << target.describe());
   std::unique_ptr<ReplaySession> s = cp->session->clone();
   s->set_echo(false);

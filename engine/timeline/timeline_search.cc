@@ -368,7 +368,7 @@ TargetStop ReplayTimeline::continue_backward(const std::function<bool()>& interr
   // (run() has tried continue_backward_listed() first.)
   Mark end = mark_;
   for (;;) {
-    const Checkpoint* cp = best_checkpoint(end, false, true);
+    const Checkpoint* cp = best_checkpoint(end, Bound::Exclusive, Where::AtBoundary);
     if (!cp) {
       seek(checkpoints_.front().mark);
       return make_stop(TargetStop::Kind::HistoryStart);
@@ -403,14 +403,14 @@ TargetStop ReplayTimeline::land_backward(const Candidate& hit) {
   if (hit.stop.kind == TargetStop::Kind::Watchpoint) {
     // Going backwards, stop before the instruction (or syscall) that
     // wrote, as gdb expects.
-    if (std::optional<Mark> before = mark_before(mark_)) seek(*before);
+    if (std::optional<Mark> before = search_mark_before(mark_)) seek(*before);
   }
   return hit.stop;
 }
 
 TargetStop ReplayTimeline::step_backward(pid_t thread, Landing landing) {
   Mark from = mark_;
-  std::optional<Mark> before = mark_before(mark_);
+  std::optional<Mark> before = search_mark_before(mark_);
   if (!before) return make_stop(TargetStop::Kind::HistoryStart);
   uint32_t tid = static_cast<uint32_t>(thread);
   note_step_back(from, *before);
@@ -467,16 +467,16 @@ std::optional<Mark> ReplayTimeline::thread_instruction_before(uint32_t tid, uint
     bool fault = kind == trace::EventKind::Signal && is_synchronous_fault(siginfo_from_bytes(e.siginfo));
     if (returned) {
       // The thread's event before that return: its entry if the call blocked.
-      return mark_before(Mark{kind == trace::EventKind::SyscallEntered ? n + 1 : *returned + 1, {}, 0});
+      return search_mark_before(Mark{kind == trace::EventKind::SyscallEntered ? n + 1 : *returned + 1, {}, 0});
     }
     switch (kind) {
       case trace::EventKind::Syscall: returned = n; continue;
       case trace::EventKind::SyscallEntered:
       case trace::EventKind::Rdtsc:
       case trace::EventKind::FatalSignal:
-        return mark_before(Mark{n + 1, {}, 0});
+        return search_mark_before(Mark{n + 1, {}, 0});
       case trace::EventKind::Signal:
-        if (fault) return mark_before(Mark{n + 1, {}, 0});
+        if (fault) return search_mark_before(Mark{n + 1, {}, 0});
         continue;  // a delivery runs no instruction
       case trace::EventKind::ThreadStart:
         return std::nullopt;
@@ -486,7 +486,7 @@ std::optional<Mark> ReplayTimeline::thread_instruction_before(uint32_t tid, uint
         return otherwise;  // a forced position: not searched for
     }
   }
-  if (returned) return mark_before(Mark{*returned + 1, {}, 0});
+  if (returned) return search_mark_before(Mark{*returned + 1, {}, 0});
   return std::nullopt;
 }
 
@@ -509,7 +509,7 @@ std::optional<uint64_t> ReplayTimeline::count_steps(const Mark& p,
       // Not at the start: the seek there just came from one, and the steps
       // are cached (a fork at every step off a conditional breakpoint's hit
       // cost a quarter of each false hit going back).
-      const Checkpoint* near = best_checkpoint(cur, true, false);
+      const Checkpoint* near = best_checkpoint(cur, Bound::Inclusive);
       if (!near || near->mark != cur) add_checkpoint(next_auto_checkpoint_--, cur, *current_);
     }
     ReplayStop r = current_->resume(how);
@@ -606,7 +606,7 @@ std::optional<Mark> ReplayTimeline::batched_before(const Mark& at) {
   }
 }
 
-std::optional<Mark> ReplayTimeline::mark_before(const Mark& at) {
+std::optional<Mark> ReplayTimeline::search_mark_before(const Mark& at) {
   if (at.at_event) {
     // Before the instruction that raised the event (a fault may have run
     // before without faulting): count the steps from the boundary.
@@ -616,7 +616,7 @@ std::optional<Mark> ReplayTimeline::mark_before(const Mark& at) {
     // like a fault: the instruction before is the one that called it.
     bool fault = (signal && is_synchronous_fault(siginfo_from_bytes(e.siginfo))) || is_vsyscall_event(e);
     Mark p{at.event, {}, 0};
-    if (signal && !fault) return mark_before(p);
+    if (signal && !fault) return search_mark_before(p);
     uint64_t n = steps_or_give_up(count_steps(
         p, [](const ReplayStop& r) { return r.kind == ReplayStop::Kind::EventPending; },
         {.single_step = true, .stop_after_event = false, .stop_before = always}, kMaxStepsBack));
@@ -626,7 +626,7 @@ std::optional<Mark> ReplayTimeline::mark_before(const Mark& at) {
     // has not run: reaching the fault changed nothing, so the instruction
     // before is the one before the faulting one.
     uint64_t ran = fault ? n - 1 : n;
-    if (ran == 0) return mark_before(p);
+    if (ran == 0) return search_mark_before(p);
     p.steps = ran - 1;
     return p;
   }
@@ -658,7 +658,7 @@ std::optional<Mark> ReplayTimeline::mark_before(const Mark& at) {
     if (a.kind == Anchor::Kind::Breakpoint && !same_trap_before && current_->thread_registers(runs).ip() == a.addr()) {
       // The breakpoint was hit at once from `p` (reached by an event, a
       // step or a watchpoint, with the pc on it): no instruction ran.
-      return mark_before(p);
+      return search_mark_before(p);
     }
     uint64_t n = 0;
     if (a.kind == Anchor::Kind::Watchpoint) {
@@ -695,23 +695,23 @@ std::optional<Mark> ReplayTimeline::mark_before(const Mark& at) {
       // A blocking call's return, after other threads ran: its instruction
       // ran at its SyscallEntered event, and none runs here.
       seek(boundary);
-      if (current_->thread_in_call(tid)) return mark_before(boundary);
+      if (current_->thread_in_call(tid)) return search_mark_before(boundary);
       break;
     }
     case trace::EventKind::SyscallEntered: insn = Registers::from_block(*prev.regs).ip() - 2; break;
     case trace::EventKind::ThreadStart:
     case trace::EventKind::ThreadExit:
     case trace::EventKind::BufferFlush:
-      return mark_before(boundary);  // no instruction of the program's
+      return search_mark_before(boundary);  // no instruction of the program's
     case trace::EventKind::Rdtsc: insn = Registers::from_block(*prev.regs).ip(); break;
     case trace::EventKind::Signal:
       if (!is_synchronous_fault(siginfo_from_bytes(prev.siginfo))) {
-        return mark_before(Mark{e, {}, 0});  // a delivery is not an instruction
+        return search_mark_before(Mark{e, {}, 0});  // a delivery is not an instruction
       }
       return Mark{e, {}, 0, true};  // at the faulting instruction, before the handler
     case trace::EventKind::FatalSignal:
       // Nothing changed at the fault: the instruction before it.
-      return mark_before(Mark{e, {}, 0, true});
+      return search_mark_before(Mark{e, {}, 0, true});
     default:
       return std::nullopt;
   }
