@@ -295,7 +295,7 @@ bool CountingStub::possible(Task& task, uint64_t addr, const std::vector<MapsEnt
 
 std::optional<uint64_t> CountingStub::patched_end(Task& task, uint64_t addr) {
   std::optional<Moved> moved = plan_moves(addr, reader_of(task));
-  if (!moved) return std::nullopt;
+  if (!moved || !private_code(read_proc_maps(task.tid()), addr, addr + moved->bytes.size())) return std::nullopt;
   return addr + moved->bytes.size();
 }
 

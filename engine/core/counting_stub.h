@@ -62,9 +62,9 @@ class CountingStub {
   // Whether arm() could move the code at `addr` (nothing is written).
   static bool possible(Task& task, uint64_t addr);
   static bool possible(Task& task, uint64_t addr, const std::vector<MapsEntry>& maps);
-  // The end of the code a stub at `addr` would patch ([addr, end): the
-  // jump and the rest of the instructions it covers); nullopt where none
-  // can move.
+  // Where arm() could move the code at `addr` (possible()): the end of the
+  // code a stub there would patch ([addr, end): the jump and the rest of
+  // the instructions it covers); else nullopt.
   static std::optional<uint64_t> patched_end(Task& task, uint64_t addr);
 
   uint64_t addr() const { return addr_; }

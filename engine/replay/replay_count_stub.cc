@@ -32,7 +32,7 @@ bool ReplaySession::arm_counting_stub(uint64_t addr, uint64_t stop_at) {
 
 bool ReplaySession::counting_stub_possible(uint64_t addr) {
   std::optional<uint64_t> end = CountingStub::patched_end(*task_, addr);
-  if (!end || !CountingStub::possible(*task_, addr)) return false;
+  if (!end) return false;
   // Not over the code that the stub for the next event, a counted
   // position, patches (replay_counted_position.cc): sharing none, both
   // count at the program's speed; over it, the position would be counted

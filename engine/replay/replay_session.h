@@ -314,9 +314,6 @@ class ReplaySession : public Session {
   std::optional<CountingStub> arm_position_stub(uint64_t site, uint64_t countdown, const Registers* match);
   std::optional<std::optional<ReplayStop>> run_to_position_by_match(const trace::Event& next);
   std::optional<ReplayStop> run_to_position_by_steps(const trace::Event& next, bool single_step);
-  // After a run with a position's stub armed: the thread out of the stub,
-  // the stub disarmed, and how the run ended, told before the steps out of
-  // the stub replace the stop's registers and siginfo.
   // What a SIGTRAP stop was, read at the stop: ptrace work in the thread
   // after it (single steps out of a counting stub, the injected munmap
   // that disarms one) replaces its siginfo and leaves a step's bits in DR6.
@@ -327,6 +324,9 @@ class ReplaySession : public Session {
     uint64_t dr6 = 0;
     bool int3() const { return si.si_code == SI_KERNEL; }
   };
+  // After a run with a position's stub armed: the thread out of the stub,
+  // the stub disarmed, and how the run ended, told before the steps out of
+  // the stub replace the stop's registers and siginfo.
   struct StubExit {
     bool trapped = false;   // at the countdown's trap
     bool sampled = false;   // a time sample's stop (timeline_approach.cc)
