@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "engine/core/compat_syscalls.h"
-#include "engine/core/registers.h"
+#include "values/registers.h"
 #include "engine/core/syscalls/syscall_table.h"
 #include "engine/trace/printable.h"
 #include "preload/preload_interface.h"

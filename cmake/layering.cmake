@@ -54,8 +54,11 @@ endfunction()
 
 set(backstep_engine_above_core backstep_trace backstep_record backstep_replay backstep_timeline)
 backstep_forbid_links(backstep_cpu_state
-  FORBIDS backstep_core ${backstep_engine_above_core} backstep_gdbserver backstep_rsp
+  FORBIDS backstep_values backstep_core ${backstep_engine_above_core} backstep_gdbserver backstep_rsp
   WHY "cpu_state.h is header-only and standard library only")
+backstep_forbid_links(backstep_values
+  FORBIDS backstep_core ${backstep_engine_above_core} backstep_gdbserver backstep_rsp backstep_syscalls
+  WHY "values/ holds plain types and the log: it links nothing of backstep's but cpu_state.h")
 backstep_forbid_links(backstep_core
   FORBIDS ${backstep_engine_above_core} backstep_gdbserver backstep_rsp
   WHY "engine/core is the bottom layer")
@@ -63,8 +66,8 @@ backstep_forbid_links(backstep_trace
   FORBIDS backstep_core backstep_record backstep_replay backstep_timeline backstep_gdbserver backstep_rsp
   WHY "the trace format needs only the standard library, zlib and cpu_state.h")
 backstep_forbid_links(backstep_gdbserver
-  FORBIDS ${backstep_engine_above_core}
-  WHY "gdbserver/ sees the engine through DebugTarget only; cli/ builds the ReplayTimeline")
+  FORBIDS backstep_core ${backstep_engine_above_core}
+  WHY "gdbserver/ sees the engine through DebugTarget and the plain values only (no ptrace, libelf or LLVM); cli/ builds the ReplayTimeline")
 backstep_forbid_links(backstep_rsp
   FORBIDS backstep_cpu_state backstep_core ${backstep_engine_above_core} backstep_gdbserver
   WHY "the RSP codec links only the standard library")

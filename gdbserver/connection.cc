@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 
-#include "engine/core/log.h"
+#include "values/log.h"
 #include "gdbserver/rsp/reply.h"
 
 namespace backstep::gdb {

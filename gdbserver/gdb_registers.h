@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/core/cpu_state.h"
-#include "engine/core/registers.h"
+#include "values/cpu_state.h"
+#include "values/registers.h"
 
 namespace backstep::gdb {
 

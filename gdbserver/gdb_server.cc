@@ -17,7 +17,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "engine/core/log.h"
+#include "values/log.h"
 #include "gdbserver/gdb_session.h"
 #include "gdbserver/listener.h"
 #include "gdbserver/peer_credentials.h"

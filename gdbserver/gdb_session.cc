@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <variant>
 
-#include "engine/core/log.h"
+#include "values/log.h"
 #include "gdbserver/gdb_signals.h"
 
 namespace backstep::gdb {

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Checks that the source folders include each other only in the directions of
-the layout (docs/design.md, "Map of the code"): engine/core includes nothing from
-the layers above it, engine/trace takes only the plain CPU values from core,
-and gdbserver/ sees the engine through the DebugTarget interface alone.
+the layout (docs/design.md, "Map of the code"): values/ (plain value types and
+the log) includes nothing of backstep's, engine/core includes nothing from the
+layers above it, engine/trace takes only the plain CPU values, and gdbserver/
+sees the engine through the DebugTarget interface and the plain values alone.
 
 Usage: check_layering.py [ROOT]   (ROOT: the source tree, default: this repo)
 Prints each include that breaks a rule and exits 1; exits 0 when none does.
@@ -18,17 +19,18 @@ SOURCE_SUFFIXES = (".h", ".hh", ".hpp", ".c", ".cc", ".cpp", ".inc")
 # (files: a folder ending in "/" or one file, allowed project includes (folder
 # prefixes or files), why). The most specific rule for a file applies.
 RULES = [
-    ("engine/core/", ["engine/core/", "preload/preload_interface.h"],
+    ("values/", ["values/"],
+     "values/ holds the plain types the engine and the server share: it includes nothing above it"),
+    ("engine/core/", ["engine/core/", "values/", "preload/preload_interface.h"],
      "engine/core is the bottom layer: it includes nothing from trace, record, replay or timeline "
      "(the preload library's ABI header is plain C shared by both sides)"),
     ("preload/", ["preload/"],
      "the preload library is injected into programs: it includes libc's headers and its own only"),
-    ("engine/trace/", ["engine/trace/", "engine/core/cpu_state.h"],
-     "the trace schema depends on the standard library and the plain values of engine/core/cpu_state.h only"),
-    ("engine/timeline/debug_target.h", ["engine/core/"],
+    ("engine/trace/", ["engine/trace/", "values/cpu_state.h"],
+     "the trace schema depends on the standard library and the plain values of values/cpu_state.h only"),
+    ("engine/timeline/debug_target.h", ["values/"],
      "DebugTarget is the whole interface gdbserver/ sees: it must not pull in the replay engine"),
-    ("gdbserver/", ["gdbserver/", "engine/timeline/debug_target.h", "engine/core/registers.h",
-                    "engine/core/cpu_state.h", "engine/core/log.h"],
+    ("gdbserver/", ["gdbserver/", "engine/timeline/debug_target.h", "values/"],
      "gdbserver/ speaks to the engine through DebugTarget and its value types only"),
     ("gdbserver/rsp/", ["gdbserver/rsp/"],
      "the RSP codec links only the standard library"),

@@ -12,18 +12,18 @@ CHECKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "check_layeri
 
 # The smallest tree in which every rule has files, each including only what it may.
 CLEAN = {
-    "engine/core/cpu_state.h": "#include <array>\n",
-    "engine/core/registers.h": '#include "engine/core/cpu_state.h"\n',
-    "engine/core/log.h": "",
-    "engine/core/task.h": '#include "engine/core/registers.h"\n',
-    "engine/trace/event.h": '#include <vector>\n#include "engine/core/cpu_state.h"\n',
+    "values/cpu_state.h": "#include <array>\n",
+    "values/registers.h": '#include "values/cpu_state.h"\n',
+    "values/log.h": "",
+    "engine/core/task.h": '#include "values/registers.h"\n',
+    "engine/trace/event.h": '#include <vector>\n#include "values/cpu_state.h"\n',
     "engine/replay/replay_session.h": '#include "engine/trace/event.h"\n',
-    "engine/timeline/debug_target.h": '#include "engine/core/registers.h"\n',
+    "engine/timeline/debug_target.h": '#include "values/registers.h"\n',
     "engine/timeline/replay_timeline.h": ('#include "engine/replay/replay_session.h"\n'
                                           '#include "engine/timeline/debug_target.h"\n'),
     "gdbserver/rsp/packet.h": "#include <string>\n",
     "gdbserver/gdb_session.cc": ('#include "engine/timeline/debug_target.h"\n'
-                                 '#include "engine/core/log.h"\n#include "gdbserver/rsp/packet.h"\n'),
+                                 '#include "values/log.h"\n#include "gdbserver/rsp/packet.h"\n'),
     "cli/serve_command.cc": '#include "engine/timeline/replay_timeline.h"\n',
     "preload/preload_interface.h": "#include <stdint.h>\n",
     "preload/syscall_hook.c": '#include "preload/preload_interface.h"\n',
@@ -54,8 +54,8 @@ class Layering(unittest.TestCase):
         self.assertIn("files checked", proc.stdout)
 
     def test_core_including_trace_fails(self):
-        self.assert_refused({"engine/core/registers.h": '#include "engine/trace/event.h"\n'},
-                            'engine/core/registers.h:1: includes "engine/trace/event.h"')
+        self.assert_refused({"values/registers.h": '#include "engine/trace/event.h"\n'},
+                            'values/registers.h:1: includes "engine/trace/event.h"')
 
     def test_core_including_replay_from_a_source_file_fails(self):
         self.assert_refused({"engine/core/task.cc": '#include <x>\n  #  include <engine/replay/replay_session.h>\n'},

@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "engine/core/registers.h"
+#include "values/registers.h"
 #include "engine/replay/replay_session.h"
 #include "engine/trace/reader.h"
 #include "tests/support/recording.h"

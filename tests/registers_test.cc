@@ -5,7 +5,7 @@
 
 #include "engine/core/proc_maps.h"
 #include "engine/core/cpuid_trap.h"
-#include "engine/core/registers.h"
+#include "values/registers.h"
 
 using backstep::Registers;
 

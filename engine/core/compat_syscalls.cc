@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "engine/core/log.h"
+#include "values/log.h"
 
 namespace backstep {
 namespace {

@@ -12,7 +12,7 @@
 #include <optional>
 #include <string>
 
-#include "engine/core/registers.h"
+#include "values/registers.h"
 
 namespace backstep {
 

@@ -10,9 +10,9 @@
 #include <cstring>
 #include <string>
 
-#include "engine/core/log.h"
+#include "values/log.h"
 #include "engine/core/proc_maps.h"
-#include "engine/core/registers.h"
+#include "values/registers.h"
 #include "engine/core/task.h"
 #include "engine/core/tool_page.h"
 #include "engine/core/x86_decoder.h"

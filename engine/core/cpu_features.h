@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/core/cpu_state.h"
+#include "values/cpu_state.h"
 
 namespace backstep {
 

@@ -13,7 +13,7 @@
 #include <iostream>
 #include <mutex>
 
-#include "engine/core/log.h"
+#include "values/log.h"
 #include "engine/core/perf_sigtrap.h"
 
 namespace backstep {

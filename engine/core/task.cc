@@ -18,7 +18,7 @@
 #include <optional>
 #include <sstream>
 
-#include "engine/core/log.h"
+#include "values/log.h"
 #include "engine/core/proc_maps.h"
 #include "engine/core/time_sampler.h"
 #include "engine/core/tool_page.h"

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/core/registers.h"
+#include "values/registers.h"
 #include "engine/core/remote_ptr.h"
 
 namespace backstep {

@@ -20,7 +20,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "engine/core/registers.h"
+#include "values/registers.h"
 
 namespace backstep {
 

@@ -9,7 +9,7 @@
 #include <optional>
 #include <vector>
 
-#include "engine/core/registers.h"
+#include "values/registers.h"
 #include "engine/core/task.h"
 
 namespace backstep {

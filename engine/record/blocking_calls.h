@@ -5,7 +5,7 @@
 // so it must never wait for one of them.
 #pragma once
 
-#include "engine/core/registers.h"
+#include "values/registers.h"
 
 namespace backstep {
 

@@ -10,7 +10,7 @@
 #include <cstring>
 #include <string>
 
-#include "engine/core/log.h"
+#include "values/log.h"
 #include "engine/core/pagemap.h"
 #include "engine/core/task.h"
 #include "engine/core/tool_page.h"

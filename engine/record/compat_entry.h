@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "engine/core/registers.h"
+#include "values/registers.h"
 #include "engine/core/task.h"
 
 namespace backstep {

@@ -34,7 +34,7 @@
 #include <cstddef>
 #include <map>
 
-#include "engine/core/log.h"
+#include "values/log.h"
 #include "engine/core/proc_maps.h"
 #include "engine/core/signals.h"
 #include "engine/record/position_site.h"

@@ -34,7 +34,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "engine/core/log.h"
+#include "values/log.h"
 #include "engine/core/proc_maps.h"
 #include "engine/core/signals.h"
 #include "engine/core/state_digest.h"

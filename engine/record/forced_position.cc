@@ -36,7 +36,7 @@
 #include <cstdint>
 
 #include "engine/core/hit_counter.h"
-#include "engine/core/log.h"
+#include "values/log.h"
 #include "engine/core/signals.h"
 #include "engine/core/state_digest.h"
 #include "engine/record/position_site.h"

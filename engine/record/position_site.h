@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "engine/core/registers.h"
+#include "values/registers.h"
 
 namespace backstep {
 

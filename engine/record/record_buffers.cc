@@ -27,7 +27,7 @@
 #include <set>
 #include <utility>
 
-#include "engine/core/log.h"
+#include "values/log.h"
 #include "engine/core/proc_maps.h"
 #include "engine/core/syscalls/syscall_table.h"
 #include "engine/core/syscall_stub.h"

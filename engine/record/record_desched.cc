@@ -28,7 +28,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "engine/core/log.h"
+#include "values/log.h"
 #include "engine/core/restart_codes.h"
 #include "engine/core/syscalls/syscall_table.h"
 #include "engine/record/record_session.h"

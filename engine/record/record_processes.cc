@@ -21,7 +21,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
-#include "engine/core/log.h"
+#include "values/log.h"
 #include "engine/core/proc_maps.h"
 #include "engine/record/clone_request.h"
 #include "engine/record/record_session.h"

@@ -20,7 +20,7 @@
 #include <utility>
 
 #include "engine/core/cpu_features.h"
-#include "engine/core/log.h"
+#include "values/log.h"
 #include "engine/core/restart_codes.h"
 #include "engine/core/seccomp_filter.h"
 #include "engine/core/vsyscall.h"

@@ -10,7 +10,7 @@
 
 #include <cstring>
 
-#include "engine/core/log.h"
+#include "values/log.h"
 #include "engine/core/signals.h"
 #include "engine/core/cpuid_trap.h"
 #include "engine/record/record_session.h"

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "engine/core/counting_stub.h"
-#include "engine/core/registers.h"
+#include "values/registers.h"
 #include "engine/core/state_digest.h"
 #include "engine/core/task.h"
 #include "engine/record/buffer_view.h"

@@ -26,7 +26,7 @@
 
 #include <chrono>
 
-#include "engine/core/log.h"
+#include "values/log.h"
 #include "engine/core/state_digest.h"
 #include "engine/record/blocking_calls.h"
 #include "engine/record/record_session.h"

@@ -28,7 +28,7 @@
 #include <fstream>
 #include <string>
 
-#include "engine/core/log.h"
+#include "values/log.h"
 #include "engine/record/record_session.h"
 
 namespace backstep {

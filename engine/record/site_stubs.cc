@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "engine/core/log.h"
+#include "values/log.h"
 #include "engine/core/proc_maps.h"
 #include "engine/record/record_session.h"
 #include "preload/preload_interface.h"

@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "engine/core/registers.h"
+#include "values/registers.h"
 #include "engine/core/remote_ptr.h"
 #include "engine/core/syscalls/syscall_table.h"
 #include "engine/core/task.h"

@@ -8,7 +8,7 @@
 // only when the library cannot (no room, a switch point asked for).
 #include <cstring>
 
-#include "engine/core/log.h"
+#include "values/log.h"
 #include "engine/core/syscall_stub.h"
 #include "engine/core/tool_page.h"
 #include "engine/core/tsc_sites.h"

@@ -4,7 +4,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "engine/core/log.h"
+#include "values/log.h"
 #include "engine/core/task.h"
 
 namespace backstep {

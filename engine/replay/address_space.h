@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "engine/core/registers.h"
+#include "values/registers.h"
 #include "engine/core/task.h"
 #include "engine/replay/shared_memory.h"
 #include "engine/trace/event.h"

@@ -24,7 +24,7 @@
 #include <string>
 #include <string_view>
 
-#include "engine/core/registers.h"
+#include "values/registers.h"
 
 namespace backstep {
 

@@ -6,7 +6,7 @@
 // stop, disarm_counting_stub() puts the code back, unmaps the pages and puts
 // the thread where the stub found it, so that the copy can become a
 // checkpoint.
-#include "engine/core/log.h"
+#include "values/log.h"
 #include "engine/replay/replay_session.h"
 
 namespace backstep {

@@ -20,7 +20,7 @@
 
 #include <sstream>
 
-#include "engine/core/log.h"
+#include "values/log.h"
 #include "engine/replay/replay_session.h"
 
 namespace backstep {

@@ -4,7 +4,7 @@
 // a stretch and stops only at its end.
 #include <signal.h>
 
-#include "engine/core/log.h"
+#include "values/log.h"
 #include "engine/replay/replay_session.h"
 
 namespace backstep {

@@ -40,7 +40,7 @@
 #include <cstring>
 #include <sstream>
 
-#include "engine/core/log.h"
+#include "values/log.h"
 #include "engine/core/state_digest.h"
 #include "engine/replay/replay_session.h"
 

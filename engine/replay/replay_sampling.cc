@@ -8,7 +8,7 @@
 
 #include <algorithm>
 
-#include "engine/core/log.h"
+#include "values/log.h"
 #include "engine/replay/replay_session.h"
 
 namespace backstep {

@@ -19,7 +19,7 @@
 
 #include "engine/core/compat_syscalls.h"
 #include "engine/core/cpu_features.h"
-#include "engine/core/log.h"
+#include "values/log.h"
 #include "engine/core/signals.h"
 #include "engine/core/tool_page.h"
 #include "engine/core/vsyscall.h"

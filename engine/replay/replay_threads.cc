@@ -10,7 +10,7 @@
 
 #include <map>
 
-#include "engine/core/log.h"
+#include "values/log.h"
 #include "engine/core/tool_page.h"
 #include "engine/replay/replay_session.h"
 

@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "engine/core/log.h"
+#include "values/log.h"
 
 namespace backstep {
 namespace {

@@ -12,7 +12,7 @@
 #include <climits>
 #include <stdexcept>
 
-#include "engine/core/log.h"
+#include "values/log.h"
 #include "engine/timeline/checkpoint_policy.h"
 #include "engine/timeline/replay_timeline.h"
 

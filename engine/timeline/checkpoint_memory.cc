@@ -13,7 +13,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "engine/core/log.h"
+#include "values/log.h"
 #include "engine/timeline/checkpoint_policy.h"
 #include "engine/timeline/replay_timeline.h"
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "engine/core/log.h"
+#include "values/log.h"
 #include "engine/timeline/checkpoint_policy.h"
 #include "engine/timeline/replay_timeline.h"
 

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/core/cpu_state.h"
-#include "engine/core/registers.h"
-#include "engine/core/watch_kind.h"
+#include "values/cpu_state.h"
+#include "values/registers.h"
+#include "values/watch_kind.h"
 
 namespace backstep {
 

@@ -12,7 +12,7 @@
 #include <utility>
 
 #include "engine/core/compat_syscalls.h"
-#include "engine/core/log.h"
+#include "values/log.h"
 #include "engine/core/syscall_stub.h"
 #include "engine/timeline/checkpoint_policy.h"
 #include "engine/trace/trace_error.h"

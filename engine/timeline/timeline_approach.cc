@@ -46,7 +46,7 @@
 #include <cstring>
 #include <utility>
 
-#include "engine/core/log.h"
+#include "values/log.h"
 #include "engine/core/time_sampler.h"
 #include "engine/core/x86_decoder.h"
 #include "engine/timeline/replay_timeline.h"

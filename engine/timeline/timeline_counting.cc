@@ -8,7 +8,7 @@
 // that address by the thread that runs in the interval.
 #include <set>
 
-#include "engine/core/log.h"
+#include "values/log.h"
 #include "engine/timeline/checkpoint_policy.h"
 #include "engine/timeline/replay_timeline.h"
 

@@ -30,7 +30,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "engine/core/log.h"
+#include "values/log.h"
 #include "engine/timeline/replay_timeline.h"
 
 namespace backstep {

@@ -21,7 +21,7 @@
 
 #include <algorithm>
 
-#include "engine/core/log.h"
+#include "values/log.h"
 #include "engine/core/proc_maps.h"
 #include "engine/timeline/replay_timeline.h"
 

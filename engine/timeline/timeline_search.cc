@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <tuple>
 
-#include "engine/core/log.h"
+#include "values/log.h"
 #include "engine/core/signals.h"
 #include "engine/timeline/replay_timeline.h"
 

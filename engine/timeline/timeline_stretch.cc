@@ -25,7 +25,7 @@
 // the limit, and killed with the timeline.
 #include <algorithm>
 
-#include "engine/core/log.h"
+#include "values/log.h"
 #include "engine/timeline/replay_timeline.h"
 
 namespace backstep {

@@ -27,7 +27,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/core/registers.h"
+#include "values/registers.h"
 #include "engine/timeline/mark.h"
 
 namespace backstep {

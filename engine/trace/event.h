@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/core/cpu_state.h"
+#include "values/cpu_state.h"
 
 namespace backstep::trace {
 
@@ -20,7 +20,7 @@ namespace backstep::trace {
 inline constexpr uint32_t kFormatVersion = 6;
 
 // Registers as `user_regs_struct` words and CPUID leaves: plain values the
-// engine shares, defined in engine/core/cpu_state.h.
+// engine shares, defined in values/cpu_state.h.
 using backstep::CpuidLeaf;
 using backstep::kRegWords;
 using backstep::RegBlock;

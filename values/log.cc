@@ -1,4 +1,4 @@
-#include "engine/core/log.h"
+#include "values/log.h"
 
 #include <cstdio>
 #include <cstdlib>

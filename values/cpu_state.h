@@ -1,12 +1,12 @@
 // Plain values for CPU state that the engine and the trace both speak of:
 // the general registers as the kernel's `user_regs_struct` words, a change to
-// one of them, and a CPUID leaf. They live in engine/core, the bottom layer,
-// so that core never includes the trace schema; the schema
+// one of them, and a CPUID leaf. They live in values/, below the engine, so
+// that core never includes the trace schema; the schema
 // (engine/trace/event.h) re-exports them as trace::RegBlock etc.
 //
-// This is the one engine/core header that engine/trace includes
+// This is the one header of ours that engine/trace includes
 // (tests/check_layering.py), so it keeps to the standard library: the trace
-// still links nothing of core.
+// links nothing of core.
 #pragma once
 
 #include <array>

@@ -1,4 +1,4 @@
-#include "engine/core/registers.h"
+#include "values/registers.h"
 
 #include <cstring>
 #include <iomanip>
