@@ -225,7 +225,6 @@ BOOST_AUTO_TEST_CASE(a_stop_every_millisecond_keeps_the_counted_positions_exact)
   ReplayOptions quiet;
   quiet.echo_stdio = false;
   ReplaySession s(rec.trace(), quiet);
-  s.set_breakpoints({mark});
   auto done = [&] {
     std::vector<uint8_t> b = s.read_memory(marks, 16);
     BOOST_REQUIRE_EQUAL(b.size(), 16u);
@@ -239,7 +238,8 @@ BOOST_AUTO_TEST_CASE(a_stop_every_millisecond_keeps_the_counted_positions_exact)
                              .stop_after_event = false,
                              .stop_before = nullptr,
                              .interrupted = [] { return true; },
-                             .poll_period = std::chrono::milliseconds(1)});
+                             .poll_period = std::chrono::milliseconds(1),
+                             .traps = Traps{{mark}, {}}});
     if (r.kind == ReplayStop::Kind::Interrupted) {
       ++interrupts;
       continue;

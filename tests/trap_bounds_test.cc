@@ -82,9 +82,9 @@ BOOST_AUTO_TEST_CASE(a_refused_debug_register_fails_that_resume_only) {
   ReplaySession s(rec.trace(), quiet());
   // Past the timeline's checks (the session takes what it is given): the
   // kernel refuses this address when the debug register is written.
-  s.set_watchpoints({{kUserSpaceEnd, 8, WatchKind::Write}});
   ReplaySession::Resume step;
   step.stop_after_event = true;
+  step.traps.watchpoints = {{kUserSpaceEnd, 8, WatchKind::Write}};
   for (int i = 0; i < 2; ++i) {
     try {
       s.resume(step);
@@ -94,8 +94,37 @@ BOOST_AUTO_TEST_CASE(a_refused_debug_register_fails_that_resume_only) {
     }
   }
   // Nothing moved: without it the replay runs to the recorded end.
-  s.set_watchpoints({});
   ReplayResult r = s.run_to_end();
   BOOST_TEST((r.end == ReplayResult::End::Exited), r.message);
   BOOST_TEST(r.exit_status == 55);
+}
+
+// Traps belong to one run (ReplaySession::Resume::traps): the run after a
+// breakpoint hit, and a clone made at the hit, stop at none unless they
+// name it again.
+BOOST_AUTO_TEST_CASE(traps_belong_to_the_run_that_names_them) {
+  Recording rec;
+  const uint64_t bump = testing::require_symbol(rec.binary(), "bump");
+  ReplaySession s(rec.trace(), quiet());
+  ReplaySession::Resume to_bump;
+  to_bump.traps.breakpoints = {bump};
+  ReplayStop first = s.resume(to_bump);
+  BOOST_TEST((first.kind == ReplayStop::Kind::Breakpoint));
+  BOOST_TEST(first.address == bump);
+  // A copy at the hit, run with no traps: to the end, through nine more calls.
+  std::unique_ptr<ReplaySession> copy = s.clone();
+  ReplayStop through = copy->resume({});
+  BOOST_TEST((through.kind == ReplayStop::Kind::ProgramEnd));
+  // The original, naming the breakpoint again, hits it nine more times.
+  int hits = 0;
+  for (;;) {
+    ReplayStop r = s.resume(to_bump);
+    if (r.kind != ReplayStop::Kind::Breakpoint) {
+      BOOST_TEST((r.kind == ReplayStop::Kind::ProgramEnd));
+      break;
+    }
+    BOOST_TEST(r.address == bump);
+    ++hits;
+  }
+  BOOST_TEST(hits == 9);
 }

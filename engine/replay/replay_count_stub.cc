@@ -11,7 +11,7 @@
 
 namespace backstep {
 
-bool ReplaySession::arm_counting_stub(uint64_t addr, uint64_t stop_at) {
+bool ReplaySession::arm_counting_stub(uint64_t addr, uint64_t stop_at, const std::set<uint64_t>& breakpoints) {
   BS_ASSERT(!counting_stub_, "a counting stub is armed already at 0x" << std::hex << counting_stub_->stub.addr());
   // An execution the pc stands on after a reported breakpoint is not counted.
   uint64_t offset = breakpoint_reported_ && task_->regs().ip() == addr ? 1 : 0;
@@ -20,7 +20,7 @@ bool ReplaySession::arm_counting_stub(uint64_t addr, uint64_t stop_at) {
       CountingStub::arm(*task_, addr, stop_at ? stop_at + offset : CountingStub::kNoStop);
   if (!stub) return false;
   // A breakpoint inside the moved instructions would move with them.
-  for (uint64_t b : breakpoints_) {
+  for (uint64_t b : breakpoints) {
     if (b > addr && stub->patches(b)) {
       stub->disarm(*task_);
       return false;

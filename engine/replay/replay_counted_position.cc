@@ -43,8 +43,8 @@ std::optional<CountingStub> ReplaySession::arm_position_stub(uint64_t site, uint
   if (!stub) return std::nullopt;
   bool clash = counting_stub_ && stub->end() > counting_stub_->stub.addr() && counting_stub_->stub.end() > site;
   if (in_debuggee()) {
-    auto it = breakpoints_.lower_bound(site);
-    clash = clash || (it != breakpoints_.end() && *it < stub->end());
+    auto it = traps_.breakpoints.lower_bound(site);
+    clash = clash || (it != traps_.breakpoints.end() && *it < stub->end());
   }
   if (clash) {
     // A breakpoint of the user's in the code that would move (each of its
@@ -81,7 +81,7 @@ std::optional<ReplayStop> ReplaySession::run_to_counted_position(const trace::Ev
   const uint64_t target = next.position->arrivals;
   if (position_count_.event != next_number_) position_count_ = PositionCount{next_number_, 0, false};
   PositionCount& count = position_count_;
-  const bool user_breakpoint_at_site = in_debuggee() && breakpoints_.count(site) != 0;
+  const bool user_breakpoint_at_site = in_debuggee() && traps_.breakpoints.count(site) != 0;
   auto describe = [&] { return "arrival " + std::to_string(target) + " at " + hex(site); };
 
   for (;;) {
@@ -105,7 +105,7 @@ std::optional<ReplayStop> ReplaySession::run_to_counted_position(const trace::Ev
     }
     if (count.arrivals >= target) diverged("went past the recorded position (" + describe() + ")");
     open_counters_for_run();
-    const bool reported = breakpoint_reported_ && breakpoints_.count(live.ip());
+    const bool reported = breakpoint_reported_ && traps_.breakpoints.count(live.ip());
     // Standing at the site with its arrival counted: the stub counts it
     // again as the thread goes on, one more to count down. Stepping off
     // instead would never end in a loop that lies within the 5 bytes the
@@ -179,7 +179,7 @@ std::optional<ReplayStop> ReplaySession::run_to_counted_position(const trace::Ev
       }
     }
     if (ws.requested || interrupted || sampled) {
-      if (step_off && task_->regs().ip() == live.ip() && breakpoints_.count(live.ip())) breakpoint_reported_ = true;
+      if (step_off && task_->regs().ip() == live.ip() && traps_.breakpoints.count(live.ip())) breakpoint_reported_ = true;
       return ReplayStop{ReplayStop::Kind::Interrupted};
     }
     if (ws.is_gone()) diverged("the program ended early: " + ws.describe());

@@ -83,7 +83,7 @@ bool ReplaySession::at_position(const trace::Event& position, const Registers& l
 }
 
 bool ReplaySession::may_skip_passes() const {
-  return !(in_debuggee() && (!breakpoints_.empty() || !watchpoints_.empty()));
+  return !(in_debuggee() && (!traps_.breakpoints.empty() || !traps_.watchpoints.empty()));
 }
 
 void ReplaySession::give_up_search(uint64_t pc) {
@@ -209,7 +209,7 @@ std::optional<ReplayStop> ReplaySession::run_to_position(const trace::Event& nex
   std::optional<uint64_t> previous_digest;
   // The user's breakpoints are in the debugged process only; the position's
   // own trap goes into whichever process of the tree the position is in.
-  bool user_breakpoint_at_pc = in_debuggee() && breakpoints_.count(pc) != 0;
+  bool user_breakpoint_at_pc = in_debuggee() && traps_.breakpoints.count(pc) != 0;
   uint64_t hits = 0;
   position_digests_ = 0;
   for (bool first = true;; first = false) {
@@ -223,7 +223,7 @@ std::optional<ReplayStop> ReplaySession::run_to_position(const trace::Event& nex
     open_counters_for_run();
     // Step off the instruction at pc before its breakpoint goes in, and off
     // a user breakpoint whose hit was reported.
-    bool step_off = live.ip() == pc || (breakpoint_reported_ && breakpoints_.count(live.ip()));
+    bool step_off = live.ip() == pc || (breakpoint_reported_ && traps_.breakpoints.count(live.ip()));
     breakpoint_reported_ = false;
     if (!step_off) {
       insert_breakpoints();
@@ -241,7 +241,7 @@ std::optional<ReplayStop> ReplaySession::run_to_position(const trace::Event& nex
     remove_breakpoints();
     if (ws.requested) {
       // The debugger's interrupt (a long search under a breakpoint).
-      if (step_off && task_->regs().ip() == live.ip() && breakpoints_.count(live.ip())) breakpoint_reported_ = true;
+      if (step_off && task_->regs().ip() == live.ip() && traps_.breakpoints.count(live.ip())) breakpoint_reported_ = true;
       return ReplayStop{ReplayStop::Kind::Interrupted};
     }
     if (ws.is_gone()) diverged("the program ended early: " + ws.describe());
@@ -378,7 +378,7 @@ std::optional<std::optional<ReplayStop>> ReplaySession::run_to_position_by_match
       breakpoint_reported_ = false;
       return std::optional<ReplayStop>();
     }
-    const bool reported = breakpoint_reported_ && breakpoints_.count(live.ip());
+    const bool reported = breakpoint_reported_ && traps_.breakpoints.count(live.ip());
     // Standing at pc, the thread is not stepped off (a loop within the 5
     // bytes the jump covers would step for ever, replay_counted_position.cc):
     // the stub counts its arrival again if the registers match, one more
@@ -420,7 +420,7 @@ std::optional<std::optional<ReplayStop>> ReplaySession::run_to_position_by_match
     const bool stepped = step;
     step = false;
     if (ws.requested || sampled) {
-      if (stepped && task_->regs().ip() == live.ip() && breakpoints_.count(live.ip())) breakpoint_reported_ = true;
+      if (stepped && task_->regs().ip() == live.ip() && traps_.breakpoints.count(live.ip())) breakpoint_reported_ = true;
       return std::optional<ReplayStop>(ReplayStop{ReplayStop::Kind::Interrupted});
     }
     if (ws.is_gone()) diverged("the program ended early: " + ws.describe());

@@ -111,8 +111,6 @@ ReplaySession::ReplaySession(const ReplaySession& parent, pid_t child)
       last_syscall_(parent.last_syscall_),
       last_signal_(parent.last_signal_),
       last_siginfo_(parent.last_siginfo_),
-      breakpoints_(parent.breakpoints_),
-      watchpoints_(parent.watchpoints_),
       comm_files_(parent.comm_files_),
       processes_(parent.processes_),
       execs_(parent.execs_),
@@ -309,6 +307,12 @@ bool changes_only_up_to_ip(const std::vector<trace::RegChange>& changes) {
 }  // namespace
 
 ReplayStop ReplaySession::resume(Resume how) {
+  // The traps are this run's alone: cleared however it ends.
+  traps_ = std::move(how.traps);
+  struct ClearTraps {
+    Traps& traps;
+    ~ClearTraps() { traps = {}; }
+  } clear_traps{traps_};
   interrupt_poll_ = std::move(how.interrupted);
   poll_period_ = how.poll_period;
   ReplayStop stop;
@@ -402,9 +406,9 @@ std::optional<ReplayStop> ReplaySession::run_to_event(const trace::Event& next, 
   // changed then, and the replay stays where it is.
   arm_watchpoints();
   // Only breakpoints need the pc (a register read per stop otherwise saved).
-  uint64_t pc = breakpoints_.empty() ? 0 : task_->regs().ip();
+  uint64_t pc = traps_.breakpoints.empty() ? 0 : task_->regs().ip();
   open_counters_for_run();
-  stepping_over = !single_step && breakpoint_reported_ && breakpoints_.count(pc);
+  stepping_over = !single_step && breakpoint_reported_ && traps_.breakpoints.count(pc);
   breakpoint_reported_ = false;
   insert_breakpoints();
   if (stepping_over) {
@@ -541,7 +545,7 @@ void ReplaySession::replay_syscall(const trace::Event& event, ReplayStop& stop) 
   Registers exit = entry;
   exit.apply(event.reg_changes);
   std::vector<std::vector<uint8_t>> watched;
-  bool watching = !watchpoints_.empty() && in_debuggee();
+  bool watching = !traps_.watchpoints.empty() && in_debuggee();
   if (watching) watched = watched_values();
   if (is_vsyscall_event(event)) {
     replay_vsyscall(event, exit);

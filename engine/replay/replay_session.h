@@ -101,6 +101,18 @@ std::vector<WatchSlot> watch_slots(const Watchpoint& w);
 // kDebugRegisters: some cannot be armed).
 std::size_t watch_slot_count(const std::vector<Watchpoint>& watches);
 
+// The breakpoints and watchpoints of one run (ReplaySession::Resume::traps).
+// They belong to the run, never to the session: a session keeps none between
+// runs, so a clone or a checkpoint carries none, and a run that names none
+// stops at none, whatever the runs before it had.
+struct Traps {
+  std::set<uint64_t> breakpoints;
+  // Armed in order while debug registers last; one that does not fit whole
+  // is not armed (the timeline never sets more than fit).
+  std::vector<Watchpoint> watchpoints;
+  bool empty() const { return breakpoints.empty() && watchpoints.empty(); }
+};
+
 // Why resume() returned.
 struct ReplayStop {
   enum class Kind {
@@ -152,6 +164,9 @@ class ReplaySession : public Session {
     std::function<bool()> interrupted;
     // How often `interrupted` is asked while the program runs.
     std::chrono::milliseconds poll_period{20};
+    // Where this run stops (in the debugged process only). For this run
+    // alone: the next run has only those it names.
+    Traps traps;
   };
   ReplayStop resume(Resume how);
 
@@ -166,16 +181,12 @@ class ReplaySession : public Session {
   // space is one process: where a process-wide setting of a copy goes.
   std::vector<Task*> space_tasks() const;
 
-  void set_breakpoints(std::set<uint64_t> addrs) { breakpoints_ = std::move(addrs); }
-  // Armed in order while debug registers last; one that does not fit whole
-  // is not armed (the timeline never sets more than fit).
-  void set_watchpoints(std::vector<Watchpoint> w) { watchpoints_ = std::move(w); }
   // For the next resume only: stop at the `hits`-th execution of `addr`
   // from here (an execution the pc stands on after a reported breakpoint
   // not counted, as an int3 would be stepped over), counted by the kernel
   // (engine/core/hit_counter.h) instead of an int3 stop at each; the stop
   // is a Breakpoint. False (nothing armed) if the kernel refuses; then the
-  // caller counts int3 stops. Breakpoints and watchpoints stay as set.
+  // caller counts int3 stops. The run's traps still stop it where they hit.
   bool set_counted_stop(uint64_t addr, uint64_t hits);
   // Counts, without stopping, the executions of each address by the
   // debugged process's threads from now until the next call (an empty set
@@ -198,8 +209,10 @@ class ReplaySession : public Session {
   // from now as set_hit_counting() counts (one the pc stands on after a
   // reported breakpoint not); with `stop_at` > 0, a run stops, Interrupted,
   // right before the stop_at-th. False (nothing changed) where the code at
-  // `addr` cannot move or no page can be mapped within a rel32 of it.
-  bool arm_counting_stub(uint64_t addr, uint64_t stop_at);
+  // `addr` cannot move, no page can be mapped within a rel32 of it, or one
+  // of `breakpoints` (those the runs with the stub will name) lies inside
+  // the moved instructions, where its int3 would move with them.
+  bool arm_counting_stub(uint64_t addr, uint64_t stop_at, const std::set<uint64_t>& breakpoints);
   // Whether the code at `addr` can move into a counting stub (nothing is
   // mapped or written).
   bool counting_stub_possible(uint64_t addr);
@@ -433,7 +446,8 @@ class ReplaySession : public Session {
   int last_signal_ = 0;
   std::vector<uint8_t> last_siginfo_;
 
-  std::set<uint64_t> breakpoints_;
+  // The traps of the run in progress (Resume::traps); empty between runs.
+  Traps traps_;
   std::map<uint64_t, uint8_t> inserted_;  // address -> original byte
   // An int3 at `addr` in the current process (any process of the tree;
   // insert_breakpoints() puts the user's in the debugged one only).
@@ -482,7 +496,6 @@ class ReplaySession : public Session {
   void open_samplers_for_run();
   bool time_sample_reached();
   bool time_sample_reached(const siginfo_t& si);
-  std::vector<Watchpoint> watchpoints_;
   std::vector<Watchpoint> armed_;  // what the debug registers hold now
   std::vector<std::size_t> slot_owner_;  // debug register -> index in armed_
   SharedObjects shared_;           // memfds behind MAP_SHARED mappings

@@ -20,7 +20,7 @@ constexpr uint64_t kStepsPerPoll = 256;
 }  // namespace
 
 bool ReplaySession::watching_in_software() const {
-  return !watchpoints_.empty() && in_debuggee() && !HitCounter::debug_registers_work();
+  return !traps_.watchpoints.empty() && in_debuggee() && !HitCounter::debug_registers_work();
 }
 
 ReplaySession::SoftWatchStop ReplaySession::step_while_watching(bool one_step) {

@@ -89,7 +89,7 @@ bool ReplaySession::classify_trap(ReplayStop& stop, TrapAfter after, const TrapF
     return true;
   }
   Registers regs = task_->regs();
-  if (breakpoints_.count(regs.ip() - 1)) {
+  if (traps_.breakpoints.count(regs.ip() - 1)) {
     regs.set_ip(regs.ip() - 1);
     task_->set_regs(regs);
     stop.kind = ReplayStop::Kind::Breakpoint;
@@ -118,7 +118,7 @@ bool ReplaySession::classify_trap(ReplayStop& stop, TrapAfter after, const TrapF
 
 void ReplaySession::insert_breakpoints() {
   if (!in_debuggee()) return;  // another process of the tree: it runs through
-  for (uint64_t addr : breakpoints_) insert_breakpoint_at(addr);
+  for (uint64_t addr : traps_.breakpoints) insert_breakpoint_at(addr);
 }
 
 void ReplaySession::insert_breakpoint_at(uint64_t addr) {
@@ -140,7 +140,7 @@ void ReplaySession::remove_breakpoints() {
 void ReplaySession::arm_watchpoints() {
   // The debug registers keep their values between stops: write them only
   // when the watchpoints changed (a fresh clone starts with none armed).
-  if (armed_ == watchpoints_ || !in_debuggee()) return;
+  if (armed_ == traps_.watchpoints || !in_debuggee()) return;
   // Disable first: the kernel checks each address against the length DR7
   // still gives its register (an odd address under a 4-byte slot fails).
   // Nothing is armed (DR7 is 0) from here until every write succeeded.
@@ -149,8 +149,8 @@ void ReplaySession::arm_watchpoints() {
   slot_owner_.clear();
   std::vector<std::size_t> owners;
   uint64_t dr7 = 0;
-  for (std::size_t k = 0; k < watchpoints_.size(); ++k) {
-    const Watchpoint& w = watchpoints_[k];
+  for (std::size_t k = 0; k < traps_.watchpoints.size(); ++k) {
+    const Watchpoint& w = traps_.watchpoints[k];
     std::vector<WatchSlot> slots = watch_slots(w);
     if (owners.size() + slots.size() > kDebugRegisters) continue;
     uint64_t rw = w.kind == WatchKind::Write ? 1 : 3;  // x86 has no read-only watch
@@ -174,21 +174,21 @@ void ReplaySession::arm_watchpoints() {
     }
   }
   task_->set_debug_register(7, dr7);
-  armed_ = watchpoints_;
+  armed_ = traps_.watchpoints;
   slot_owner_ = std::move(owners);
 }
 
 std::vector<std::vector<uint8_t>> ReplaySession::watched_values() {
   std::vector<std::vector<uint8_t>> values;
-  for (const Watchpoint& w : watchpoints_) values.push_back(read_memory(w.addr, w.len));
+  for (const Watchpoint& w : traps_.watchpoints) values.push_back(read_memory(w.addr, w.len));
   return values;
 }
 
 bool ReplaySession::watched_range_changed(const std::vector<std::vector<uint8_t>>& before, uint64_t& addr) {
-  for (std::size_t i = 0; i < watchpoints_.size(); ++i) {
-    if (watchpoints_[i].kind == WatchKind::Read) continue;
-    if (read_memory(watchpoints_[i].addr, watchpoints_[i].len) != before[i]) {
-      addr = watchpoints_[i].addr;
+  for (std::size_t i = 0; i < traps_.watchpoints.size(); ++i) {
+    if (traps_.watchpoints[i].kind == WatchKind::Read) continue;
+    if (read_memory(traps_.watchpoints[i].addr, traps_.watchpoints[i].len) != before[i]) {
+      addr = traps_.watchpoints[i].addr;
       return true;
     }
   }

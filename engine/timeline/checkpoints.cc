@@ -95,8 +95,6 @@ void ReplayTimeline::seek(const Mark& target) {
 }
 
 void ReplayTimeline::walk(ReplaySession& session, const Mark& from, const Mark& to) {
-  session.set_breakpoints({});
-  session.set_watchpoints({});
   session.set_echo(false);
   while (session.next_event() < to.event) {
     ReplayStop s = session.resume({.single_step = false, .stop_after_event = true, .stop_before = {}});
@@ -156,10 +154,8 @@ void ReplayTimeline::walk(ReplaySession& session, const Mark& from, const Mark& 
   for (; i < legs.size(); ++i, done = 0) {
     const Move& leg = legs[i];
     if (!leg.is_trap) {
-      session.set_breakpoints({});
-      session.set_watchpoints({});
       for (uint64_t n = done; n < leg.n; ++n) {
-        ReplayStop s = session.resume({.single_step = true, .stop_after_event = false, .stop_before = {}});
+        ReplayStop s = session.resume({.single_step = true});
         BS_ASSERT(s.kind == ReplayStop::Kind::Step && !s.event,
                   "walking to " << to.describe() << ": step " << n << " left the interval");
         maybe_checkpoint(i, n + 1, kStepsPerWalkCheckpoint);
@@ -176,15 +172,15 @@ void ReplayTimeline::walk(ReplaySession& session, const Mark& from, const Mark& 
         walk_counted(session, a, done, leg.n, [&](uint64_t hit) { leave_checkpoint(i, hit); })) {
       continue;
     }
+    // The anchor's trap alone: the user's are not this walk's.
+    Traps anchor;
     if (a.kind == Anchor::Kind::Breakpoint) {
-      session.set_breakpoints({a.addr()});
-      session.set_watchpoints({});
+      anchor.breakpoints = {a.addr()};
     } else {
-      session.set_breakpoints({});
-      session.set_watchpoints({a.watch});
+      anchor.watchpoints = {a.watch};
     }
     for (uint64_t hit = done; hit < leg.n; ++hit) {
-      ReplayStop s = session.resume({.single_step = false, .stop_after_event = true, .stop_before = {}});
+      ReplayStop s = session.resume({.stop_after_event = true, .traps = anchor});
       bool ok = (a.kind == Anchor::Kind::Breakpoint && s.kind == ReplayStop::Kind::Breakpoint) ||
                 (a.kind == Anchor::Kind::Watchpoint && s.kind == ReplayStop::Kind::Watchpoint && !s.by_kernel);
       BS_ASSERT(ok && !s.event, "walking to " << to.describe() << ": leg " << i << " hit " << hit
@@ -192,8 +188,6 @@ void ReplayTimeline::walk(ReplaySession& session, const Mark& from, const Mark& 
       maybe_checkpoint(i, hit + 1, kHitsPerWalkCheckpoint);
     }
   }
-  session.set_breakpoints({});
-  session.set_watchpoints({});
 }
 
 void ReplayTimeline::restart(std::optional<uint64_t> event) {

@@ -417,11 +417,6 @@ std::vector<uint8_t> ReplayTimeline::trap_siginfo(const TargetStop& stop) {
   return std::vector<uint8_t>(bytes, bytes + sizeof(info));
 }
 
-void ReplayTimeline::arm_user_traps(ReplaySession& session) const {
-  session.set_breakpoints(breakpoints_);
-  session.set_watchpoints(watchpoints_);
-}
-
 // The stop to report for a trap the session hit, if it is one of the user's.
 std::optional<TargetStop> ReplayTimeline::user_trap(const ReplayStop& s, ReplaySession& session) const {
   TargetStop stop;
@@ -515,7 +510,6 @@ TargetStop ReplayTimeline::pending_stop(const trace::Event& e) {
 }
 
 TargetStop ReplayTimeline::continue_forward(const std::function<bool()>& interrupted, pid_t until_turn_of) {
-  arm_user_traps(*current_);
   current_->set_echo(true);
   auto stop_before = [this](const trace::Event& e) { return stops_before(e); };
   // Once the client asked to stop, it stays asked until a stop is reported:
@@ -548,7 +542,8 @@ TargetStop ReplayTimeline::continue_forward(const std::function<bool()>& interru
                                      .stop_after_event = true,
                                      .stop_before = stop_before,
                                      .interrupted = poll_run,
-                                     .poll_period = kStretchPoll});
+                                     .poll_period = kStretchPoll,
+                                     .traps = user_traps()});
     if (s.kind != ReplayStop::Kind::Interrupted) stretch_.asked = false;  // a request crossed by a stop is dropped
     switch (s.kind) {
       case ReplayStop::Kind::Interrupted:
@@ -647,17 +642,15 @@ TargetStop ReplayTimeline::step_forward(pid_t thread, const std::function<bool()
 }
 
 TargetStop ReplayTimeline::step_once() {
-  current_->set_breakpoints({});
-  current_->set_watchpoints(watchpoints_);
   current_->set_echo(true);
   // With threads, a step that reaches an event which runs nothing (a
   // blocking call's entry, a thread's start or end) stops right after it,
   // not one instruction into the thread that runs next.
   bool threads = current_->thread_count() > 1;
-  ReplayStop s = current_->resume({.single_step = true, .stop_after_event = threads, .stop_before = {}});
+  ReplayStop s = current_->resume({.single_step = true, .stop_after_event = threads, .traps = watch_traps()});
   if (s.kind == ReplayStop::Kind::EventReplayed) {
     // A fatal signal was delivered: on to the end, as without threads.
-    s = current_->resume({.single_step = true, .stop_after_event = false, .stop_before = {}});
+    s = current_->resume({.single_step = true, .traps = watch_traps()});
   }
   current_->set_echo(false);
   if (s.kind == ReplayStop::Kind::ProgramEnd || s.kind == ReplayStop::Kind::TraceEnd) {

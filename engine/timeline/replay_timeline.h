@@ -357,7 +357,11 @@ class ReplayTimeline : public DebugTarget {
   // "A x(k-B)" cached in one fill (B from the steps a pass took last
   // time); nullopt where that does not apply.
   std::optional<Mark> batched_before(const Mark& at);
-  void arm_user_traps(ReplaySession& session) const;
+  // The user's breakpoints and watchpoints, for a run that stops at them
+  // (Resume::traps); watch_traps(): the watchpoints alone (a step stops at
+  // a watched write, never at a breakpoint).
+  Traps user_traps() const { return Traps{breakpoints_, watchpoints_}; }
+  Traps watch_traps() const { return Traps{{}, watchpoints_}; }
   std::optional<TargetStop> user_trap(const ReplayStop& stop, ReplaySession& session) const;
   const trace::Event& event_at(uint64_t number);
   // The anchor for a trap a session stopped at (`watches`: the watchpoints

@@ -133,7 +133,9 @@ bool ReplayTimeline::approach_available() const {
 
 std::optional<Mark> ReplayTimeline::approach_trap(const Mark& from, uint64_t addr, bool force) {
   if (!approach_available() || from.at_event) return std::nullopt;
-  const ReplaySession::Resume run{.single_step = false, .stop_after_event = true, .stop_before = always};
+  // Every run of the approach stops at the hit's breakpoint alone.
+  const std::set<uint64_t> hit_breakpoint{addr};
+  const ReplaySession::Resume run{.stop_after_event = true, .stop_before = always, .traps = Traps{hit_breakpoint, {}}};
   // A resume that does not single-step. Where the replay single-stepped
   // the program through a `pushf` (the library's trampoline saves the
   // flags), the trap flag it pushed comes back with the `popf` and traps
@@ -151,8 +153,6 @@ std::optional<Mark> ReplayTimeline::approach_trap(const Mark& from, uint64_t add
   };
   // Runs `s` to the hit; returns its CPU time from where it stood.
   auto run_to_hit = [&](ReplaySession& s, const char* what) {
-    s.set_breakpoints({addr});
-    s.set_watchpoints({});
     ReplayStop r = resume_free(s);
     BS_ASSERT(r.kind == ReplayStop::Kind::Breakpoint && r.address == addr && !r.event,
               "approaching the hit at 0x" << std::hex << addr << " from " << from.describe() << std::dec << " ("
@@ -208,8 +208,6 @@ std::optional<Mark> ReplayTimeline::approach_trap(const Mark& from, uint64_t add
   }
   for (int round = 0; round < kMaxTimedRuns && (!known || rest > floor()); ++round) {
     std::unique_ptr<ReplaySession> s = session_at_start();
-    s->set_breakpoints({addr});
-    s->set_watchpoints({});
     if (start != from) {
       // A fresh copy's first touches of its pages (copy-on-write faults)
       // count in its clock, tens of microseconds of it: the loop the
@@ -293,7 +291,7 @@ std::optional<Mark> ReplayTimeline::approach_trap(const Mark& from, uint64_t add
     // last, which becomes a checkpoint once the stub is gone (the seek to
     // it starts there). Where the stub cannot be armed, nothing changed:
     // the copy counts with a debug register below.
-    if (s->arm_counting_stub(x, 0)) {
+    if (s->arm_counting_stub(x, 0, hit_breakpoint)) {
       run_to_hit(*s, "counting with a stub");
       passes = s->counting_stub_count();
       stubbed = true;
@@ -301,9 +299,7 @@ std::optional<Mark> ReplayTimeline::approach_trap(const Mark& from, uint64_t add
       // "n passes through X".
       auto checkpoint_at = [&](uint64_t n) {
         std::unique_ptr<ReplaySession> b = session_at_start();
-        b->set_breakpoints({addr});
-        b->set_watchpoints({});
-        bool armed = b->arm_counting_stub(x, n);
+        bool armed = b->arm_counting_stub(x, n, hit_breakpoint);
         ReplayStop r = armed ? resume_free(*b) : ReplayStop{};
         BS_ASSERT(armed && r.kind == ReplayStop::Kind::Interrupted && !r.event,
                   "approach: the counting stub's stop at pass " << n << " of 0x" << std::hex << x << " from "
@@ -316,8 +312,6 @@ std::optional<Mark> ReplayTimeline::approach_trap(const Mark& from, uint64_t add
     }
   }
   if (x != addr && !stubbed) {
-    s->set_breakpoints({addr});
-    s->set_watchpoints({});
     std::unique_ptr<ReplaySession> chunk_end;
     uint64_t chunked = 0;
     for (;;) {

@@ -45,15 +45,13 @@ bool ReplayTimeline::walk_counted(ReplaySession& session, const Anchor& a, uint6
     if (at <= done) break;
     stops.insert(at);
   }
-  session.set_breakpoints({});
-  session.set_watchpoints({});
   uint64_t at = done;
   for (uint64_t hit : stops) {
     if (!session.set_counted_stop(a.addr(), hit - at)) {
       BS_ASSERT(at == done, "counting hits of 0x" << std::hex << a.addr() << " was refused part-way");
       return false;
     }
-    ReplayStop s = session.resume({.single_step = false, .stop_after_event = true, .stop_before = {}});
+    ReplayStop s = session.resume({.stop_after_event = true});
     BS_ASSERT(s.kind == ReplayStop::Kind::Breakpoint && s.address == a.addr() && !s.event,
               "walking to hit " << hit << " of 0x" << std::hex << a.addr() << " (counted): stop kind " << std::dec
                                 << static_cast<int>(s.kind) << " at event " << session.next_event());
@@ -69,8 +67,6 @@ bool ReplayTimeline::count_user_breakpoints(ReplaySession& s, HitTally& tally) {
     return false;
   }
   if (!s.set_hit_counting(breakpoints_)) return false;
-  s.set_breakpoints({});
-  s.set_watchpoints({});
   tally.taken.clear();
   ++counted_searches_;
   return true;
@@ -115,14 +111,12 @@ ReplayTimeline::CountedLeg ReplayTimeline::search_leg_counted(ReplaySession& s, 
   std::set<uint64_t> others = breakpoints_;
   others.erase(a.addr());
   if (others.size() + 1 > kDebugRegisters) return CountedLeg::Refused;
-  s.set_breakpoints({});
-  s.set_watchpoints({});
   if (!s.set_hit_counting(others)) return CountedLeg::Refused;
   if (!s.set_counted_stop(a.addr(), n)) {
     s.set_hit_counting({});
     return CountedLeg::Refused;
   }
-  ReplayStop r = s.resume({.single_step = false, .stop_after_event = true, .stop_before = {}});
+  ReplayStop r = s.resume({.stop_after_event = true});
   BS_ASSERT(r.kind == ReplayStop::Kind::Breakpoint && r.address == a.addr() && !r.event,
             "searching along " << prefix.describe() << " to hit " << n << " of 0x" << std::hex << a.addr()
                                << " (counted): stop kind " << std::dec << static_cast<int>(r.kind));

@@ -97,16 +97,14 @@ int ReplayTimeline::add_state_checkpoint(const Mark& at, ReplaySession& session)
 }
 
 uint64_t ReplayTimeline::run_to_state(ReplaySession& session, const Anchor& state, const Mark& to) {
-  session.set_breakpoints({state.addr()});
-  session.set_watchpoints({});
+  const Traps at_state_pc{{state.addr()}, {}};
   uint64_t passes = 0, digests = 0;
   auto give_up = [&](const std::string& why) {
-    session.set_breakpoints({});
     throw std::runtime_error("cannot find the place where the program was interrupted (" + to.describe() +
                              ") again: " + why);
   };
   for (;;) {
-    ReplayStop r = session.resume({.single_step = false, .stop_after_event = true, .stop_before = always});
+    ReplayStop r = session.resume({.stop_after_event = true, .stop_before = always, .traps = at_state_pc});
     if (r.kind != ReplayStop::Kind::Breakpoint || r.event) {
       give_up("the program reached event " + std::to_string(session.next_event()) + " first");
     }
@@ -121,7 +119,6 @@ uint64_t ReplayTimeline::run_to_state(ReplaySession& session, const Anchor& stat
               " from the last known position; not searching further");
     }
   }
-  session.set_breakpoints({});
   BS_LOG(Replay, "state at " << hex(state.addr()) << " found after " << passes << " passes");
   return passes;
 }
@@ -155,9 +152,8 @@ std::optional<Mark> ReplayTimeline::mark_before_state(const Mark& at_ref) {
 }
 
 std::optional<StateKey> ReplayTimeline::first_hit_state(ReplaySession& session) {
-  arm_user_traps(session);
   for (;;) {
-    ReplayStop r = session.resume({.single_step = false, .stop_after_event = true, .stop_before = always});
+    ReplayStop r = session.resume({.stop_after_event = true, .stop_before = always, .traps = user_traps()});
     if (r.event || (r.kind != ReplayStop::Kind::Breakpoint && r.kind != ReplayStop::Kind::Watchpoint)) {
       return std::nullopt;
     }
@@ -167,11 +163,10 @@ std::optional<StateKey> ReplayTimeline::first_hit_state(ReplaySession& session) 
 
 std::vector<ReplayTimeline::Candidate> ReplayTimeline::hits_to_event(ReplaySession& session, const Mark& from,
                                                                      const std::optional<StateKey>& until) {
-  arm_user_traps(session);
   Mark cur = from;
   std::vector<Candidate> out;
   for (;;) {
-    ReplayStop r = session.resume({.single_step = false, .stop_after_event = true, .stop_before = always});
+    ReplayStop r = session.resume({.stop_after_event = true, .stop_before = always, .traps = user_traps()});
     if (r.event || (r.kind != ReplayStop::Kind::Breakpoint && r.kind != ReplayStop::Kind::Watchpoint)) {
       BS_ASSERT(!until, "from " << from.describe() << ", the next event came before a trap hit seen from later");
       return out;

@@ -128,8 +128,6 @@ void ReplayTimeline::fill_before(const Mark& before) {
     if (!cp->mark.at_event && leg == ours && cp->mark.steps > start.steps) start = cp->mark;
   }
   seek(start);
-  current_->set_breakpoints({});
-  current_->set_watchpoints({});
   current_->set_echo(false);
   trajectory_.begin(start, read_only_mappings());
   try {
@@ -141,7 +139,7 @@ void ReplayTimeline::fill_before(const Mark& before) {
         const Checkpoint* near = best_checkpoint(cur, Bound::Inclusive);
         if (!near || near->mark != cur) add_checkpoint(next_auto_checkpoint_--, cur, *current_);
       }
-      ReplayStop r = current_->resume({.single_step = true, .stop_after_event = false, .stop_before = {}});
+      ReplayStop r = current_->resume({.single_step = true});
       cur = cur.after_step();
       mark_ = cur;
       BS_ASSERT(r.kind == ReplayStop::Kind::Step && !r.event,

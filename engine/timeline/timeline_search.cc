@@ -103,7 +103,8 @@ std::optional<ReplayTimeline::Candidate> ReplayTimeline::last_hit_between(
   // candidates at the next stop.
   HitTally tally;
   bool counting = count_user_breakpoints(*s, tally);
-  if (!counting) arm_user_traps(*s);
+  // Counted, the run needs no int3 of the user's (and they set no watchpoint).
+  const Traps run_traps = counting ? Traps{} : user_traps();
   auto take_counted = [&] {
     if (!counting) return;
     Mark start = cur;
@@ -120,7 +121,7 @@ std::optional<ReplayTimeline::Candidate> ReplayTimeline::last_hit_between(
       was_interrupted = true;
       return std::nullopt;
     }
-    ReplayStop r = s->resume({.single_step = false, .stop_after_event = true, .stop_before = stop_before});
+    ReplayStop r = s->resume({.stop_after_event = true, .stop_before = stop_before, .traps = run_traps});
     take_counted();
     switch (r.kind) {
       case ReplayStop::Kind::EventPending:
@@ -206,10 +207,8 @@ std::optional<ReplayTimeline::Candidate> ReplayTimeline::last_hit_between(
     const Move& leg = legs[i];
     bool final_leg = i + 1 == legs.size();
     if (!leg.is_trap) {
-      s->set_breakpoints({});
-      s->set_watchpoints(watchpoints_);
       for (uint64_t n = 1; n <= leg.n; ++n) {
-        ReplayStop r = s->resume({.single_step = true, .stop_after_event = false, .stop_before = {}});
+        ReplayStop r = s->resume({.single_step = true, .traps = watch_traps()});
         cur = prefix;
         cur.steps += n;
         if (r.kind == ReplayStop::Kind::Watchpoint) {
@@ -290,10 +289,9 @@ std::optional<ReplayTimeline::Candidate> ReplayTimeline::last_hit_between(
       }
       if (counted == CountedLeg::Ambiguous) s = session_at(prefix);  // the leg again, stopping at each hit
     }
-    s->set_breakpoints(bps);
-    s->set_watchpoints(watches);
+    const Traps leg_traps{bps, watches};
     for (uint64_t hits = 0; hits < leg.n;) {
-      ReplayStop r = s->resume({.single_step = false, .stop_after_event = true, .stop_before = {}});
+      ReplayStop r = s->resume({.stop_after_event = true, .traps = leg_traps});
       BS_ASSERT(!r.event && (r.kind == ReplayStop::Kind::Breakpoint || r.kind == ReplayStop::Kind::Watchpoint),
                 "searching towards " << to.describe() << ": unexpected stop at " << cur.describe());
       Anchor t = trap_of(r, watches);
@@ -444,9 +442,7 @@ TargetStop ReplayTimeline::step_backward(pid_t thread, Landing landing) {
     // in a copy and see.
     std::unique_ptr<ReplaySession> probe = current_->clone();
     probe->set_echo(false);
-    probe->set_breakpoints({});
-    probe->set_watchpoints(watchpoints_);
-    ReplayStop r = probe->resume({.single_step = true, .stop_after_event = false, .stop_before = {}});
+    ReplayStop r = probe->resume({.single_step = true, .traps = watch_traps()});
     if (r.kind == ReplayStop::Kind::Watchpoint) {
       if (std::optional<TargetStop> stop = user_trap(r, *probe)) return *stop;
     }
@@ -529,7 +525,7 @@ std::optional<uint64_t> ReplayTimeline::count_steps(const Mark& p,
 
 std::pair<Mark, uint64_t> ReplayTimeline::steps_to_trap(const Mark& p, uint64_t addr, uint32_t runs) {
   auto reached = [&](const ReplayStop&) { return current_->thread_registers(runs).ip() == addr; };
-  const ReplaySession::Resume how{.single_step = true, .stop_after_event = false, .stop_before = {}};
+  const ReplaySession::Resume how{.single_step = true};
   Mark base = p;
   // First a few steps (most hits are close to what came before them); then
   // the approach (timeline_approach.cc), which declines a stretch short
@@ -567,8 +563,6 @@ std::optional<Mark> ReplayTimeline::batched_before(const Mark& at) {
   Mark base = at;  // the pass whose steps are being cached: "A xj"
   base.anchors.back().count -= batch;
   seek(base);
-  current_->set_breakpoints({});
-  current_->set_watchpoints({});
   uint32_t runs = current_->next_thread();
   std::vector<std::pair<uint64_t, uint64_t>> read_only = read_only_mappings();
   struct EndFill {
@@ -579,7 +573,7 @@ std::optional<Mark> ReplayTimeline::batched_before(const Mark& at) {
   uint64_t steps = 0;  // since `base`
   for (uint64_t passes = 0;;) {
     record_position();
-    ReplayStop r = current_->resume({.single_step = true, .stop_after_event = false, .stop_before = {}});
+    ReplayStop r = current_->resume({.single_step = true});
     ++steps;
     // Named by the steps from the pass's start until the end: the pc on
     // the breakpoint here counts as not hit yet (as count_steps leaves it).
@@ -619,7 +613,7 @@ std::optional<Mark> ReplayTimeline::search_mark_before(const Mark& at) {
     if (signal && !fault) return search_mark_before(p);
     uint64_t n = steps_or_give_up(count_steps(
         p, [](const ReplayStop& r) { return r.kind == ReplayStop::Kind::EventPending; },
-        {.single_step = true, .stop_after_event = false, .stop_before = always}, kMaxStepsBack));
+        {.single_step = true, .stop_before = always}, kMaxStepsBack));
     mark_ = at;
     // A system call has run its instruction when it is reached (the pc is
     // past it): the instruction before is the call. A faulting instruction
@@ -650,8 +644,6 @@ std::optional<Mark> ReplayTimeline::search_mark_before(const Mark& at) {
     // passes back cached in one go, when a pass is known to be short.
     if (std::optional<Mark> before = batched_before(at)) return before;
     seek(p);
-    current_->set_breakpoints({});
-    current_->set_watchpoints({});
     bool same_trap_before = p.steps == 0 && !p.anchors.empty() && p.anchors.back().same_trap(a);
     // Traps belong to the thread that runs in this interval.
     uint32_t runs = current_->next_thread();
@@ -662,10 +654,9 @@ std::optional<Mark> ReplayTimeline::search_mark_before(const Mark& at) {
     }
     uint64_t n = 0;
     if (a.kind == Anchor::Kind::Watchpoint) {
-      current_->set_watchpoints({a.watch});
       n = steps_or_give_up(count_steps(
           p, [](const ReplayStop& r) { return r.kind == ReplayStop::Kind::Watchpoint; },
-          {.single_step = true, .stop_after_event = false, .stop_before = {}}, kMaxStepsBack));
+          {.single_step = true, .traps = Traps{{}, {a.watch}}}, kMaxStepsBack));
     } else {
       // Counted from `p`, or from a later position closer to the hit
       // (timeline_approach.cc).
