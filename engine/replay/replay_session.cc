@@ -272,7 +272,7 @@ std::optional<trace::Event> ReplaySession::take_event() {
       std::optional<Registers> call = native_call_of(e->regs, e->status);
       if (call) last_syscall_ = static_cast<long>(call->syscallno());
     }
-    if (e->kind == trace::EventKind::Signal || e->kind == trace::EventKind::FatalSignal) {
+    if (trace::kind_traits(e->kind).delivers_signal) {
       last_signal_ = static_cast<int>(e->status);
       last_siginfo_ = e->siginfo;
     }
@@ -286,12 +286,9 @@ namespace {
 // An event replay reaches without running: a signal delivered right after
 // the previous event, a thread that starts or ends.
 bool at_boundary(const trace::Event& e) {
-  if (e.kind == trace::EventKind::ThreadStart || e.kind == trace::EventKind::ThreadExit ||
-      e.kind == trace::EventKind::ProcessStart || e.kind == trace::EventKind::Exit ||
-      e.kind == trace::EventKind::BufferFlush) {
-    return true;
-  }
-  if (e.kind != trace::EventKind::Signal && e.kind != trace::EventKind::FatalSignal) return false;
+  trace::EventKindTraits traits = trace::kind_traits(e.kind);
+  if (traits.reached_without_running) return true;
+  if (!traits.delivers_signal) return false;
   return !is_synchronous_fault(siginfo_from_bytes(e.siginfo));
 }
 
@@ -333,7 +330,7 @@ ReplayStop ReplaySession::resume(Resume how) {
     }
     // The event runs on its own thread; a new thread or process does not
     // exist yet, and an ended process has no thread left to run.
-    bool creates = next->kind == trace::EventKind::ThreadStart || next->kind == trace::EventKind::ProcessStart;
+    bool creates = trace::kind_traits(next->kind).creates_thread;
     if (!creates && !exit) {
       switch_to(next->tid);
       // A flush comes before the thread's next event, which decides.
@@ -381,10 +378,7 @@ ReplayStop ReplaySession::resume(Resume how) {
     // A position, a thread's start or end, or a blocking call that other
     // threads' events follow, runs no instruction of this thread's: a step
     // goes on to what follows.
-    bool silent = event.kind == trace::EventKind::Position || event.kind == trace::EventKind::ThreadStart ||
-                  event.kind == trace::EventKind::ThreadExit || event.kind == trace::EventKind::SyscallEntered ||
-                  event.kind == trace::EventKind::ProcessStart || event.kind == trace::EventKind::Exit ||
-                  event.kind == trace::EventKind::BufferFlush;
+    bool silent = trace::kind_traits(event.kind).runs_no_instruction;
     if (silent && !how.stop_after_event) continue;
     if (step && event.kind != trace::EventKind::FatalSignal) {
       // The instruction (syscall, rdtsc, fault) ran; a delivered signal
@@ -443,8 +437,7 @@ std::optional<ReplayStop> ReplaySession::run_to_event(const trace::Event& next, 
   if (ws.is_gone()) diverged("the program ended early: " + ws.describe());
   if (ws.kind == WaitStatus::Kind::EventStop) diverged("unexpected ptrace event " + std::to_string(ws.event));
   if (ws.is_syscall()) {
-    if (next.kind != trace::EventKind::Syscall && next.kind != trace::EventKind::Abort &&
-        next.kind != trace::EventKind::SyscallEntered && next.kind != trace::EventKind::Exec) {
+    if (!trace::kind_traits(next.kind).reached_at_syscall) {
       diverged(std::string("reached a system call, expected ") + trace::to_string(next.kind));
     }
     return std::nullopt;
@@ -455,8 +448,7 @@ std::optional<ReplayStop> ReplaySession::run_to_event(const trace::Event& next, 
   if (sig == SIGTRAP && classify_trap(trap, after)) return trap;
   // A fault the recording has: rdtsc, or a signal raised by an instruction.
   bool expected = (next.kind == trace::EventKind::Rdtsc && sig == SIGSEGV) ||
-                  ((next.kind == trace::EventKind::Signal || next.kind == trace::EventKind::FatalSignal) &&
-                   static_cast<int>(next.status) == sig);
+                  (trace::kind_traits(next.kind).delivers_signal && static_cast<int>(next.status) == sig);
   if (!expected && sig == SIGILL) {
     std::string why = buffered_call_divergence();
     if (!why.empty()) diverged(why);
@@ -476,10 +468,7 @@ void ReplaySession::apply_event(const trace::Event& event, ReplayStop& stop) {
   // ending thread's are not recorded.
   // An exec's registers are the new program's (exec_process checks the
   // call), and a process's end has none.
-  bool own_registers = event.kind != trace::EventKind::ThreadStart && event.kind != trace::EventKind::ThreadExit &&
-                       event.kind != trace::EventKind::ProcessStart && event.kind != trace::EventKind::Exec &&
-                       event.kind != trace::EventKind::Exit && event.kind != trace::EventKind::BufferFlush;
-  if (own_registers) check_registers(event);
+  if (trace::kind_traits(event.kind).replay_checks_registers) check_registers(event);
   stop.event = event_number_;
   switch (event.kind) {
     case trace::EventKind::Syscall: replay_syscall(event, stop); break;
@@ -627,7 +616,7 @@ void ReplaySession::apply_pending_restart(const trace::Event& next) {
   if (it == threads_.end() || !it->second.restart) return;
   Registers regs = *it->second.restart;
   it->second.restart.reset();
-  if (next.kind == trace::EventKind::Signal || next.kind == trace::EventKind::FatalSignal) return;
+  if (trace::kind_traits(next.kind).delivers_signal) return;
   task_->set_regs(regs);
 }
 

@@ -629,8 +629,7 @@ TargetStop ReplayTimeline::step_forward(pid_t thread, const std::function<bool()
                    current_->last_event_kind() == trace::EventKind::SyscallEntered && mark_.at_boundary();
     // A thread's start or end is reached without running an instruction.
     bool no_insn = stop.kind == TargetStop::Kind::Step && mark_.at_boundary() &&
-                   (current_->last_event_kind() == trace::EventKind::ThreadStart ||
-                    current_->last_event_kind() == trace::EventKind::ThreadExit);
+                   trace::kind_traits(current_->last_event_kind()).starts_or_ends_thread;
     if (!in_call && !no_insn) {
       if (thread != 0 && stop.kind == TargetStop::Kind::Step && current_->has_thread(static_cast<uint32_t>(thread)))
         stop.tid = thread;

@@ -605,7 +605,7 @@ std::optional<Mark> ReplayTimeline::search_mark_before(const Mark& at) {
     // Before the instruction that raised the event (a fault may have run
     // before without faulting): count the steps from the boundary.
     const trace::Event& e = event_at(at.event);
-    bool signal = e.kind == trace::EventKind::Signal || e.kind == trace::EventKind::FatalSignal;
+    bool signal = trace::kind_traits(e.kind).delivers_signal;
     // A call through the vsyscall page is reached at the page's address,
     // like a fault: the instruction before is the one that called it.
     bool fault = (signal && is_synchronous_fault(siginfo_from_bytes(e.siginfo))) || is_vsyscall_event(e);

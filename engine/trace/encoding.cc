@@ -620,10 +620,7 @@ void validate_event(const Event& e, std::span<const BorrowedWrite> first) {
   if (e.stored_state && e.kind != EventKind::Position)
     throw FormatError("a stored state on an event that is not a position");
   if (e.position) validate_position(e, first);
-  if ((e.kind == EventKind::SyscallEntered || e.kind == EventKind::ThreadStart ||
-       e.kind == EventKind::ProcessStart || e.kind == EventKind::Exec || e.kind == EventKind::Syscall ||
-       e.kind == EventKind::Rdtsc || e.kind == EventKind::Signal) &&
-      !e.regs)
+  if (kind_traits(e.kind).requires_registers && !e.regs)
     throw FormatError(std::string("a ") + to_string(e.kind) + " event without registers");
 }
 

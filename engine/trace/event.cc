@@ -1,4 +1,5 @@
-// Names of the schema's enums, for messages and `backstep dump`.
+// Names of the schema's enums, for messages and `backstep dump`, and what
+// each kind of event is (kind_traits).
 #include "engine/trace/event.h"
 
 namespace backstep::trace {
@@ -20,6 +21,66 @@ const char* to_string(EventKind kind) {
     case EventKind::BufferFlush: return "buffer-flush";
   }
   return "unknown";
+}
+
+// Every kind, every field: the build makes a missing one an error here
+// (engine/trace/CMakeLists.txt).
+EventKindTraits kind_traits(EventKind kind) {
+  switch (kind) {
+    case EventKind::Exec:
+      return {.requires_registers = true, .replay_checks_registers = false, .reached_without_running = false,
+              .reached_at_syscall = true, .runs_no_instruction = false, .delivers_signal = false,
+              .creates_thread = false, .starts_or_ends_thread = false, .can_close_trace = false};
+    case EventKind::Syscall:
+      return {.requires_registers = true, .replay_checks_registers = true, .reached_without_running = false,
+              .reached_at_syscall = true, .runs_no_instruction = false, .delivers_signal = false,
+              .creates_thread = false, .starts_or_ends_thread = false, .can_close_trace = false};
+    case EventKind::Rdtsc:
+      return {.requires_registers = true, .replay_checks_registers = true, .reached_without_running = false,
+              .reached_at_syscall = false, .runs_no_instruction = false, .delivers_signal = false,
+              .creates_thread = false, .starts_or_ends_thread = false, .can_close_trace = false};
+    case EventKind::Signal:
+      return {.requires_registers = true, .replay_checks_registers = true, .reached_without_running = false,
+              .reached_at_syscall = false, .runs_no_instruction = false, .delivers_signal = true,
+              .creates_thread = false, .starts_or_ends_thread = false, .can_close_trace = false};
+    case EventKind::FatalSignal:
+      return {.requires_registers = false, .replay_checks_registers = true, .reached_without_running = false,
+              .reached_at_syscall = false, .runs_no_instruction = false, .delivers_signal = true,
+              .creates_thread = false, .starts_or_ends_thread = false, .can_close_trace = false};
+    case EventKind::Exit:
+      return {.requires_registers = false, .replay_checks_registers = false, .reached_without_running = true,
+              .reached_at_syscall = false, .runs_no_instruction = true, .delivers_signal = false,
+              .creates_thread = false, .starts_or_ends_thread = false, .can_close_trace = true};
+    case EventKind::Abort:
+      return {.requires_registers = false, .replay_checks_registers = true, .reached_without_running = false,
+              .reached_at_syscall = true, .runs_no_instruction = false, .delivers_signal = false,
+              .creates_thread = false, .starts_or_ends_thread = false, .can_close_trace = true};
+    case EventKind::Position:
+      return {.requires_registers = true, .replay_checks_registers = true, .reached_without_running = false,
+              .reached_at_syscall = false, .runs_no_instruction = true, .delivers_signal = false,
+              .creates_thread = false, .starts_or_ends_thread = false, .can_close_trace = false};
+    case EventKind::SyscallEntered:
+      return {.requires_registers = true, .replay_checks_registers = true, .reached_without_running = false,
+              .reached_at_syscall = true, .runs_no_instruction = true, .delivers_signal = false,
+              .creates_thread = false, .starts_or_ends_thread = false, .can_close_trace = false};
+    case EventKind::ThreadStart:
+      return {.requires_registers = true, .replay_checks_registers = false, .reached_without_running = true,
+              .reached_at_syscall = false, .runs_no_instruction = true, .delivers_signal = false,
+              .creates_thread = true, .starts_or_ends_thread = true, .can_close_trace = false};
+    case EventKind::ThreadExit:
+      return {.requires_registers = false, .replay_checks_registers = false, .reached_without_running = true,
+              .reached_at_syscall = false, .runs_no_instruction = true, .delivers_signal = false,
+              .creates_thread = false, .starts_or_ends_thread = true, .can_close_trace = false};
+    case EventKind::ProcessStart:
+      return {.requires_registers = true, .replay_checks_registers = false, .reached_without_running = true,
+              .reached_at_syscall = false, .runs_no_instruction = true, .delivers_signal = false,
+              .creates_thread = true, .starts_or_ends_thread = false, .can_close_trace = false};
+    case EventKind::BufferFlush:
+      return {.requires_registers = false, .replay_checks_registers = false, .reached_without_running = true,
+              .reached_at_syscall = false, .runs_no_instruction = true, .delivers_signal = false,
+              .creates_thread = false, .starts_or_ends_thread = false, .can_close_trace = false};
+  }
+  return {};  // not a kind: the decoder refuses any other value
 }
 
 const char* to_string(StoredState::Kind kind) {

@@ -99,6 +99,55 @@ enum class EventKind : uint8_t {
 
 const char* to_string(EventKind kind);
 
+// What the reader and replay ask about a kind of event. kind_traits() answers
+// every question for every kind in one switch (event.cc), which the build
+// turns into an error when it misses a kind or a field: a new kind, or a new
+// question, does not compile until each answer is written down.
+struct EventKindTraits {
+  // The event always holds `regs`: the decoder refuses one without them.
+  bool requires_registers;
+  // Replay checks the live thread's registers against the event's `regs`
+  // when it applies the event: they are the thread's own at that point. Not
+  // so for a new thread or process (`regs` are where it starts), an exec
+  // (the new program's), an ending thread or process, or a buffer flush
+  // (none recorded).
+  bool replay_checks_registers;
+  // Replay applies the event without running the program to it: it happens
+  // where the previous event left off (a thread or process starting or
+  // ending, a buffer flush written back before the thread's next event). A
+  // signal's delivery may be reached so too, but whether it is depends on
+  // the signal (not a synchronous fault), not on its kind.
+  bool reached_without_running;
+  // When replay runs the thread to the event, it stops at a system call: a
+  // call's entry or its return, an exec, or an Abort at the call the
+  // recorder refused.
+  bool reached_at_syscall;
+  // Applying the event runs no instruction of its thread's, so a single
+  // step goes on past it: a position, a thread or process starting or
+  // ending, a buffer flush, or a blocking call's entry (the call's
+  // instruction completes at its Syscall event, after other threads'
+  // events). A signal's delivery runs none either, but a step stops at its
+  // handler's first instruction, so it is not one of these.
+  bool runs_no_instruction;
+  // A signal reached the thread: `status` is its number and `siginfo` its
+  // siginfo. Signal: delivered to a handler, or ignored; FatalSignal: it
+  // killed the process.
+  bool delivers_signal;
+  // The event creates the thread `tid` (a new thread, or a new process's
+  // first thread), which does not exist before it.
+  bool creates_thread;
+  // The event starts or ends one thread of a process that was there before
+  // and stays after it (ThreadStart, ThreadExit); a whole process starting
+  // or ending is not one.
+  bool starts_or_ends_thread;
+  // A trace that ran to its end closes with an event of this kind: the last
+  // process's Exit, or an Abort (the recording stopped). One that stops
+  // after any other kind was cut short.
+  bool can_close_trace;
+};
+
+EventKindTraits kind_traits(EventKind kind);
+
 // Bytes the kernel (or the recorder) wrote into tracee memory.
 struct MemoryWrite {
   uint64_t addr = 0;

@@ -342,7 +342,7 @@ std::optional<Event> TraceReader::Impl::next_unchecked() {
   if (events_left == 0 && !load_chunk()) {
     ended = true;
     // A recording that ran to its end closes with Exit or Abort.
-    if (last_kind && (*last_kind == EventKind::Exit || *last_kind == EventKind::Abort)) return std::nullopt;
+    if (last_kind && kind_traits(*last_kind).can_close_trace) return std::nullopt;
     // Otherwise the writer may have said why it could not go on.
     if (!stop_reason_given) {
       if (std::string why = read_stop_reason(dir); !why.empty()) {
