@@ -1,7 +1,6 @@
-// Checkpoints (forks of the replayed process along the timeline) and
-// seeking: reaching any mark from the nearest checkpoint on its way.
-#include <algorithm>
-#include <cstdlib>
+// Seeking: reaching any mark from the nearest checkpoint on its way (the
+// checkpoints themselves are kept by CheckpointStore, checkpoint_store.h),
+// and the user's own checkpoints.
 
 #include "values/log.h"
 #include "engine/timeline/checkpoint_policy.h"
@@ -11,60 +10,19 @@ namespace backstep {
 
 using namespace checkpoint_policy;
 
-namespace {
-
-// The replay time that makes an automatic checkpoint due: kTimePerCheckpoint,
-// or BACKSTEP_CHECKPOINT_MS. Where the checkpoints fall then depends on how
-// fast the machine is; the tests set 0 (one at every new event boundary) so
-// that any boundary a loaded machine might pick is exercised every time.
-std::chrono::milliseconds time_per_checkpoint() {
-  static const std::chrono::milliseconds interval = [] {
-    const char* text = std::getenv("BACKSTEP_CHECKPOINT_MS");
-    char* end = nullptr;
-    long ms = text && *text ? std::strtol(text, &end, 10) : -1;
-    return ms >= 0 && end && *end == '\0' ? std::chrono::milliseconds(ms) : kTimePerCheckpoint;
-  }();
-  return interval;
-}
-
-}  // namespace
-
-void ReplayTimeline::maybe_auto_checkpoint() {
-  if (!mark_.at_boundary()) return;
-  uint64_t newest = 0;
-  for (const Checkpoint& cp : checkpoints_) newest = std::max(newest, cp.mark.event);
-  bool due = mark_.event >= newest + kEventsPerCheckpoint ||
-             (mark_.event > newest && Clock::now() - last_auto_checkpoint_time_ >= time_per_checkpoint());
-  if (!due) return;
-  add_checkpoint(next_auto_checkpoint_--, mark_, *current_);
-  last_auto_checkpoint_time_ = Clock::now();
-  thin_checkpoints();
-}
-
-const ReplayTimeline::Checkpoint* ReplayTimeline::best_checkpoint(const Mark& target, Bound bound,
-                                                                  Where where) const {
-  const Checkpoint* best = nullptr;
-  for (const Checkpoint& cp : checkpoints_) {
-    if (where == Where::AtBoundary && !cp.mark.at_boundary()) continue;
-    if (!cp.mark.is_prefix_of(target, bound == Bound::Inclusive)) continue;
-    if (!best || best->mark.is_prefix_of(cp.mark, false)) best = &cp;
-  }
-  return best;
-}
-
 void ReplayTimeline::seek(const Mark& target) {
   if (mark_ == target) return;
   std::unique_ptr<ReplaySession> session;
   Mark from;
   if (mark_.is_prefix_of(target, false)) {
     // Forward from here, unless a checkpoint is closer.
-    const Checkpoint* cp = best_checkpoint(target, Bound::Inclusive);
+    const Checkpoint* cp = checkpoints_.best_before(target, Bound::Inclusive);
     if (cp && mark_.is_prefix_of(cp->mark, false)) {
       session = cp->session->clone();
       from = cp->mark;
     }
   } else {
-    const Checkpoint* cp = best_checkpoint(target, Bound::Inclusive);
+    const Checkpoint* cp = checkpoints_.best_before(target, Bound::Inclusive);
     BS_ASSERT(cp, "no checkpoint on the way to " << target.describe());
     session = cp->session->clone();
     from = cp->mark;
@@ -75,23 +33,23 @@ void ReplayTimeline::seek(const Mark& target) {
   }
   // The checkpoint this walk starts from stays while the walk leaves others:
   // the next search back from here most likely starts there again.
-  std::optional<Mark> pinned_before = pinned_;
-  if (session) pinned_ = from;
+  std::optional<Mark> pinned_before = checkpoints_.pinned();
+  if (session) checkpoints_.pin(from);
   try {
     walk(*current_, mark_, target);
-    pinned_ = pinned_before;
+    checkpoints_.pin(pinned_before);
   } catch (const std::exception&) {
-    pinned_ = pinned_before;
+    checkpoints_.pin(pinned_before);
     // Stopped part-way (a State anchor no checkpoint holds was not found
     // again): the replay is somewhere mark_ does not name. Go to the
     // nearest checkpoint on the way, a position known exactly, and report.
-    const Checkpoint* cp = best_checkpoint(target, Bound::Inclusive);
+    const Checkpoint* cp = checkpoints_.best_before(target, Bound::Inclusive);
     current_ = cp->session->clone();
     mark_ = cp->mark;
     throw;
   }
   mark_ = target;
-  thin_checkpoints();
+  checkpoints_.thin();
 }
 
 void ReplayTimeline::walk(ReplaySession& session, const Mark& from, const Mark& to) {
@@ -145,8 +103,7 @@ void ReplayTimeline::walk(ReplaySession& session, const Mark& from, const Mark& 
   auto leave_checkpoint = [&](std::size_t leg_index, uint64_t n) {
     if (!leave_checkpoints || n == legs[leg_index].n) return;
     Mark here = position(leg_index, n);
-    const Checkpoint* near = best_checkpoint(here, Bound::Inclusive);
-    if (!near || near->mark != here) add_checkpoint(next_auto_checkpoint_--, here, session);
+    if (!checkpoints_.has_at(here)) add_automatic_checkpoint(here, session);
   };
   auto maybe_checkpoint = [&](std::size_t leg_index, uint64_t n, uint64_t every) {
     if (n % every == 0) leave_checkpoint(leg_index, n);
@@ -212,17 +169,11 @@ void ReplayTimeline::restart(std::optional<uint64_t> event) {
 
 int ReplayTimeline::create_checkpoint() {
   materialize();
-  int id = next_user_checkpoint_++;
-  add_checkpoint(id, mark_, *current_);
-  return id;
+  return checkpoints_.add(CheckpointStore::Kind::User, mark_, fork_of(*current_));
 }
 
 bool ReplayTimeline::delete_checkpoint(int id) {
-  if (id <= 0) return false;
-  auto it = std::find_if(checkpoints_.begin(), checkpoints_.end(), [&](const Checkpoint& c) { return c.id == id; });
-  if (it == checkpoints_.end()) return false;
-  checkpoints_.erase(it);
-  return true;
+  return checkpoints_.remove_user(id);
 }
 
 std::vector<CheckpointInfo> ReplayTimeline::checkpoints() const {
@@ -235,16 +186,14 @@ std::vector<CheckpointInfo> ReplayTimeline::checkpoints() const {
 
 bool ReplayTimeline::restart_checkpoint(int id) {
   end_diversion();
-  for (const Checkpoint& cp : checkpoints_) {
-    if (cp.id != id || id <= 0) continue;
-    lazy_.reset();
-    current_ = cp.session->clone();
-    mark_ = cp.mark;
-    end_reported_ = false;
-    last_siginfo_.clear();
-    return true;
-  }
-  return false;
+  const Checkpoint* cp = checkpoints_.find_user(id);
+  if (!cp) return false;
+  lazy_.reset();
+  current_ = cp->session->clone();
+  mark_ = cp->mark;
+  end_reported_ = false;
+  last_siginfo_.clear();
+  return true;
 }
 
 }  // namespace backstep

@@ -51,7 +51,9 @@ uint64_t ReplayTimeline::start_event(const std::string& trace_dir, const Debugge
   return *forked;
 }
 
-ReplayTimeline::ReplayTimeline(const std::string& trace_dir, DebuggeeChoice choice) : trace_dir_(trace_dir) {
+ReplayTimeline::ReplayTimeline(const std::string& trace_dir, DebuggeeChoice choice)
+    : trace_dir_(trace_dir),
+      checkpoints_(default_checkpoint_memory_limit_kib(), [this] { return std::size_t{stretch_.copy ? 1u : 0u}; }) {
   ReplayOptions options;
   options.echo_stdio = false;
   uint64_t start = start_event(trace_dir, choice);
@@ -68,9 +70,7 @@ ReplayTimeline::ReplayTimeline(const std::string& trace_dir, DebuggeeChoice choi
   }
   pid_ = static_cast<pid_t>(current_->debuggee());
   mark_ = Mark{current_->next_event(), {}, 0};
-  memory_limit_kib_ = default_checkpoint_memory_limit_kib();
-  add_checkpoint(next_auto_checkpoint_--, mark_, *current_);
-  last_auto_checkpoint_time_ = Clock::now();
+  checkpoints_.add_start(mark_, fork_of(*current_));
 
   // Which files the recording mapped, by their host path, for gdb's vFile.
   lookup_ = std::make_unique<trace::TraceReader>(trace_dir);
@@ -570,7 +570,7 @@ TargetStop ReplayTimeline::continue_forward(const std::function<bool()>& interru
           current_->set_echo(false);
           return *stop;
         }
-        maybe_auto_checkpoint();
+        checkpoints_.add_if_due(mark_, fork_of(*current_));
         if (until_turn_of != 0 && current_->next_thread() == static_cast<uint32_t>(until_turn_of)) {
           end_stretch(0);
           current_->set_echo(false);
@@ -664,8 +664,8 @@ TargetStop ReplayTimeline::step_once() {
     note_forward_step();
     if (mark_.steps % checkpoint_policy::kStepsPerWalkCheckpoint == 0) {
       // So that stepping back over what was stepped forward stays cheap.
-      add_checkpoint(next_auto_checkpoint_--, mark_, *current_);
-      thin_checkpoints();
+      add_automatic_checkpoint(mark_, *current_);
+      checkpoints_.thin();
     }
   }
   if (s.kind == ReplayStop::Kind::Watchpoint) {

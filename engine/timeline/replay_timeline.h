@@ -19,6 +19,7 @@
 
 #include "engine/replay/replay_session.h"
 #include "engine/timeline/checkpoint_policy.h"
+#include "engine/timeline/checkpoint_store.h"
 #include "engine/timeline/debug_target.h"
 #include "engine/timeline/diversion.h"
 #include "engine/timeline/mark.h"
@@ -41,6 +42,9 @@ struct DebuggeeChoice {
 
 // A quarter of the machine's memory, in KiB (checkpoint_memory.cc).
 uint64_t default_checkpoint_memory_limit_kib();
+// Forks `from` for a new checkpoint, which then clones that fork and costs
+// what its processes hold (checkpoint_memory.cc).
+CheckpointStore::Fork fork_of(ReplaySession& from);
 
 class ReplayTimeline : public DebugTarget {
  public:
@@ -83,9 +87,10 @@ class ReplayTimeline : public DebugTarget {
   bool delete_checkpoint(int id) override;
   std::vector<CheckpointInfo> checkpoints() const override;
   bool restart_checkpoint(int id) override;
-  CheckpointStats checkpoint_stats() const override;      // checkpoint_bound.cc
-  void set_checkpoint_limit(std::size_t limit) override;  // throws std::invalid_argument out of range
-  void set_checkpoint_memory_limit(uint64_t kib) override;  // checkpoint_memory.cc; likewise
+  CheckpointStats checkpoint_stats() const override { return checkpoints_.stats(); }
+  // Both throw std::invalid_argument out of range.
+  void set_checkpoint_limit(std::size_t limit) override { checkpoints_.set_limit(limit); }
+  void set_checkpoint_memory_limit(uint64_t kib) override { checkpoints_.set_memory_limit(kib); }
 
   // Diversions (timeline_diversion.cc).
   void write_registers(pid_t tid, const Registers& regs, const std::vector<uint8_t>& xstate) override;
@@ -138,14 +143,9 @@ class ReplayTimeline : public DebugTarget {
   uint64_t stretch_copies_used() const { return stretch_copies_used_; }
 
  private:
-  struct Checkpoint {
-    int id = 0;              // > 0: made by the user; <= 0: automatic
-    Mark mark;
-    std::unique_ptr<ReplaySession> session;
-    // At a State anchor (an interrupt's stop): the cheap way back there,
-    // kept when others are thinned (timeline_interrupt.cc).
-    bool holds_state = false;
-  };
+  using Checkpoint = CheckpointStore::Checkpoint;
+  using Bound = CheckpointStore::Bound;
+  using Where = CheckpointStore::Where;
   struct Candidate {
     Mark mark;
     TargetStop stop;
@@ -237,34 +237,11 @@ class ReplayTimeline : public DebugTarget {
   // Positions.
   void seek(const Mark& target);
   void walk(ReplaySession& session, const Mark& from, const Mark& to);
-  // The latest checkpoint at or before `target` on its way (a prefix of it):
-  // Inclusive takes one at `target` itself, Exclusive only one before it;
-  // AtBoundary takes only checkpoints at an event boundary.
-  enum class Bound { Inclusive, Exclusive };
-  enum class Where { Any, AtBoundary };
-  const Checkpoint* best_checkpoint(const Mark& target, Bound bound, Where where = Where::Any) const;
-  void maybe_auto_checkpoint();
-  // Whether a checkpoint is the cheap way back to a State anchor
-  // (timeline_interrupt.cc): evicted only after the others.
-  enum class Hold { Ordinary, AtState };
-  // Forks `from` as checkpoint `id`; an automatic one (id <= 0) first makes
-  // room within the limit (checkpoint_bound.cc).
-  void add_checkpoint(int id, const Mark& mark, ReplaySession& from, Hold hold = Hold::Ordinary);
-  // Evicts automatic checkpoints until the bound holds.
-  void thin_checkpoints();
-  // The checkpoint to evict so that at most `allowed` automatic ones live
-  // (and those at boundaries keep to their share); nullopt if none need go.
-  std::optional<std::size_t> eviction_victim(std::size_t allowed) const;
-  // Of `candidates` (checkpoints at event boundaries), the one whose
-  // neighbours by event are closest.
-  std::size_t spread_victim(const std::vector<std::size_t>& candidates) const;
-  void evict(std::size_t index);
-  std::size_t automatic_checkpoints() const;
-  // The memory bound (checkpoint_memory.cc): measures the automatic
-  // checkpoints and evicts in the usual order until they fit.
-  void enforce_memory_limit();
-  // KiB held by automatic checkpoint i (proportional share of its processes).
-  uint64_t checkpoint_memory_kib(std::size_t index) const;
+  // Forks `from` as an automatic checkpoint at `mark` (the store first
+  // makes room within its bound).
+  void add_automatic_checkpoint(const Mark& mark, ReplaySession& from) {
+    checkpoints_.add(CheckpointStore::Kind::Automatic, mark, fork_of(from));
+  }
 
   // Interrupts in user code and State anchors (timeline_interrupt.cc).
   // The program was stopped by the client's interrupt somewhere after
@@ -375,17 +352,9 @@ class ReplayTimeline : public DebugTarget {
   std::string note_;  // take_note()
   Mark mark_;
   std::optional<uint64_t> event_count_;  // event_count(), read once
-  std::vector<Checkpoint> checkpoints_;
-  int next_user_checkpoint_ = 1;
-  int next_auto_checkpoint_ = 0;
-  Clock::time_point last_auto_checkpoint_time_;
-  std::size_t checkpoint_limit_ = checkpoint_policy::kDefaultMaxCheckpoints;
-  std::size_t peak_automatic_ = 0;
-  uint64_t evicted_ = 0;
-  uint64_t memory_limit_kib_ = 0;  // set in the constructor (a share of the machine's)
-  uint64_t evicted_for_memory_ = 0;
-  std::size_t made_since_memory_check_ = 0;
-  std::optional<Mark> pinned_;  // the checkpoint a walk started from
+  // The checkpoints, the start of history first (checkpoint_store.h); a
+  // forward continue's copy (stretch_) counts towards their bound.
+  CheckpointStore checkpoints_;
   std::optional<HitList> hit_list_;  // the last backward search's hits
   uint64_t listed_hits_served_ = 0;  // reverse-continues answered from such lists
 

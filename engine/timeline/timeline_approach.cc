@@ -192,8 +192,7 @@ std::optional<Mark> ReplayTimeline::approach_trap(const Mark& from, uint64_t add
     Mark here = from.after_trap(a);
     int id = add_state_checkpoint(here, copy);
     if (kept) {
-      auto old = std::find_if(checkpoints_.begin(), checkpoints_.end(), [&](const Checkpoint& c) { return c.id == kept; });
-      if (old != checkpoints_.end()) evict(static_cast<std::size_t>(old - checkpoints_.begin()));
+      checkpoints_.evict_id(kept);
     }
     kept = id;
     start = here;
@@ -305,7 +304,7 @@ std::optional<Mark> ReplayTimeline::approach_trap(const Mark& from, uint64_t add
                   "approach: the counting stub's stop at pass " << n << " of 0x" << std::hex << x << " from "
                                                               << start.describe() << " did not come");
         b->disarm_counting_stub();
-        add_checkpoint(next_auto_checkpoint_--, passes_mark(n), *b);
+        add_automatic_checkpoint(passes_mark(n), *b);
       };
       if (passes > kStubLeadPasses + 1) checkpoint_at(passes - kStubLeadPasses);
       if (passes > 1) checkpoint_at(passes);
@@ -323,7 +322,7 @@ std::optional<Mark> ReplayTimeline::approach_trap(const Mark& from, uint64_t add
     }
     s->set_counted_stop(x, 0);
     if (chunk_end) {
-      add_checkpoint(next_auto_checkpoint_--, passes_mark(chunked), *chunk_end);
+      add_automatic_checkpoint(passes_mark(chunked), *chunk_end);
       s = std::move(chunk_end);
     } else {
       s = session_at_start();

@@ -84,15 +84,8 @@ TargetStop ReplayTimeline::stop_at_interrupt() {
 }
 
 int ReplayTimeline::add_state_checkpoint(const Mark& at, ReplaySession& session) {
-  int id = next_auto_checkpoint_--;
-  add_checkpoint(id, at, session, Hold::AtState);
-  std::size_t held = std::count_if(checkpoints_.begin(), checkpoints_.end(),
-                                   [](const Checkpoint& c) { return c.holds_state; });
-  if (held > kMaxStateCheckpoints) {
-    auto oldest = std::find_if(checkpoints_.begin(), checkpoints_.end(),
-                               [](const Checkpoint& c) { return c.holds_state; });
-    evict(static_cast<std::size_t>(oldest - checkpoints_.begin()));
-  }
+  int id = checkpoints_.add(CheckpointStore::Kind::AtState, at, fork_of(session));
+  checkpoints_.cap_states(kMaxStateCheckpoints);
   return id;
 }
 
@@ -179,7 +172,7 @@ std::vector<ReplayTimeline::Candidate> ReplayTimeline::hits_to_event(ReplaySessi
 }
 
 std::unique_ptr<ReplaySession> ReplayTimeline::session_at(const Mark& target) {
-  const Checkpoint* cp = best_checkpoint(target, Bound::Inclusive);
+  const Checkpoint* cp = checkpoints_.best_before(target, Bound::Inclusive);
   BS_ASSERT(cp, "no checkpoint on the way to " << target.describe());
   std::unique_ptr<ReplaySession> s = cp->session->clone();
   s->set_echo(false);

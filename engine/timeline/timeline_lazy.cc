@@ -120,7 +120,7 @@ void ReplayTimeline::fill_before(const Mark& before) {
   // traps or events, which are not single-step positions).
   Mark start = before;
   start.steps = before.steps >= Trajectory::kMaxEntries ? before.steps + 1 - Trajectory::kMaxEntries : 0;
-  if (const Checkpoint* cp = best_checkpoint(before, Bound::Inclusive)) {
+  if (const Checkpoint* cp = checkpoints_.best_before(before, Bound::Inclusive)) {
     Mark leg = cp->mark;
     leg.steps = 0;
     Mark ours = before;
@@ -136,8 +136,7 @@ void ReplayTimeline::fill_before(const Mark& before) {
       record_position();
       if (cur == before) break;
       if (cur.steps > start.steps && cur.steps % kStepsPerFillCheckpoint == 0) {
-        const Checkpoint* near = best_checkpoint(cur, Bound::Inclusive);
-        if (!near || near->mark != cur) add_checkpoint(next_auto_checkpoint_--, cur, *current_);
+        if (!checkpoints_.has_at(cur)) add_automatic_checkpoint(cur, *current_);
       }
       ReplayStop r = current_->resume({.single_step = true});
       cur = cur.after_step();
@@ -150,7 +149,7 @@ void ReplayTimeline::fill_before(const Mark& before) {
     throw;
   }
   trajectory_.end();
-  thin_checkpoints();
+  checkpoints_.thin();
 }
 
 std::optional<TargetStop> ReplayTimeline::step_backward_cached(pid_t thread) {

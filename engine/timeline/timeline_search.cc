@@ -366,7 +366,7 @@ TargetStop ReplayTimeline::continue_backward(const std::function<bool()>& interr
   // (run() has tried continue_backward_listed() first.)
   Mark end = mark_;
   for (;;) {
-    const Checkpoint* cp = best_checkpoint(end, Bound::Exclusive, Where::AtBoundary);
+    const Checkpoint* cp = checkpoints_.best_before(end, Bound::Exclusive, Where::AtBoundary);
     if (!cp) {
       seek(checkpoints_.front().mark);
       return make_stop(TargetStop::Kind::HistoryStart);
@@ -505,8 +505,7 @@ std::optional<uint64_t> ReplayTimeline::count_steps(const Mark& p,
       // Not at the start: the seek there just came from one, and the steps
       // are cached (a fork at every step off a conditional breakpoint's hit
       // cost a quarter of each false hit going back).
-      const Checkpoint* near = best_checkpoint(cur, Bound::Inclusive);
-      if (!near || near->mark != cur) add_checkpoint(next_auto_checkpoint_--, cur, *current_);
+      if (!checkpoints_.has_at(cur)) add_automatic_checkpoint(cur, *current_);
     }
     ReplayStop r = current_->resume(how);
     cur = cur.after_step();
@@ -515,11 +514,11 @@ std::optional<uint64_t> ReplayTimeline::count_steps(const Mark& p,
     BS_ASSERT(!r.event && r.kind == ReplayStop::Kind::Step,
               "stepping from " << p.describe() << ": left the interval after " << cur.steps - p.steps << " steps");
     if (cur.steps - p.steps >= limit) {
-      thin_checkpoints();
+      checkpoints_.thin();
       return std::nullopt;
     }
   }
-  thin_checkpoints();
+  checkpoints_.thin();
   return cur.steps - p.steps;
 }
 
@@ -589,7 +588,7 @@ std::optional<Mark> ReplayTimeline::batched_before(const Mark& at) {
     trajectory_.end(true);
     pass_steps_[a.addr()] = steps;
     if (++passes == batch) {
-      thin_checkpoints();
+      checkpoints_.thin();
       Mark before = base;
       before.steps = steps - 1;
       return before;

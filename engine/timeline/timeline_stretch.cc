@@ -21,7 +21,7 @@
 // A stretch shorter than kFirstCopyAfter costs nothing more: no stop falls
 // in it, and the ticker's wake-ups are the only work. A longer one pays a
 // stop and a fork (0.4-0.7 ms here) per copy: 6 copies for 20 ms. The copy
-// counts as an automatic checkpoint (checkpoint_bound.cc): it is within
+// counts as an automatic checkpoint (CheckpointStore): it is within
 // the limit, and killed with the timeline.
 #include <algorithm>
 
@@ -66,10 +66,10 @@ void ReplayTimeline::take_stretch_copy() {
   if (!breakpoints_.count(current_->registers().ip())) {
     stretch_.copy.reset();
     // Room first: the copy is one of the automatic checkpoints.
-    while (std::optional<std::size_t> victim = eviction_victim(checkpoint_limit_ - 1)) evict(*victim);
+    checkpoints_.make_room();
     stretch_.copy = current_->clone();
     stretch_.copy->set_echo(false);
-    peak_automatic_ = std::max(peak_automatic_, automatic_checkpoints());
+    checkpoints_.note_peak();
   }
   Clock::time_point t1 = Clock::now();
   stretch_.forks += t1 - t0;
