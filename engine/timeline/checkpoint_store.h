@@ -126,7 +126,7 @@ class CheckpointStore {
   std::size_t held_elsewhere() const { return held_elsewhere_ ? held_elsewhere_() : 0; }
   // The checkpoint to evict so that at most `allowed` automatic ones live
   // (and those at boundaries keep to their share); nullopt if none need go
-  // (checkpoint_eviction.cc).
+  // (checkpoint_bound.cc).
   std::optional<std::size_t> eviction_victim(std::size_t allowed) const;
   // Of `candidates` (checkpoints at event boundaries), the one whose
   // neighbours by event are closest.

@@ -379,7 +379,7 @@ class ReplayTimeline : public DebugTarget {
   Stretch stretch_;
   bool stretch_copies_ = true;
   uint64_t stretch_copies_used_ = 0;
-  // Walks the rest of a breakpoint leg with counted stops (checkpoints.cc);
+  // Walks the rest of a breakpoint leg with counted stops (timeline_counting.cc);
   // false (nothing done) where the kernel refuses.
   bool walk_counted(ReplaySession& session, const Anchor& a, uint64_t done, uint64_t n,
                     const std::function<void(uint64_t)>& leave_checkpoint);
