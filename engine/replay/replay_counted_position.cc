@@ -132,11 +132,7 @@ std::optional<ReplayStop> ReplaySession::run_to_counted_position(const trace::Ev
     breakpoint_reported_ = false;
     insert_breakpoints();
     if (by_steps) {
-      auto it = inserted_.find(live.ip());
-      if (it != inserted_.end()) {
-        task_->write_bytes(remote_ptr<void>(it->first), &it->second, 1);
-        inserted_.erase(it);
-      }
+      int3s_.remove(*task_, live.ip());
     }
     if (!by_steps && !stub) insert_breakpoint_at(site);
 

@@ -78,7 +78,7 @@ bool ReplaySession::at_position(const trace::Event& position, const Registers& l
   Registers want = Registers::from_block(*position.regs);
   if (without_trap_flags(live).to_block() != without_trap_flags(want).to_block()) return false;
   ++position_digests_;
-  StateDigest d = state_digest(*task_, task_->xstate(), inserted_);
+  StateDigest d = state_digest(*task_, task_->xstate(), int3s_.originals());
   return d.combined() == position.position->digest;
 }
 
@@ -230,11 +230,7 @@ std::optional<ReplayStop> ReplaySession::run_to_position(const trace::Event& nex
       insert_breakpoint_at(pc);
     } else {
       insert_breakpoints();
-      auto it = inserted_.find(live.ip());
-      if (it != inserted_.end()) {
-        task_->write_bytes(remote_ptr<void>(it->first), &it->second, 1);
-        inserted_.erase(it);
-      }
+      int3s_.remove(*task_, live.ip());
     }
     task_->resume(single_step || step_off ? ResumeHow::SysemuSingleStep : ResumeHow::Sysemu);
     WaitStatus ws = wait_for_stop();
@@ -267,7 +263,7 @@ std::optional<ReplayStop> ReplaySession::run_to_position(const trace::Event& nex
       }
       Registers m = without_trap_flags(after);
       if (previous_regs && previous_regs->to_block() == m.to_block()) {
-        uint64_t d = state_digest(*task_, task_->xstate(), inserted_).combined();
+        uint64_t d = state_digest(*task_, task_->xstate(), int3s_.originals()).combined();
         if (previous_digest && *previous_digest == d && stored) {
           // Going round without changing anything, the loop loses nothing
           // a watchpoint or breakpoint could see by taking the recorded
@@ -314,7 +310,7 @@ std::optional<ReplayStop> ReplaySession::run_to_position_by_steps(const trace::E
       // as in run_to_position(), the stored state is taken (no write can
       // be missed), or that is a divergence.
       const bool same_registers = previous && without_trap_flags(previous->first).to_block() == without_trap_flags(live).to_block();
-      uint64_t d = same_registers || !previous ? state_digest(*task_, task_->xstate(), inserted_).combined() : 0;
+      uint64_t d = same_registers || !previous ? state_digest(*task_, task_->xstate(), int3s_.originals()).combined() : 0;
       if (same_registers && previous->second == d) {
         if (!stored_state_held()) {
           diverged("the program went round a loop at " + hex(pc) +
@@ -329,11 +325,7 @@ std::optional<ReplayStop> ReplaySession::run_to_position_by_steps(const trace::E
     open_counters_for_run();
     breakpoint_reported_ = false;
     insert_breakpoints();
-    auto it = inserted_.find(live.ip());  // over a user's breakpoint it stands on
-    if (it != inserted_.end()) {
-      task_->write_bytes(remote_ptr<void>(it->first), &it->second, 1);
-      inserted_.erase(it);
-    }
+    int3s_.remove(*task_, live.ip());  // over a user's breakpoint it stands on
     SoftWatchStop soft = step_while_watching(/*one_step=*/true);
     remove_breakpoints();
     const WaitStatus& ws = soft.status;
@@ -399,11 +391,7 @@ std::optional<std::optional<ReplayStop>> ReplaySession::run_to_position_by_match
     breakpoint_reported_ = false;
     insert_breakpoints();
     if (step) {
-      auto it = inserted_.find(live.ip());
-      if (it != inserted_.end()) {
-        task_->write_bytes(remote_ptr<void>(it->first), &it->second, 1);
-        inserted_.erase(it);
-      }
+      int3s_.remove(*task_, live.ip());
     }
     task_->resume(step ? ResumeHow::SysemuSingleStep : ResumeHow::Sysemu);
     WaitStatus ws = wait_for_stop();
@@ -432,7 +420,7 @@ std::optional<std::optional<ReplayStop>> ReplaySession::run_to_position_by_match
         task_->set_regs(without_trap_flags(at));
         return std::optional<ReplayStop>();
       }
-      uint64_t d = state_digest(*task_, task_->xstate(), inserted_).combined();
+      uint64_t d = state_digest(*task_, task_->xstate(), int3s_.originals()).combined();
       if (previous_miss && *previous_miss == d) {
         if (stored_state_held()) {
           jump_to_position(next);

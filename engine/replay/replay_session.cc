@@ -407,9 +407,7 @@ std::optional<ReplayStop> ReplaySession::run_to_event(const trace::Event& next, 
   insert_breakpoints();
   if (stepping_over) {
     // Step the breakpoint's own instruction without its int3.
-    uint8_t original = inserted_[pc];
-    task_->write_bytes(remote_ptr<void>(pc), &original, 1);
-    inserted_.erase(pc);
+    int3s_.remove(*task_, pc);
   }
   WaitStatus ws;
   if (watching_in_software()) {

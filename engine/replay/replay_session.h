@@ -22,6 +22,7 @@
 
 #include "engine/core/counting_stub.h"
 #include "engine/core/hit_counter.h"
+#include "engine/core/int3_patches.h"
 #include "engine/core/time_sampler.h"
 #include "values/registers.h"
 #include "engine/core/session.h"
@@ -448,7 +449,9 @@ class ReplaySession : public Session {
 
   // The traps of the run in progress (Resume::traps); empty between runs.
   Traps traps_;
-  std::map<uint64_t, uint8_t> inserted_;  // address -> original byte
+  // The int3s in the current process while a run is in progress (none
+  // between runs), with the bytes they replaced.
+  Int3Patches int3s_;
   // An int3 at `addr` in the current process (any process of the tree;
   // insert_breakpoints() puts the user's in the debugged one only).
   void insert_breakpoint_at(uint64_t addr);

@@ -121,21 +121,9 @@ void ReplaySession::insert_breakpoints() {
   for (uint64_t addr : traps_.breakpoints) insert_breakpoint_at(addr);
 }
 
-void ReplaySession::insert_breakpoint_at(uint64_t addr) {
-  static const uint8_t kInt3 = 0xcc;
-  if (inserted_.count(addr)) return;
-  uint8_t original;
-  if (task_->read_some(remote_ptr<void>(addr), &original, 1) != 1) return;  // not mapped (yet)
-  inserted_[addr] = original;
-  task_->write_bytes(remote_ptr<void>(addr), &kInt3, 1);
-}
+void ReplaySession::insert_breakpoint_at(uint64_t addr) { int3s_.insert(*task_, addr); }
 
-void ReplaySession::remove_breakpoints() {
-  for (const auto& [addr, original] : inserted_) {
-    task_->write_bytes(remote_ptr<void>(addr), &original, 1);
-  }
-  inserted_.clear();
-}
+void ReplaySession::remove_breakpoints() { int3s_.remove_all(*task_); }
 
 void ReplaySession::arm_watchpoints() {
   // The debug registers keep their values between stops: write them only
@@ -198,9 +186,7 @@ bool ReplaySession::watched_range_changed(const std::vector<std::vector<uint8_t>
 std::vector<uint8_t> ReplaySession::read_memory(uint64_t addr, std::size_t len) {
   std::vector<uint8_t> out(len);
   out.resize(task_->read_some(remote_ptr<void>(addr), out.data(), len));
-  for (const auto& [bp, original] : inserted_) {
-    if (bp >= addr && bp < addr + out.size()) out[bp - addr] = original;
-  }
+  int3s_.hide(addr, out);  // an int3 of a run in progress (a software watch steps with them in)
   return out;
 }
 

@@ -21,7 +21,6 @@
 namespace backstep {
 namespace {
 
-constexpr uint8_t kInt3 = 0xcc;
 constexpr uint64_t kPageSize = 4096;
 // How often a running diversion looks at the client's interrupt.
 constexpr std::chrono::milliseconds kPollPeriod{20};
@@ -72,6 +71,9 @@ void Diversion::set_registers(uint32_t tid, const Registers& regs, const std::ve
 std::vector<uint8_t> Diversion::read_memory(uint64_t addr, std::size_t len) {
   std::vector<uint8_t> out(len);
   out.resize(copy_->task().read_some(remote_ptr<void>(addr), out.data(), len));
+  // resume() takes its int3s out before it returns, so there are none
+  // here; hidden all the same, as replay's reads hide them.
+  int3s_.hide(addr, out);
   return out;
 }
 
@@ -133,21 +135,15 @@ bool Diversion::emulate_trapped_instruction(Task& t) {
 
 void Diversion::insert_breakpoints(Task& t, const std::set<uint64_t>& breakpoints) {
   for (uint64_t addr : breakpoints) {
-    uint8_t original;
-    if (t.read_some(remote_ptr<void>(addr), &original, 1) != 1) continue;
     try {
-      t.write_bytes(remote_ptr<void>(addr), &kInt3, 1);
+      int3s_.insert(t, addr);  // an unmapped address is skipped
     } catch (const std::runtime_error&) {
-      continue;
+      // A byte that cannot be written: no breakpoint there.
     }
-    inserted_[addr] = original;
   }
 }
 
-void Diversion::remove_breakpoints(Task& t) {
-  for (const auto& [addr, original] : inserted_) t.write_bytes(remote_ptr<void>(addr), &original, 1);
-  inserted_.clear();
-}
+void Diversion::remove_breakpoints(Task& t) { int3s_.remove_all(t); }
 
 TargetStop Diversion::resume(uint32_t tid, bool step, int signal, const std::set<uint64_t>& breakpoints,
                              const std::function<bool()>& interrupted) {
@@ -186,7 +182,7 @@ TargetStop Diversion::resume(uint32_t tid, bool step, int signal, const std::set
     sig = 0;
     WaitStatus ws = wait();
     if (ws.is_gone()) {
-      inserted_.clear();  // nothing left to take them out of
+      int3s_.forget_all();  // nothing left to take them out of
       ended_ = true;
       stop.kind = ws.kind == WaitStatus::Kind::Exited ? TargetStop::Kind::Exited : TargetStop::Kind::Killed;
       stop.exit_code = ws.exit_code;

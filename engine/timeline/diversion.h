@@ -26,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/core/int3_patches.h"
 #include "engine/replay/replay_session.h"
 #include "engine/timeline/debug_target.h"
 
@@ -109,7 +110,7 @@ class Diversion {
   std::unique_ptr<ReplaySession> copy_;
   uint32_t pid_;
   std::set<uint32_t> touched_;
-  std::map<uint64_t, uint8_t> inserted_;  // breakpoint address -> original byte
+  Int3Patches int3s_;  // the breakpoints in while a resume runs
   std::map<uint64_t, uint64_t> allocations_;  // address -> size
   std::vector<std::string> refused_;
   bool has_run_ = false;
