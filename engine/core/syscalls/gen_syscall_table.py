@@ -44,7 +44,18 @@ def cxx_entry(entry):
             f".buffer_fd_arg = {entry.buffer_fd_arg}, "
             f".buffer_closes = {'true' if entry.buffer_closes else 'false'}, "
             f".buffer_block = {'true' if entry.buffer_block else 'false'}, "
-            f".buffer_opens = {'true' if entry.buffer_opens else 'false'}}},")
+            f".buffer_opens = {'true' if entry.buffer_opens else 'false'}{cxx_blocks(entry)}}},")
+
+
+def cxx_blocks(entry):
+    """The blocks column, only where the spec marks the call (the fields'
+    defaults say it never blocks)."""
+    if not entry.blocks:
+        return ""
+    if entry.blocks_op_arg < 0:
+        return ", .blocks = true"
+    return (f", .blocks = true, .blocking_ops = {{.arg = {entry.blocks_op_arg}, "
+            f".mask = {entry.blocks_op_mask:#x}u, .values = {entry.blocks_op_values:#x}ull}}")
 
 
 def generate_table(entries, spec_name):

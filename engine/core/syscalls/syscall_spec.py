@@ -40,6 +40,10 @@ SIZE_FORMS = (
     (re.compile(r"\*arg(?P<m>[0-9]+)\Z"), "DerefArg"),
     (re.compile(r"fdset(?P<m>[0-9]+)\Z"), "FdSet"),
 )
+# An operation gate (buffer=opN&MASK:V|V..., blocks=opN&MASK:V|V...) lists
+# values below this.
+OP_VALUE_LIMIT = 64
+OP_GATE = r"op(?P<op>[0-9]+)(&(?P<mask>0x[0-9a-f]+))?:(?P<values>[0-9]+(\|[0-9]+)*)"
 # buffer, buffer=fdN, buffer=fdN,dataM, buffer=fdN,gatherM, buffer=fdN,scatterM,
 # buffer=fdN,gathermsgM, buffer=fdN,scattermsgM, buffer=fdN,closes,
 # buffer=opN&MASK:V|V..., buffer=reqN:R|R(argM:BYTES)..., buffer=nullN, buffer=nullatN, each
@@ -48,7 +52,7 @@ REQUEST = r"(?:0x[0-9a-f]+|[0-9]+)(?:\([^()|]*\))?"
 BUFFER_RE = re.compile(r"buffer(=fd(?P<fd>[0-9]+)(,data(?P<data>[0-9]+)|,gather(?P<gather>[0-9]+)"
                        r"|,scatter(?P<scatter>[0-9]+)|,gathermsg(?P<gathermsg>[0-9]+)"
                        r"|,scattermsg(?P<scattermsg>[0-9]+)|(?P<closes>,closes))?"
-                       r"|=op(?P<op>[0-9]+)(&(?P<mask>0x[0-9a-f]+))?:(?P<values>[0-9]+(\|[0-9]+)*)"
+                       r"|=" + OP_GATE +
                        r"|=req(?P<req>[0-9]+):(?P<requests>" + REQUEST + r"(\|" + REQUEST + r")*)"
                        r"|=null(?P<nullat>at)?(?P<null>[0-9]+))?"
                        r"(,path(?P<path>[0-9]+))?(?P<opens>,opens)?(,always(?P<always>[0-9]+))?(?P<block>,block)?\Z")
@@ -57,8 +61,17 @@ BUFFER_FORMS = ("buffer, buffer=fdN, buffer=fdN,dataM, buffer=fdN,gatherM, buffe
                 "buffer=fdN,gathermsgM, buffer=fdN,scattermsgM, buffer=fdN,closes, "
                 "buffer=opN&MASK:V|V..., buffer=reqN:R|R(argM:BYTES)..., buffer=nullN or buffer=nullatN "
                 "(each optionally followed by ,pathN, ,opens, ,alwaysN, then ,block)")
-# An operation gate (buffer=opN&MASK:V|V...) lists values below this.
-OP_VALUE_LIMIT = 64
+# blocks, or blocks=opN&MASK:V|V...: the call may wait (always, or for these
+# operations).
+BLOCKS_RE = re.compile(r"blocks(=" + OP_GATE + r")?\Z")
+# What may follow the status, in this order; each attribute at most once.
+# Where each belongs, for the error when one is out of place.
+ATTRIBUTE_PLACES = {
+    "output": "",
+    "buffer": "'buffer' comes after the outputs, before 'blocks' and the handler",
+    "blocks": "'blocks' comes after the outputs and 'buffer', before the handler",
+    "handler": "the handler (@NAME) comes last, after the outputs",
+}
 # The output kinds the preload library can bound before the call.
 # DerefArg outputs are bounded only when their pointer is null (recv's
 # source address): the library takes the traced path otherwise.
@@ -106,6 +119,29 @@ class Entry:
     # Request gate (buffer=reqN:...): (value, Output or None) for each request
     # buffered, with what it writes; buffer_op_arg is then argument N.
     buffer_requests: list = field(default_factory=list)
+    # `blocks`: the call may wait for another thread or the outside world;
+    # with an operation gate, only when blocks_op_arg masked with
+    # blocks_op_mask is one of blocks_op_values (a bit per value).
+    blocks: bool = False
+    blocks_op_arg: int = -1
+    blocks_op_mask: int = 0
+    blocks_op_values: int = 0
+
+
+def parse_op_gate(match, text, name, argument, fail):
+    """The argument, mask and values (a bit per value) of an operation gate
+    (OP_GATE) matched in `text`. The mask defaults to the argument's low 32
+    bits, as the kernel reads an int operation."""
+    arg = argument("op")
+    mask = int(match.group("mask"), 16) if match.group("mask") else MAX_UINT32
+    if mask > MAX_UINT32:
+        fail(f"{name}: '{text}': the mask does not fit in 32 bits")
+    values = 0
+    for value in match.group("values").split("|"):
+        if int(value) >= OP_VALUE_LIMIT:
+            fail(f"{name}: '{text}': operation values must be below {OP_VALUE_LIMIT}")
+        values |= 1 << int(value)
+    return arg, mask, values
 
 
 def parse_output(text, fail):
@@ -145,21 +181,17 @@ def parse_line(path, line_no, line):
     if not fields:
         return None
     if len(fields) < 4:
-        fail(f"expected 'NR NAME FAMILY STATUS [OUTPUTS...] [@HANDLER]', got '{line.strip()}'")
-    nr_text, name, family, status, *output_texts = fields
+        fail(f"expected 'NR NAME FAMILY STATUS [OUTPUTS...] [BUFFER] [BLOCKS] [@HANDLER]', got '{line.strip()}'")
+    nr_text, name, family, status, *attribute_texts = fields
+    attributes = split_attributes(name, attribute_texts, fail)
+    output_texts = attributes["output"]
     handler = ""
-    if output_texts and output_texts[-1].startswith("@"):
-        handler_match = HANDLER_RE.match(output_texts.pop())
+    if attributes["handler"]:
+        handler_match = HANDLER_RE.match(attributes["handler"][0])
         if not handler_match:
-            fail(f"handler '{fields[-1]}' is not @ and a C identifier in lower case")
+            fail(f"handler '{attributes['handler'][0]}' is not @ and a C identifier in lower case")
         handler = handler_match.group("name")
-    buffer_text = ""
-    if output_texts and output_texts[-1].startswith("buffer"):
-        buffer_text = output_texts.pop()
-    if any(text.startswith("@") for text in output_texts):
-        fail(f"{name}: the handler (@NAME) comes last, after the outputs")
-    if any(text.startswith("buffer") for text in output_texts):
-        fail(f"{name}: 'buffer' comes after the outputs, before the handler")
+    buffer_text = attributes["buffer"][0] if attributes["buffer"] else ""
     if not NUMBER_RE.match(nr_text):
         fail(f"syscall number '{nr_text}' is not a decimal number")
     nr = int(nr_text)
@@ -188,7 +220,59 @@ def parse_line(path, line_no, line):
     entry = Entry(nr, name, family, status, line_no, outputs, handler)
     if buffer_text:
         parse_buffer(entry, buffer_text, fail)
+    if attributes["blocks"]:
+        parse_blocks(entry, attributes["blocks"][0], fail)
+    if entry.buffer_block and not entry.blocks:
+        fail(f"{name} is marked '{buffer_text}' but not 'blocks': a buffered call that blocks is made "
+             f"again on the traced path, where the recorder must let the other threads run")
     return entry
+
+
+def split_attributes(name, texts, fail):
+    """Sorts what follows the status by kind (ATTRIBUTE_PLACES), checking
+    their order and that each attribute but the outputs comes once."""
+    kinds = list(ATTRIBUTE_PLACES)
+    found = {kind: [] for kind in kinds}
+    last = 0
+    for text in texts:
+        if text.startswith("@"):
+            kind = "handler"
+        elif text.startswith("buffer"):
+            kind = "buffer"
+        elif text.startswith("blocks"):
+            kind = "blocks"
+        else:
+            kind = "output"
+        if kinds.index(kind) < last:
+            fail(f"{name}: {ATTRIBUTE_PLACES[kinds[last]]}")
+        if kind != "output" and found[kind]:
+            fail(f"{name}: '{found[kind][0]}' and '{text}': {kind} is given once")
+        last = kinds.index(kind)
+        found[kind].append(text)
+    return found
+
+
+def parse_blocks(entry, text, fail):
+    """blocks, or blocks=opN&MASK:V|V...: the call may wait (for another
+    thread, a child, a signal, the outside world), always or only for these
+    operations. The recorder lets the other threads run meanwhile."""
+    match = BLOCKS_RE.match(text)
+    name = entry.name
+    if not match:
+        fail(f"{name}: '{text}' is not blocks or blocks=opN&MASK:V|V...")
+    if entry.status == "unsupported":
+        fail(f"{name} is unsupported but marked '{text}'")
+
+    def argument(group):
+        value = int(match.group(group))
+        if value >= ARG_COUNT:
+            fail(f"{name}: '{text}': argument {value} is not 0..{ARG_COUNT - 1}")
+        return value
+
+    entry.blocks = True
+    if match.group("op") is not None:
+        entry.blocks_op_arg, entry.blocks_op_mask, entry.blocks_op_values = parse_op_gate(
+            match, text, name, argument, fail)
 
 
 def parse_buffer(entry, text, fail):
@@ -211,12 +295,8 @@ def parse_buffer(entry, text, fail):
     entry.buffer_closes = match.group("closes") is not None
     entry.buffer_block = match.group("block") is not None
     if match.group("op") is not None:
-        entry.buffer_op_arg = argument("op")
-        entry.buffer_op_mask = int(match.group("mask"), 16) if match.group("mask") else 0xffffffff
-        for value in match.group("values").split("|"):
-            if int(value) >= OP_VALUE_LIMIT:
-                fail(f"{name}: '{text}': operation values must be below {OP_VALUE_LIMIT}")
-            entry.buffer_op_values |= 1 << int(value)
+        entry.buffer_op_arg, entry.buffer_op_mask, entry.buffer_op_values = parse_op_gate(
+            match, text, name, argument, fail)
     if match.group("req") is not None:
         parse_requests(entry, text, argument("req"), match.group("requests"), fail)
     entry.buffer_opens = match.group("opens") is not None
