@@ -291,7 +291,7 @@ class SpecBuffer(unittest.TestCase):
                           "writes through the request argument")
         self.expect_error("16 ioctl ioctl custom arg2:36 buffer=req1:0x5401 @ioctl\n",
                           "gives each request its outputs; the call lists none")
-        self.expect_error("16 ioctl ioctl custom buffer=req1:0x5401(arg2:36 @ioctl\n", "is not buffer, buffer=fdN")
+        self.expect_error("16 ioctl ioctl custom buffer=req1:0x5401(arg2:36 @ioctl\n", "unbalanced parentheses")
         self.expect_error("16 ioctl ioctl custom buffer=req6:1 @ioctl\n", "argument 6 is not 0..5")
 
     def test_null_gate_and_always_outputs(self):
@@ -314,6 +314,47 @@ class SpecBuffer(unittest.TestCase):
         self.expect_error("271 ppoll poll supported arg0:arg1*8 arg2:16 buffer=null3,block,always2\n",
                           "is not buffer, buffer=fdN")
         self.expect_error("23 select poll supported arg1:fdset7 buffer\n", "size argument 7 is not 0..5")
+
+
+class SpecSizes(unittest.TestCase):
+    """Output sizes as C types: sizeof(TYPE), with the headers of `include` lines."""
+
+    def test_sizeof_sizes_reach_both_tables(self):
+        spec = ("include <sys/stat.h>\n"
+                "include <poll.h>\n"
+                "4 stat fs supported arg1:sizeof(struct stat) buffer\n"
+                "7 poll poll supported arg0:arg1*sizeof(struct  pollfd) buffer,block blocks\n"
+                "22 pipe fs supported arg0:sizeof(int[2])\n"
+                "115 getgroups identity supported arg1:ret*sizeof(gid_t) buffer\n"
+                "136 ustat fs supported arg1:32\n")
+        proc, texts = generate(spec, "--table", "--preload-table")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        table, preload = texts["--table"], texts["--preload-table"]
+        for out in (table, preload):
+            self.assertIn("#include <sys/stat.h>\n#include <poll.h>\n", out)
+        self.assertIn("{.arg = 1, .size_kind = SizeKind::Fixed, .size_arg = 0, .size = sizeof(struct stat)}", table)
+        self.assertIn("{.arg = 0, .size_kind = SizeKind::ArgTimes, .size_arg = 1, .size = sizeof(struct pollfd)}", table)
+        self.assertIn("{.arg = 0, .size_kind = SizeKind::Fixed, .size_arg = 0, .size = sizeof(int[2])}", table)
+        self.assertIn("{.arg = 1, .size_kind = SizeKind::Fixed, .size_arg = 0, .size = 32}", table)
+        self.assertIn("{.arg = 1, .kind = BS_SIZE_FIXED, .size_arg = 0, .size = sizeof(struct stat)}", preload)
+        self.assertIn("{.arg = 1, .kind = BS_SIZE_RET_TIMES, .size_arg = 2, .size = sizeof(gid_t)}", preload)
+        self.assertIn("#error", preload)  # without _GNU_SOURCE in C
+
+    def expect_error(self, text, message):
+        proc, texts = generate(text, "--table")
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn(message, proc.stderr)
+        self.assertEqual(texts, {})
+
+    def test_malformed_sizes_and_includes(self):
+        self.expect_error("4 stat fs supported arg1:sizeof(struct stat\n", "unbalanced parentheses")
+        self.expect_error("4 stat fs supported arg1:sizeof(1+2)\n", "is not one of BYTES")
+        self.expect_error("4 stat fs supported arg1:sizeof()\n", "is not one of BYTES")
+        self.expect_error("7 poll poll supported arg0:sizeof(struct pollfd)*arg1\n", "is not one of BYTES")
+        self.expect_error("include sys/stat.h\n4 stat fs supported\n", "expected 'include <HEADER.h>'")
+        self.expect_error("include <sys/stat.h> <poll.h>\n4 stat fs supported\n", "expected 'include <HEADER.h>'")
+        self.expect_error("4 stat fs supported\ninclude <sys/stat.h>\n", "comes before the first call")
+        self.expect_error("include <poll.h>\ninclude <poll.h>\n4 stat fs supported\n", "is included twice")
 
 
 class SpecBlocks(unittest.TestCase):

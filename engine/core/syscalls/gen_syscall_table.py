@@ -29,7 +29,7 @@ from syscall_spec import FAMILIES, SpecError, parse_spec
 
 def cxx_output(out):
     return (f"{{.arg = {out.arg}, .size_kind = SizeKind::{out.size_kind}, "
-            f".size_arg = {out.size_arg}, .size = {out.size}}}")
+            f".size_arg = {out.size_arg}, .size = {out.c_size()}}}")
 
 
 def cxx_entry(entry):
@@ -58,7 +58,7 @@ def cxx_blocks(entry):
             f".mask = {entry.blocks_op_mask:#x}u, .values = {entry.blocks_op_values:#x}ull}}")
 
 
-def generate_table(entries, spec_name):
+def generate_table(entries, spec_name, headers):
     max_nr = entries[-1].nr
     index = [-1] * (max_nr + 1)
     for position, entry in enumerate(entries):
@@ -69,6 +69,9 @@ def generate_table(entries, spec_name):
         '#include "engine/core/syscalls/syscall_table.h"',
         "",
         "#include <sys/syscall.h>",
+        "",
+        "// The types whose sizes the spec gives as sizeof(TYPE).",
+        *[f"#include {header}" for header in headers],
         "",
         "#include <array>",
         "#include <cstdint>",
@@ -212,7 +215,7 @@ def main(argv):
     if not (args.table or args.test_cases or args.recorders or args.preload_table):
         parser.error("nothing to write: give --table, --test-cases, --recorders or --preload-table")
     try:
-        entries = parse_spec(args.spec)
+        spec = parse_spec(args.spec)
     except SpecError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
@@ -220,14 +223,15 @@ def main(argv):
         print(f"error: cannot read {args.spec}: {error.strerror}", file=sys.stderr)
         return 1
     spec_name = os.path.basename(args.spec)
+    entries = spec.entries
     if args.table:
-        write_file(args.table, generate_table(entries, spec_name))
+        write_file(args.table, generate_table(entries, spec_name, spec.headers))
     if args.test_cases:
         write_file(args.test_cases, generate_test_cases(entries, spec_name))
     if args.recorders:
         write_file(args.recorders, generate_recorders(entries, spec_name))
     if args.preload_table:
-        write_file(args.preload_table, generate_preload_table(entries, spec_name))
+        write_file(args.preload_table, generate_preload_table(entries, spec_name, spec.headers))
     return 0
 
 

@@ -29,14 +29,18 @@ MAX_UINT32 = 2**32 - 1
 NAME_RE = re.compile(r"[a-z_][a-z0-9_]*\Z")
 HANDLER_RE = re.compile(r"@(?P<name>[a-z_][a-z0-9_]*)\Z")
 NUMBER_RE = re.compile(r"[0-9]+\Z")
-OUTPUT_RE = re.compile(r"arg(?P<arg>[0-9]+):(?P<size>\S+)\Z")
+# include <HEADER>: where the types of sizeof(TYPE) sizes come from.
+INCLUDE_RE = re.compile(r"<[a-z0-9_]+(/[a-z0-9_]+)*\.h>\Z")
+OUTPUT_RE = re.compile(r"arg(?P<arg>[0-9]+):(?P<size>.+)\Z")
+# A byte count: a number, or the size of a C type (sizeof(struct stat)).
+BYTES = r"(?P<k>[0-9]+|sizeof\((?P<type>[A-Za-z_][A-Za-z0-9_ ]*(\[[0-9]+\])?)\))"
 SIZE_FORMS = (
     # (regex, SizeKind); group names: m (argument), k (multiplier or bytes)
-    (re.compile(r"(?P<k>[0-9]+)\Z"), "Fixed"),
+    (re.compile(BYTES + r"\Z"), "Fixed"),
     (re.compile(r"ret\Z"), "Ret"),
-    (re.compile(r"ret\*(?P<k>[0-9]+)\Z"), "RetTimes"),
+    (re.compile(r"ret\*" + BYTES + r"\Z"), "RetTimes"),
     (re.compile(r"arg(?P<m>[0-9]+)\Z"), "Arg"),
-    (re.compile(r"arg(?P<m>[0-9]+)\*(?P<k>[0-9]+)\Z"), "ArgTimes"),
+    (re.compile(r"arg(?P<m>[0-9]+)\*" + BYTES + r"\Z"), "ArgTimes"),
     (re.compile(r"\*arg(?P<m>[0-9]+)\Z"), "DerefArg"),
     (re.compile(r"fdset(?P<m>[0-9]+)\Z"), "FdSet"),
 )
@@ -88,7 +92,18 @@ class Output:
     arg: int
     size_kind: str
     size_arg: int = 0
-    size: int = 0
+    size: int = 0        # bytes, or the multiplier (0: none, or size_type's)
+    size_type: str = ""  # the C type whose sizeof is that number, if the spec names one
+
+    def c_size(self, suffix=""):
+        """The size as C code: sizeof(TYPE), or the number with `suffix`."""
+        return f"sizeof({self.size_type})" if self.size_type else f"{self.size}{suffix}"
+
+
+@dataclass
+class Spec:
+    entries: list       # Entry, by increasing number
+    headers: list       # the headers of the `include` lines, as <name.h>
 
 
 @dataclass
@@ -164,22 +179,48 @@ def parse_output(text, fail):
                 fail(f"output '{text}': size argument {out.size_arg} is not 0..{ARG_COUNT - 1}")
             if out.size_arg == arg:
                 fail(f"output '{text}': an argument cannot give its own size")
-        if groups.get("k") is not None:
+        if groups.get("type") is not None:
+            out.size_type = " ".join(groups["type"].split())
+        elif groups.get("k") is not None:
             out.size = int(groups["k"])
             if out.size == 0 or out.size > MAX_UINT32:
                 fail(f"output '{text}': size must be 1..{MAX_UINT32}")
         return out
     fail(f"output '{text}': size '{size_text}' is not one of "
-         "BYTES, ret, ret*K, argM, argM*K, *argM, fdsetM")
+         "BYTES, ret, ret*K, argM, argM*K, *argM, fdsetM (BYTES and K: a number or sizeof(TYPE))")
+
+
+def split_fields(text):
+    """Splits a line at the blanks outside parentheses, so that
+    sizeof(struct stat) is one field."""
+    fields, current, depth = [], "", 0
+    for char in text:
+        if char.isspace() and depth == 0:
+            if current:
+                fields.append(current)
+            current = ""
+            continue
+        depth += (char == "(") - (char == ")")
+        current += char
+    if current:
+        fields.append(current)
+    return fields
 
 
 def parse_line(path, line_no, line):
     def fail(message):
         raise SpecError(path, line_no, message)
 
-    fields = line.split("#", 1)[0].split()
+    code = line.split("#", 1)[0]
+    fields = split_fields(code)
     if not fields:
         return None
+    if code.count("(") != code.count(")"):
+        fail(f"unbalanced parentheses in '{code.strip()}'")
+    if fields[0] == "include":
+        if len(fields) != 2 or not INCLUDE_RE.match(fields[1]):
+            fail(f"expected 'include <HEADER.h>', got '{line.strip()}'")
+        return fields[1]
     if len(fields) < 4:
         fail(f"expected 'NR NAME FAMILY STATUS [OUTPUTS...] [BUFFER] [BLOCKS] [@HANDLER]', got '{line.strip()}'")
     nr_text, name, family, status, *attribute_texts = fields
@@ -395,11 +436,19 @@ def parse_requests(entry, text, arg, requests, fail):
 
 def parse_spec(path):
     entries = []
+    headers = []
     by_name = {}
     with open(path, encoding="utf-8") as spec:
         for line_no, line in enumerate(spec, start=1):
             entry = parse_line(path, line_no, line)
             if entry is None:
+                continue
+            if isinstance(entry, str):
+                if entries:
+                    raise SpecError(path, line_no, f"'include {entry}' comes before the first call")
+                if entry in headers:
+                    raise SpecError(path, line_no, f"{entry} is included twice")
+                headers.append(entry)
                 continue
             if entries and entry.nr <= entries[-1].nr:
                 raise SpecError(path, line_no,
@@ -413,4 +462,4 @@ def parse_spec(path):
             entries.append(entry)
     if not entries:
         raise SpecError(path, 1, "the spec lists no syscalls")
-    return entries
+    return Spec(entries, headers)
