@@ -1,8 +1,8 @@
 /* The arithmetic of records that recording and replay share: how much an
  * output may take (reserved before the call, checked again at replay) and
- * how much it took. The rules mirror the engine's output_size
- * (engine/record/record_session.cc), so a buffered call records the same
- * bytes as a traced one. */
+ * how much it took. What it took follows the engine's rule for traced calls
+ * (bs_output_size, preload_interface.h), so a buffered call records the
+ * same bytes as a traced one. */
 #ifndef BACKSTEP_PRELOAD_BUFFER_LAYOUT_H
 #define BACKSTEP_PRELOAD_BUFFER_LAYOUT_H
 
@@ -38,26 +38,20 @@ static inline uint64_t bs_out_bound(const struct bs_out_param *out, const uint64
       n = args[out->size_arg];
       return n > too_big / out->size ? too_big : n * out->size;
     case BS_SIZE_DEREF_ARG: return args[out->arg] == 0 ? 0 : too_big;  /* a null pointer writes nothing */
-    case BS_SIZE_FDSET: {
+    case BS_SIZE_FDSET:
       /* The kernel takes nfds as an int; beyond BS_MAX_FDS bits: traced. */
-      int32_t nfds = (int32_t)args[out->size_arg];
-      if (nfds <= 0) return 0;
-      return nfds > BS_MAX_FDS ? too_big : ((uint64_t)nfds + 63) / 64 * 8;
-    }
+      if ((int32_t)args[out->size_arg] > BS_MAX_FDS) return too_big;
+      return bs_output_size(out->kind, out->size, args[out->size_arg], 0);
     default: return too_big;  /* the indirect kinds: buffer_record.c bounds them */
   }
 }
 
 /* The bytes the call wrote through the output: nothing when it failed or
- * the pointer is null; never more than the bound. */
+ * the pointer is null; never more than the bound. (A DEREF_ARG output is
+ * buffered only with a null pointer, so its length is never read here.) */
 static inline uint64_t bs_out_len(const struct bs_out_param *out, const uint64_t *args, int64_t ret) {
   if (bs_failed(ret) || args[out->arg] == 0) return 0;
-  uint64_t n;
-  switch (out->kind) {
-    case BS_SIZE_RET: n = ret > 0 ? (uint64_t)ret : 0; break;
-    case BS_SIZE_RET_TIMES: n = ret > 0 ? (uint64_t)ret * out->size : 0; break;
-    default: n = bs_out_bound(out, args); break;
-  }
+  uint64_t n = bs_output_size(out->kind, out->size, args[out->size_arg], ret);
   uint64_t bound = bs_out_bound(out, args);
   return n > bound ? bound : n;
 }

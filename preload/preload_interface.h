@@ -240,6 +240,36 @@ struct bs_out_param {
  * it too, through a read that cannot fault (BS_SIZE_FIXED outputs only). */
 #define BS_OUT_ALWAYS 1u
 
+/* The bytes an output of kind `kind` holds once a call succeeded: the one
+ * rule of both sides, the recorder's for a traced call
+ * (engine/core/syscalls/output_size.h) and the library's for a buffered one
+ * (bs_out_len, preload/buffer_layout.h, which bounds it first). `size` is
+ * the output's bytes or multiplier; `value` is argument size_arg for
+ * BS_SIZE_ARG, BS_SIZE_ARG_TIMES and BS_SIZE_FDSET, and for
+ * BS_SIZE_DEREF_ARG the uint32 that argument points at, read after the
+ * call. Products wrap as uint64_t (the callers bound them). The indirect
+ * kinds answer 0: their callers measure them. */
+#define BS_DEREF_MAX (1u << 16)     /* the most a DEREF_ARG length counts */
+#define BS_FDSET_MAX_FDS (1 << 16)  /* the most descriptors an fd_set counts */
+static inline uint64_t bs_output_size(uint8_t kind, uint32_t size, uint64_t value, int64_t ret) {
+  switch (kind) {
+    case BS_SIZE_FIXED: return size;
+    case BS_SIZE_RET: return ret > 0 ? (uint64_t)ret : 0;
+    case BS_SIZE_RET_TIMES: return ret > 0 ? (uint64_t)ret * size : 0;
+    case BS_SIZE_ARG: return value;
+    case BS_SIZE_ARG_TIMES: return value * size;
+    case BS_SIZE_DEREF_ARG: return value < BS_DEREF_MAX ? value : BS_DEREF_MAX;
+    case BS_SIZE_FDSET: {
+      /* The kernel takes nfds as an int, and writes no more than its
+       * descriptor table holds: beyond, the bytes counted are unchanged. */
+      int32_t nfds = (int32_t)value;
+      if (nfds <= 0) return 0;
+      return ((uint64_t)(nfds < BS_FDSET_MAX_FDS ? nfds : BS_FDSET_MAX_FDS) + 63) / 64 * 8;
+    }
+    default: return 0;
+  }
+}
+
 /* One bufferable system call, as generated from the spec into
  * preload/syscall_buffer_table.generated.h (BS_BUFFERED_CALLS). */
 struct bs_buffered_call {

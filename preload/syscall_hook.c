@@ -2,6 +2,7 @@
  * can be buffered (the thread has a buffer, the call is in the table, its
  * descriptor is allowed) and hands it to record or replay; then updates the
  * descriptor gates as the record says (a close, a new descriptor). */
+#define _GNU_SOURCE  /* the generated table's sizes name GNU types (struct statx) */
 #include "preload/buffer_layout.h"
 #include "syscall_buffer_table.generated.h"
 

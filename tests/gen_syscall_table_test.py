@@ -114,16 +114,16 @@ class SpecBuffer(unittest.TestCase):
     def test_deref_output_is_buffered_only_when_null(self):
         # The library takes the traced path when the pointer is not null
         # (its bound is then unknown): the table says DEREF_ARG.
-        proc, texts = generate("45 recvfrom net supported arg1:ret arg4:*arg5 arg5:4 buffer=fd0,block\n",
+        proc, texts = generate("45 recvfrom net supported arg1:ret arg4:*arg5 arg5:4 buffer=fd0,block blocks\n",
                                "--preload-table", "--table")
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertIn("{.arg = 4, .kind = BS_SIZE_DEREF_ARG, .size_arg = 5, .size = 0u}", texts["--preload-table"])
         self.assertIn(".flags = BS_CALL_MAY_BLOCK,", texts["--preload-table"])
-        self.assertIn(".buffer_block = true, .buffer_opens = false}", texts["--table"])
+        self.assertIn(".buffer_block = true, .buffer_opens = false, .blocks = true}", texts["--table"])
 
     def test_block_token(self):
-        proc, texts = generate("7 poll poll supported arg0:arg1*8 buffer,block\n"
-                               "20 writev fs custom buffer=fd0,gather1,block @gather_write\n", "--preload-table")
+        proc, texts = generate("7 poll poll supported arg0:arg1*8 buffer,block blocks\n"
+                               "20 writev fs custom buffer=fd0,gather1,block blocks @gather_write\n", "--preload-table")
         self.assertEqual(proc.returncode, 0, proc.stderr)
         out = texts["--preload-table"]
         self.assertIn("{.nr = 7, .fd_arg = BS_GATE_NONE, .data_arg = BS_GATE_NONE, .out_count = 1, "
@@ -180,7 +180,7 @@ class SpecBuffer(unittest.TestCase):
             self.assertIn("BS_CALL_MAY_BLOCK", line, name)
 
     def test_operation_gate(self):
-        proc, texts = generate("202 futex thread custom buffer=op1&0x7f:0|1,block @futex\n", "--preload-table")
+        proc, texts = generate("202 futex thread custom buffer=op1&0x7f:0|1,block blocks @futex\n", "--preload-table")
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertIn(".flags = BS_CALL_MAY_BLOCK, .op_arg = 1, .op_mask = 0x7fu, .op_values = 0x3ull, .null_arg = BS_GATE_NONE, .indirect_arg = BS_GATE_NONE, .path_arg = BS_GATE_NONE}",
                       texts["--preload-table"])
@@ -202,7 +202,7 @@ class SpecBuffer(unittest.TestCase):
     def test_scatter_token(self):
         # readv: the iovec array at arg1 (count arg2) receives ret bytes; the
         # library reads the array before the call (indirect_arg).
-        proc, texts = generate("19 readv fs custom buffer=fd0,scatter1,block @scatter_read\n"
+        proc, texts = generate("19 readv fs custom buffer=fd0,scatter1,block blocks @scatter_read\n"
                                "295 preadv fs custom buffer=fd0,scatter1 @scatter_read\n", "--preload-table", "--table")
         self.assertEqual(proc.returncode, 0, proc.stderr)
         out = texts["--preload-table"]
@@ -210,7 +210,8 @@ class SpecBuffer(unittest.TestCase):
                       ".outs = {{.arg = 1, .kind = BS_SIZE_SCATTER, .size_arg = 2, .size = 0u}}, "
                       ".op_arg = BS_GATE_NONE, .null_arg = BS_GATE_NONE, .indirect_arg = 1, .path_arg = BS_GATE_NONE},  /* readv */", out)
         self.assertIn("{.nr = 295, .fd_arg = 0, .data_arg = BS_GATE_NONE, .out_count = 1, .flags = 0, ", out)
-        self.assertIn(".bufferable = true, .buffer_fd_arg = 0, .buffer_closes = false, .buffer_block = true, .buffer_opens = false}",
+        self.assertIn(".bufferable = true, .buffer_fd_arg = 0, .buffer_closes = false, .buffer_block = true, .buffer_opens = false, "
+                      ".blocks = true}",
                       texts["--table"])
         self.expect_error("19 readv fs custom buffer=fd0,scatter5 @scatter_read\n",
                           "needs its count in the next argument")
@@ -225,8 +226,8 @@ class SpecBuffer(unittest.TestCase):
     def test_msg_tokens(self):
         # recvmsg: the msghdr (copied whole), the address at msg_name and the
         # data over msg_iov; sendmsg: write-like over msg_iov.
-        proc, texts = generate("46 sendmsg net supported buffer=fd0,gathermsg1,block @send\n"
-                               "47 recvmsg net custom buffer=fd0,scattermsg1,block @recvmsg\n", "--preload-table")
+        proc, texts = generate("46 sendmsg net supported buffer=fd0,gathermsg1,block blocks @send\n"
+                               "47 recvmsg net custom buffer=fd0,scattermsg1,block blocks @recvmsg\n", "--preload-table")
         self.assertEqual(proc.returncode, 0, proc.stderr)
         out = texts["--preload-table"]
         self.assertIn("{.nr = 46, .fd_arg = 0, .data_arg = 1, .out_count = 0, "
@@ -246,7 +247,7 @@ class SpecBuffer(unittest.TestCase):
     def test_path_gate(self):
         # openat: without O_TRUNC (an operation gate on a bit), and only for a
         # path outside /proc/ (path1).
-        proc, texts = generate("257 openat fs supported buffer=op2&0x200:0,path1,block\n", "--preload-table")
+        proc, texts = generate("257 openat fs supported buffer=op2&0x200:0,path1,block blocks\n", "--preload-table")
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertIn(".flags = BS_CALL_MAY_BLOCK, .op_arg = 2, .op_mask = 0x200u, .op_values = 0x1ull, "
                       ".null_arg = BS_GATE_NONE, .indirect_arg = BS_GATE_NONE, .path_arg = 1},  /* openat */",
@@ -256,13 +257,13 @@ class SpecBuffer(unittest.TestCase):
 
     def test_opens_token(self):
         # openat: a success returns a descriptor the library gates itself.
-        proc, texts = generate("257 openat fs supported buffer=op2&0x200:0,path1,opens,block\n",
+        proc, texts = generate("257 openat fs supported buffer=op2&0x200:0,path1,opens,block blocks\n",
                                "--preload-table", "--table")
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertIn(".flags = BS_CALL_MAY_BLOCK | BS_CALL_OPENS_FD, .op_arg = 2, .op_mask = 0x200u, "
                       ".op_values = 0x1ull, .null_arg = BS_GATE_NONE, .indirect_arg = BS_GATE_NONE, "
                       ".path_arg = 1},  /* openat */", texts["--preload-table"])
-        self.assertIn(".buffer_block = true, .buffer_opens = true}", texts["--table"])
+        self.assertIn(".buffer_block = true, .buffer_opens = true, .blocks = true}", texts["--table"])
         self.expect_error("257 openat fs supported buffer=op2&0x200:0,opens,path1\n", "is not buffer, buffer=fdN")
 
     def test_request_gate(self):
@@ -290,14 +291,14 @@ class SpecBuffer(unittest.TestCase):
                           "writes through the request argument")
         self.expect_error("16 ioctl ioctl custom arg2:36 buffer=req1:0x5401 @ioctl\n",
                           "gives each request its outputs; the call lists none")
-        self.expect_error("16 ioctl ioctl custom buffer=req1:0x5401(arg2:36 @ioctl\n", "is not buffer, buffer=fdN")
+        self.expect_error("16 ioctl ioctl custom buffer=req1:0x5401(arg2:36 @ioctl\n", "unbalanced parentheses")
         self.expect_error("16 ioctl ioctl custom buffer=req6:1 @ioctl\n", "argument 6 is not 0..5")
 
     def test_null_gate_and_always_outputs(self):
         # ppoll without a signal mask; its time left is written even when it
         # fails (BS_OUT_ALWAYS); select's fd_sets are sized by nfds.
-        proc, texts = generate("23 select poll supported arg1:fdset0 arg2:fdset0 arg3:fdset0 arg4:16 buffer,always4,block\n"
-                               "271 ppoll poll supported arg0:arg1*8 arg2:16 buffer=null3,always2,block\n",
+        proc, texts = generate("23 select poll supported arg1:fdset0 arg2:fdset0 arg3:fdset0 arg4:16 buffer,always4,block blocks\n"
+                               "271 ppoll poll supported arg0:arg1*8 arg2:16 buffer=null3,always2,block blocks\n",
                                "--preload-table", "--table")
         self.assertEqual(proc.returncode, 0, proc.stderr)
         out = texts["--preload-table"]
@@ -307,12 +308,107 @@ class SpecBuffer(unittest.TestCase):
         self.assertIn("{.arg = 2, .kind = BS_SIZE_FIXED, .size_arg = 0, .flags = BS_OUT_ALWAYS, .size = 16u}}, "
                       ".op_arg = BS_GATE_NONE, .null_arg = 3, .indirect_arg = BS_GATE_NONE, .path_arg = BS_GATE_NONE},  /* ppoll */", out)
         self.assertIn("{.arg = 1, .size_kind = SizeKind::FdSet, .size_arg = 0, .size = 0}", texts["--table"])
-        self.expect_error("271 ppoll poll supported arg0:arg1*8 arg2:16 buffer=null6,block\n", "argument 6 is not 0..5")
-        self.expect_error("271 ppoll poll supported arg0:arg1*8 arg2:16 buffer=null3,always1,block\n",
+        self.expect_error("271 ppoll poll supported arg0:arg1*8 arg2:16 buffer=null6,block blocks\n", "argument 6 is not 0..5")
+        self.expect_error("271 ppoll poll supported arg0:arg1*8 arg2:16 buffer=null3,always1,block blocks\n",
                           "always1 names no output arg1 of a fixed size")
         self.expect_error("271 ppoll poll supported arg0:arg1*8 arg2:16 buffer=null3,block,always2\n",
                           "is not buffer, buffer=fdN")
         self.expect_error("23 select poll supported arg1:fdset7 buffer\n", "size argument 7 is not 0..5")
+
+
+class SpecSizes(unittest.TestCase):
+    """Output sizes as C types: sizeof(TYPE), with the headers of `include` lines."""
+
+    def test_sizeof_sizes_reach_both_tables(self):
+        spec = ("include <sys/stat.h>\n"
+                "include <poll.h>\n"
+                "4 stat fs supported arg1:sizeof(struct stat) buffer\n"
+                "7 poll poll supported arg0:arg1*sizeof(struct  pollfd) buffer,block blocks\n"
+                "22 pipe fs supported arg0:sizeof(int[2])\n"
+                "115 getgroups identity supported arg1:ret*sizeof(gid_t) buffer\n"
+                "136 ustat fs supported arg1:32\n")
+        proc, texts = generate(spec, "--table", "--preload-table")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        table, preload = texts["--table"], texts["--preload-table"]
+        for out in (table, preload):
+            self.assertIn("#include <sys/stat.h>\n#include <poll.h>\n", out)
+        self.assertIn("{.arg = 1, .size_kind = SizeKind::Fixed, .size_arg = 0, .size = sizeof(struct stat)}", table)
+        self.assertIn("{.arg = 0, .size_kind = SizeKind::ArgTimes, .size_arg = 1, .size = sizeof(struct pollfd)}", table)
+        self.assertIn("{.arg = 0, .size_kind = SizeKind::Fixed, .size_arg = 0, .size = sizeof(int[2])}", table)
+        self.assertIn("{.arg = 1, .size_kind = SizeKind::Fixed, .size_arg = 0, .size = 32}", table)
+        self.assertIn("{.arg = 1, .kind = BS_SIZE_FIXED, .size_arg = 0, .size = sizeof(struct stat)}", preload)
+        self.assertIn("{.arg = 1, .kind = BS_SIZE_RET_TIMES, .size_arg = 2, .size = sizeof(gid_t)}", preload)
+        self.assertIn("#error", preload)  # without _GNU_SOURCE in C
+
+    def expect_error(self, text, message):
+        proc, texts = generate(text, "--table")
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn(message, proc.stderr)
+        self.assertEqual(texts, {})
+
+    def test_malformed_sizes_and_includes(self):
+        self.expect_error("4 stat fs supported arg1:sizeof(struct stat\n", "unbalanced parentheses")
+        self.expect_error("4 stat fs supported arg1:sizeof(1+2)\n", "is not one of BYTES")
+        self.expect_error("4 stat fs supported arg1:sizeof()\n", "is not one of BYTES")
+        self.expect_error("7 poll poll supported arg0:sizeof(struct pollfd)*arg1\n", "is not one of BYTES")
+        self.expect_error("include sys/stat.h\n4 stat fs supported\n", "expected 'include <HEADER.h>'")
+        self.expect_error("include <sys/stat.h> <poll.h>\n4 stat fs supported\n", "expected 'include <HEADER.h>'")
+        self.expect_error("4 stat fs supported\ninclude <sys/stat.h>\n", "comes before the first call")
+        self.expect_error("include <poll.h>\ninclude <poll.h>\n4 stat fs supported\n", "is included twice")
+
+
+class SpecBlocks(unittest.TestCase):
+    """The `blocks` token: the calls that may wait (engine/record/blocking_calls.cc)."""
+
+    def expect_error(self, line, message):
+        proc, texts = generate(line, "--table")
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn(message, proc.stderr)
+        self.assertEqual(texts, {})
+
+    def test_blocks_always_or_for_some_operations(self):
+        proc, texts = generate("0 read fs supported arg1:ret buffer=fd0,block blocks @read\n"
+                               "39 getpid identity supported buffer\n"
+                               "202 futex thread custom blocks=op1&0xfffffe7f:0|9 @futex\n", "--table")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        table = texts["--table"]
+        self.assertIn(".buffer_block = true, .buffer_opens = false, .blocks = true},", table)
+        self.assertIn('.name = "getpid"', table)
+        self.assertEqual(table.count(".blocks = true"), 2)
+        self.assertIn(".buffer_opens = false, .blocks = true, .blocking_ops = {.arg = 1, .mask = 0xfffffe7fu, "
+                      ".values = 0x201ull}},", table)
+
+    def test_buffered_block_needs_blocks(self):
+        self.expect_error("0 read fs supported arg1:ret buffer=fd0,block @read\n",
+                          "read is marked 'buffer=fd0,block' but not 'blocks'")
+
+    def test_malformed_blocks_tokens(self):
+        self.expect_error("202 futex thread custom blocks=op6:0 @futex\n", "argument 6 is not 0..5")
+        self.expect_error("202 futex thread custom blocks=op1:64 @futex\n", "operation values must be below 64")
+        self.expect_error("202 futex thread custom blocks=op1&0x100000000:0 @futex\n", "does not fit in 32 bits")
+        self.expect_error("202 futex thread custom blocks=1 @futex\n", "is not blocks or blocks=opN&MASK:V|V...")
+        self.expect_error("134 uselib fs unsupported blocks\n", "uselib is unsupported but marked 'blocks'")
+        self.expect_error("0 read fs supported arg1:ret blocks buffer=fd0,block @read\n",
+                          "'blocks' comes after the outputs and 'buffer', before the handler")
+        self.expect_error("0 read fs supported blocks arg1:ret\n", "'blocks' comes after the outputs")
+        self.expect_error("0 read fs supported arg1:ret blocks blocks\n", "blocks is given once")
+        self.expect_error("0 read fs supported arg1:ret @read blocks\n", "comes last")
+
+    def test_real_spec_marks_futex_and_fcntl_waits(self):
+        spec = os.path.join(os.path.dirname(GENERATOR), "syscalls.spec")
+        with open(spec, encoding="utf-8") as f:
+            proc, texts = generate(f.read(), "--table")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        lines = {line.split('.name = "')[1].split('"')[0]: line
+                 for line in texts["--table"].splitlines() if '.name = "' in line}
+        # futex: WAIT, LOCK_PI, WAIT_BITSET, WAIT_REQUEUE_PI, LOCK_PI2 without
+        # the private and clock flags; fcntl: F_SETLKW, F_OFD_SETLKW.
+        self.assertIn(".blocking_ops = {.arg = 1, .mask = 0xfffffe7fu, .values = 0x2a41ull}", lines["futex"])
+        self.assertIn(".blocking_ops = {.arg = 1, .mask = 0xffffffffu, .values = 0x4000000080ull}", lines["fcntl"])
+        for name in ("read", "write", "wait4", "nanosleep", "openat", "restart_syscall", "flock", "accept4"):
+            self.assertTrue(lines[name].endswith(".blocks = true},"), name)
+        for name in ("getpid", "close", "mmap", "fstat", "clone"):
+            self.assertNotIn(".blocks", lines[name], name)
 
 
 if __name__ == "__main__":

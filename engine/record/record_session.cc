@@ -25,6 +25,7 @@
 #include "engine/core/seccomp_filter.h"
 #include "engine/core/vsyscall.h"
 #include "engine/core/compat_syscalls.h"
+#include "engine/core/syscalls/output_size.h"
 #include "engine/core/written_bytes.h"
 #include "engine/record/compat_entry.h"
 #include "engine/record/blocking_calls.h"
@@ -572,32 +573,19 @@ void RecordSession::enter_syscall(RecordTask& t, const Registers& regs) {
 
 namespace {
 
+// The spec's rule (engine/core/syscalls/output_size.h), with what it needs
+// of the call: its arguments, its result, and for a DerefArg output the
+// length its size argument points at after the call.
 uint64_t output_size(const SyscallContext& ctx, const sys::OutParam& out) {
-  int64_t ret = ctx.result();
-  bool ok = !ctx.failed();
-  switch (out.size_kind) {
-    case sys::SizeKind::Fixed: return out.size;  // rewriting unchanged bytes is harmless
-    case sys::SizeKind::Ret: return ok && ret > 0 ? static_cast<uint64_t>(ret) : 0;
-    case sys::SizeKind::RetTimes: return ok && ret > 0 ? static_cast<uint64_t>(ret) * out.size : 0;
-    case sys::SizeKind::Arg: return ok ? ctx.arg(out.size_arg) : 0;
-    case sys::SizeKind::ArgTimes: return ok ? ctx.arg(out.size_arg) * out.size : 0;
-    case sys::SizeKind::DerefArg: {
-      if (!ok || ctx.arg(out.size_arg) == 0) return 0;
-      uint32_t len = 0;
-      if (ctx.task.read_some(remote_ptr<void>(ctx.arg(out.size_arg)), &len, sizeof(len)) != sizeof(len)) {
-        return 0;
-      }
-      return std::min<uint32_t>(len, 1u << 16);
-    }
-    case sys::SizeKind::FdSet: {
-      // The kernel takes nfds as an int, and writes no more than its
-      // descriptor table holds: beyond, the bytes recorded are unchanged.
-      int nfds = static_cast<int>(ctx.arg(out.size_arg));
-      if (!ok || nfds <= 0) return 0;
-      return (static_cast<uint64_t>(std::min(nfds, 1 << 16)) + 63) / 64 * 8;
-    }
+  uint64_t args[6];
+  for (int i = 0; i < 6; ++i) args[i] = ctx.arg(i);
+  uint32_t pointed = 0;
+  uint64_t length_at = args[out.size_arg];
+  if (out.size_kind == sys::SizeKind::DerefArg && !ctx.failed() && length_at != 0 &&
+      ctx.task.read_some(remote_ptr<void>(length_at), &pointed, sizeof(pointed)) != sizeof(pointed)) {
+    pointed = 0;
   }
-  return 0;
+  return sys::output_size(out, args, ctx.result(), pointed);
 }
 
 }  // namespace

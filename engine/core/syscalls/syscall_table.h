@@ -44,6 +44,20 @@ struct OutParam {
   uint32_t size = 0;        // for Fixed, RetTimes, ArgTimes
 };
 
+// Some of a call's operations, named by one argument (the spec's
+// opN&MASK:V|V...): the argument's low 32 bits masked with `mask` must be
+// one of `values`, a bit per value below 64.
+struct OpSet {
+  int8_t arg = -1;  // -1: every operation of the call
+  uint32_t mask = 0;
+  uint64_t values = 0;
+
+  bool contains(uint64_t arg_value) const {
+    uint64_t op = arg_value & mask;
+    return op < 64 && ((values >> op) & 1) != 0;
+  }
+};
+
 struct SyscallInfo {
   int nr = -1;
   const char* name = "";
@@ -60,6 +74,11 @@ struct SyscallInfo {
   bool buffer_block = false;   // buffered with the desched event armed (it may block)
   bool buffer_opens = false;   // buffered, a success returns a new descriptor, which the
                                // library puts into a gate (the record's `check` says which)
+  // `blocks` in the spec: the call may wait for another thread or the
+  // outside world (engine/record/blocking_calls.h), for the operations in
+  // blocking_ops (all of them when its arg is -1).
+  bool blocks = false;
+  OpSet blocking_ops = {};
 };
 
 // nullptr for a number the spec does not list.
