@@ -14,6 +14,7 @@
 
 #include "engine/core/cpuid_trap.h"
 #include "engine/core/proc_maps.h"
+#include "engine/core/syscalls/syscall_table.h"
 #include "engine/core/tool_page.h"
 #include "engine/trace/printable.h"
 #include "engine/trace/trace_error.h"
@@ -181,52 +182,58 @@ std::string replay_address_space_call(ReplayMmCall& call) {
     os << what << " returned " << got << " during replay, recorded " << want;
     return os.str();
   };
-  switch (e.syscallno()) {
-    case SYS_mmap:
+  // The spec says which calls these are (`replay=`); without a default, a
+  // ReplayAction with no case here fails the build (-Werror=switch).
+  const sys::SyscallInfo* info = sys::lookup(static_cast<long>(e.syscallno()));
+  switch (info ? info->replay : sys::ReplayAction::None) {
+    case sys::ReplayAction::None:
+      return "";
+    case sys::ReplayAction::Mmap:
       if (call.event.mappings.empty()) return "recorded mmap has no mapping";
       return expect(map_recorded(task, call.event.mappings[0], call.reader, call.shared), 0, "mmap");
-    case SYS_munmap:
+    case sys::ReplayAction::Munmap:
       return expect(tool_syscall(task, SYS_munmap, e.arg(0), e.arg(1)), 0, "munmap");
-    case SYS_shmat:     // a segment, as a shared object (engine/record/shm_syscalls.cc)
-    case SYS_io_setup:  // the AIO ring, as shared memory (engine/record/aio_syscalls.cc)
+    case sys::ReplayAction::MapObject:
+      // shmat's segment, as a shared object (engine/record/shm_syscalls.cc);
+      // io_setup's AIO ring, as shared memory (engine/record/aio_syscalls.cc).
       if (call.event.mappings.empty()) return "recorded call has no mapping";
       return expect(map_recorded(task, call.event.mappings[0], call.reader, call.shared), 0, "shmat/io_setup");
-    case SYS_shmdt:  // the recorder noted the extent of the attachment, or of the ring
-    case SYS_io_destroy: {
+    case sys::ReplayAction::UnmapObject: {
+      // shmdt, io_destroy: the recorder noted the extent of the attachment,
+      // or of the ring.
       if (call.event.mappings.empty()) return "recorded call has no mapping";
       const trace::Mapping& m = call.event.mappings[0];
       return expect(tool_syscall(task, SYS_munmap, m.start, m.end - m.start), 0, "shmdt/io_destroy");
     }
-    case SYS_setrlimit:
-    case SYS_prlimit64:
+    case sys::ReplayAction::StackRoom:  // setrlimit, prlimit64
       if (std::optional<uint64_t> limit = new_stack_limit(call)) reserve_stack_room(task, e.sp(), *limit);
       return "";
-    case SYS_remap_file_pages:  // on replay's shared mapping of the same file
+    case sys::ReplayAction::RemapFilePages:  // on replay's shared mapping of the same file
       return expect(tool_syscall(task, SYS_remap_file_pages, e.arg(0), e.arg(1), e.arg(2), e.arg(3), e.arg(4)), 0,
                     "remap_file_pages");
-    case SYS_mprotect:
+    case sys::ReplayAction::Mprotect:
       return expect(tool_syscall(task, SYS_mprotect, e.arg(0), e.arg(1), e.arg(2)), 0, "mprotect");
     // Protection keys, redone in the replayed process: the same key numbers
     // (the recorded result), the PKRU rights pkey_alloc gives the thread.
-    case SYS_pkey_mprotect:
+    case sys::ReplayAction::PkeyMprotect:
       return expect(tool_syscall(task, SYS_pkey_mprotect, e.arg(0), e.arg(1), e.arg(2), e.arg(3)), 0,
                     "pkey_mprotect");
-    case SYS_pkey_alloc:
+    case sys::ReplayAction::PkeyAlloc:
       return expect(tool_syscall(task, SYS_pkey_alloc, e.arg(0), e.arg(1)), call.result, "pkey_alloc");
-    case SYS_pkey_free:
+    case sys::ReplayAction::PkeyFree:
       return expect(tool_syscall(task, SYS_pkey_free, e.arg(0)), 0, "pkey_free");
     // A descriptor written into the LDT (functions 1 and 0x11), from the
     // user_desc in the replayed memory, which is the recording's.
-    case SYS_modify_ldt:
+    case sys::ReplayAction::ModifyLdt:
       if (e.arg(0) != 1 && e.arg(0) != 0x11) return "";
       return expect(tool_syscall(task, SYS_modify_ldt, e.arg(0), e.arg(1), e.arg(2)), 0, "modify_ldt");
-    case SYS_madvise: {
+    case sys::ReplayAction::Madvise: {
       uint64_t advice = e.arg(2);
       if (advice == MADV_FREE) advice = MADV_DONTNEED;  // as the recorder made it
       if (!changes_memory(advice)) return "";
       return expect(tool_syscall(task, SYS_madvise, e.arg(0), e.arg(1), advice), 0, "madvise");
     }
-    case SYS_mremap: {
+    case sys::ReplayAction::Mremap: {
       uint64_t to = static_cast<uint64_t>(call.result);
       uint64_t flags = e.arg(3) & MREMAP_DONTUNMAP;
       int64_t r = to == e.arg(0)
@@ -235,7 +242,7 @@ std::string replay_address_space_call(ReplayMmCall& call) {
                                      flags | MREMAP_MAYMOVE | MREMAP_FIXED, to);
       return expect(r, static_cast<int64_t>(to), "mremap");
     }
-    case SYS_brk: {
+    case sys::ReplayAction::Brk: {
       // The heap is plain anonymous memory in replay: grow and shrink it
       // page by page to follow the recorded break.
       auto page_up = [](uint64_t v) { return (v + 4095) & ~uint64_t{4095}; };
@@ -251,9 +258,8 @@ std::string replay_address_space_call(ReplayMmCall& call) {
       }
       return "";
     }
-    default:
-      return "";
   }
+  return "";
 }
 
 }  // namespace backstep

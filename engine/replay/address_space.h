@@ -35,9 +35,10 @@ struct ReplayMmCall {
   SharedObjects& shared;    // memfds behind MAP_SHARED mappings
 };
 
-// Redoes mmap/munmap/mprotect/mremap/madvise/brk in the tracee so the
-// address space follows the recording. Returns an empty string on success,
-// else what went wrong. Calls that shape nothing return "" at once.
+// Redoes mmap/munmap/mprotect/mremap/madvise/brk and the other calls the
+// spec marks `replay=ACTION` in the tracee so the address space follows the
+// recording. Returns an empty string on success, else what went wrong.
+// Calls that shape nothing return "" at once.
 std::string replay_address_space_call(ReplayMmCall& call);
 
 }  // namespace backstep

@@ -24,7 +24,7 @@ import os
 import sys
 
 from preload_table import generate_preload_table
-from syscall_spec import FAMILIES, SpecError, parse_spec
+from syscall_spec import FAMILIES, REPLAY_ACTIONS, SpecError, parse_spec
 
 
 def cxx_output(out):
@@ -44,7 +44,13 @@ def cxx_entry(entry):
             f".buffer_fd_arg = {entry.buffer_fd_arg}, "
             f".buffer_closes = {'true' if entry.buffer_closes else 'false'}, "
             f".buffer_block = {'true' if entry.buffer_block else 'false'}, "
-            f".buffer_opens = {'true' if entry.buffer_opens else 'false'}{cxx_blocks(entry)}}},")
+            f".buffer_opens = {'true' if entry.buffer_opens else 'false'}{cxx_blocks(entry)}{cxx_replay(entry)}}},")
+
+
+def cxx_replay(entry):
+    """The replay column, only where the spec marks the call (the default:
+    replay does nothing of its own)."""
+    return f", .replay = ReplayAction::{REPLAY_ACTIONS[entry.replay]}" if entry.replay else ""
 
 
 def cxx_blocks(entry):

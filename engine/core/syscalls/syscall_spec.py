@@ -38,10 +38,31 @@ BLOCKS_RE = re.compile(r"blocks(=" + OP_GATE + r")?\Z")
 # Where each belongs, for the error when one is out of place.
 ATTRIBUTE_PLACES = {
     "output": "",
-    "buffer": "'buffer' comes after the outputs, before 'blocks' and the handler",
-    "blocks": "'blocks' comes after the outputs and 'buffer', before the handler",
+    "buffer": "'buffer' comes after the outputs, before 'blocks', 'replay' and the handler",
+    "blocks": "'blocks' comes after the outputs and 'buffer', before 'replay' and the handler",
+    "replay": "'replay' comes after the outputs, 'buffer' and 'blocks', before the handler",
     "handler": "the handler (@NAME) comes last, after the outputs",
 }
+# replay=ACTION: what replay does with a call that shapes the address space
+# (sys::ReplayAction in syscall_table.h, one case each in
+# engine/replay/address_space.cc).
+REPLAY_ACTIONS = {
+    "mmap": "Mmap",
+    "munmap": "Munmap",
+    "map_object": "MapObject",
+    "unmap_object": "UnmapObject",
+    "stack_room": "StackRoom",
+    "brk": "Brk",
+    "mprotect": "Mprotect",
+    "pkey_mprotect": "PkeyMprotect",
+    "pkey_alloc": "PkeyAlloc",
+    "pkey_free": "PkeyFree",
+    "remap_file_pages": "RemapFilePages",
+    "madvise": "Madvise",
+    "mremap": "Mremap",
+    "modify_ldt": "ModifyLdt",
+}
+REPLAY_RE = re.compile(r"replay=(?P<action>[a-z_]+)\Z")
 
 
 class SpecError(Exception):
@@ -90,6 +111,7 @@ class Entry:
     blocks_op_arg: int = -1
     blocks_op_mask: int = 0
     blocks_op_values: int = 0
+    replay: str = ""  # `replay=ACTION`: what replay does with it, "" for nothing
 
 
 def parse_line(path, line_no, line):
@@ -107,7 +129,8 @@ def parse_line(path, line_no, line):
             fail(f"expected 'include <HEADER.h>', got '{line.strip()}'")
         return fields[1]
     if len(fields) < 4:
-        fail(f"expected 'NR NAME FAMILY STATUS [OUTPUTS...] [BUFFER] [BLOCKS] [@HANDLER]', got '{line.strip()}'")
+        fail(f"expected 'NR NAME FAMILY STATUS [OUTPUTS...] [BUFFER] [BLOCKS] [REPLAY] [@HANDLER]', "
+             f"got '{line.strip()}'")
     nr_text, name, family, status, *attribute_texts = fields
     attributes = split_attributes(name, attribute_texts, fail)
     output_texts = attributes["output"]
@@ -148,6 +171,8 @@ def parse_line(path, line_no, line):
         parse_buffer(entry, buffer_text, fail)
     if attributes["blocks"]:
         parse_blocks(entry, attributes["blocks"][0], fail)
+    if attributes["replay"]:
+        parse_replay(entry, attributes["replay"][0], fail)
     if entry.buffer_block and not entry.blocks:
         fail(f"{name} is marked '{buffer_text}' but not 'blocks': a buffered call that blocks is made "
              f"again on the traced path, where the recorder must let the other threads run")
@@ -167,6 +192,8 @@ def split_attributes(name, texts, fail):
             kind = "buffer"
         elif text.startswith("blocks"):
             kind = "blocks"
+        elif text.startswith("replay"):
+            kind = "replay"
         else:
             kind = "output"
         if kinds.index(kind) < last:
@@ -176,6 +203,16 @@ def split_attributes(name, texts, fail):
         last = kinds.index(kind)
         found[kind].append(text)
     return found
+
+
+def parse_replay(entry, text, fail):
+    """replay=ACTION: one of REPLAY_ACTIONS."""
+    match = REPLAY_RE.match(text)
+    if not match or match.group("action") not in REPLAY_ACTIONS:
+        fail(f"{entry.name}: '{text}' is not replay=ACTION, ACTION one of {' '.join(REPLAY_ACTIONS)}")
+    if entry.status == "unsupported":
+        fail(f"{entry.name} is unsupported but marked '{text}'")
+    entry.replay = match.group("action")
 
 
 def parse_blocks(entry, text, fail):

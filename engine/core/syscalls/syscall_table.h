@@ -44,6 +44,28 @@ struct OutParam {
   uint32_t size = 0;        // for Fixed, RetTimes, ArgTimes
 };
 
+// What replay does with a call that shapes the address space, beyond the
+// memory and registers it applies for every call (`replay=` in the spec;
+// engine/replay/address_space.cc has one case each, and the build fails
+// on a missing one).
+enum class ReplayAction : uint8_t {
+  None,            // nothing more
+  Mmap,            // maps the recorded mapping
+  Munmap,          // unmaps the range
+  MapObject,       // maps the recorded mapping of a shared object (shmat, io_setup)
+  UnmapObject,     // unmaps the extent the recorder noted (shmdt, io_destroy)
+  StackRoom,       // reserves what a raised RLIMIT_STACK lets the stack grow into
+  Brk,             // follows the recorded program break
+  Mprotect,        // the call again, in the replayed process
+  PkeyMprotect,    // the same
+  PkeyAlloc,       // the same, expecting the recorded key
+  PkeyFree,        // the same
+  RemapFilePages,  // the same, on replay's shared mapping of the file
+  Madvise,         // the same, for advice that changes memory
+  Mremap,          // the same, to the recorded address
+  ModifyLdt,       // the same, for writes to the LDT
+};
+
 // Some of a call's operations, named by one argument (the spec's
 // opN&MASK:V|V...): the argument's low 32 bits masked with `mask` must be
 // one of `values`, a bit per value below 64.
@@ -79,6 +101,7 @@ struct SyscallInfo {
   // blocking_ops (all of them when its arg is -1).
   bool blocks = false;
   OpSet blocking_ops = {};
+  ReplayAction replay = ReplayAction::None;
 };
 
 // nullptr for a number the spec does not list.
