@@ -12,6 +12,7 @@
 
 #include "engine/core/int3_patches.h"
 #include "engine/core/task.h"
+#include "tests/support/stopped_child.h"
 
 using namespace backstep;
 
@@ -27,17 +28,7 @@ __asm__(".text\n.globl int3_patches_test_target\nint3_patches_test_target:\n  no
 
 // A child stopped under ptrace; resumed, it calls the target and exits
 // with 5. Killed when the test ends (by ~Task).
-pid_t stopped_child() {
-  pid_t pid = fork();
-  BOOST_REQUIRE(pid >= 0);
-  if (pid == 0) {
-    ptrace(PTRACE_TRACEME, 0, nullptr, nullptr);
-    raise(SIGSTOP);
-    int3_patches_test_target();
-    _exit(5);
-  }
-  return pid;
-}
+pid_t stopped_child() { return testing::stopped_child(int3_patches_test_target, 5); }
 
 uint64_t address_of(const void* p) { return reinterpret_cast<uint64_t>(p); }
 

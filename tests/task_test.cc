@@ -8,22 +8,13 @@
 #include <unistd.h>
 
 #include "engine/core/task.h"
+#include "tests/support/stopped_child.h"
 
 using namespace backstep;
 
 namespace {
 
-// A child stopped under ptrace, killed when the test ends (by ~Task).
-pid_t stopped_child() {
-  pid_t pid = fork();
-  BOOST_REQUIRE(pid >= 0);
-  if (pid == 0) {
-    ptrace(PTRACE_TRACEME, 0, nullptr, nullptr);
-    raise(SIGSTOP);
-    _exit(0);
-  }
-  return pid;
-}
+using testing::stopped_child;
 
 volatile int g_done;  // the spinning child's flag, at the same address in the child
 

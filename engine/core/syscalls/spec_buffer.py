@@ -3,7 +3,7 @@ may perform the call itself, and how (see the spec's header comment)."""
 
 import re
 
-from spec_tokens import ARG_COUNT, MAX_OUTPUTS, MAX_UINT32, OP_GATE, parse_op_gate, parse_output
+from spec_tokens import ARG_COUNT, argument_reader, MAX_OUTPUTS, MAX_UINT32, OP_GATE, parse_op_gate, parse_output
 
 # buffer, buffer=fdN, buffer=fdN,dataM, buffer=fdN,gatherM, buffer=fdN,scatterM,
 # buffer=fdN,gathermsgM, buffer=fdN,scattermsgM, buffer=fdN,closes,
@@ -39,11 +39,7 @@ def parse_buffer(entry, text, fail):
     if not match:
         fail(f"{name}: '{text}' is not {BUFFER_FORMS}")
 
-    def argument(group):
-        value = int(match.group(group))
-        if value >= ARG_COUNT:
-            fail(f"{name}: '{text}': argument {value} is not 0..{ARG_COUNT - 1}")
-        return value
+    argument = argument_reader(match, text, name, fail)
 
     entry.buffer_closes = match.group("closes") is not None
     entry.buffer_block = match.group("block") is not None

@@ -42,6 +42,17 @@ class Output:
 
 
 
+def argument_reader(match, text, name, fail):
+    """A function that reads a named group of `match` as an argument number,
+    failing with the attribute's text when it is not 0..ARG_COUNT-1."""
+    def argument(group):
+        value = int(match.group(group))
+        if value >= ARG_COUNT:
+            fail(f"{name}: '{text}': argument {value} is not 0..{ARG_COUNT - 1}")
+        return value
+    return argument
+
+
 def parse_op_gate(match, text, name, argument, fail):
     """The argument, mask and values (a bit per value) of an operation gate
     (OP_GATE) matched in `text`. The mask defaults to the argument's low 32

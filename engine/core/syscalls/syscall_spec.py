@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass, field
 
 from spec_buffer import parse_buffer
-from spec_tokens import ARG_COUNT, MAX_OUTPUTS, OP_GATE, parse_op_gate, parse_output, split_fields
+from spec_tokens import argument_reader, MAX_OUTPUTS, OP_GATE, parse_op_gate, parse_output, split_fields
 
 FAMILIES = {
     "fs": "Fs",
@@ -226,11 +226,7 @@ def parse_blocks(entry, text, fail):
     if entry.status == "unsupported":
         fail(f"{name} is unsupported but marked '{text}'")
 
-    def argument(group):
-        value = int(match.group(group))
-        if value >= ARG_COUNT:
-            fail(f"{name}: '{text}': argument {value} is not 0..{ARG_COUNT - 1}")
-        return value
+    argument = argument_reader(match, text, name, fail)
 
     entry.blocks = True
     if match.group("op") is not None:
