@@ -31,6 +31,19 @@ def generate(spec_text, *outputs):
         return proc, texts
 
 
+class GeneratorTest(unittest.TestCase):
+    """expect_error(): the generator refuses the spec with the message, and
+    writes none of the outputs asked for."""
+
+    outputs = ("--table",)
+
+    def expect_error(self, text, message):
+        proc, texts = generate(text, *self.outputs)
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn(message, proc.stderr)
+        self.assertEqual(texts, {})
+
+
 class SpecHandlers(unittest.TestCase):
     def test_custom_without_handler_fails(self):
         proc, texts = generate("125 capget identity custom   # no handler\n", "--recorders")
@@ -78,7 +91,7 @@ class SpecHandlers(unittest.TestCase):
         self.assertIn("case 125: return &recorders::capget;  // capget", texts["--recorders"])
 
 
-class SpecBuffer(unittest.TestCase):
+class SpecBuffer(GeneratorTest):
     """The `buffer` token: what the preload library may perform itself."""
 
     def test_preload_table_lists_bufferable_calls_with_bounds(self):
@@ -105,11 +118,7 @@ class SpecBuffer(unittest.TestCase):
         self.assertIn(".bufferable = true, .buffer_fd_arg = -1, .buffer_closes = false, .buffer_block = false, .buffer_opens = false}", table)
         self.assertIn(".bufferable = false, .buffer_fd_arg = -1, .buffer_closes = false, .buffer_block = false, .buffer_opens = false}", table)
 
-    def expect_error(self, line, message):
-        proc, texts = generate(line, "--preload-table", "--table")
-        self.assertEqual(proc.returncode, 1, proc.stderr)
-        self.assertIn(message, proc.stderr)
-        self.assertEqual(texts, {})
+    outputs = ("--preload-table", "--table")
 
     def test_deref_output_is_buffered_only_when_null(self):
         # The library takes the traced path when the pointer is not null

@@ -7,10 +7,10 @@ import os
 import sys
 import unittest
 
-from gen_syscall_table_test import GENERATOR, generate
+from gen_syscall_table_test import GENERATOR, GeneratorTest, generate
 
 
-class SpecSizes(unittest.TestCase):
+class SpecSizes(GeneratorTest):
     """Output sizes as C types: sizeof(TYPE), with the headers of `include` lines."""
 
     def test_sizeof_sizes_reach_both_tables(self):
@@ -34,12 +34,6 @@ class SpecSizes(unittest.TestCase):
         self.assertIn("{.arg = 1, .kind = BS_SIZE_RET_TIMES, .size_arg = 2, .size = sizeof(gid_t)}", preload)
         self.assertIn("#error", preload)  # without _GNU_SOURCE in C
 
-    def expect_error(self, text, message):
-        proc, texts = generate(text, "--table")
-        self.assertEqual(proc.returncode, 1, proc.stderr)
-        self.assertIn(message, proc.stderr)
-        self.assertEqual(texts, {})
-
     def test_malformed_sizes_and_includes(self):
         self.expect_error("4 stat fs supported arg1:sizeof(struct stat\n", "unbalanced parentheses")
         self.expect_error("4 stat fs supported arg1:sizeof(1+2)\n", "is not one of BYTES")
@@ -51,14 +45,8 @@ class SpecSizes(unittest.TestCase):
         self.expect_error("include <poll.h>\ninclude <poll.h>\n4 stat fs supported\n", "is included twice")
 
 
-class SpecBlocks(unittest.TestCase):
+class SpecBlocks(GeneratorTest):
     """The `blocks` token: the calls that may wait (engine/record/blocking_calls.cc)."""
-
-    def expect_error(self, line, message):
-        proc, texts = generate(line, "--table")
-        self.assertEqual(proc.returncode, 1, proc.stderr)
-        self.assertIn(message, proc.stderr)
-        self.assertEqual(texts, {})
 
     def test_blocks_always_or_for_some_operations(self):
         proc, texts = generate("0 read fs supported arg1:ret buffer=fd0,block blocks @read\n"
@@ -105,15 +93,9 @@ class SpecBlocks(unittest.TestCase):
             self.assertNotIn(".blocks", lines[name], name)
 
 
-class SpecReplay(unittest.TestCase):
+class SpecReplay(GeneratorTest):
     """The `replay=ACTION` token: what replay does with an address-space call
     (engine/replay/address_space.cc)."""
-
-    def expect_error(self, line, message):
-        proc, texts = generate(line, "--table")
-        self.assertEqual(proc.returncode, 1, proc.stderr)
-        self.assertIn(message, proc.stderr)
-        self.assertEqual(texts, {})
 
     def test_replay_column(self):
         proc, texts = generate("9 mmap mm custom replay=mmap @mmap\n"
