@@ -379,9 +379,10 @@ BOOST_AUTO_TEST_CASE(wrong_version) {
   std::string dir2 = tmp.sub("t2");
   write_trace(dir2, sample_header(Codec::Zstd), {Event{EventKind::Exit, 1}});
   std::vector<uint8_t> events = slurp(dir2 + "/events");
-  events[8] = 7;
+  events[8] = static_cast<uint8_t>(kFormatVersion + 2);
   spit(dir2 + "/events", events);
-  expect_error([&] { TraceReader r(dir2); }, dir2 + "/events: trace format version 7, this backstep reads version " + ours);
+  expect_error([&] { TraceReader r(dir2); }, dir2 + "/events: trace format version " + std::to_string(kFormatVersion + 2) +
+                                               ", this backstep reads version " + ours);
 }
 
 BOOST_AUTO_TEST_CASE(every_flipped_header_byte_is_reported) {
@@ -1221,17 +1222,19 @@ BOOST_AUTO_TEST_CASE(damaged_stored_states_are_refused) {
   expect_refused(e, "stored state range 0x10000-0x10001 is not page-aligned");
 }
 
-BOOST_AUTO_TEST_CASE(format_5_traces_are_refused) {
-  // Version 5 stored every page with each state; its traces are not read.
+BOOST_AUTO_TEST_CASE(older_formats_are_refused) {
+  // Version 5 stored every page with each state; version 6 had no stub area
+  // below the executable. Their traces are not read.
   TempDir tmp;
   std::string dir = tmp.sub("t");
   write_trace(dir, sample_header(Codec::Zstd), {Event{EventKind::Exit, 1}});
   std::vector<uint8_t> header = slurp(dir + "/header");
-  header[8] = 5;
+  header[8] = 6;
   uint32_t crc = crc32_of(header.data(), header.size() - 4);
   for (int i = 0; i < 4; ++i) header[header.size() - 4 + i] = static_cast<uint8_t>(crc >> (8 * i));
   spit(dir + "/header", header);
-  expect_error([&] { TraceReader r(dir); }, dir + "/header: trace format version 5, this backstep reads version 6");
+  expect_error([&] { TraceReader r(dir); }, dir + "/header: trace format version 6, this backstep reads version " +
+                                                    std::to_string(kFormatVersion));
 }
 
 BOOST_AUTO_TEST_CASE(state_images_follow_a_chain) {

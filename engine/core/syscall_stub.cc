@@ -179,6 +179,22 @@ std::vector<uint8_t> stub_code(const Plan& plan, uint64_t stub, uint64_t trampol
   return s;
 }
 
+std::vector<uint8_t> veneer_slot(uint64_t trampoline, uint64_t tsc_entry) {
+  constexpr uint8_t kJmpRipIndirect[6] = {0xff, 0x25, 0x00, 0x00, 0x00, 0x00};  // jmp *0(%rip)
+  std::vector<uint8_t> s(BS_STUB_SIZE, 0xcc);
+  for (StubEntry e : {StubEntry::Syscall, StubEntry::Rdtsc}) {
+    uint64_t at = veneer(0, e) - BS_STUB_SIZE;
+    uint64_t target = e == StubEntry::Syscall ? trampoline : tsc_entry;
+    std::memcpy(s.data() + at, kJmpRipIndirect, sizeof(kJmpRipIndirect));
+    std::memcpy(s.data() + at + sizeof(kJmpRipIndirect), &target, sizeof(target));
+  }
+  return s;
+}
+
+uint64_t veneer(uint64_t area, StubEntry entry) {
+  return area + BS_STUB_SIZE + (entry == StubEntry::Syscall ? 0 : 16);
+}
+
 std::vector<uint8_t> site_code(const Plan& plan, uint64_t stub) {
   std::vector<uint8_t> s;
   put_rel32(s, kJmp, plan.info.site, stub);

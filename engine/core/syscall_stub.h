@@ -47,6 +47,18 @@ using x86::ReadMemory;
 // not decoding: a false alarm only leaves a site unpatched.
 bool may_be_jumped_into(const Plan& plan, const ReadMemory& read);
 
+// The stub area below the executable (tool_page.h) begins with two slots
+// of its own: slot 0 counts the slots used, as in the library's area, and
+// slot 1 holds the veneers, an absolute jump to each library entry a stub
+// calls (the trampoline, and the rdtsc entry before it). Its stubs call a
+// veneer, within their rel32 reach, instead of the library.
+inline constexpr uint64_t kExecutableAreaFirstStub = 2;
+enum class StubEntry { Syscall, Rdtsc };
+// The BS_STUB_SIZE bytes of slot 1, jumping to `trampoline` and `tsc_entry`.
+std::vector<uint8_t> veneer_slot(uint64_t trampoline, uint64_t tsc_entry);
+// Where the stubs of the executable's area at `area` call for `entry`.
+uint64_t veneer(uint64_t area, StubEntry entry);
+
 // Where the parts of a stub at `stub` begin.
 struct Layout {
   uint64_t stub = 0;

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "engine/core/proc_maps.h"
 #include "engine/core/remote_ptr.h"
 
 namespace backstep {
@@ -29,6 +30,17 @@ inline constexpr uint64_t kToolScratchSize = 4096;
 // program's timer) is not delivered: its siginfo goes to *held when given,
 // else the mmap throws TaskGone.
 void install_tool_page(Task& task, std::vector<siginfo_t>* held = nullptr);
+
+// A second stub area (the layout of preload/preload_interface.h,
+// BS_STUB_AREA_SIZE bytes, read and execute) just below the program's
+// executable, mapped by the recorder at the exec stop after the tool page:
+// a patched site in the executable jumps to its stub with a rel32 jump, and
+// the library's own area lies with the other libraries, out of that reach.
+// `maps` are the task's mappings after the exec. Recorded as a mapping of
+// kind Tool, which replay maps again where the trace says. Returns its
+// address, or 0 where there is no room below the executable.
+uint64_t install_executable_stub_area(Task& task, const std::vector<MapsEntry>& maps,
+                                      std::vector<siginfo_t>* held = nullptr);
 
 // Runs `nr` in the task from the tool page.
 int64_t tool_syscall(Task& task, long nr, uint64_t a0 = 0, uint64_t a1 = 0, uint64_t a2 = 0,

@@ -21,8 +21,8 @@
 namespace backstep {
 namespace {
 
-trace::MappingKind kind_of(const MapsEntry& m) {
-  if (m.start == kToolPageAddr) return trace::MappingKind::Tool;
+trace::MappingKind kind_of(const MapsEntry& m, uint64_t exe_stub_area) {
+  if (m.start == kToolPageAddr || (exe_stub_area && m.start == exe_stub_area)) return trace::MappingKind::Tool;
   if (m.name == "[vdso]") return trace::MappingKind::Vdso;
   if (m.name.rfind("[vvar", 0) == 0) return trace::MappingKind::Vvar;
   if (m.name == "[stack]") return trace::MappingKind::Stack;
@@ -76,7 +76,7 @@ uint64_t stack_reserve(Task& task, const std::vector<MapsEntry>& maps, const Map
 
 }  // namespace
 
-void RecordSession::record_exec(Task& task, const std::string& path, const std::vector<std::string>& argv,
+uint64_t RecordSession::record_exec(Task& task, const std::string& path, const std::vector<std::string>& argv,
                                 uint32_t caller) {
   task.open_memory();  // the exec replaced the address space
   // The program's timers run on across exec: a signal that stops the
@@ -84,6 +84,7 @@ void RecordSession::record_exec(Task& task, const std::string& path, const std::
   // boundary instead.
   std::vector<siginfo_t> held;
   install_tool_page(task, &held);
+  uint64_t exe_stub_area = install_executable_stub_area(task, read_proc_maps(task.tid()), &held);
   patch_vdso(task);
   // cpuid traps from here on where the CPU can make it (replay turns it on
   // the same way: replay/address_space.cc); exec turns it off again.
@@ -116,7 +117,7 @@ void RecordSession::record_exec(Task& task, const std::string& path, const std::
     rec.prot = m.prot;
     rec.flags = m.shared ? MAP_SHARED : MAP_PRIVATE;
     rec.offset = m.offset;
-    rec.kind = kind_of(m);
+    rec.kind = kind_of(m, exe_stub_area);
     rec.name = m.name;
     bool contents = false;
     switch (rec.kind) {
@@ -159,6 +160,7 @@ void RecordSession::record_exec(Task& task, const std::string& path, const std::
   event.message = path;
   event.argv = argv;
   write_event(event);
+  return exe_stub_area;
 }
 
 }  // namespace backstep

@@ -238,7 +238,7 @@ bool RecordSession::in_buffered_call(RecordTask& t) {
   if (read_header_word(t.task, t.buffer, buffer_view(t), kBusyOffset).value_or(0)) return true;
   const RecordProcess* p = t.process;
   uint64_t ip = t.task.regs().ip();
-  return p && p->stub_area && ip >= p->stub_area && ip < p->stub_area + p->stub_area_size;
+  return p && p->in_stub_area(ip);
 }
 
 void RecordSession::request_yield(RecordTask& t) {
@@ -318,14 +318,14 @@ void RecordSession::patch_site(RecordTask& t, SyscallContext& ctx) {
   Task& task = t.task;
   RecordProcess& p = *t.process;
   uint64_t site = ctx.entry.ip() - 2;
-  if (site >= p.stub_area && site < p.stub_area + p.stub_area_size) return;
+  if (p.in_stub_area(site)) return;
   if (site >= kToolPageAddr && site < kToolPageAddr + kToolPageSize) return;
   uint8_t code[syscall_stub::kSiteReadLength];
   std::size_t got = task.read_some(remote_ptr<void>(site), code, sizeof(code));
   std::optional<syscall_stub::Plan> plan = syscall_stub::plan(site, code, got);
   if (!plan) return;
   std::vector<std::pair<uint64_t, std::size_t>> written;
-  std::optional<uint64_t> stub = install_stub(t, *plan, p.trampoline, written);
+  std::optional<uint64_t> stub = install_stub(t, *plan, syscall_stub::StubEntry::Syscall, written);
   if (!stub) return;
   for (const auto& [addr, len] : written) ctx.record_memory(addr, len);
   // The thread stands after the old `syscall`, now inside the jump: it goes

@@ -120,6 +120,7 @@ void RecordSession::start_created_process(const CreatedThread& c, RecordTask& t)
     p.stub_area = creator->process->stub_area;
     p.stub_area_size = creator->process->stub_area_size;
     p.trampoline = creator->process->trampoline;
+    p.exe_stub_area = creator->process->exe_stub_area;
     t.buffer = creator->buffer;
     p.own_filter = creator->process->own_filter;
     p.strict = creator->process->strict;
@@ -187,7 +188,7 @@ void RecordSession::on_exec_event(RecordTask& t) {
   t.run = RunState::Running;
   current_ = &t;
   shared_maps_[p.pid].clear();  // a new address space
-  record_exec(t.task, t.exec_path, t.exec_argv, static_cast<uint32_t>(former));
+  uint64_t exe_stub_area = record_exec(t.task, t.exec_path, t.exec_argv, static_cast<uint32_t>(former));
   descriptors_.table_changed(t.tid());  // close-on-exec is done
   // The Exec event stands for the whole call. The kernel may still report
   // its exit (it does not here): after_exec() passes over that stop.
@@ -199,6 +200,7 @@ void RecordSession::on_exec_event(RecordTask& t) {
   t.robust_list = 0;
   t.buffer = 0;  // the new program's library registers its own
   p.stub_area = p.stub_area_size = p.trampoline = 0;
+  p.exe_stub_area = exe_stub_area;
   p.patchable_code_known = false;
   p.buffer_views.clear();
   p.fork_sensitive = false;

@@ -235,7 +235,7 @@ RecordResult RecordSession::run() {
   place_writer(*writer_, disguise_, cpu_);
 
   try {
-    record_exec(task);
+    t.process->exe_stub_area = record_exec(task);
     current_ = &t;
     last_scheduled_ = t.tid();
     t.run = RunState::Running;

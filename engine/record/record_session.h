@@ -163,8 +163,10 @@ class RecordSession : public Session {
   // The Exec event of `task`'s exec of `path` with `argv` (both empty for
   // the first one, which the header describes), made by thread `caller`
   // (0: task itself; another thread of the process that took its id).
-  void record_exec(Task& task, const std::string& path = {}, const std::vector<std::string>& argv = {},
-                   uint32_t caller = 0);
+  // Returns the executable's stub area (install_executable_stub_area), 0
+  // for none.
+  uint64_t record_exec(Task& task, const std::string& path = {}, const std::vector<std::string>& argv = {},
+                       uint32_t caller = 0);
   void on_syscall_entry(RecordTask& t);
   // A call through the vsyscall page, at its seccomp stop (vsyscall_call.cc).
   void on_vsyscall(RecordTask& t, const Registers& regs);
@@ -276,10 +278,12 @@ class RecordSession : public Session {
   // `site` would replace.
   // Writes a stub for `plan` that enters the library at `entry` and the
   // jump to it over the site, and moves other threads out of the site;
-  // `written` gets the (address, length) of each write. nullopt where the
-  // site cannot be patched (not private file code, a jump may land inside,
-  // a thread stands in it, no slot left, out of reach).
-  std::optional<uint64_t> install_stub(RecordTask& t, const syscall_stub::Plan& plan, uint64_t entry,
+  // `written` gets the (address, length) of each write. The stub goes in
+  // the library's area, or, where the site is out of its reach (the
+  // executable's code), in the executable's (tool_page.h). nullopt where
+  // the site cannot be patched (not private file code, a jump may land
+  // inside, a thread stands in it, no slot left, out of reach).
+  std::optional<uint64_t> install_stub(RecordTask& t, const syscall_stub::Plan& plan, syscall_stub::StubEntry entry,
                                        std::vector<std::pair<uint64_t, std::size_t>>& written);
   // At the trap of a patched rdtsc (already emulated into `after`): makes
   // the site a jump to a stub through which the preload library reads the

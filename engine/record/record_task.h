@@ -19,6 +19,7 @@
 #include "engine/core/task.h"
 #include "engine/record/buffer_view.h"
 #include "engine/record/syscall_context.h"
+#include "preload/preload_interface.h"
 
 namespace backstep {
 
@@ -42,6 +43,14 @@ struct RecordProcess {
   // thread of it registered (record_buffers.cc); 0 until then. A fork's
   // child inherits them with the address space; an exec forgets them.
   uint64_t stub_area = 0, stub_area_size = 0, trampoline = 0;
+  // The stub area the recorder mapped below the executable at its exec
+  // (BS_STUB_AREA_SIZE bytes; 0: none), for sites in the executable.
+  uint64_t exe_stub_area = 0;
+  // Whether `ip` lies in one of the stub areas.
+  bool in_stub_area(uint64_t ip) const {
+    return (stub_area && ip >= stub_area && ip < stub_area + stub_area_size) ||
+           (exe_stub_area && ip >= exe_stub_area && ip < exe_stub_area + BS_STUB_AREA_SIZE);
+  }
   // The program installed a seccomp filter of its own, or asked for strict
   // mode (emulated): inherited by its children, kept across exec.
   bool own_filter = false;

@@ -1,5 +1,6 @@
-// Writing a stub into the preload library's stub area and the jump to it
-// over a site (syscall_stub.h has the layouts): shared by patched system
+// Writing a stub into the preload library's stub area (or, for a site out
+// of its reach, the executable's: tool_page.h) and the jump to it over a
+// site (syscall_stub.h has the layouts): shared by patched system
 // call sites (record_buffers.cc) and patched rdtsc sites (tsc_buffering.cc).
 #include <sys/mman.h>
 
@@ -12,7 +13,8 @@
 
 namespace backstep {
 
-std::optional<uint64_t> RecordSession::install_stub(RecordTask& t, const syscall_stub::Plan& plan, uint64_t entry,
+std::optional<uint64_t> RecordSession::install_stub(RecordTask& t, const syscall_stub::Plan& plan,
+                                                    syscall_stub::StubEntry entry,
                                                     std::vector<std::pair<uint64_t, std::size_t>>& written) {
   Task& task = t.task;
   RecordProcess& p = *t.process;
@@ -40,19 +42,46 @@ std::optional<uint64_t> RecordSession::install_stub(RecordTask& t, const syscall
     return std::nullopt;
   }
   if (!site_idle(t, plan)) return std::nullopt;
-  uint64_t slots = 0;
-  if (task.read_some(remote_ptr<void>(p.stub_area), &slots, sizeof(slots)) != sizeof(slots)) return std::nullopt;
-  slots = std::max<uint64_t>(slots, 1);  // slot 0 holds the count
-  if (slots >= p.stub_area_size / BS_STUB_SIZE) return std::nullopt;
-  uint64_t stub = p.stub_area + slots * BS_STUB_SIZE;
-  if (!syscall_stub::reachable(plan, stub, entry)) return std::nullopt;
-  std::vector<uint8_t> s = syscall_stub::stub_code(plan, stub, entry);
+  // The next free slot of an area (slot 0 holds how many are used), and
+  // what its stubs call for `entry`.
+  struct Slot {
+    uint64_t area = 0, used = 0, stub = 0, target = 0;
+  };
+  auto next_slot = [&](uint64_t area, uint64_t size, uint64_t first, uint64_t target) -> std::optional<Slot> {
+    uint64_t used = 0;
+    if (task.read_some(remote_ptr<void>(area), &used, sizeof(used)) != sizeof(used)) return std::nullopt;
+    uint64_t slot = std::max(used, first);
+    if (slot >= size / BS_STUB_SIZE) return std::nullopt;
+    Slot s{area, used, area + slot * BS_STUB_SIZE, target};
+    if (!syscall_stub::reachable(plan, s.stub, target)) return std::nullopt;
+    return s;
+  };
+  uint64_t tsc_entry = p.trampoline - BS_TSC_ENTRY_BEFORE_TRAMPOLINE;
+  std::optional<Slot> slot =
+      next_slot(p.stub_area, p.stub_area_size, 1, entry == syscall_stub::StubEntry::Syscall ? p.trampoline : tsc_entry);
+  bool veneers = false;
+  if (!slot && p.exe_stub_area) {
+    slot = next_slot(p.exe_stub_area, BS_STUB_AREA_SIZE, syscall_stub::kExecutableAreaFirstStub,
+                     syscall_stub::veneer(p.exe_stub_area, entry));
+    veneers = slot && slot->used < syscall_stub::kExecutableAreaFirstStub;
+  }
+  if (!slot) return std::nullopt;
+  written.clear();
+  if (veneers) {
+    // The area's first stub: its veneers to the library's entries first.
+    std::vector<uint8_t> v = syscall_stub::veneer_slot(p.trampoline, tsc_entry);
+    task.write_bytes(remote_ptr<void>(p.exe_stub_area + BS_STUB_SIZE), v.data(), v.size());
+    written.push_back({p.exe_stub_area + BS_STUB_SIZE, v.size()});
+  }
+  uint64_t stub = slot->stub;
+  uint64_t slots = (stub - slot->area) / BS_STUB_SIZE;
+  std::vector<uint8_t> s = syscall_stub::stub_code(plan, stub, slot->target);
   task.write_bytes(remote_ptr<void>(stub), s.data(), s.size());
   ++slots;
-  task.write_bytes(remote_ptr<void>(p.stub_area), &slots, sizeof(slots));
+  task.write_bytes(remote_ptr<void>(slot->area), &slots, sizeof(slots));
   std::vector<uint8_t> jump = syscall_stub::site_code(plan, stub);
   task.write_bytes(remote_ptr<void>(site), jump.data(), jump.size());
-  written = {{stub, s.size()}, {p.stub_area, sizeof(slots)}, {site, jump.size()}};
+  written.insert(written.end(), {{stub, s.size()}, {slot->area, sizeof(slots)}, {site, jump.size()}});
   move_out_of_site(t, plan.info, stub);
   return stub;
 }

@@ -26,14 +26,14 @@ bool RecordSession::buffer_tsc_site(RecordTask& t, Registers& after, trace::Even
   RecordProcess& p = *t.process;
   Task& task = t.task;
   uint64_t site = Registers::from_block(*event.regs).ip();
-  if (site >= p.stub_area && site < p.stub_area + p.stub_area_size) return false;  // a stub's own trap
+  if (p.in_stub_area(site)) return false;  // a stub's own trap
   if (site >= kToolPageAddr && site < kToolPageAddr + kToolPageSize) return false;
   uint8_t code[syscall_stub::kSiteReadLength];
   std::size_t got = task.read_some(remote_ptr<void>(site), code, sizeof(code));
   std::optional<syscall_stub::Plan> plan = syscall_stub::plan(site, code, got);
   if (!plan) return false;
   std::vector<std::pair<uint64_t, std::size_t>> written;
-  std::optional<uint64_t> stub = install_stub(t, *plan, p.trampoline - BS_TSC_ENTRY_BEFORE_TRAMPOLINE, written);
+  std::optional<uint64_t> stub = install_stub(t, *plan, syscall_stub::StubEntry::Rdtsc, written);
   if (!stub) return false;
   for (const auto& [addr, len] : written) {
     trace::MemoryWrite w{addr, std::vector<uint8_t>(len)};

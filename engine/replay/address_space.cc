@@ -128,6 +128,14 @@ int64_t map_recorded(Task& task, const trace::Mapping& m, const trace::TraceRead
   return r == static_cast<int64_t>(m.start) ? 0 : -EFAULT;
 }
 
+std::vector<uint64_t> recorded_stub_areas(const trace::Event& exec) {
+  std::vector<uint64_t> areas;
+  for (const trace::Mapping& m : exec.mappings) {
+    if (m.kind == trace::MappingKind::Tool && m.start != kToolPageAddr) areas.push_back(m.start);
+  }
+  return areas;
+}
+
 void rebuild_address_space(Task& task, const trace::Event& exec, const trace::TraceReader& reader,
                            SharedObjects& shared) {
   for (const MapsEntry& m : read_proc_maps(task.tid())) {
@@ -140,7 +148,10 @@ void rebuild_address_space(Task& task, const trace::Event& exec, const trace::Tr
     if (m.kind != trace::MappingKind::Stack) below_stack = std::max(below_stack, m.end);
   }
   for (trace::Mapping m : exec.mappings) {
-    if (m.kind == trace::MappingKind::Tool) continue;
+    // The tool page is the replay's own already; the executable's stub
+    // area (the recorder's other Tool mapping) is mapped again, empty: the
+    // stubs come with the events that wrote them.
+    if (m.kind == trace::MappingKind::Tool && m.start == kToolPageAddr) continue;
     if (m.kind == trace::MappingKind::Stack) {
       uint64_t low = m.end > kStackReserve ? m.end - kStackReserve : 0;
       m.start = std::min(m.start, std::max(low, below_stack));

@@ -18,6 +18,10 @@ namespace backstep {
 int64_t map_recorded(Task& task, const trace::Mapping& mapping, const trace::TraceReader& reader,
                      SharedObjects& shared);
 
+// The stub areas the recorder mapped at `exec` besides its tool page: the
+// one below the executable (engine/core/tool_page.h), if any.
+std::vector<uint64_t> recorded_stub_areas(const trace::Event& exec);
+
 // Replaces everything in a freshly exec'd stub (with the tool page already
 // installed) by the recorded address space, memory contents and registers.
 // Throws std::runtime_error when the rebuilt layout differs.

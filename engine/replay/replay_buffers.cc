@@ -26,7 +26,8 @@ void ReplaySession::registered_buffer(const Registers& call, int64_t result) {
   uint32_t mode = BS_MODE_REPLAY;
   task_->write_bytes(remote_ptr<void>(call.arg(0) + offsetof(bs_buffer_header, mode)), &mode, sizeof(mode));
   threads_[current_tid_].buffer = call.arg(0);
-  stub_areas_.emplace(threads_[current_tid_].space, call.arg(2));
+  std::vector<uint64_t>& areas = stub_areas_[threads_[current_tid_].space];
+  if (std::find(areas.begin(), areas.end(), call.arg(2)) == areas.end()) areas.push_back(call.arg(2));
 }
 
 void ReplaySession::patched_sites(const trace::Event& event) {
@@ -53,13 +54,20 @@ void ReplaySession::patched_sites(const trace::Event& event) {
 
 std::set<uint64_t> ReplaySession::buffered_call_returns() {
   std::set<uint64_t> out;
-  auto area = stub_areas_.find(threads_[current_tid_].space);
-  if (area == stub_areas_.end()) return out;
-  uint64_t slots = 0;
-  if (task_->read_some(remote_ptr<void>(area->second), &slots, sizeof(slots)) != sizeof(slots)) return out;
-  slots = std::min<uint64_t>(slots, BS_STUB_AREA_SIZE / BS_STUB_SIZE);
-  for (uint64_t i = 1; i < slots; ++i) {
-    out.insert(syscall_stub::layout(area->second + i * BS_STUB_SIZE).handled + syscall_stub::kLeaUpLength);
+  auto areas = stub_areas_.find(threads_[current_tid_].space);
+  if (areas == stub_areas_.end()) return out;
+  auto read = [&](uint64_t addr, void* buf, std::size_t len) {
+    return task_->read_some(remote_ptr<void>(addr), buf, len);
+  };
+  for (uint64_t area : areas->second) {
+    uint64_t slots = 0;
+    if (read(area, &slots, sizeof(slots)) != sizeof(slots)) continue;
+    slots = std::min<uint64_t>(slots, BS_STUB_AREA_SIZE / BS_STUB_SIZE);
+    // Slot 0 is the count; the executable's area has its veneers in slot 1.
+    for (uint64_t i = 1; i < slots; ++i) {
+      uint64_t stub = area + i * BS_STUB_SIZE;
+      if (syscall_stub::stub_info(stub, read)) out.insert(syscall_stub::layout(stub).handled + syscall_stub::kLeaUpLength);
+    }
   }
   return out;
 }

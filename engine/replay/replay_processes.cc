@@ -127,7 +127,8 @@ void ReplaySession::exec_process(const trace::Event& event) {
   thread.restart.reset();
   thread.name.clear();  // comm becomes the new program's name
   brk_[thread.space] = static_cast<uint64_t>(event.status);
-  stub_areas_.erase(thread.space);  // the new program's library registers again
+  // The new program's library registers its area again.
+  stub_areas_[thread.space] = recorded_stub_areas(event);
   execs_[thread.pid] = std::make_shared<const trace::Event>(event);
   if (current_tid_ != thread.pid) {
     // A thread other than the first exec'd: it takes the process's id, as

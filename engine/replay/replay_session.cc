@@ -190,6 +190,7 @@ void ReplaySession::start() {
   ReplayThread& first = threads_[current_tid_] = ReplayThread{&task};
   first.pid = first.space = current_tid_;
   processes_.insert(current_tid_);
+  stub_areas_[first.space] = recorded_stub_areas(*exec_);
   execs_[current_tid_] = exec_;
 }
 

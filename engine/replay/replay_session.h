@@ -432,9 +432,10 @@ class ReplaySession : public Session {
   std::optional<trace::Event> peeked_;
   // Each address space's program break, as recorded, by ReplayThread::space.
   std::map<uint32_t, uint64_t> brk_;
-  // The preload library's stub area in each address space (by space), from
-  // its first buffer's registration (replay_buffers.cc).
-  std::map<uint32_t, uint64_t> stub_areas_;
+  // The stub areas of each address space (by space): the executable's, from
+  // its exec (engine/core/tool_page.h), and the preload library's, from its
+  // first buffer's registration (replay_buffers.cc).
+  std::map<uint32_t, std::vector<uint64_t>> stub_areas_;
   bool echo_failed_ = false;
   bool at_pending_event_ = false;  // the program reached the next event, not replayed yet
   // The pc is at a breakpoint whose hit was just reported: the next run

@@ -17,7 +17,7 @@ namespace backstep::trace {
 
 // Bumped whenever the encoding or the meaning of a field changes.
 // The reader refuses any other version.
-inline constexpr uint32_t kFormatVersion = 6;
+inline constexpr uint32_t kFormatVersion = 7;
 
 // Registers as `user_regs_struct` words and CPUID leaves: plain values the
 // engine shares, defined in values/cpu_state.h.
