@@ -46,6 +46,8 @@ uint64_t default_checkpoint_memory_limit_kib();
 // what its processes hold (checkpoint_memory.cc).
 CheckpointStore::Fork fork_of(ReplaySession& from);
 
+class BackwardSearch;
+
 class ReplayTimeline : public DebugTarget {
  public:
   // Throws std::runtime_error when `choice` names no process of the trace
@@ -143,6 +145,9 @@ class ReplayTimeline : public DebugTarget {
   uint64_t stretch_copies_used() const { return stretch_copies_used_; }
 
  private:
+  // One backward search from a checkpoint (backward_search.h): it runs with
+  // the timeline's helpers below.
+  friend class BackwardSearch;
   using Checkpoint = CheckpointStore::Checkpoint;
   using Bound = CheckpointStore::Bound;
   using Where = CheckpointStore::Where;
@@ -287,14 +292,6 @@ class ReplayTimeline : public DebugTarget {
   // A watch stop inside the preload library's copy of a buffered call's
   // outputs moves to the call's boundary (replay_timeline.cc).
   void out_of_buffered_call(TargetStop& stop, RunDirection direction);
-  // The backwards search (timeline_search.cc). A stop exactly at `to`
-  // counts when `to_included`: `to` is then a checkpoint the search went on
-  // from (the user's position is later), not where the user stands.
-  // With `all`, every candidate found on the way is appended there too (the
-  // most recent checkpoint_policy::kHitListSize).
-  std::optional<Candidate> last_hit_between(const Checkpoint& from, const Mark& to,
-                                            const std::function<bool()>& interrupted, bool& was_interrupted,
-                                            bool to_included = false, std::deque<Candidate>* all = nullptr);
   // What decides which stops a search finds.
   struct TrapConfig {
     std::set<uint64_t> breakpoints, hw_breakpoints;

@@ -1,17 +1,18 @@
 // Running backwards. A reverse-continue restores a checkpoint before the
 // current position and replays forward with the user's breakpoints and
-// watchpoints armed, remembering the last hit before "now"; if there is none
-// it tries the stretch before that checkpoint, and so on back to the start.
+// watchpoints armed, remembering the last hit before "now" (a
+// BackwardSearch, backward_search.h); if there is none it tries the stretch
+// before that checkpoint, and so on back to the start.
 // A reverse-stepi finds the instruction before "now" the same way, one
 // instruction at a time.
 #include <algorithm>
 #include <deque>
-#include <sstream>
 #include <stdexcept>
 #include <tuple>
 
 #include "values/log.h"
 #include "engine/core/signals.h"
+#include "engine/timeline/backward_search.h"
 #include "engine/timeline/replay_timeline.h"
 
 namespace backstep {
@@ -44,12 +45,6 @@ uint64_t steps_or_give_up(std::optional<uint64_t> n) {
                            " instructions from the last known position; not searching further");
 }
 
-std::string to_hex(uint64_t v) {
-  std::ostringstream os;
-  os << std::hex << v;
-  return os.str();
-}
-
 }  // namespace
 
 Anchor ReplayTimeline::trap_of(const ReplayStop& r, const std::vector<Watchpoint>& watches) {
@@ -72,241 +67,6 @@ const trace::Event& ReplayTimeline::event_at(uint64_t number) {
     looked_up_.emplace(number, std::move(*e));
   }
   return looked_up_->second;
-}
-
-std::optional<ReplayTimeline::Candidate> ReplayTimeline::last_hit_between(
-    const Checkpoint& from, const Mark& to, const std::function<bool()>& interrupted, bool& was_interrupted,
-    bool to_included, std::deque<Candidate>* all) {
-  std::unique_ptr<ReplaySession> s = from.session->clone();
-  s->set_echo(false);
-  Mark cur = from.mark;
-  std::optional<Candidate> last;
-  uint64_t kept = 0;
-  // Every candidate, in order, also goes to `all` (the most recent
-  // kHitListSize of them).
-  auto keep = [&](Candidate c) {
-    ++kept;
-    if (all) {
-      all->push_back(c);
-      if (all->size() > checkpoint_policy::kHitListSize) all->pop_front();
-    }
-    last = std::move(c);
-  };
-  auto consider = [&](const ReplayStop& r) {
-    if (auto stop = user_trap(r, *s)) keep(Candidate{cur, *stop});
-  };
-  auto stop_before = [this](const trace::Event& e) { return stops_before(e); };
-
-  // Up to the event boundary of `to` (and on to the event itself when `to`
-  // is "reached"), every user trap is a candidate. Breakpoint hits are
-  // counted by the kernel where it can (timeline_counting.cc) and become
-  // candidates at the next stop.
-  HitTally tally;
-  bool counting = count_user_breakpoints(*s, tally);
-  // Counted, the run needs no int3 of the user's (and they set no watchpoint).
-  const Traps run_traps = counting ? Traps{} : user_traps();
-  auto take_counted = [&] {
-    if (!counting) return;
-    Mark start = cur;
-    if (take_counted_hits(*s, tally, cur, all != nullptr, keep)) return;
-    // Hits of several breakpoints in one interval: that interval again,
-    // stopping at each, gives their order.
-    std::unique_ptr<ReplaySession> again = session_at(start);
-    for (Candidate& c : hits_to_event(*again, start, std::nullopt)) keep(std::move(c));
-  };
-  for (;;) {
-    bool more = s->next_event() < to.event || (to.at_event && s->next_event() == to.event);
-    if (!more) break;
-    if (interrupted && interrupted()) {
-      was_interrupted = true;
-      return std::nullopt;
-    }
-    ReplayStop r = s->resume({.stop_after_event = true, .stop_before = stop_before, .traps = run_traps});
-    take_counted();
-    switch (r.kind) {
-      case ReplayStop::Kind::EventPending:
-        cur = Mark{s->next_event(), {}, 0, true};
-        if (cur == to && !to_included) return last;
-        keep(Candidate{cur, pending_stop(*s->peek_next())});
-        if (cur == to) return last;
-        break;
-      case ReplayStop::Kind::EventReplayed:
-        cur = Mark{s->next_event(), {}, 0};
-        if (cur == to && !to_included) return last;
-        consider(r);
-        if (cur == to) return last;
-        break;
-      case ReplayStop::Kind::Watchpoint:
-        // A write is undone first when going back: a watch hit reported
-        // right after it (even at `to` itself) counts as before `to`.
-        if (r.by_kernel) {
-          cur = Mark{s->next_event(), {}, 0};
-          consider(r);
-          if (cur == to) return last;
-        } else {
-          cur = cur.after_trap(trap_of(r, watchpoints_));
-          consider(r);
-        }
-        break;
-      case ReplayStop::Kind::Breakpoint:
-        cur = cur.after_trap(trap_of(r, watchpoints_));
-        consider(r);
-        break;
-      case ReplayStop::Kind::Step:
-        break;
-      case ReplayStop::Kind::ProgramEnd:
-      case ReplayStop::Kind::TraceEnd:
-      case ReplayStop::Kind::Interrupted:  // not asked for
-        return last;
-    }
-  }
-  if (to.at_event) return last;
-  if (counting) s->set_hit_counting({});
-
-  // A State anchor's earlier hits, looked for only if none comes after it.
-  struct BeforeState {
-    std::unique_ptr<ReplaySession> session;  // at the leg before the anchor
-    Mark prefix, at_state;
-    uint64_t kept_then = 0;  // candidates kept before it
-  };
-  std::optional<BeforeState> before_state;
-  // The user's hits from `prefix` (where `session` is) up to the anchor.
-  auto keep_hits_before = [&](ReplaySession& session, const Mark& prefix, const Mark& at_state) {
-    std::unique_ptr<ReplaySession> probe = session_at(at_state);
-    std::optional<StateKey> first_after = first_hit_state(*probe);
-    for (Candidate& c : hits_to_event(session, prefix, first_after)) keep(std::move(c));
-  };
-  auto done = [&]() -> std::optional<Candidate> {
-    if (!before_state) return last;
-    BeforeState b = std::move(*before_state);
-    before_state.reset();
-    if (kept > b.kept_then) {
-      // A hit after the anchor: the list must not skip the ones before it.
-      if (all) {
-        std::size_t after = static_cast<std::size_t>(kept - b.kept_then);
-        if (all->size() > after) all->erase(all->begin(), all->end() - static_cast<long>(after));
-      }
-      return last;
-    }
-    keep_hits_before(*b.session, b.prefix, b.at_state);
-    return last;
-  };
-  // Along `to`'s legs, with the user's traps armed too.
-  Mark prefix{to.event, {}, 0};
-  // The n-th hit of `a` ends a leg: the prefix grows by it.
-  auto leg_done = [&](const Anchor& a, uint64_t n) {
-    Anchor done = a;
-    done.count = n;
-    done.steps_before = prefix.steps;
-    prefix.anchors.push_back(done);
-    prefix.steps = 0;
-    cur = prefix;
-  };
-  std::vector<Move> legs = to.moves();
-  for (std::size_t i = 0; i < legs.size(); ++i) {
-    const Move& leg = legs[i];
-    bool final_leg = i + 1 == legs.size();
-    if (!leg.is_trap) {
-      for (uint64_t n = 1; n <= leg.n; ++n) {
-        ReplayStop r = s->resume({.single_step = true, .traps = watch_traps()});
-        cur = prefix;
-        cur.steps += n;
-        if (r.kind == ReplayStop::Kind::Watchpoint) {
-          consider(r);
-        } else if (final_leg && n == leg.n) {
-          break;
-        } else if (uint64_t pc = s->registers().ip(); breakpoints_.count(pc)) {
-          TargetStop hit = make_stop(TargetStop::Kind::Breakpoint, pc);
-          hit.tid = static_cast<pid_t>(s->stopped_thread());
-          keep(Candidate{cur, hit});
-        }
-      }
-      prefix.steps += leg.n;
-      continue;
-    }
-    const Anchor& a = leg.trap;
-    if (a.kind == Anchor::Kind::State) {
-      // No trap counts the way to it, and it may lie millions of passes
-      // round a loop from the anchor before. From a copy of the session at
-      // the anchor, run to the user's first trap hit after it (if any before
-      // the next event); from here, run with the user's traps to the hit in
-      // that hit's state: equal state means an equal future, so it is the
-      // same hit, and the hits before it are those before the anchor. Both
-      // runs go at the program's own speed between hits.
-      // Without traps of the user's there is nothing to look for.
-      // The hits after the anchor are looked for first: only if there is
-      // none are those before it (the run with a stop at each hit, which
-      // may be millions of passes from the leg before: an approach's
-      // anchor, timeline_approach.cc, lies near the end of a long loop).
-      Mark at_state = prefix.after_trap(a);
-      bool traps = !breakpoints_.empty() || !watchpoints_.empty();
-      if (traps && !before_state) {
-        before_state = BeforeState{std::move(s), prefix, at_state, kept};
-      } else if (traps) {
-        keep_hits_before(*s, prefix, at_state);
-      }
-      if (final_leg) return done();
-      s = session_at(at_state);
-      prefix = cur = at_state;
-      // The legs that follow are steps: a breakpoint at the state's own pc
-      // is hit there, before them.
-      if (breakpoints_.count(a.addr())) {
-        TargetStop hit = make_stop(TargetStop::Kind::Breakpoint, a.addr());
-        hit.tid = static_cast<pid_t>(s->stopped_thread());
-        keep(Candidate{cur, hit});
-      }
-      continue;
-    }
-    std::set<uint64_t> bps = breakpoints_;
-    std::vector<Watchpoint> watches = watchpoints_;
-    if (a.kind == Anchor::Kind::Breakpoint) {
-      bps.insert(a.addr());
-    } else if (std::find(watches.begin(), watches.end(), a.watch) == watches.end()) {
-      // First, so that it has a debug register whatever the user set since.
-      watches.insert(watches.begin(), a.watch);
-    }
-    if (watch_slot_count(watches) > kDebugRegisters) {
-      // This stretch is counted in hits of a watchpoint the user has since
-      // replaced; with the user's it needs more debug registers than there
-      // are, and searching without some would miss their hits.
-      throw std::runtime_error(
-          "going back from here needs the debug registers of an earlier watchpoint (at 0x" + to_hex(a.addr()) +
-          ", " + std::to_string(a.watch.len) + " bytes) as well as those of the current ones; delete or "
-          "disable a watchpoint, or go back with `run` and forward again");
-    }
-    // Counted even for a leg of one hit when the user has breakpoints: a
-    // breakpoint after a long loop, and one in the loop.
-    std::size_t others = breakpoints_.size() - breakpoints_.count(a.addr());
-    bool count_leg = leg.n >= checkpoint_policy::kCountedWalkMinHits || others > 0;
-    if (a.kind == Anchor::Kind::Breakpoint && count_leg) {
-      // The anchor's hits and the user's breakpoints counted by the kernel.
-      bool last_counts = !final_leg || to_included;
-      CountedLeg counted = search_leg_counted(*s, a, leg.n, prefix, last_counts, all != nullptr, keep);
-      if (counted == CountedLeg::Done) {
-        leg_done(a, leg.n);
-        if (final_leg) return done();
-        continue;
-      }
-      if (counted == CountedLeg::Ambiguous) s = session_at(prefix);  // the leg again, stopping at each hit
-    }
-    const Traps leg_traps{bps, watches};
-    for (uint64_t hits = 0; hits < leg.n;) {
-      ReplayStop r = s->resume({.stop_after_event = true, .traps = leg_traps});
-      BS_ASSERT(!r.event && (r.kind == ReplayStop::Kind::Breakpoint || r.kind == ReplayStop::Kind::Watchpoint),
-                "searching towards " << to.describe() << ": unexpected stop at " << cur.describe());
-      Anchor t = trap_of(r, watches);
-      cur = cur.after_trap(t);
-      if (t.kind == a.kind && t.addr() == a.addr() && ++hits == leg.n) {
-        leg_done(a, leg.n);
-        if (final_leg) {  // reached `to`
-          if (r.kind == ReplayStop::Kind::Watchpoint || to_included) consider(r);
-          return done();
-        }
-      }
-      consider(r);
-    }
-  }
-  return done();
 }
 
 std::optional<std::size_t> ReplayTimeline::cached_hit_before() {
@@ -371,17 +131,17 @@ TargetStop ReplayTimeline::continue_backward(const std::function<bool()>& interr
       seek(checkpoints_.front().mark);
       return make_stop(TargetStop::Kind::HistoryStart);
     }
-    bool was_interrupted = false;
     // After the first search, `end` is the checkpoint that search started
     // from: a stop right there was not seen by it (the session started
     // past the trap or event that leads there).
     HitList list{trap_config()};
-    std::optional<Candidate> hit = last_hit_between(*cp, end, interrupted, was_interrupted, end != mark_, &list.hits);
-    if (was_interrupted) return make_stop(TargetStop::Kind::Interrupted);
-    if (hit) {
+    BackwardSearch::End included = end != mark_ ? BackwardSearch::End::Included : BackwardSearch::End::Excluded;
+    BackwardSearch::Result found = BackwardSearch(*this, *cp, end, included, &list.hits).run(interrupted);
+    if (found.interrupted) return make_stop(TargetStop::Kind::Interrupted);
+    if (found.hit) {
       list.at = list.hits.size() - 1;  // the hit returned is the last listed
       hit_list_ = std::move(list);
-      return land_backward(*hit);
+      return land_backward(*found.hit);
     }
     end = cp->mark;
   }
