@@ -125,7 +125,7 @@ void BackwardSearch::keep_hits_before(ReplaySession& session, const Mark& prefix
   for (Candidate& c : t_.hits_to_event(session, prefix, first_after)) keep(std::move(c));
 }
 
-std::optional<BackwardSearch::Candidate> BackwardSearch::done() {
+std::optional<Candidate> BackwardSearch::done() {
   if (!before_state_) return last_;
   BeforeState b = std::move(*before_state_);
   before_state_.reset();
@@ -150,7 +150,7 @@ void BackwardSearch::leg_done(const Anchor& a, uint64_t n) {
   cur_ = prefix_;
 }
 
-std::optional<BackwardSearch::Candidate> BackwardSearch::follow_legs() {
+std::optional<Candidate> BackwardSearch::follow_legs() {
   // Along `to`'s legs, with the user's traps armed too.
   std::vector<Move> legs = to_.moves();
   for (std::size_t i = 0; i < legs.size(); ++i) {

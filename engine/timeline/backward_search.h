@@ -27,7 +27,6 @@ namespace backstep {
 
 class BackwardSearch {
  public:
-  using Candidate = ReplayTimeline::Candidate;
   using Checkpoint = ReplayTimeline::Checkpoint;
   // Whether a stop exactly at `to` counts. Included: `to` is a checkpoint
   // an earlier search went on from (the user's position is later), so a

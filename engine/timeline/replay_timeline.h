@@ -22,6 +22,7 @@
 #include "engine/timeline/checkpoint_store.h"
 #include "engine/timeline/debug_target.h"
 #include "engine/timeline/diversion.h"
+#include "engine/timeline/hit_list.h"
 #include "engine/timeline/mark.h"
 #include "engine/timeline/trajectory.h"
 
@@ -118,7 +119,7 @@ class ReplayTimeline : public DebugTarget {
   void set_trajectory_use(TrajectoryUse use);
   const Trajectory& trajectory() const { return trajectory_; }
   // Reverse-continues answered from the last search's list of hits.
-  uint64_t listed_hits_served() const { return listed_hits_served_; }
+  uint64_t listed_hits_served() const { return hit_list_.served(); }
   // Breakpoint hits counted by the kernel while walking to a position and
   // while searching backwards (engine/core/hit_counter.h), or stopped at
   // one by one with int3 (Off: for comparisons in tests; also where the
@@ -151,10 +152,6 @@ class ReplayTimeline : public DebugTarget {
   using Checkpoint = CheckpointStore::Checkpoint;
   using Bound = CheckpointStore::Bound;
   using Where = CheckpointStore::Where;
-  struct Candidate {
-    Mark mark;
-    TargetStop stop;
-  };
   using Clock = std::chrono::steady_clock;
 
   TargetStop run(const ResumeRequest& request, const std::function<bool()>& interrupted);
@@ -292,33 +289,12 @@ class ReplayTimeline : public DebugTarget {
   // A watch stop inside the preload library's copy of a buffered call's
   // outputs moves to the call's boundary (replay_timeline.cc).
   void out_of_buffered_call(TargetStop& stop, RunDirection direction);
-  // What decides which stops a search finds.
-  struct TrapConfig {
-    std::set<uint64_t> breakpoints, hw_breakpoints;
-    std::vector<Watchpoint> watchpoints;
-    std::optional<std::set<int>> catch_syscalls;
-    std::set<int> pass_signals;
-    bool operator==(const TrapConfig&) const = default;
-  };
+  // What decides which stops a search finds (hit_list.h): the hit list
+  // answers only for the traps it was searched with.
   TrapConfig trap_config() const;
-  // The hits the last successful backward search listed, for the traps it
-  // searched with. A reverse-continue from the listed hit the user stands
-  // at (or from the instruction just before it, where gdb's step off the
-  // breakpoint left it) lands on the listed hit before, without searching
-  // again: gdb resumes backwards after every hit of a conditional
-  // breakpoint whose condition is false.
-  struct HitList {
-    TrapConfig traps;
-    std::deque<Candidate> hits;
-    std::size_t at = 0;                // the listed hit the user was brought to last
-    std::optional<Mark> stepped_off;   // where a step back from hits[at] landed
-  };
-  // The index of the listed hit to land on from here, if the list answers.
-  std::optional<std::size_t> cached_hit_before();
-  // A reverse-continue answered from the list, if it can be.
+  // A reverse-continue answered from the last search's list of hits
+  // (hit_list_), if it can be.
   std::optional<TargetStop> continue_backward_listed();
-  // A reverse step from `from` landed on `landed`.
-  void note_step_back(const Mark& from, const Mark& landed);
   // Moves to a hit found going backwards (before a watched write).
   TargetStop land_backward(const Candidate& hit);
   // The trajectory cache's entry at `m` when a reverse move may land there
@@ -352,8 +328,7 @@ class ReplayTimeline : public DebugTarget {
   // The checkpoints, the start of history first (checkpoint_store.h); a
   // forward continue's copy (stretch_) counts towards their bound.
   CheckpointStore checkpoints_;
-  std::optional<HitList> hit_list_;  // the last backward search's hits
-  uint64_t listed_hits_served_ = 0;  // reverse-continues answered from such lists
+  HitList hit_list_;  // the last backward search's hits (hit_list.h)
 
   Trajectory trajectory_;
   TrajectoryUse trajectory_use_ = TrajectoryUse::On;

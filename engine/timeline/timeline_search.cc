@@ -69,35 +69,7 @@ const trace::Event& ReplayTimeline::event_at(uint64_t number) {
   return looked_up_->second;
 }
 
-std::optional<std::size_t> ReplayTimeline::cached_hit_before() {
-  if (!hit_list_ || hit_list_->traps != trap_config()) return std::nullopt;
-  HitList& list = hit_list_.value();
-  std::size_t k = list.at;
-  if (k == 0 || k >= list.hits.size()) return std::nullopt;
-  const Candidate& here = list.hits[k];
-  const Candidate& before = list.hits[k - 1];
-  if (here.stop.kind != TargetStop::Kind::Breakpoint || before.stop.kind != TargetStop::Kind::Breakpoint) {
-    return std::nullopt;
-  }
-  // Standing at the listed hit itself: the one before it is the answer.
-  const Mark& at = position();
-  if (at == here.mark) return k - 1;
-  // gdb first steps back off the breakpoint it stands on, then continues
-  // backwards: from the instruction just before the hit, the answer is the
-  // hit before it, unless that hit is this very instruction (the same pc:
-  // then a search decides).
-  if (list.stepped_off && at == *list.stepped_off && before.stop.address != registers(0).ip()) return k - 1;
-  return std::nullopt;
-}
-
-void ReplayTimeline::note_step_back(const Mark& from, const Mark& landed) {
-  if (!hit_list_) return;
-  HitList& list = hit_list_.value();
-  list.stepped_off.reset();
-  if (list.at < list.hits.size() && list.hits[list.at].mark == from) list.stepped_off = landed;
-}
-
-ReplayTimeline::TrapConfig ReplayTimeline::trap_config() const {
+TrapConfig ReplayTimeline::trap_config() const {
   return TrapConfig{breakpoints_, hw_breakpoints_, watchpoints_, catch_syscalls_, pass_signals_};
 }
 
@@ -105,13 +77,9 @@ std::optional<TargetStop> ReplayTimeline::continue_backward_listed() {
   // Stopped at a hit an earlier search listed (gdb resumes backwards after
   // each hit of a conditional breakpoint whose condition is false): the hit
   // before it is the listed one before, found without searching again.
-  std::optional<std::size_t> k = cached_hit_before();
-  if (!k) return std::nullopt;
-  HitList& list = hit_list_.value();
-  ++listed_hits_served_;
-  list.at = *k;
-  list.stepped_off.reset();
-  const Candidate& hit = list.hits[*k];
+  const Candidate* listed = hit_list_.take_before(trap_config(), position(), [this] { return registers(0).ip(); });
+  if (!listed) return std::nullopt;
+  const Candidate& hit = *listed;
   // gdb's step back off the hit after it counted the steps from this one
   // and cached them (it is where that count began): no seek.
   if (hit.stop.kind == TargetStop::Kind::Breakpoint && cached_landing(hit.mark, hit.stop.tid)) {
@@ -134,13 +102,12 @@ TargetStop ReplayTimeline::continue_backward(const std::function<bool()>& interr
     // After the first search, `end` is the checkpoint that search started
     // from: a stop right there was not seen by it (the session started
     // past the trap or event that leads there).
-    HitList list{trap_config()};
+    std::deque<Candidate> listed;
     BackwardSearch::End included = end != mark_ ? BackwardSearch::End::Included : BackwardSearch::End::Excluded;
-    BackwardSearch::Result found = BackwardSearch(*this, *cp, end, included, &list.hits).run(interrupted);
+    BackwardSearch::Result found = BackwardSearch(*this, *cp, end, included, &listed).run(interrupted);
     if (found.interrupted) return make_stop(TargetStop::Kind::Interrupted);
     if (found.hit) {
-      list.at = list.hits.size() - 1;  // the hit returned is the last listed
-      hit_list_ = std::move(list);
+      hit_list_.replace(trap_config(), std::move(listed));
       return land_backward(*found.hit);
     }
     end = cp->mark;
@@ -171,7 +138,7 @@ TargetStop ReplayTimeline::step_backward(pid_t thread, Landing landing) {
   std::optional<Mark> before = search_mark_before(mark_);
   if (!before) return make_stop(TargetStop::Kind::HistoryStart);
   uint32_t tid = static_cast<uint32_t>(thread);
-  note_step_back(from, *before);
+  hit_list_.note_step_back(from, *before);
   if (landing == Landing::Lazy) {
     // Counting the steps to a trap cached them: no seek back needed.
     if (const TrajectoryEntry* e = cached_landing(*before, thread)) {
@@ -186,7 +153,7 @@ TargetStop ReplayTimeline::step_backward(pid_t thread, Landing landing) {
     // The instruction before now is another thread's: `thread` ran none
     // since its last event, so its own previous instruction is there.
     // (At a forced position, the whole program's previous instruction.)
-    if (hit_list_) hit_list_->stepped_off.reset();  // another thread's instruction
+    hit_list_.forget_step_off();  // another thread's instruction
     std::optional<Mark> own = thread_instruction_before(tid, before->event, *before);
     if (!own) {
       seek(from);
