@@ -24,6 +24,7 @@
 #include "engine/timeline/diversion.h"
 #include "engine/timeline/hit_list.h"
 #include "engine/timeline/mark.h"
+#include "engine/timeline/timeline_approach.h"
 #include "engine/timeline/trajectory.h"
 
 namespace backstep {
@@ -135,8 +136,8 @@ class ReplayTimeline : public DebugTarget {
   // stretch as before (for comparisons in tests; also where the kernel has
   // no task clock). approaches() counts the approaches that got closer.
   enum class Approach { On, Off };
-  void set_approach(Approach use) { approach_ = use == Approach::On; }
-  uint64_t approaches() const { return approaches_; }
+  void set_approach(Approach use) { approach_.on = use == Approach::On; }
+  uint64_t approaches() const { return approach_.approaches; }
   // A forward continue through a long stretch leaves a copy on the way for
   // the first reverse-stepi back from its end (timeline_stretch.cc); Off
   // makes none (for comparisons in tests). stretch_copies_used() counts
@@ -149,6 +150,8 @@ class ReplayTimeline : public DebugTarget {
   // One backward search from a checkpoint (backward_search.h): it runs with
   // the timeline's helpers below.
   friend class BackwardSearch;
+  // One approach to a breakpoint's hit (timeline_approach.h).
+  friend class TrapApproach;
   using Checkpoint = CheckpointStore::Checkpoint;
   using Bound = CheckpointStore::Bound;
   using Where = CheckpointStore::Where;
@@ -222,13 +225,8 @@ class ReplayTimeline : public DebugTarget {
   // after `limit` steps (the replay then stands there, mark_ naming it).
   std::optional<uint64_t> count_steps(const Mark& p, const std::function<bool(const ReplayStop&)>& reached,
                                       const ReplaySession::Resume& how, uint64_t limit);
-  // A long stretch before a breakpoint's hit (timeline_approach.cc). From
-  // `from`, where the replay stands, a later position before the next
-  // execution of `addr` (by the thread that runs) and closer to it, found
-  // at the program's own speed: nullopt where the kernel cannot help.
-  // A stretch of less CPU time than a threshold is declined (stepping it
-  // whole caches all its positions) unless `force`.
-  std::optional<Mark> approach_trap(const Mark& from, uint64_t addr, bool force);
+  // Whether a long stretch before a breakpoint's hit can be approached at
+  // the program's own speed (a TrapApproach, timeline_approach.h).
   bool approach_available() const;
   // The instruction before the next execution of `addr` from `p` (the
   // last anchor of a position): where the replay stands after stepping
@@ -335,9 +333,7 @@ class ReplayTimeline : public DebugTarget {
   bool kernel_counting_ = HitCounter::enabled();
   uint64_t counted_walks_ = 0;
   uint64_t counted_searches_ = 0;
-  bool approach_ = true;
-  std::map<uint64_t, uint64_t> pass_steps_;  // breakpoint address -> steps of its last pass counted back
-  uint64_t approaches_ = 0;
+  ApproachState approach_;  // timeline_approach.h
   // The latest forward continue's stretch (timeline_stretch.cc).
   struct Stretch {
     Mark from;                            // where the run through it began

@@ -14,6 +14,7 @@
 #include "engine/core/signals.h"
 #include "engine/timeline/backward_search.h"
 #include "engine/timeline/replay_timeline.h"
+#include "engine/timeline/timeline_approach.h"
 
 namespace backstep {
 namespace {
@@ -269,9 +270,10 @@ std::pair<Mark, uint64_t> ReplayTimeline::steps_to_trap(const Mark& p, uint64_t 
       if (std::optional<uint64_t> n = count_steps(base, reached, how, limit)) return {base, *n};
     }
     if (round == kMaxApproachRounds || (!may_approach && last_try)) steps_or_give_up(std::nullopt);
-    bool force = !may_approach;
-    std::optional<Mark> closer = approach_trap(mark_, addr, force);
-    if (force) last_try = true;
+    TrapApproach::ShortStretch short_stretch =
+        may_approach ? TrapApproach::ShortStretch::Decline : TrapApproach::ShortStretch::Approach;
+    std::optional<Mark> closer = TrapApproach(*this, mark_, addr, short_stretch).run();
+    if (short_stretch == TrapApproach::ShortStretch::Approach) last_try = true;
     base = closer ? *closer : mark_;
     may_approach = closer.has_value();
   }
@@ -280,8 +282,8 @@ std::pair<Mark, uint64_t> ReplayTimeline::steps_to_trap(const Mark& p, uint64_t 
 std::optional<Mark> ReplayTimeline::batched_before(const Mark& at) {
   if (trajectory_use_ != TrajectoryUse::On || at.steps != 0 || at.at_event || at.anchors.empty()) return std::nullopt;
   const Anchor& a = at.anchors.back();
-  auto known = pass_steps_.find(a.addr());
-  if (a.kind != Anchor::Kind::Breakpoint || a.count < 3 || known == pass_steps_.end()) return std::nullopt;
+  auto known = approach_.pass_steps.find(a.addr());
+  if (a.kind != Anchor::Kind::Breakpoint || a.count < 3 || known == approach_.pass_steps.end()) return std::nullopt;
   uint64_t batch = std::min<uint64_t>({a.count - 1, kMaxBatchPasses,
                                        std::max<uint64_t>(1, kBatchSteps / std::max<uint64_t>(1, known->second))});
   if (batch < 2) return std::nullopt;
@@ -313,7 +315,7 @@ std::optional<Mark> ReplayTimeline::batched_before(const Mark& at) {
     }
     // The next hit: this pass is cached whole.
     trajectory_.end(true);
-    pass_steps_[a.addr()] = steps;
+    approach_.pass_steps[a.addr()] = steps;
     if (++passes == batch) {
       checkpoints_.thin();
       Mark before = base;
@@ -388,7 +390,7 @@ std::optional<Mark> ReplayTimeline::search_mark_before(const Mark& at) {
       // (timeline_approach.cc).
       Mark from = p;
       std::tie(p, n) = steps_to_trap(p, a.addr(), runs);
-      if (same_trap_before && p == from) pass_steps_[a.addr()] = n;
+      if (same_trap_before && p == from) approach_.pass_steps[a.addr()] = n;
     }
     // mark_ stays the name count_steps gave: it is the same instruction as
     // `at`, but a breakpoint there counts as not hit yet.
