@@ -24,6 +24,7 @@
 #include "engine/timeline/diversion.h"
 #include "engine/timeline/hit_list.h"
 #include "engine/timeline/mark.h"
+#include "engine/timeline/stretch_copy.h"
 #include "engine/timeline/timeline_approach.h"
 #include "engine/timeline/trajectory.h"
 
@@ -139,12 +140,14 @@ class ReplayTimeline : public DebugTarget {
   void set_approach(Approach use) { approach_.on = use == Approach::On; }
   uint64_t approaches() const { return approach_.approaches; }
   // A forward continue through a long stretch leaves a copy on the way for
-  // the first reverse-stepi back from its end (timeline_stretch.cc); Off
+  // the first reverse-stepi back from its end (stretch_copy.h); Off
   // makes none (for comparisons in tests). stretch_copies_used() counts
   // the approaches that started from one.
   enum class StretchCopies { On, Off };
-  void set_stretch_copies(StretchCopies use) { stretch_copies_ = use == StretchCopies::On; }
-  uint64_t stretch_copies_used() const { return stretch_copies_used_; }
+  void set_stretch_copies(StretchCopies use) {
+    stretch_.set_use(use == StretchCopies::On ? StretchCopy::Use::On : StretchCopy::Use::Off);
+  }
+  uint64_t stretch_copies_used() const { return stretch_.used(); }
 
  private:
   // One backward search from a checkpoint (backward_search.h): it runs with
@@ -163,22 +166,6 @@ class ReplayTimeline : public DebugTarget {
   // Runs until a user stop, or (with `until_turn_of`) until that thread is
   // the one due to run: then the result is a Step stop.
   TargetStop continue_forward(const std::function<bool()>& interrupted, pid_t until_turn_of = 0);
-  // Copies a forward continue leaves inside a long stretch without events
-  // on its way to a breakpoint's hit, for the first reverse-stepi back
-  // from that hit (timeline_stretch.cc). begin_stretch() starts a stretch
-  // at mark_ (the previous one's copy goes); the resume's poll asks
-  // stretch_copy_due(), and at the Interrupted stop that follows,
-  // take_stretch_copy() forks the copy; end_stretch() says where the run
-  // stopped: a breakpoint's address keeps the copy, 0 drops it.
-  void begin_stretch();
-  bool stretch_copy_due();
-  bool stretch_copy_asked() const { return stretch_.asked; }
-  void take_stretch_copy();
-  void end_stretch(uint64_t hit);
-  // Whether the copy lies between `from` and the first execution of `addr`
-  // after it; stretch_copy_for() hands it over.
-  bool has_stretch_copy(const Mark& from, uint64_t addr) const;
-  std::unique_ptr<ReplaySession> stretch_copy_for(const Mark& from, uint64_t addr);
   // Steps `thread` (0: the thread due to run); the others run as recorded
   // until its turn, and stop there at a breakpoint or watchpoint.
   TargetStop step_forward(pid_t thread, const std::function<bool()>& interrupted);
@@ -334,19 +321,9 @@ class ReplayTimeline : public DebugTarget {
   uint64_t counted_walks_ = 0;
   uint64_t counted_searches_ = 0;
   ApproachState approach_;  // timeline_approach.h
-  // The latest forward continue's stretch (timeline_stretch.cc).
-  struct Stretch {
-    Mark from;                            // where the run through it began
-    uint64_t hit = 0;                     // the breakpoint it stopped at (0: not yet)
-    std::unique_ptr<ReplaySession> copy;  // the last copy made on the way
-    Clock::time_point began;              // the run's wall-clock start
-    Clock::duration forks{};              // spent forking copies
-    Clock::duration due{};                // run time at which the next copy is due
-    bool asked = false;                   // a stop for a copy was requested
-  };
-  Stretch stretch_;
-  bool stretch_copies_ = true;
-  uint64_t stretch_copies_used_ = 0;
+  // The latest forward continue's stretch and the copy it left on the way
+  // (stretch_copy.h).
+  StretchCopy stretch_;
   // Walks the rest of a breakpoint leg with counted stops (timeline_counting.cc);
   // false (nothing done) where the kernel refuses.
   bool walk_counted(ReplaySession& session, const Anchor& a, uint64_t done, uint64_t n,

@@ -213,10 +213,9 @@ TrapApproach::Timed TrapApproach::time() {
   // stretch before the hit); the later runs stop at half the rest, then
   // half what is left...
   // The forward continue that reached the hit left a copy on the way
-  // (timeline_stretch.cc): the first run starts there.
-  if (std::unique_ptr<ReplaySession> copy = t_.stretch_copy_for(from_, addr_)) {
+  // (stretch_copy.h): the first run starts there.
+  if (std::unique_ptr<ReplaySession> copy = t_.stretch_.copy_for(from_, addr_)) {
     keep(*copy);
-    ++t_.stretch_copies_used_;
     BS_LOG(Replay, "approach: from the forward run's copy at " << start_.describe());
   }
   for (int round = 0; round < kMaxTimedRuns && (!known_ || rest_ > time_floor()); ++round) {

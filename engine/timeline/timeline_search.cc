@@ -264,8 +264,8 @@ std::pair<Mark, uint64_t> ReplayTimeline::steps_to_trap(const Mark& p, uint64_t 
   for (int round = 0;; ++round) {
     uint64_t limit = may_approach ? kStepsBeforeApproach : kMaxStepsBack;
     // Where the forward continue to this hit left a copy on its way
-    // (timeline_stretch.cc), the stretch is long: no steps first.
-    bool long_stretch = round == 0 && mark_ == base && has_stretch_copy(base, addr);
+    // (stretch_copy.h), the stretch is long: no steps first.
+    bool long_stretch = round == 0 && mark_ == base && stretch_.has_copy_for(base, addr);
     if (!long_stretch) {
       if (std::optional<uint64_t> n = count_steps(base, reached, how, limit)) return {base, *n};
     }
