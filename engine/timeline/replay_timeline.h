@@ -4,12 +4,14 @@
 //
 // Reverse execution restores a checkpoint before the current position and
 // replays forward with the breakpoints armed, remembering the last hit
-// before now (see timeline_search.cc). Positions are Marks: exact without a
-// hardware counter.
+// before now (timeline_search.cc; one such search is a BackwardSearch,
+// backward_search.h). Positions are Marks: exact without a hardware
+// counter. What the reverse moves keep between them has owners of its own:
+// the last search's hits (HitList), the approaches' state (ApproachState)
+// and the forward continue's copy (StretchCopy).
 #pragma once
 
 #include <chrono>
-#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -328,9 +330,10 @@ class ReplayTimeline : public DebugTarget {
   // false (nothing done) where the kernel refuses.
   bool walk_counted(ReplaySession& session, const Anchor& a, uint64_t done, uint64_t n,
                     const std::function<void(uint64_t)>& leave_checkpoint);
-  // A backward search with the user's breakpoints counted by the kernel
-  // instead of stopped at (timeline_counting.cc), where it can: no
-  // watchpoints, and no more breakpoints than debug registers.
+  // A backward search (backward_search.h) with the user's breakpoints
+  // counted by the kernel instead of stopped at (timeline_counting.cc),
+  // where it can: no watchpoints, and no more breakpoints than debug
+  // registers.
   struct HitTally {
     std::map<std::pair<uint32_t, uint64_t>, uint64_t> taken;  // (tid, address) -> hits made candidates
   };
