@@ -171,7 +171,7 @@ BOOST_AUTO_TEST_CASE(an_approach_with_few_checkpoints_keeps_within_them,
 
 // A forward continue through a longer stretch (~40 million instructions,
 // 10-20 ms here) leaves a copy on its way (engine/timeline/
-// timeline_stretch.cc), and the first reverse-stepi back from the hit
+// stretch_copy.cc), and the first reverse-stepi back from the hit
 // approaches from that copy instead of the stretch's start. Both must land
 // on the same instructions, step after step, and agree after a
 // reverse-continue from there and a continue back.

@@ -1,5 +1,5 @@
 // Reverse-continue answered from the hits an earlier backward search listed
-// (timeline_search.cc, HitList): the landings must be exactly those of a
+// (HitList, engine/timeline/hit_list.h): the landings must be exactly those of a
 // forward replay, hit for hit, whether the client steps back off each hit
 // first (as gdb does after a conditional breakpoint's false condition) or
 // not, and a change of breakpoints must make the timeline search again.

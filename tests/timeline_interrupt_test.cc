@@ -212,7 +212,7 @@ BOOST_AUTO_TEST_CASE(interrupts_across_counted_hand_overs_keep_every_hit) {
 }
 
 // The same at the replay session's own level, where a forward continue's
-// copies stop the program (timeline_stretch.cc): a stop asked for every
+// copies stop the program (stretch_copy.cc): a stop asked for every
 // millisecond of the run, hundreds of them inside the runs to the counted
 // positions.
 BOOST_AUTO_TEST_CASE(a_stop_every_millisecond_keeps_the_counted_positions_exact) {

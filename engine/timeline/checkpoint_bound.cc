@@ -33,7 +33,7 @@ uint64_t depth(const Mark& m) {
 
 std::optional<std::size_t> CheckpointStore::eviction_victim(std::size_t allowed) const {
   std::vector<std::size_t> boundary, inner, state;  // the evictable ones, by kind
-  std::size_t automatic = held_elsewhere();  // a stretch's copy (timeline_stretch.cc) counts
+  std::size_t automatic = held_elsewhere();  // a stretch's copy (stretch_copy.cc) counts
   for (std::size_t i = 1; i < list_.size(); ++i) {
     const Checkpoint& cp = list_[i];
     if (cp.id > 0) continue;

@@ -63,7 +63,7 @@ class CheckpointStore {
 
   // `memory_limit_kib`: the bound on the automatic checkpoints' memory.
   // `held_elsewhere`: how many automatic checkpoints live outside the store
-  // (a forward continue's copy, timeline_stretch.cc): they count towards
+  // (a forward continue's copy, stretch_copy.cc): they count towards
   // the bound, so room is made for them too.
   explicit CheckpointStore(uint64_t memory_limit_kib, std::function<std::size_t()> held_elsewhere = {});
 

@@ -21,7 +21,7 @@ namespace backstep {
 namespace {
 
 // A continue's wait for the program wakes this often: a copy in a long
-// stretch may be due (timeline_stretch.cc); each wake-up costs a few
+// stretch may be due (stretch_copy.h); each wake-up costs a few
 // microseconds of backstep's time.
 constexpr std::chrono::milliseconds kStretchPoll{1};
 // How soon a client's ^C is noticed while the program runs: each poll is a
@@ -53,7 +53,7 @@ uint64_t ReplayTimeline::start_event(const std::string& trace_dir, const Debugge
 
 ReplayTimeline::ReplayTimeline(const std::string& trace_dir, DebuggeeChoice choice)
     : trace_dir_(trace_dir),
-      checkpoints_(default_checkpoint_memory_limit_kib(), [this] { return std::size_t{stretch_.copy ? 1u : 0u}; }) {
+      checkpoints_(default_checkpoint_memory_limit_kib(), [this] { return std::size_t{stretch_.holds_copy() ? 1u : 0u}; }) {
   ReplayOptions options;
   options.echo_stdio = false;
   uint64_t start = start_event(trace_dir, choice);
@@ -518,7 +518,7 @@ TargetStop ReplayTimeline::continue_forward(const std::function<bool()>& interru
   std::function<bool()> poll;
   if (interrupted) poll = [&] { return wanted = wanted || interrupted(); };
   // The run wakes every kStretchPoll to see whether a copy in the stretch
-  // is due (timeline_stretch.cc), and asks the client every kClientPoll.
+  // is due (stretch_copy.h), and asks the client every kClientPoll.
   Clock::time_point client_asked = Clock::now();
   auto poll_run = [&] {
     if (wanted) return true;
@@ -526,15 +526,15 @@ TargetStop ReplayTimeline::continue_forward(const std::function<bool()>& interru
       client_asked = Clock::now();
       if (poll()) return true;
     }
-    return stretch_copy_due();
+    return stretch_.copy_due([this] { return approach_available(); });
   };
-  begin_stretch();
+  stretch_.begin(mark_);
   // After a copy the program stands inside the stretch, not at mark_: a
   // client's ^C is then served by stop_at_interrupt(), which names it.
   bool mid_stretch = false;
   for (;;) {
     if (!std::exchange(mid_stretch, false) && poll && poll()) {
-      end_stretch(0);
+      stretch_.end(0);
       current_->set_echo(false);
       return make_stop(TargetStop::Kind::Interrupted);
     }
@@ -544,41 +544,41 @@ TargetStop ReplayTimeline::continue_forward(const std::function<bool()>& interru
                                      .interrupted = poll_run,
                                      .poll_period = kStretchPoll,
                                      .traps = user_traps()});
-    if (s.kind != ReplayStop::Kind::Interrupted) stretch_.asked = false;  // a request crossed by a stop is dropped
+    if (s.kind != ReplayStop::Kind::Interrupted) stretch_.drop_request();  // a request crossed by a stop is dropped
     switch (s.kind) {
       case ReplayStop::Kind::Interrupted:
-        if (!wanted && stretch_copy_asked()) {
-          take_stretch_copy();
+        if (!wanted && stretch_.asked()) {
+          stretch_.take(*current_, breakpoints_, checkpoints_);
           if (!(poll && poll())) {
             mid_stretch = true;
             continue;
           }
         }
-        end_stretch(0);
+        stretch_.end(0);
         return stop_at_interrupt();
       case ReplayStop::Kind::EventPending:
-        end_stretch(0);
+        stretch_.end(0);
         current_->set_echo(false);
         mark_ = Mark{current_->next_event(), {}, 0, true};
         return pending_stop(*current_->peek_next());
       case ReplayStop::Kind::EventReplayed:
         mark_ = Mark{current_->next_event(), {}, 0};
         end_reported_ = false;
-        begin_stretch();
+        stretch_.begin(mark_);
         if (auto stop = user_trap(s, *current_)) {
-          end_stretch(0);
+          stretch_.end(0);
           current_->set_echo(false);
           return *stop;
         }
         checkpoints_.add_if_due(mark_, fork_of(*current_));
         if (until_turn_of != 0 && current_->next_thread() == static_cast<uint32_t>(until_turn_of)) {
-          end_stretch(0);
+          stretch_.end(0);
           current_->set_echo(false);
           return make_stop(TargetStop::Kind::Step);
         }
         continue;
       case ReplayStop::Kind::Breakpoint: {
-        end_stretch(s.address);
+        stretch_.end(s.address);
         Anchor a;
         a.watch.addr = s.address;
         mark_ = after_forward_hit(a);
@@ -587,7 +587,7 @@ TargetStop ReplayTimeline::continue_forward(const std::function<bool()>& interru
         return stop;
       }
       case ReplayStop::Kind::Watchpoint: {
-        end_stretch(0);
+        stretch_.end(0);
         if (s.by_kernel) {
           mark_ = Mark{current_->next_event(), {}, 0};
         } else {
@@ -604,7 +604,7 @@ TargetStop ReplayTimeline::continue_forward(const std::function<bool()>& interru
         continue;
       case ReplayStop::Kind::ProgramEnd:
       case ReplayStop::Kind::TraceEnd:
-        end_stretch(0);
+        stretch_.end(0);
         current_->set_echo(false);
         mark_ = end_mark();
         return stop_at_program_end();

@@ -4,12 +4,14 @@
 //
 // Reverse execution restores a checkpoint before the current position and
 // replays forward with the breakpoints armed, remembering the last hit
-// before now (see timeline_search.cc). Positions are Marks: exact without a
-// hardware counter.
+// before now (timeline_search.cc; one such search is a BackwardSearch,
+// backward_search.h). Positions are Marks: exact without a hardware
+// counter. What the reverse moves keep between them has owners of its own:
+// the last search's hits (HitList), the approaches' state (ApproachState)
+// and the forward continue's copy (StretchCopy).
 #pragma once
 
 #include <chrono>
-#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -22,7 +24,10 @@
 #include "engine/timeline/checkpoint_store.h"
 #include "engine/timeline/debug_target.h"
 #include "engine/timeline/diversion.h"
+#include "engine/timeline/hit_list.h"
 #include "engine/timeline/mark.h"
+#include "engine/timeline/stretch_copy.h"
+#include "engine/timeline/timeline_approach.h"
 #include "engine/timeline/trajectory.h"
 
 namespace backstep {
@@ -45,6 +50,8 @@ uint64_t default_checkpoint_memory_limit_kib();
 // Forks `from` for a new checkpoint, which then clones that fork and costs
 // what its processes hold (checkpoint_memory.cc).
 CheckpointStore::Fork fork_of(ReplaySession& from);
+
+class BackwardSearch;
 
 class ReplayTimeline : public DebugTarget {
  public:
@@ -116,7 +123,7 @@ class ReplayTimeline : public DebugTarget {
   void set_trajectory_use(TrajectoryUse use);
   const Trajectory& trajectory() const { return trajectory_; }
   // Reverse-continues answered from the last search's list of hits.
-  uint64_t listed_hits_served() const { return listed_hits_served_; }
+  uint64_t listed_hits_served() const { return hit_list_.served(); }
   // Breakpoint hits counted by the kernel while walking to a position and
   // while searching backwards (engine/core/hit_counter.h), or stopped at
   // one by one with int3 (Off: for comparisons in tests; also where the
@@ -132,24 +139,27 @@ class ReplayTimeline : public DebugTarget {
   // stretch as before (for comparisons in tests; also where the kernel has
   // no task clock). approaches() counts the approaches that got closer.
   enum class Approach { On, Off };
-  void set_approach(Approach use) { approach_ = use == Approach::On; }
-  uint64_t approaches() const { return approaches_; }
+  void set_approach(Approach use) { approach_.on = use == Approach::On; }
+  uint64_t approaches() const { return approach_.approaches; }
   // A forward continue through a long stretch leaves a copy on the way for
-  // the first reverse-stepi back from its end (timeline_stretch.cc); Off
+  // the first reverse-stepi back from its end (stretch_copy.h); Off
   // makes none (for comparisons in tests). stretch_copies_used() counts
   // the approaches that started from one.
   enum class StretchCopies { On, Off };
-  void set_stretch_copies(StretchCopies use) { stretch_copies_ = use == StretchCopies::On; }
-  uint64_t stretch_copies_used() const { return stretch_copies_used_; }
+  void set_stretch_copies(StretchCopies use) {
+    stretch_.set_use(use == StretchCopies::On ? StretchCopy::Use::On : StretchCopy::Use::Off);
+  }
+  uint64_t stretch_copies_used() const { return stretch_.used(); }
 
  private:
+  // One backward search from a checkpoint (backward_search.h): it runs with
+  // the timeline's helpers below.
+  friend class BackwardSearch;
+  // One approach to a breakpoint's hit (timeline_approach.h).
+  friend class TrapApproach;
   using Checkpoint = CheckpointStore::Checkpoint;
   using Bound = CheckpointStore::Bound;
   using Where = CheckpointStore::Where;
-  struct Candidate {
-    Mark mark;
-    TargetStop stop;
-  };
   using Clock = std::chrono::steady_clock;
 
   TargetStop run(const ResumeRequest& request, const std::function<bool()>& interrupted);
@@ -158,22 +168,6 @@ class ReplayTimeline : public DebugTarget {
   // Runs until a user stop, or (with `until_turn_of`) until that thread is
   // the one due to run: then the result is a Step stop.
   TargetStop continue_forward(const std::function<bool()>& interrupted, pid_t until_turn_of = 0);
-  // Copies a forward continue leaves inside a long stretch without events
-  // on its way to a breakpoint's hit, for the first reverse-stepi back
-  // from that hit (timeline_stretch.cc). begin_stretch() starts a stretch
-  // at mark_ (the previous one's copy goes); the resume's poll asks
-  // stretch_copy_due(), and at the Interrupted stop that follows,
-  // take_stretch_copy() forks the copy; end_stretch() says where the run
-  // stopped: a breakpoint's address keeps the copy, 0 drops it.
-  void begin_stretch();
-  bool stretch_copy_due();
-  bool stretch_copy_asked() const { return stretch_.asked; }
-  void take_stretch_copy();
-  void end_stretch(uint64_t hit);
-  // Whether the copy lies between `from` and the first execution of `addr`
-  // after it; stretch_copy_for() hands it over.
-  bool has_stretch_copy(const Mark& from, uint64_t addr) const;
-  std::unique_ptr<ReplaySession> stretch_copy_for(const Mark& from, uint64_t addr);
   // Steps `thread` (0: the thread due to run); the others run as recorded
   // until its turn, and stop there at a breakpoint or watchpoint.
   TargetStop step_forward(pid_t thread, const std::function<bool()>& interrupted);
@@ -220,13 +214,8 @@ class ReplayTimeline : public DebugTarget {
   // after `limit` steps (the replay then stands there, mark_ naming it).
   std::optional<uint64_t> count_steps(const Mark& p, const std::function<bool(const ReplayStop&)>& reached,
                                       const ReplaySession::Resume& how, uint64_t limit);
-  // A long stretch before a breakpoint's hit (timeline_approach.cc). From
-  // `from`, where the replay stands, a later position before the next
-  // execution of `addr` (by the thread that runs) and closer to it, found
-  // at the program's own speed: nullopt where the kernel cannot help.
-  // A stretch of less CPU time than a threshold is declined (stepping it
-  // whole caches all its positions) unless `force`.
-  std::optional<Mark> approach_trap(const Mark& from, uint64_t addr, bool force);
+  // Whether a long stretch before a breakpoint's hit can be approached at
+  // the program's own speed (a TrapApproach, timeline_approach.h).
   bool approach_available() const;
   // The instruction before the next execution of `addr` from `p` (the
   // last anchor of a position): where the replay stands after stepping
@@ -287,41 +276,12 @@ class ReplayTimeline : public DebugTarget {
   // A watch stop inside the preload library's copy of a buffered call's
   // outputs moves to the call's boundary (replay_timeline.cc).
   void out_of_buffered_call(TargetStop& stop, RunDirection direction);
-  // The backwards search (timeline_search.cc). A stop exactly at `to`
-  // counts when `to_included`: `to` is then a checkpoint the search went on
-  // from (the user's position is later), not where the user stands.
-  // With `all`, every candidate found on the way is appended there too (the
-  // most recent checkpoint_policy::kHitListSize).
-  std::optional<Candidate> last_hit_between(const Checkpoint& from, const Mark& to,
-                                            const std::function<bool()>& interrupted, bool& was_interrupted,
-                                            bool to_included = false, std::deque<Candidate>* all = nullptr);
-  // What decides which stops a search finds.
-  struct TrapConfig {
-    std::set<uint64_t> breakpoints, hw_breakpoints;
-    std::vector<Watchpoint> watchpoints;
-    std::optional<std::set<int>> catch_syscalls;
-    std::set<int> pass_signals;
-    bool operator==(const TrapConfig&) const = default;
-  };
+  // What decides which stops a search finds (hit_list.h): the hit list
+  // answers only for the traps it was searched with.
   TrapConfig trap_config() const;
-  // The hits the last successful backward search listed, for the traps it
-  // searched with. A reverse-continue from the listed hit the user stands
-  // at (or from the instruction just before it, where gdb's step off the
-  // breakpoint left it) lands on the listed hit before, without searching
-  // again: gdb resumes backwards after every hit of a conditional
-  // breakpoint whose condition is false.
-  struct HitList {
-    TrapConfig traps;
-    std::deque<Candidate> hits;
-    std::size_t at = 0;                // the listed hit the user was brought to last
-    std::optional<Mark> stepped_off;   // where a step back from hits[at] landed
-  };
-  // The index of the listed hit to land on from here, if the list answers.
-  std::optional<std::size_t> cached_hit_before();
-  // A reverse-continue answered from the list, if it can be.
+  // A reverse-continue answered from the last search's list of hits
+  // (hit_list_), if it can be.
   std::optional<TargetStop> continue_backward_listed();
-  // A reverse step from `from` landed on `landed`.
-  void note_step_back(const Mark& from, const Mark& landed);
   // Moves to a hit found going backwards (before a watched write).
   TargetStop land_backward(const Candidate& hit);
   // The trajectory cache's entry at `m` when a reverse move may land there
@@ -355,37 +315,25 @@ class ReplayTimeline : public DebugTarget {
   // The checkpoints, the start of history first (checkpoint_store.h); a
   // forward continue's copy (stretch_) counts towards their bound.
   CheckpointStore checkpoints_;
-  std::optional<HitList> hit_list_;  // the last backward search's hits
-  uint64_t listed_hits_served_ = 0;  // reverse-continues answered from such lists
+  HitList hit_list_;  // the last backward search's hits (hit_list.h)
 
   Trajectory trajectory_;
   TrajectoryUse trajectory_use_ = TrajectoryUse::On;
   bool kernel_counting_ = HitCounter::enabled();
   uint64_t counted_walks_ = 0;
   uint64_t counted_searches_ = 0;
-  bool approach_ = true;
-  std::map<uint64_t, uint64_t> pass_steps_;  // breakpoint address -> steps of its last pass counted back
-  uint64_t approaches_ = 0;
-  // The latest forward continue's stretch (timeline_stretch.cc).
-  struct Stretch {
-    Mark from;                            // where the run through it began
-    uint64_t hit = 0;                     // the breakpoint it stopped at (0: not yet)
-    std::unique_ptr<ReplaySession> copy;  // the last copy made on the way
-    Clock::time_point began;              // the run's wall-clock start
-    Clock::duration forks{};              // spent forking copies
-    Clock::duration due{};                // run time at which the next copy is due
-    bool asked = false;                   // a stop for a copy was requested
-  };
-  Stretch stretch_;
-  bool stretch_copies_ = true;
-  uint64_t stretch_copies_used_ = 0;
+  ApproachState approach_;  // timeline_approach.h
+  // The latest forward continue's stretch and the copy it left on the way
+  // (stretch_copy.h).
+  StretchCopy stretch_;
   // Walks the rest of a breakpoint leg with counted stops (timeline_counting.cc);
   // false (nothing done) where the kernel refuses.
   bool walk_counted(ReplaySession& session, const Anchor& a, uint64_t done, uint64_t n,
                     const std::function<void(uint64_t)>& leave_checkpoint);
-  // A backward search with the user's breakpoints counted by the kernel
-  // instead of stopped at (timeline_counting.cc), where it can: no
-  // watchpoints, and no more breakpoints than debug registers.
+  // A backward search (backward_search.h) with the user's breakpoints
+  // counted by the kernel instead of stopped at (timeline_counting.cc),
+  // where it can: no watchpoints, and no more breakpoints than debug
+  // registers.
   struct HitTally {
     std::map<std::pair<uint32_t, uint64_t>, uint64_t> taken;  // (tid, address) -> hits made candidates
   };

@@ -41,6 +41,8 @@
 // with a breakpoint at its pc (timeline_interrupt.cc: limited, then a
 // clear error). Where the kernel has no task clock or counters, the caller
 // single-steps as before.
+#include "engine/timeline/timeline_approach.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -128,223 +130,247 @@ std::optional<uint64_t> stub_site(ReplaySession& s, uint64_t hit) {
 // threads_loop_reverse, kept out of the suite: the count drifts by a few
 // arrivals and a run passes the hit): not yet.
 bool ReplayTimeline::approach_available() const {
-  return approach_ && kernel_counting_ && TimeSampler::available();
+  return approach_.on && kernel_counting_ && TimeSampler::available();
 }
 
-std::optional<Mark> ReplayTimeline::approach_trap(const Mark& from, uint64_t addr, bool force) {
-  if (!approach_available() || from.at_event) return std::nullopt;
-  // Every run of the approach stops at the hit's breakpoint alone.
-  const std::set<uint64_t> hit_breakpoint{addr};
-  const ReplaySession::Resume run{.stop_after_event = true, .stop_before = always, .traps = Traps{hit_breakpoint, {}}};
-  // A resume that does not single-step. Where the replay single-stepped
-  // the program through a `pushf` (the library's trampoline saves the
-  // flags), the trap flag it pushed comes back with the `popf` and traps
-  // once more: a Step the program never asked for (nothing else sets TF
-  // in a replay). Cleared, the run goes on.
-  auto resume_free = [&](ReplaySession& s) {
-    for (;;) {
-      ReplayStop r = s.resume(run);
-      if (r.kind != ReplayStop::Kind::Step || r.event) return r;
-      Registers regs = s.registers();
-      if (!(regs.raw().eflags & kTrapFlag)) return r;
-      regs.raw().eflags &= ~kTrapFlag;
-      s.task().set_regs(regs);
-    }
-  };
-  // Runs `s` to the hit; returns its CPU time from where it stood.
-  auto run_to_hit = [&](ReplaySession& s, const char* what) {
-    ReplayStop r = resume_free(s);
-    BS_ASSERT(r.kind == ReplayStop::Kind::Breakpoint && r.address == addr && !r.event,
-              "approaching the hit at 0x" << std::hex << addr << " from " << from.describe() << std::dec << " ("
-                                          << what << "): stopped before it (kind " << static_cast<int>(r.kind)
-                                          << ")");
-  };
+TrapApproach::TrapApproach(ReplayTimeline& timeline, const Mark& from, uint64_t addr, ShortStretch short_stretch)
+    : t_(timeline),
+      from_(from),
+      addr_(addr),
+      short_stretch_(short_stretch),
+      hit_breakpoint_{addr},
+      run_{.stop_after_event = true, .stop_before = always, .traps = Traps{hit_breakpoint_, {}}},
+      start_(from) {}
 
-  // Stage 1: time.
-  Mark start = from;
-  // The CPU time from `start` to the hit: unknown until the first run,
-  // which stops every kFirstStopNs at first, then every quarter of the time
-  // it has run (the last stop is at most a fifth of the stretch before the
-  // hit); the later runs stop at half the rest, then half what is left...
-  uint64_t rest = 0;
-  bool known = false;
-  int kept = 0;  // the id of the checkpoint at `start`, once one is made here
-  // A copy where `start` is: the replay itself stands at `from`.
-  auto session_at_start = [&] {
-    if (start != from) return session_at(start);
-    std::unique_ptr<ReplaySession> s = current_->clone();
-    s->set_echo(false);
-    return s;
-  };
-  // Where the passes will be counted: by a stub at `stub_at` (from the
-  // place `start` stands on), else by a debug register.
-  std::optional<uint64_t> stub_at;
-  auto floor = [&] { return stub_at ? kStubTimeFloorNs : kTimeFloorNs; };
-  // A copy between `from` and the hit becomes the checkpoint to start from,
-  // named by its state (~1.3 ms here); the one it replaces goes.
-  auto keep = [&](ReplaySession& copy) {
-    Anchor a;
-    a.kind = Anchor::Kind::State;
-    a.state = state_here(copy);
-    a.watch.addr = copy.registers().ip();
-    // Named from `from`: no other checkpoint of this approach is needed
-    // to find it again.
-    Mark here = from.after_trap(a);
-    int id = add_state_checkpoint(here, copy);
-    if (kept) {
-      checkpoints_.evict_id(kept);
-    }
-    kept = id;
-    start = here;
-    stub_at = counting_stubs() ? stub_site(copy, addr) : std::nullopt;
-  };
+std::optional<Mark> TrapApproach::run() {
+  if (!t_.approach_available() || from_.at_event) return std::nullopt;
+  if (time() == Timed::Declined) return std::nullopt;
+  uint64_t passes = count_passes();
+  Mark to = passes > 1 ? passes_mark(passes) : start_;
+  if (to == from_) return std::nullopt;  // no nearer place: the caller steps on
+  BS_LOG(Replay, "approach: from " << from_.describe() << " to " << to.describe());
+  t_.seek(to);
+  ++t_.approach_.approaches;
+  return to;
+}
+
+// A resume that does not single-step. Where the replay single-stepped
+// the program through a `pushf` (the library's trampoline saves the
+// flags), the trap flag it pushed comes back with the `popf` and traps
+// once more: a Step the program never asked for (nothing else sets TF
+// in a replay). Cleared, the run goes on.
+ReplayStop TrapApproach::resume_free(ReplaySession& s) {
+  for (;;) {
+    ReplayStop r = s.resume(run_);
+    if (r.kind != ReplayStop::Kind::Step || r.event) return r;
+    Registers regs = s.registers();
+    if (!(regs.raw().eflags & kTrapFlag)) return r;
+    regs.raw().eflags &= ~kTrapFlag;
+    s.task().set_regs(regs);
+  }
+}
+
+void TrapApproach::run_to_hit(ReplaySession& s, const char* what) {
+  ReplayStop r = resume_free(s);
+  BS_ASSERT(r.kind == ReplayStop::Kind::Breakpoint && r.address == addr_ && !r.event,
+            "approaching the hit at 0x" << std::hex << addr_ << " from " << from_.describe() << std::dec << " ("
+                                        << what << "): stopped before it (kind " << static_cast<int>(r.kind)
+                                        << ")");
+}
+
+std::unique_ptr<ReplaySession> TrapApproach::session_at_start() {
+  if (start_ != from_) return t_.session_at(start_);
+  std::unique_ptr<ReplaySession> s = t_.current_->clone();
+  s->set_echo(false);
+  return s;
+}
+
+uint64_t TrapApproach::time_floor() const { return stub_at_ ? kStubTimeFloorNs : kTimeFloorNs; }
+
+// Named by its state (~1.3 ms here); the one it replaces goes.
+void TrapApproach::keep(ReplaySession& copy) {
+  Anchor a;
+  a.kind = Anchor::Kind::State;
+  a.state = state_here(copy);
+  a.watch.addr = copy.registers().ip();
+  // Named from `from_`: no other checkpoint of this approach is needed
+  // to find it again.
+  Mark here = from_.after_trap(a);
+  int id = t_.add_state_checkpoint(here, copy);
+  if (kept_) {
+    t_.checkpoints_.evict_id(kept_);
+  }
+  kept_ = id;
+  start_ = here;
+  stub_at_ = counting_stubs() ? stub_site(copy, addr_) : std::nullopt;
+}
+
+// Stage 1: time.
+TrapApproach::Timed TrapApproach::time() {
+  // The CPU time from `start_` to the hit (rest_) is unknown until the
+  // first run, which stops every kFirstStopNs at first, then every quarter
+  // of the time it has run (the last stop is at most a fifth of the
+  // stretch before the hit); the later runs stop at half the rest, then
+  // half what is left...
   // The forward continue that reached the hit left a copy on the way
-  // (timeline_stretch.cc): the first run starts there.
-  if (std::unique_ptr<ReplaySession> copy = stretch_copy_for(from, addr)) {
+  // (stretch_copy.h): the first run starts there.
+  if (std::unique_ptr<ReplaySession> copy = t_.stretch_.copy_for(from_, addr_)) {
     keep(*copy);
-    ++stretch_copies_used_;
-    BS_LOG(Replay, "approach: from the forward run's copy at " << start.describe());
+    BS_LOG(Replay, "approach: from the forward run's copy at " << start_.describe());
   }
-  for (int round = 0; round < kMaxTimedRuns && (!known || rest > floor()); ++round) {
-    std::unique_ptr<ReplaySession> s = session_at_start();
-    if (start != from) {
-      // A fresh copy's first touches of its pages (copy-on-write faults)
-      // count in its clock, tens of microseconds of it: the loop the
-      // checkpoint stands in runs once around first, unclocked.
-      uint64_t pc = s->registers().ip();
-      if (s->set_counted_stop(pc, 2)) {
-        ReplayStop r = resume_free(*s);
-        if (r.kind != ReplayStop::Kind::Breakpoint || r.address != pc || r.event) break;  // the hit came first
-      }
-    }
-    s->start_run_clock();
-    // The program's own CPU time: the clock less the forks of checkpoints
-    // (the kernel's work in the program's name).
-    uint64_t forks = 0;
-    auto ran = [&] { return s->run_time_ns() - forks; };
-    uint64_t forked_at = 0;
-    // A copy at the latest stop before the hit; named (its state digested,
-    // ~1.3 ms here) and made a checkpoint only once the run reached the
-    // hit, since only the last one stays.
-    std::unique_ptr<ReplaySession> latest;
-    for (;;) {
-      uint64_t left = rest > ran() ? rest - ran() : 0;
-      s->set_time_sample(!known                                   ? std::max(kFirstStopNs, ran() / 4)
-                         : left / 2 >= TimeSampler::kMinPeriodNs ? left / 2
-                                                                 : 0);
-      ReplayStop r = resume_free(*s);
-      if (r.kind != ReplayStop::Kind::Interrupted) break;
-      // A stop on the hit's own instruction is the hit itself (its int3 not
-      // run yet): not before it.
-      if (s->registers().ip() == addr) continue;
-      uint64_t before_fork = s->run_time_ns();
-      latest = s->clone();
-      forks += s->run_time_ns() - before_fork;
-      forked_at = ran();
-    }
-    s->set_time_sample(0);
-    BS_ASSERT(s->registers().ip() == addr, "approaching the hit at 0x" << std::hex << addr << " from "
-                                                                    << from.describe() << ": ran past it");
-    uint64_t total = ran();
-    uint64_t before = rest;
-    bool was_known = std::exchange(known, true);
-    if (!was_known) {
-      BS_LOG(Replay, "approach: " << total / 1000 << " us to the hit at 0x" << std::hex << addr << std::dec
-                                   << " from " << from.describe());
-      // Short enough to single-step whole: every position of it is then
-      // cached (timeline_lazy.cc), as a reverse-next back through a loop
-      // wants. (No stop fell: the first comes after kFirstStopNs.) Not
-      // from a forward run's copy: what lies before it is long.
-      if (total < kApproachMinNs && !force && start == from) return std::nullopt;
-    }
-    rest = total - forked_at;
-    if (latest) keep(*latest);
-    BS_LOG(Replay, "approach: " << before / 1000 << " us to the hit, now " << rest / 1000 << " us from "
-                                << start.describe());
-    if (was_known && !latest && rest >= before) break;  // no stop fell before the hit, and none will
+  for (int round = 0; round < kMaxTimedRuns && (!known_ || rest_ > time_floor()); ++round) {
+    Round r = timed_run();
+    if (r == Round::Declined) return Timed::Declined;
+    if (r == Round::Last) break;
   }
+  return Timed::Done;
+}
 
-  // Stage 2: passes through the instruction the nearest place stands on,
-  // counted by the kernel a chunk at a time: the copy at the last chunk's
-  // end becomes a checkpoint, so that the seek to the last pass walks at
-  // most a chunk of them again, not all (each costs a debug exception,
-  // ~3.5 us here: 18,000 passes are 60 ms).
+TrapApproach::Round TrapApproach::timed_run() {
   std::unique_ptr<ReplaySession> s = session_at_start();
-  uint32_t runs = s->next_thread();
-  uint64_t x = s->thread_registers(runs).ip();
-  if (stub_at) x = *stub_at;
-  // "X x n" from `start`.
-  auto passes_mark = [&](uint64_t n) {
-    Anchor bp;
-    bp.watch.addr = x;
-    Mark m = start.after_trap(bp);
-    BS_ASSERT(m.anchors.size() == start.anchors.size() + 1, "approach: " << m.describe() << " merged a leg");
-    m.anchors.back().count = n;
-    return m;
-  };
+  if (start_ != from_) {
+    // A fresh copy's first touches of its pages (copy-on-write faults)
+    // count in its clock, tens of microseconds of it: the loop the
+    // checkpoint stands in runs once around first, unclocked.
+    uint64_t pc = s->registers().ip();
+    if (s->set_counted_stop(pc, 2)) {
+      ReplayStop r = resume_free(*s);
+      if (r.kind != ReplayStop::Kind::Breakpoint || r.address != pc || r.event) return Round::Last;  // the hit came first
+    }
+  }
+  s->start_run_clock();
+  // The program's own CPU time: the clock less the forks of checkpoints
+  // (the kernel's work in the program's name).
+  uint64_t forks = 0;
+  auto ran = [&] { return s->run_time_ns() - forks; };
+  uint64_t forked_at = 0;
+  // A copy at the latest stop before the hit; named (its state digested,
+  // ~1.3 ms here) and made a checkpoint only once the run reached the
+  // hit, since only the last one stays.
+  std::unique_ptr<ReplaySession> latest;
+  for (;;) {
+    uint64_t left = rest_ > ran() ? rest_ - ran() : 0;
+    s->set_time_sample(!known_                                  ? std::max(kFirstStopNs, ran() / 4)
+                       : left / 2 >= TimeSampler::kMinPeriodNs ? left / 2
+                                                               : 0);
+    ReplayStop r = resume_free(*s);
+    if (r.kind != ReplayStop::Kind::Interrupted) break;
+    // A stop on the hit's own instruction is the hit itself (its int3 not
+    // run yet): not before it.
+    if (s->registers().ip() == addr_) continue;
+    uint64_t before_fork = s->run_time_ns();
+    latest = s->clone();
+    forks += s->run_time_ns() - before_fork;
+    forked_at = ran();
+  }
+  s->set_time_sample(0);
+  BS_ASSERT(s->registers().ip() == addr_, "approaching the hit at 0x" << std::hex << addr_ << " from "
+                                                                   << from_.describe() << ": ran past it");
+  uint64_t total = ran();
+  uint64_t before = rest_;
+  bool was_known = std::exchange(known_, true);
+  if (!was_known) {
+    BS_LOG(Replay, "approach: " << total / 1000 << " us to the hit at 0x" << std::hex << addr_ << std::dec
+                                 << " from " << from_.describe());
+    // Short enough to single-step whole: every position of it is then
+    // cached (timeline_lazy.cc), as a reverse-next back through a loop
+    // wants. (No stop fell: the first comes after kFirstStopNs.) Not
+    // from a forward run's copy: what lies before it is long.
+    if (total < kApproachMinNs && short_stretch_ == ShortStretch::Decline && start_ == from_) {
+      return Round::Declined;
+    }
+  }
+  rest_ = total - forked_at;
+  if (latest) keep(*latest);
+  BS_LOG(Replay, "approach: " << before / 1000 << " us to the hit, now " << rest_ / 1000 << " us from "
+                              << start_.describe());
+  if (was_known && !latest && rest_ >= before) return Round::Last;  // no stop fell before the hit, and none will
+  return Round::Again;
+}
+
+Mark TrapApproach::passes_mark(uint64_t n) const {
+  Anchor bp;
+  bp.watch.addr = x_;
+  Mark m = start_.after_trap(bp);
+  BS_ASSERT(m.anchors.size() == start_.anchors.size() + 1, "approach: " << m.describe() << " merged a leg");
+  m.anchors.back().count = n;
+  return m;
+}
+
+// Stage 2: passes through the instruction the nearest place stands on,
+// counted by the kernel a chunk at a time: the copy at the last chunk's
+// end becomes a checkpoint, so that the seek to the last pass walks at
+// most a chunk of them again, not all (each costs a debug exception,
+// ~3.5 us here: 18,000 passes are 60 ms).
+uint64_t TrapApproach::count_passes() {
+  std::unique_ptr<ReplaySession> s = session_at_start();
+  runs_ = s->next_thread();
+  x_ = s->thread_registers(runs_).ip();
+  if (stub_at_) x_ = *stub_at_;
   uint64_t passes = 0;
   bool stubbed = false;
-  if (x != addr && stub_at) {
-    // With a counting stub in this copy (thrown away after): all the
-    // passes to the hit; then in a second copy a stop right before the
-    // last, which becomes a checkpoint once the stub is gone (the seek to
-    // it starts there). Where the stub cannot be armed, nothing changed:
-    // the copy counts with a debug register below.
-    if (s->arm_counting_stub(x, 0, hit_breakpoint)) {
-      run_to_hit(*s, "counting with a stub");
-      passes = s->counting_stub_count();
+  if (x_ != addr_ && stub_at_) {
+    if (std::optional<uint64_t> n = passes_by_stub(*s)) {
+      passes = *n;
       stubbed = true;
-      // A copy stopped right before the n-th pass becomes the checkpoint
-      // "n passes through X".
-      auto checkpoint_at = [&](uint64_t n) {
-        std::unique_ptr<ReplaySession> b = session_at_start();
-        bool armed = b->arm_counting_stub(x, n, hit_breakpoint);
-        ReplayStop r = armed ? resume_free(*b) : ReplayStop{};
-        BS_ASSERT(armed && r.kind == ReplayStop::Kind::Interrupted && !r.event,
-                  "approach: the counting stub's stop at pass " << n << " of 0x" << std::hex << x << " from "
-                                                              << start.describe() << " did not come");
-        b->disarm_counting_stub();
-        add_automatic_checkpoint(passes_mark(n), *b);
-      };
-      if (passes > kStubLeadPasses + 1) checkpoint_at(passes - kStubLeadPasses);
-      if (passes > 1) checkpoint_at(passes);
     }
   }
-  if (x != addr && !stubbed) {
-    std::unique_ptr<ReplaySession> chunk_end;
-    uint64_t chunked = 0;
-    for (;;) {
-      if (!s->set_counted_stop(x, kPassesPerChunk)) break;
-      ReplayStop r = resume_free(*s);
-      if (r.kind != ReplayStop::Kind::Breakpoint || r.address != x || r.event) break;
-      chunked += kPassesPerChunk;
-      chunk_end = s->clone();
-    }
-    s->set_counted_stop(x, 0);
-    if (chunk_end) {
-      add_automatic_checkpoint(passes_mark(chunked), *chunk_end);
-      s = std::move(chunk_end);
-    } else {
-      s = session_at_start();
-    }
-    // The rest, at most a chunk, counted exactly.
-    if (s->set_hit_counting({x})) {
-      run_to_hit(*s, "counting");
-      uint64_t rest_passes = 0;
-      for (const ReplaySession::HitCount& h : s->hit_counts()) {
-        if (h.addr == x && h.tid == runs) rest_passes = h.hits;
-      }
-      s->set_hit_counting({});
-      passes = chunked + rest_passes;
-    }
+  if (x_ != addr_ && !stubbed) passes = passes_by_kernel(s);
+  return passes;
+}
+
+std::optional<uint64_t> TrapApproach::passes_by_stub(ReplaySession& s) {
+  // With a counting stub in this copy (thrown away after): all the
+  // passes to the hit; then in a second copy a stop right before the
+  // last, which becomes a checkpoint once the stub is gone (the seek to
+  // it starts there). Where the stub cannot be armed, nothing changed:
+  // the copy counts with a debug register (passes_by_kernel).
+  if (!s.arm_counting_stub(x_, 0, hit_breakpoint_)) return std::nullopt;
+  run_to_hit(s, "counting with a stub");
+  uint64_t passes = s.counting_stub_count();
+  // A copy stopped right before the n-th pass becomes the checkpoint
+  // "n passes through X".
+  auto checkpoint_at = [&](uint64_t n) {
+    std::unique_ptr<ReplaySession> b = session_at_start();
+    bool armed = b->arm_counting_stub(x_, n, hit_breakpoint_);
+    ReplayStop r = armed ? resume_free(*b) : ReplayStop{};
+    BS_ASSERT(armed && r.kind == ReplayStop::Kind::Interrupted && !r.event,
+              "approach: the counting stub's stop at pass " << n << " of 0x" << std::hex << x_ << " from "
+                                                          << start_.describe() << " did not come");
+    b->disarm_counting_stub();
+    t_.add_automatic_checkpoint(passes_mark(n), *b);
+  };
+  if (passes > kStubLeadPasses + 1) checkpoint_at(passes - kStubLeadPasses);
+  if (passes > 1) checkpoint_at(passes);
+  return passes;
+}
+
+uint64_t TrapApproach::passes_by_kernel(std::unique_ptr<ReplaySession>& s) {
+  std::unique_ptr<ReplaySession> chunk_end;
+  uint64_t chunked = 0;
+  for (;;) {
+    if (!s->set_counted_stop(x_, kPassesPerChunk)) break;
+    ReplayStop r = resume_free(*s);
+    if (r.kind != ReplayStop::Kind::Breakpoint || r.address != x_ || r.event) break;
+    chunked += kPassesPerChunk;
+    chunk_end = s->clone();
   }
-  s.reset();
-  Mark to = passes > 1 ? passes_mark(passes) : start;
-  if (to == from) return std::nullopt;  // no nearer place: the caller steps on
-  BS_LOG(Replay, "approach: from " << from.describe() << " to " << to.describe());
-  seek(to);
-  ++approaches_;
-  return to;
+  s->set_counted_stop(x_, 0);
+  if (chunk_end) {
+    t_.add_automatic_checkpoint(passes_mark(chunked), *chunk_end);
+    s = std::move(chunk_end);
+  } else {
+    s = session_at_start();
+  }
+  // The rest, at most a chunk, counted exactly.
+  if (!s->set_hit_counting({x_})) return 0;
+  run_to_hit(*s, "counting");
+  uint64_t rest_passes = 0;
+  for (const ReplaySession::HitCount& h : s->hit_counts()) {
+    if (h.addr == x_ && h.tid == runs_) rest_passes = h.hits;
+  }
+  s->set_hit_counting({});
+  return chunked + rest_passes;
 }
 
 }  // namespace backstep

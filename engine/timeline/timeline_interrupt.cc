@@ -154,7 +154,7 @@ std::optional<StateKey> ReplayTimeline::first_hit_state(ReplaySession& session) 
   }
 }
 
-std::vector<ReplayTimeline::Candidate> ReplayTimeline::hits_to_event(ReplaySession& session, const Mark& from,
+std::vector<Candidate> ReplayTimeline::hits_to_event(ReplaySession& session, const Mark& from,
                                                                      const std::optional<StateKey>& until) {
   Mark cur = from;
   std::vector<Candidate> out;

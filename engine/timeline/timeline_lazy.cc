@@ -187,7 +187,7 @@ std::optional<TargetStop> ReplayTimeline::step_backward_cached(pid_t thread) {
   }
   // A step off a listed hit (batched_before cached the pass before it):
   // the reverse-continue that follows lands on the listed hit before.
-  if (at.steps == 0) note_step_back(at, before);
+  if (at.steps == 0) hit_list_.note_step_back(at, before);
   set_logical(before);
   ++trajectory_.steps_served;
   end_reported_ = false;

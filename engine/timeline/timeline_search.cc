@@ -1,18 +1,20 @@
 // Running backwards. A reverse-continue restores a checkpoint before the
 // current position and replays forward with the user's breakpoints and
-// watchpoints armed, remembering the last hit before "now"; if there is none
-// it tries the stretch before that checkpoint, and so on back to the start.
+// watchpoints armed, remembering the last hit before "now" (a
+// BackwardSearch, backward_search.h); if there is none it tries the stretch
+// before that checkpoint, and so on back to the start.
 // A reverse-stepi finds the instruction before "now" the same way, one
 // instruction at a time.
 #include <algorithm>
 #include <deque>
-#include <sstream>
 #include <stdexcept>
 #include <tuple>
 
 #include "values/log.h"
 #include "engine/core/signals.h"
+#include "engine/timeline/backward_search.h"
 #include "engine/timeline/replay_timeline.h"
+#include "engine/timeline/timeline_approach.h"
 
 namespace backstep {
 namespace {
@@ -44,12 +46,6 @@ uint64_t steps_or_give_up(std::optional<uint64_t> n) {
                            " instructions from the last known position; not searching further");
 }
 
-std::string to_hex(uint64_t v) {
-  std::ostringstream os;
-  os << std::hex << v;
-  return os.str();
-}
-
 }  // namespace
 
 Anchor ReplayTimeline::trap_of(const ReplayStop& r, const std::vector<Watchpoint>& watches) {
@@ -74,270 +70,7 @@ const trace::Event& ReplayTimeline::event_at(uint64_t number) {
   return looked_up_->second;
 }
 
-std::optional<ReplayTimeline::Candidate> ReplayTimeline::last_hit_between(
-    const Checkpoint& from, const Mark& to, const std::function<bool()>& interrupted, bool& was_interrupted,
-    bool to_included, std::deque<Candidate>* all) {
-  std::unique_ptr<ReplaySession> s = from.session->clone();
-  s->set_echo(false);
-  Mark cur = from.mark;
-  std::optional<Candidate> last;
-  uint64_t kept = 0;
-  // Every candidate, in order, also goes to `all` (the most recent
-  // kHitListSize of them).
-  auto keep = [&](Candidate c) {
-    ++kept;
-    if (all) {
-      all->push_back(c);
-      if (all->size() > checkpoint_policy::kHitListSize) all->pop_front();
-    }
-    last = std::move(c);
-  };
-  auto consider = [&](const ReplayStop& r) {
-    if (auto stop = user_trap(r, *s)) keep(Candidate{cur, *stop});
-  };
-  auto stop_before = [this](const trace::Event& e) { return stops_before(e); };
-
-  // Up to the event boundary of `to` (and on to the event itself when `to`
-  // is "reached"), every user trap is a candidate. Breakpoint hits are
-  // counted by the kernel where it can (timeline_counting.cc) and become
-  // candidates at the next stop.
-  HitTally tally;
-  bool counting = count_user_breakpoints(*s, tally);
-  // Counted, the run needs no int3 of the user's (and they set no watchpoint).
-  const Traps run_traps = counting ? Traps{} : user_traps();
-  auto take_counted = [&] {
-    if (!counting) return;
-    Mark start = cur;
-    if (take_counted_hits(*s, tally, cur, all != nullptr, keep)) return;
-    // Hits of several breakpoints in one interval: that interval again,
-    // stopping at each, gives their order.
-    std::unique_ptr<ReplaySession> again = session_at(start);
-    for (Candidate& c : hits_to_event(*again, start, std::nullopt)) keep(std::move(c));
-  };
-  for (;;) {
-    bool more = s->next_event() < to.event || (to.at_event && s->next_event() == to.event);
-    if (!more) break;
-    if (interrupted && interrupted()) {
-      was_interrupted = true;
-      return std::nullopt;
-    }
-    ReplayStop r = s->resume({.stop_after_event = true, .stop_before = stop_before, .traps = run_traps});
-    take_counted();
-    switch (r.kind) {
-      case ReplayStop::Kind::EventPending:
-        cur = Mark{s->next_event(), {}, 0, true};
-        if (cur == to && !to_included) return last;
-        keep(Candidate{cur, pending_stop(*s->peek_next())});
-        if (cur == to) return last;
-        break;
-      case ReplayStop::Kind::EventReplayed:
-        cur = Mark{s->next_event(), {}, 0};
-        if (cur == to && !to_included) return last;
-        consider(r);
-        if (cur == to) return last;
-        break;
-      case ReplayStop::Kind::Watchpoint:
-        // A write is undone first when going back: a watch hit reported
-        // right after it (even at `to` itself) counts as before `to`.
-        if (r.by_kernel) {
-          cur = Mark{s->next_event(), {}, 0};
-          consider(r);
-          if (cur == to) return last;
-        } else {
-          cur = cur.after_trap(trap_of(r, watchpoints_));
-          consider(r);
-        }
-        break;
-      case ReplayStop::Kind::Breakpoint:
-        cur = cur.after_trap(trap_of(r, watchpoints_));
-        consider(r);
-        break;
-      case ReplayStop::Kind::Step:
-        break;
-      case ReplayStop::Kind::ProgramEnd:
-      case ReplayStop::Kind::TraceEnd:
-      case ReplayStop::Kind::Interrupted:  // not asked for
-        return last;
-    }
-  }
-  if (to.at_event) return last;
-  if (counting) s->set_hit_counting({});
-
-  // A State anchor's earlier hits, looked for only if none comes after it.
-  struct BeforeState {
-    std::unique_ptr<ReplaySession> session;  // at the leg before the anchor
-    Mark prefix, at_state;
-    uint64_t kept_then = 0;  // candidates kept before it
-  };
-  std::optional<BeforeState> before_state;
-  // The user's hits from `prefix` (where `session` is) up to the anchor.
-  auto keep_hits_before = [&](ReplaySession& session, const Mark& prefix, const Mark& at_state) {
-    std::unique_ptr<ReplaySession> probe = session_at(at_state);
-    std::optional<StateKey> first_after = first_hit_state(*probe);
-    for (Candidate& c : hits_to_event(session, prefix, first_after)) keep(std::move(c));
-  };
-  auto done = [&]() -> std::optional<Candidate> {
-    if (!before_state) return last;
-    BeforeState b = std::move(*before_state);
-    before_state.reset();
-    if (kept > b.kept_then) {
-      // A hit after the anchor: the list must not skip the ones before it.
-      if (all) {
-        std::size_t after = static_cast<std::size_t>(kept - b.kept_then);
-        if (all->size() > after) all->erase(all->begin(), all->end() - static_cast<long>(after));
-      }
-      return last;
-    }
-    keep_hits_before(*b.session, b.prefix, b.at_state);
-    return last;
-  };
-  // Along `to`'s legs, with the user's traps armed too.
-  Mark prefix{to.event, {}, 0};
-  // The n-th hit of `a` ends a leg: the prefix grows by it.
-  auto leg_done = [&](const Anchor& a, uint64_t n) {
-    Anchor done = a;
-    done.count = n;
-    done.steps_before = prefix.steps;
-    prefix.anchors.push_back(done);
-    prefix.steps = 0;
-    cur = prefix;
-  };
-  std::vector<Move> legs = to.moves();
-  for (std::size_t i = 0; i < legs.size(); ++i) {
-    const Move& leg = legs[i];
-    bool final_leg = i + 1 == legs.size();
-    if (!leg.is_trap) {
-      for (uint64_t n = 1; n <= leg.n; ++n) {
-        ReplayStop r = s->resume({.single_step = true, .traps = watch_traps()});
-        cur = prefix;
-        cur.steps += n;
-        if (r.kind == ReplayStop::Kind::Watchpoint) {
-          consider(r);
-        } else if (final_leg && n == leg.n) {
-          break;
-        } else if (uint64_t pc = s->registers().ip(); breakpoints_.count(pc)) {
-          TargetStop hit = make_stop(TargetStop::Kind::Breakpoint, pc);
-          hit.tid = static_cast<pid_t>(s->stopped_thread());
-          keep(Candidate{cur, hit});
-        }
-      }
-      prefix.steps += leg.n;
-      continue;
-    }
-    const Anchor& a = leg.trap;
-    if (a.kind == Anchor::Kind::State) {
-      // No trap counts the way to it, and it may lie millions of passes
-      // round a loop from the anchor before. From a copy of the session at
-      // the anchor, run to the user's first trap hit after it (if any before
-      // the next event); from here, run with the user's traps to the hit in
-      // that hit's state: equal state means an equal future, so it is the
-      // same hit, and the hits before it are those before the anchor. Both
-      // runs go at the program's own speed between hits.
-      // Without traps of the user's there is nothing to look for.
-      // The hits after the anchor are looked for first: only if there is
-      // none are those before it (the run with a stop at each hit, which
-      // may be millions of passes from the leg before: an approach's
-      // anchor, timeline_approach.cc, lies near the end of a long loop).
-      Mark at_state = prefix.after_trap(a);
-      bool traps = !breakpoints_.empty() || !watchpoints_.empty();
-      if (traps && !before_state) {
-        before_state = BeforeState{std::move(s), prefix, at_state, kept};
-      } else if (traps) {
-        keep_hits_before(*s, prefix, at_state);
-      }
-      if (final_leg) return done();
-      s = session_at(at_state);
-      prefix = cur = at_state;
-      // The legs that follow are steps: a breakpoint at the state's own pc
-      // is hit there, before them.
-      if (breakpoints_.count(a.addr())) {
-        TargetStop hit = make_stop(TargetStop::Kind::Breakpoint, a.addr());
-        hit.tid = static_cast<pid_t>(s->stopped_thread());
-        keep(Candidate{cur, hit});
-      }
-      continue;
-    }
-    std::set<uint64_t> bps = breakpoints_;
-    std::vector<Watchpoint> watches = watchpoints_;
-    if (a.kind == Anchor::Kind::Breakpoint) {
-      bps.insert(a.addr());
-    } else if (std::find(watches.begin(), watches.end(), a.watch) == watches.end()) {
-      // First, so that it has a debug register whatever the user set since.
-      watches.insert(watches.begin(), a.watch);
-    }
-    if (watch_slot_count(watches) > kDebugRegisters) {
-      // This stretch is counted in hits of a watchpoint the user has since
-      // replaced; with the user's it needs more debug registers than there
-      // are, and searching without some would miss their hits.
-      throw std::runtime_error(
-          "going back from here needs the debug registers of an earlier watchpoint (at 0x" + to_hex(a.addr()) +
-          ", " + std::to_string(a.watch.len) + " bytes) as well as those of the current ones; delete or "
-          "disable a watchpoint, or go back with `run` and forward again");
-    }
-    // Counted even for a leg of one hit when the user has breakpoints: a
-    // breakpoint after a long loop, and one in the loop.
-    std::size_t others = breakpoints_.size() - breakpoints_.count(a.addr());
-    bool count_leg = leg.n >= checkpoint_policy::kCountedWalkMinHits || others > 0;
-    if (a.kind == Anchor::Kind::Breakpoint && count_leg) {
-      // The anchor's hits and the user's breakpoints counted by the kernel.
-      bool last_counts = !final_leg || to_included;
-      CountedLeg counted = search_leg_counted(*s, a, leg.n, prefix, last_counts, all != nullptr, keep);
-      if (counted == CountedLeg::Done) {
-        leg_done(a, leg.n);
-        if (final_leg) return done();
-        continue;
-      }
-      if (counted == CountedLeg::Ambiguous) s = session_at(prefix);  // the leg again, stopping at each hit
-    }
-    const Traps leg_traps{bps, watches};
-    for (uint64_t hits = 0; hits < leg.n;) {
-      ReplayStop r = s->resume({.stop_after_event = true, .traps = leg_traps});
-      BS_ASSERT(!r.event && (r.kind == ReplayStop::Kind::Breakpoint || r.kind == ReplayStop::Kind::Watchpoint),
-                "searching towards " << to.describe() << ": unexpected stop at " << cur.describe());
-      Anchor t = trap_of(r, watches);
-      cur = cur.after_trap(t);
-      if (t.kind == a.kind && t.addr() == a.addr() && ++hits == leg.n) {
-        leg_done(a, leg.n);
-        if (final_leg) {  // reached `to`
-          if (r.kind == ReplayStop::Kind::Watchpoint || to_included) consider(r);
-          return done();
-        }
-      }
-      consider(r);
-    }
-  }
-  return done();
-}
-
-std::optional<std::size_t> ReplayTimeline::cached_hit_before() {
-  if (!hit_list_ || hit_list_->traps != trap_config()) return std::nullopt;
-  HitList& list = hit_list_.value();
-  std::size_t k = list.at;
-  if (k == 0 || k >= list.hits.size()) return std::nullopt;
-  const Candidate& here = list.hits[k];
-  const Candidate& before = list.hits[k - 1];
-  if (here.stop.kind != TargetStop::Kind::Breakpoint || before.stop.kind != TargetStop::Kind::Breakpoint) {
-    return std::nullopt;
-  }
-  // Standing at the listed hit itself: the one before it is the answer.
-  const Mark& at = position();
-  if (at == here.mark) return k - 1;
-  // gdb first steps back off the breakpoint it stands on, then continues
-  // backwards: from the instruction just before the hit, the answer is the
-  // hit before it, unless that hit is this very instruction (the same pc:
-  // then a search decides).
-  if (list.stepped_off && at == *list.stepped_off && before.stop.address != registers(0).ip()) return k - 1;
-  return std::nullopt;
-}
-
-void ReplayTimeline::note_step_back(const Mark& from, const Mark& landed) {
-  if (!hit_list_) return;
-  HitList& list = hit_list_.value();
-  list.stepped_off.reset();
-  if (list.at < list.hits.size() && list.hits[list.at].mark == from) list.stepped_off = landed;
-}
-
-ReplayTimeline::TrapConfig ReplayTimeline::trap_config() const {
+TrapConfig ReplayTimeline::trap_config() const {
   return TrapConfig{breakpoints_, hw_breakpoints_, watchpoints_, catch_syscalls_, pass_signals_};
 }
 
@@ -345,13 +78,9 @@ std::optional<TargetStop> ReplayTimeline::continue_backward_listed() {
   // Stopped at a hit an earlier search listed (gdb resumes backwards after
   // each hit of a conditional breakpoint whose condition is false): the hit
   // before it is the listed one before, found without searching again.
-  std::optional<std::size_t> k = cached_hit_before();
-  if (!k) return std::nullopt;
-  HitList& list = hit_list_.value();
-  ++listed_hits_served_;
-  list.at = *k;
-  list.stepped_off.reset();
-  const Candidate& hit = list.hits[*k];
+  const Candidate* listed = hit_list_.take_before(trap_config(), position(), [this] { return registers(0).ip(); });
+  if (!listed) return std::nullopt;
+  const Candidate& hit = *listed;
   // gdb's step back off the hit after it counted the steps from this one
   // and cached them (it is where that count began): no seek.
   if (hit.stop.kind == TargetStop::Kind::Breakpoint && cached_landing(hit.mark, hit.stop.tid)) {
@@ -371,17 +100,16 @@ TargetStop ReplayTimeline::continue_backward(const std::function<bool()>& interr
       seek(checkpoints_.front().mark);
       return make_stop(TargetStop::Kind::HistoryStart);
     }
-    bool was_interrupted = false;
     // After the first search, `end` is the checkpoint that search started
     // from: a stop right there was not seen by it (the session started
     // past the trap or event that leads there).
-    HitList list{trap_config()};
-    std::optional<Candidate> hit = last_hit_between(*cp, end, interrupted, was_interrupted, end != mark_, &list.hits);
-    if (was_interrupted) return make_stop(TargetStop::Kind::Interrupted);
-    if (hit) {
-      list.at = list.hits.size() - 1;  // the hit returned is the last listed
-      hit_list_ = std::move(list);
-      return land_backward(*hit);
+    std::deque<Candidate> listed;
+    BackwardSearch::End included = end != mark_ ? BackwardSearch::End::Included : BackwardSearch::End::Excluded;
+    BackwardSearch::Result found = BackwardSearch(*this, *cp, end, included, &listed).run(interrupted);
+    if (found.interrupted) return make_stop(TargetStop::Kind::Interrupted);
+    if (found.hit) {
+      hit_list_.replace(trap_config(), std::move(listed));
+      return land_backward(*found.hit);
     }
     end = cp->mark;
   }
@@ -411,7 +139,7 @@ TargetStop ReplayTimeline::step_backward(pid_t thread, Landing landing) {
   std::optional<Mark> before = search_mark_before(mark_);
   if (!before) return make_stop(TargetStop::Kind::HistoryStart);
   uint32_t tid = static_cast<uint32_t>(thread);
-  note_step_back(from, *before);
+  hit_list_.note_step_back(from, *before);
   if (landing == Landing::Lazy) {
     // Counting the steps to a trap cached them: no seek back needed.
     if (const TrajectoryEntry* e = cached_landing(*before, thread)) {
@@ -426,7 +154,7 @@ TargetStop ReplayTimeline::step_backward(pid_t thread, Landing landing) {
     // The instruction before now is another thread's: `thread` ran none
     // since its last event, so its own previous instruction is there.
     // (At a forced position, the whole program's previous instruction.)
-    if (hit_list_) hit_list_->stepped_off.reset();  // another thread's instruction
+    hit_list_.forget_step_off();  // another thread's instruction
     std::optional<Mark> own = thread_instruction_before(tid, before->event, *before);
     if (!own) {
       seek(from);
@@ -536,15 +264,16 @@ std::pair<Mark, uint64_t> ReplayTimeline::steps_to_trap(const Mark& p, uint64_t 
   for (int round = 0;; ++round) {
     uint64_t limit = may_approach ? kStepsBeforeApproach : kMaxStepsBack;
     // Where the forward continue to this hit left a copy on its way
-    // (timeline_stretch.cc), the stretch is long: no steps first.
-    bool long_stretch = round == 0 && mark_ == base && has_stretch_copy(base, addr);
+    // (stretch_copy.h), the stretch is long: no steps first.
+    bool long_stretch = round == 0 && mark_ == base && stretch_.has_copy_for(base, addr);
     if (!long_stretch) {
       if (std::optional<uint64_t> n = count_steps(base, reached, how, limit)) return {base, *n};
     }
     if (round == kMaxApproachRounds || (!may_approach && last_try)) steps_or_give_up(std::nullopt);
-    bool force = !may_approach;
-    std::optional<Mark> closer = approach_trap(mark_, addr, force);
-    if (force) last_try = true;
+    TrapApproach::ShortStretch short_stretch =
+        may_approach ? TrapApproach::ShortStretch::Decline : TrapApproach::ShortStretch::Approach;
+    std::optional<Mark> closer = TrapApproach(*this, mark_, addr, short_stretch).run();
+    if (short_stretch == TrapApproach::ShortStretch::Approach) last_try = true;
     base = closer ? *closer : mark_;
     may_approach = closer.has_value();
   }
@@ -553,8 +282,8 @@ std::pair<Mark, uint64_t> ReplayTimeline::steps_to_trap(const Mark& p, uint64_t 
 std::optional<Mark> ReplayTimeline::batched_before(const Mark& at) {
   if (trajectory_use_ != TrajectoryUse::On || at.steps != 0 || at.at_event || at.anchors.empty()) return std::nullopt;
   const Anchor& a = at.anchors.back();
-  auto known = pass_steps_.find(a.addr());
-  if (a.kind != Anchor::Kind::Breakpoint || a.count < 3 || known == pass_steps_.end()) return std::nullopt;
+  auto known = approach_.pass_steps.find(a.addr());
+  if (a.kind != Anchor::Kind::Breakpoint || a.count < 3 || known == approach_.pass_steps.end()) return std::nullopt;
   uint64_t batch = std::min<uint64_t>({a.count - 1, kMaxBatchPasses,
                                        std::max<uint64_t>(1, kBatchSteps / std::max<uint64_t>(1, known->second))});
   if (batch < 2) return std::nullopt;
@@ -586,7 +315,7 @@ std::optional<Mark> ReplayTimeline::batched_before(const Mark& at) {
     }
     // The next hit: this pass is cached whole.
     trajectory_.end(true);
-    pass_steps_[a.addr()] = steps;
+    approach_.pass_steps[a.addr()] = steps;
     if (++passes == batch) {
       checkpoints_.thin();
       Mark before = base;
@@ -661,7 +390,7 @@ std::optional<Mark> ReplayTimeline::search_mark_before(const Mark& at) {
       // (timeline_approach.cc).
       Mark from = p;
       std::tie(p, n) = steps_to_trap(p, a.addr(), runs);
-      if (same_trap_before && p == from) pass_steps_[a.addr()] = n;
+      if (same_trap_before && p == from) approach_.pass_steps[a.addr()] = n;
     }
     // mark_ stays the name count_steps gave: it is the same instruction as
     // `at`, but a breakpoint there counts as not hit yet.

@@ -1,5 +1,6 @@
 // Copies left by a forward continue inside a long stretch without events,
-// for the first reverse-stepi back from the breakpoint hit at its end.
+// for the first reverse-stepi back from the breakpoint hit at its end
+// (StretchCopy, stretch_copy.h).
 //
 // Without them, that step replays the whole stretch from its start once
 // more to find a place near the hit (timeline_approach.cc, stage 1): as
@@ -23,10 +24,11 @@
 // stop and a fork (0.4-0.7 ms here) per copy: 6 copies for 20 ms. The copy
 // counts as an automatic checkpoint (CheckpointStore): it is within
 // the limit, and killed with the timeline.
+#include "engine/timeline/stretch_copy.h"
+
 #include <algorithm>
 
 #include "values/log.h"
-#include "engine/timeline/replay_timeline.h"
 
 namespace backstep {
 namespace {
@@ -40,9 +42,9 @@ constexpr std::chrono::steady_clock::duration kCopyEvery = std::chrono::millisec
 
 }  // namespace
 
-void ReplayTimeline::begin_stretch() {
+void StretchCopy::begin(const Mark& from) {
   stretch_.copy.reset();
-  stretch_.from = mark_;
+  stretch_.from = from;
   stretch_.hit = 0;
   stretch_.began = Clock::now();
   stretch_.forks = {};
@@ -50,26 +52,26 @@ void ReplayTimeline::begin_stretch() {
   stretch_.asked = false;
 }
 
-bool ReplayTimeline::stretch_copy_due() {
-  if (stretch_.asked || !stretch_copies_ || !approach_available()) return false;
+bool StretchCopy::copy_due(const std::function<bool()>& approach_available) {
+  if (stretch_.asked || !on_ || !approach_available()) return false;
   if (Clock::now() - stretch_.began - stretch_.forks < stretch_.due) return false;
   stretch_.asked = true;
   return true;
 }
 
-void ReplayTimeline::take_stretch_copy() {
+void StretchCopy::take(ReplaySession& session, const std::set<uint64_t>& breakpoints, CheckpointStore& checkpoints) {
   stretch_.asked = false;
   Clock::time_point t0 = Clock::now();
   Clock::duration ran = t0 - stretch_.began - stretch_.forks;
   // A stop on a breakpoint's own instruction is its hit (the int3 not run
   // yet): not before it.
-  if (!breakpoints_.count(current_->registers().ip())) {
+  if (!breakpoints.count(session.registers().ip())) {
     stretch_.copy.reset();
     // Room first: the copy is one of the automatic checkpoints.
-    checkpoints_.make_room();
-    stretch_.copy = current_->clone();
+    checkpoints.make_room();
+    stretch_.copy = session.clone();
     stretch_.copy->set_echo(false);
-    checkpoints_.note_peak();
+    checkpoints.note_peak();
   }
   Clock::time_point t1 = Clock::now();
   stretch_.forks += t1 - t0;
@@ -80,7 +82,7 @@ void ReplayTimeline::take_stretch_copy() {
                                           << " us");
 }
 
-void ReplayTimeline::end_stretch(uint64_t hit) {
+void StretchCopy::end(uint64_t hit) {
   stretch_.asked = false;
   stretch_.hit = hit;
   if (hit == 0) stretch_.copy.reset();
@@ -90,13 +92,14 @@ void ReplayTimeline::end_stretch(uint64_t hit) {
   }
 }
 
-bool ReplayTimeline::has_stretch_copy(const Mark& from, uint64_t addr) const {
+bool StretchCopy::has_copy_for(const Mark& from, uint64_t addr) const {
   return stretch_.copy && stretch_.hit != 0 && stretch_.hit == addr && !from.at_event && stretch_.from == from;
 }
 
-std::unique_ptr<ReplaySession> ReplayTimeline::stretch_copy_for(const Mark& from, uint64_t addr) {
-  if (!has_stretch_copy(from, addr)) return nullptr;
+std::unique_ptr<ReplaySession> StretchCopy::copy_for(const Mark& from, uint64_t addr) {
+  if (!has_copy_for(from, addr)) return nullptr;
   stretch_.hit = 0;
+  ++used_;
   return std::move(stretch_.copy);
 }
 
