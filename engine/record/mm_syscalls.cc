@@ -26,16 +26,40 @@ bool overlaps_tool_page(uint64_t start, uint64_t len) {
   return start < kToolPageAddr + kToolPageSize && start + len > kToolPageAddr;
 }
 
+// The stub area the recorder mapped below the executable (tool_page.h),
+// where it overlaps [start, start + len): its address, else 0.
+uint64_t overlapped_stub_area(SyscallContext& ctx, uint64_t start, uint64_t len) {
+  RecordTask* t = ctx.session.record_task(ctx.task.tid());
+  uint64_t area = t && t->process ? t->process->exe_stub_area : 0;
+  return area && start < area + BS_STUB_AREA_SIZE && start + len > area ? area : 0;
+}
+
+std::string hex(uint64_t v) {
+  std::ostringstream os;
+  os << "0x" << std::hex << v;
+  return os.str();
+}
+
 void enter_mmap(SyscallContext& ctx) {
   if ((ctx.arg(3) & (MAP_FIXED | MAP_FIXED_NOREPLACE)) && overlaps_tool_page(ctx.arg(0), ctx.arg(1))) {
     ctx.refuse("the program maps over backstep's tool page at 0x70000000");
   }
+  // MAP_FIXED_NOREPLACE fails there (EEXIST) in record and replay alike.
+  if (ctx.arg(3) & MAP_FIXED) {
+    if (uint64_t area = overlapped_stub_area(ctx, ctx.arg(0), ctx.arg(1))) {
+      ctx.refuse("the program maps over backstep's stub area below its executable at " + hex(area));
+    }
+  }
 }
 
-// munmap, mprotect, mremap and madvise must leave the tool page alone.
+// munmap, mprotect, mremap and madvise must leave the tool page and the
+// executable's stub area alone (the patched sites jump into the latter).
 void enter_range_change(SyscallContext& ctx) {
   if (overlaps_tool_page(ctx.arg(0), ctx.arg(1))) {
     ctx.refuse("the program changes backstep's tool page at 0x70000000");
+  }
+  if (uint64_t area = overlapped_stub_area(ctx, ctx.arg(0), ctx.arg(1))) {
+    ctx.refuse("the program changes backstep's stub area below its executable at " + hex(area));
   }
 }
 
