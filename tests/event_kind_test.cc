@@ -90,6 +90,11 @@ BOOST_AUTO_TEST_CASE(answers_per_kind) {
   expect_exactly(&EventKindTraits::starts_or_ends_thread, "starts_or_ends_thread",
                  {EventKind::ThreadStart, EventKind::ThreadExit});
   expect_exactly(&EventKindTraits::can_close_trace, "can_close_trace", {EventKind::Exit, EventKind::Abort});
+  // The thread's own events; not its start, an exec, a process's end or the
+  // flush itself.
+  expect_exactly(&EventKindTraits::follows_buffer_flush, "follows_buffer_flush",
+                 {EventKind::Syscall, EventKind::SyscallEntered, EventKind::Rdtsc, EventKind::Signal,
+                  EventKind::FatalSignal, EventKind::Position, EventKind::ThreadExit, EventKind::Abort});
 }
 
 // requires_registers is what the decoder (and the writer) enforce.

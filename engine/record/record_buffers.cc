@@ -156,24 +156,6 @@ void RecordSession::buffer_memory_changed(Task& task, uint64_t start, uint64_t l
   }
 }
 
-bool RecordSession::flushes_before(trace::EventKind kind) {
-  // The thread's own events; not ThreadStart or ProcessStart (their tid is
-  // the new task, whose buffer may be its creator's), and not the flush.
-  switch (kind) {
-    case trace::EventKind::Syscall:
-    case trace::EventKind::SyscallEntered:
-    case trace::EventKind::Rdtsc:
-    case trace::EventKind::Signal:
-    case trace::EventKind::FatalSignal:
-    case trace::EventKind::Position:
-    case trace::EventKind::ThreadExit:
-    case trace::EventKind::Abort:
-      return true;
-    default:
-      return false;
-  }
-}
-
 void RecordSession::flush_buffer(RecordTask& t) {
   if (!t.buffer) return;
   Task& task = t.task;

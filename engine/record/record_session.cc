@@ -407,7 +407,7 @@ void RecordSession::write_event(const trace::Event& event, std::span<const trace
   // thread runs (consuming them) only to reach that event. A stop that
   // records nothing (a held-back signal) must not flush, or a second flush
   // would overwrite the first before the thread ran.
-  if (flushes_before(event.kind)) {
+  if (trace::kind_traits(event.kind).follows_buffer_flush) {
     if (RecordTask* t = record_task(static_cast<pid_t>(event.tid))) flush_buffer(*t);
   }
   BS_LOG(Record, "event " << writer_->events_written() << ": " << trace::to_string(event.kind));

@@ -245,8 +245,6 @@ class RecordSession : public Session {
   // Writes the calls `t` buffered since its last event as a BufferFlush
   // event, and empties its buffer.
   void flush_buffer(RecordTask& t);
-  // Whether an event of this kind comes after the thread's flush.
-  static bool flushes_before(trace::EventKind kind);
   // The recorder's view of `t`'s buffer (buffer_view.h), null for none.
   BufferView* buffer_view(RecordTask& t);
   // A fork's child (t, stopped at its first instruction, of a process that

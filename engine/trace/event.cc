@@ -30,55 +30,68 @@ EventKindTraits kind_traits(EventKind kind) {
     case EventKind::Exec:
       return {.requires_registers = true, .replay_checks_registers = false, .reached_without_running = false,
               .reached_at_syscall = true, .runs_no_instruction = false, .delivers_signal = false,
-              .creates_thread = false, .starts_or_ends_thread = false, .can_close_trace = false};
+              .creates_thread = false, .starts_or_ends_thread = false, .can_close_trace = false,
+              .follows_buffer_flush = false};
     case EventKind::Syscall:
       return {.requires_registers = true, .replay_checks_registers = true, .reached_without_running = false,
               .reached_at_syscall = true, .runs_no_instruction = false, .delivers_signal = false,
-              .creates_thread = false, .starts_or_ends_thread = false, .can_close_trace = false};
+              .creates_thread = false, .starts_or_ends_thread = false, .can_close_trace = false,
+              .follows_buffer_flush = true};
     case EventKind::Rdtsc:
       return {.requires_registers = true, .replay_checks_registers = true, .reached_without_running = false,
               .reached_at_syscall = false, .runs_no_instruction = false, .delivers_signal = false,
-              .creates_thread = false, .starts_or_ends_thread = false, .can_close_trace = false};
+              .creates_thread = false, .starts_or_ends_thread = false, .can_close_trace = false,
+              .follows_buffer_flush = true};
     case EventKind::Signal:
       return {.requires_registers = true, .replay_checks_registers = true, .reached_without_running = false,
               .reached_at_syscall = false, .runs_no_instruction = false, .delivers_signal = true,
-              .creates_thread = false, .starts_or_ends_thread = false, .can_close_trace = false};
+              .creates_thread = false, .starts_or_ends_thread = false, .can_close_trace = false,
+              .follows_buffer_flush = true};
     case EventKind::FatalSignal:
       return {.requires_registers = false, .replay_checks_registers = true, .reached_without_running = false,
               .reached_at_syscall = false, .runs_no_instruction = false, .delivers_signal = true,
-              .creates_thread = false, .starts_or_ends_thread = false, .can_close_trace = false};
+              .creates_thread = false, .starts_or_ends_thread = false, .can_close_trace = false,
+              .follows_buffer_flush = true};
     case EventKind::Exit:
       return {.requires_registers = false, .replay_checks_registers = false, .reached_without_running = true,
               .reached_at_syscall = false, .runs_no_instruction = true, .delivers_signal = false,
-              .creates_thread = false, .starts_or_ends_thread = false, .can_close_trace = true};
+              .creates_thread = false, .starts_or_ends_thread = false, .can_close_trace = true,
+              .follows_buffer_flush = false};
     case EventKind::Abort:
       return {.requires_registers = false, .replay_checks_registers = true, .reached_without_running = false,
               .reached_at_syscall = true, .runs_no_instruction = false, .delivers_signal = false,
-              .creates_thread = false, .starts_or_ends_thread = false, .can_close_trace = true};
+              .creates_thread = false, .starts_or_ends_thread = false, .can_close_trace = true,
+              .follows_buffer_flush = true};
     case EventKind::Position:
       return {.requires_registers = true, .replay_checks_registers = true, .reached_without_running = false,
               .reached_at_syscall = false, .runs_no_instruction = true, .delivers_signal = false,
-              .creates_thread = false, .starts_or_ends_thread = false, .can_close_trace = false};
+              .creates_thread = false, .starts_or_ends_thread = false, .can_close_trace = false,
+              .follows_buffer_flush = true};
     case EventKind::SyscallEntered:
       return {.requires_registers = true, .replay_checks_registers = true, .reached_without_running = false,
               .reached_at_syscall = true, .runs_no_instruction = true, .delivers_signal = false,
-              .creates_thread = false, .starts_or_ends_thread = false, .can_close_trace = false};
+              .creates_thread = false, .starts_or_ends_thread = false, .can_close_trace = false,
+              .follows_buffer_flush = true};
     case EventKind::ThreadStart:
       return {.requires_registers = true, .replay_checks_registers = false, .reached_without_running = true,
               .reached_at_syscall = false, .runs_no_instruction = true, .delivers_signal = false,
-              .creates_thread = true, .starts_or_ends_thread = true, .can_close_trace = false};
+              .creates_thread = true, .starts_or_ends_thread = true, .can_close_trace = false,
+              .follows_buffer_flush = false};
     case EventKind::ThreadExit:
       return {.requires_registers = false, .replay_checks_registers = false, .reached_without_running = true,
               .reached_at_syscall = false, .runs_no_instruction = true, .delivers_signal = false,
-              .creates_thread = false, .starts_or_ends_thread = true, .can_close_trace = false};
+              .creates_thread = false, .starts_or_ends_thread = true, .can_close_trace = false,
+              .follows_buffer_flush = true};
     case EventKind::ProcessStart:
       return {.requires_registers = true, .replay_checks_registers = false, .reached_without_running = true,
               .reached_at_syscall = false, .runs_no_instruction = true, .delivers_signal = false,
-              .creates_thread = true, .starts_or_ends_thread = false, .can_close_trace = false};
+              .creates_thread = true, .starts_or_ends_thread = false, .can_close_trace = false,
+              .follows_buffer_flush = false};
     case EventKind::BufferFlush:
       return {.requires_registers = false, .replay_checks_registers = false, .reached_without_running = true,
               .reached_at_syscall = false, .runs_no_instruction = true, .delivers_signal = false,
-              .creates_thread = false, .starts_or_ends_thread = false, .can_close_trace = false};
+              .creates_thread = false, .starts_or_ends_thread = false, .can_close_trace = false,
+              .follows_buffer_flush = false};
   }
   return {};  // not a kind: the decoder refuses any other value
 }

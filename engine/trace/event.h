@@ -144,6 +144,12 @@ struct EventKindTraits {
   // process's Exit, or an Abort (the recording stopped). One that stops
   // after any other kind was cut short.
   bool can_close_trace;
+  // The recorder writes out the thread's buffered calls (a BufferFlush
+  // event) before an event of this kind: the thread's own events. Not a
+  // thread or process start (its tid is the new task, whose buffer may be
+  // its creator's), an exec (the old program's buffer is gone with it) or a
+  // process's Exit (written after its threads' ends), nor the flush itself.
+  bool follows_buffer_flush;
 };
 
 EventKindTraits kind_traits(EventKind kind);
