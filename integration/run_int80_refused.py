@@ -18,6 +18,8 @@ import subprocess
 import sys
 import tempfile
 
+import refusals
+
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -46,33 +48,14 @@ def main():
     os.mkdir(run_dir)
     trace = os.path.join(work, "trace")
     env = dict(os.environ, BACKSTEP_DIR=os.path.join(work, "backstep-dir"))
-    rec = subprocess.run([backstep, "record", "-o", trace, "--", helper, opts.nr], cwd=run_dir, env=env,
-                         stdin=subprocess.DEVNULL, capture_output=True, timeout=120)
-    err = rec.stderr.decode(errors="replace")
     want = "32-bit system call %s " % opts.nr
-    if rec.returncode != 125:
-        failures.append("record exit %d, expected 125 (refused): %s" % (rec.returncode, err))
-    if want not in err or "int 0x80" not in err:
-        failures.append("record's message does not name the 32-bit call (%r): %s" % (want, err))
-    if rec.stdout != b"before\n":
-        failures.append("record stdout %r, expected only b'before\\n'" % rec.stdout)
+    err = refusals.record_refused(backstep, [helper, opts.nr], run_dir, env, trace, want, failures)
+    if "int 0x80" not in err:
+        failures.append("record's message does not say int 0x80: %s" % err)
     if os.path.lexists(os.path.join(run_dir, "int80-made")):
         failures.append("the refused call ran: int80-made exists")
-    rep = subprocess.run([backstep, "replay", "--autopilot", trace], cwd="/", env=env,
-                         stdin=subprocess.DEVNULL, capture_output=True, timeout=120)
-    rerr = rep.stderr.decode(errors="replace")
-    if rep.returncode != 125 or want not in rerr or "diverged" in rerr or rep.stdout != b"before\n":
-        failures.append("replay exit %d, stdout %r, expected the recording's reason: %s" %
-                        (rep.returncode, rep.stdout, rerr))
-    for f in failures:
-        print("FAIL: " + f)
-    if failures:
-        print("work directory kept: %s" % work)
-        return 1
-    shutil.rmtree(work, ignore_errors=True)
-    print("PASS: record exit %d: %s" % (rec.returncode, err.strip()))
-    return 0
-
+    refusals.replay_stops_there(backstep, trace, env, want, failures)
+    return refusals.finish(work, failures, "record refused: " + err.strip())
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -12,10 +12,11 @@ run up to it and say why the recording stopped, never diverge.
 """
 import argparse
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
+
+import refusals
 
 
 def main():
@@ -36,31 +37,10 @@ def main():
         failures.append("native run failed: %d %r" % (native.returncode, native.stdout))
     trace = os.path.join(work, "trace")
     env = dict(os.environ, BACKSTEP_DIR=os.path.join(work, "backstep-dir"))
-    rec = subprocess.run([backstep, "record", "-o", trace, "--", helper, opts.mode], cwd=work, env=env,
-                         stdin=subprocess.DEVNULL, capture_output=True, timeout=120)
-    err = rec.stderr.decode(errors="replace")
     want = "backstep's stub area below its executable"
-    if rec.returncode != 125:
-        failures.append("record exit %d, expected 125 (refused): %s" % (rec.returncode, err))
-    if want not in err:
-        failures.append("record's message does not name the stub area: %s" % err)
-    if rec.stdout != b"before\n":
-        failures.append("record stdout %r, expected only b'before\\n' (the call must not run)" % rec.stdout)
-    rep = subprocess.run([backstep, "replay", "--autopilot", trace], cwd="/", env=env,
-                         stdin=subprocess.DEVNULL, capture_output=True, timeout=120)
-    rerr = rep.stderr.decode(errors="replace")
-    if rep.returncode != 125 or want not in rerr or "diverged" in rerr or rep.stdout != b"before\n":
-        failures.append("replay exit %d, stdout %r, expected the recording's reason: %s" %
-                        (rep.returncode, rep.stdout, rerr))
-    for f in failures:
-        print("FAIL: " + f)
-    if failures:
-        print("work directory kept: %s" % work)
-        return 1
-    shutil.rmtree(work, ignore_errors=True)
-    print("PASS: record exit %d: %s" % (rec.returncode, err.strip()))
-    return 0
-
+    err = refusals.record_refused(backstep, [helper, opts.mode], work, env, trace, want, failures)
+    refusals.replay_stops_there(backstep, trace, env, want, failures)
+    return refusals.finish(work, failures, "record refused: " + err.strip())
 
 if __name__ == "__main__":
     sys.exit(main())
