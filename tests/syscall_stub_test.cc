@@ -220,3 +220,41 @@ BOOST_AUTO_TEST_CASE(a_jump_nearby_into_the_patch_keeps_it_unpatched) {
   r.put(Region::kSite + 0x20, {0xeb, 0x42});
   BOOST_CHECK(bs::may_be_jumped_into(*p, r.reader()));
 }
+
+BOOST_AUTO_TEST_CASE(a_stub_of_the_executable_area_enters_the_library_through_its_veneer) {
+  // The executable's stub area (tool_page.h): slot 1 holds the veneers, and
+  // a stub calls the one for its entry, which jumps on to the library
+  // wherever it is. Here the "library" is a mapping of its own, at an
+  // address the kernel picks; the handled path must come back with its
+  // result.
+  std::vector<uint8_t> f = getpid_then({0x48, 0x3d, 0x00, 0xf0, 0xff, 0xff, 0xc3});  // cmp $-4096,%rax; ret
+  Region r;
+  r.put(Region::kSite, f);
+  uint64_t site = r.addr(Region::kSite + 5);
+  auto p = bs::plan(site, f.data() + 5, f.size() - 5);
+  BOOST_REQUIRE(p);
+  void* lib = mmap(nullptr, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  BOOST_REQUIRE(lib != MAP_FAILED);
+  const uint8_t handled[] = {0xb8, kHandledResult, 0, 0, 0, 0xc3};  // mov $42,%eax; ret
+  std::memcpy(lib, handled, sizeof(handled));
+  uint64_t trampoline = reinterpret_cast<uint64_t>(lib), tsc_entry = trampoline + 0x100;
+  // The area starts one slot before the veneers, which go at kTrampoline.
+  uint64_t area = r.addr(Region::kTrampoline - BS_STUB_SIZE);
+  r.put(Region::kTrampoline, bs::veneer_slot(trampoline, tsc_entry));
+  BOOST_CHECK_EQUAL(bs::veneer(area, bs::StubEntry::Syscall), r.addr(Region::kTrampoline));
+  // Each veneer is `jmp *0(%rip)` followed by its entry's address.
+  for (auto [entry, target] : {std::pair{bs::StubEntry::Syscall, trampoline}, std::pair{bs::StubEntry::Rdtsc, tsc_entry}}) {
+    const auto* v = reinterpret_cast<const uint8_t*>(bs::veneer(area, entry));
+    BOOST_CHECK(std::memcmp(v, "\xff\x25\x00\x00\x00\x00", 6) == 0);
+    uint64_t to = 0;
+    std::memcpy(&to, v + 6, sizeof(to));
+    BOOST_CHECK_EQUAL(to, target);
+  }
+  uint64_t stub = r.addr(Region::kStub);
+  uint64_t through = bs::veneer(area, bs::StubEntry::Syscall);
+  BOOST_REQUIRE(bs::reachable(*p, stub, through));
+  r.put(Region::kStub, bs::stub_code(*p, stub, through));
+  r.put(Region::kSite + 5, bs::site_code(*p, stub));
+  BOOST_CHECK_EQUAL(r.call(), kHandledResult);
+  munmap(lib, 4096);
+}
