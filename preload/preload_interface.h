@@ -32,7 +32,7 @@
 
 #include <stdint.h>
 
-#define BS_PRELOAD_VERSION 5u
+#define BS_PRELOAD_VERSION 6u
 
 /* The tool page (engine/core/tool_page.h), mapped by backstep at this fixed
  * address in every recorded and replayed process. Offsets hold code: */
@@ -56,6 +56,11 @@
  * and sets rax to it; its record holds the counter's value in `ret`. */
 #define BS_CALL_RDTSC 0x5b5002l
 #define BS_TSC_ENTRY_BEFORE_TRAMPOLINE 16
+/* The same for a patched rdtscp, through bs_tscp_entry: its record holds
+ * the counter in `ret` and IA32_TSC_AUX (what rdtscp puts in ecx) in
+ * `check`. */
+#define BS_CALL_RDTSCP 0x5b5003l
+#define BS_TSCP_ENTRY_BEFORE_TRAMPOLINE 32
 
 /* Per-thread buffer: a header, then records, and at its end the stack the
  * library's hook runs on (BS_HOOK_STACK_SIZE): record and replay run

@@ -116,7 +116,8 @@ static void update_gates(struct bs_buffer_header *header, const struct bs_buffer
 }
 
 long bs_hook(struct bs_saved_regs *regs) {
-  int tsc = regs->rax == (uint64_t)BS_CALL_RDTSC;  /* a patched rdtsc (tsc_call.c) */
+  /* a patched rdtsc or rdtscp (tsc_call.c) */
+  int tsc = regs->rax == (uint64_t)BS_CALL_RDTSC || regs->rax == (uint64_t)BS_CALL_RDTSCP;
   const struct bs_buffered_call *call = tsc ? 0 : lookup(regs->rax, regs->args);
   if (!call && !tsc) return 0;
   int fresh = bs_thread.status == BS_THREAD_NEW;

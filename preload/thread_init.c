@@ -94,6 +94,9 @@ _Static_assert(BS_ASM_HOOK_AGAIN == BS_HOOK_AGAIN, "asm_constants.h: BS_HOOK_AGA
 _Static_assert(BS_ASM_CALL_RDTSC == BS_CALL_RDTSC, "asm_constants.h: BS_CALL_RDTSC");
 _Static_assert(BS_ASM_TSC_ENTRY_BEFORE_TRAMPOLINE == BS_TSC_ENTRY_BEFORE_TRAMPOLINE,
                "asm_constants.h: BS_TSC_ENTRY_BEFORE_TRAMPOLINE");
+_Static_assert(BS_ASM_CALL_RDTSCP == BS_CALL_RDTSCP, "asm_constants.h: BS_CALL_RDTSCP");
+_Static_assert(BS_ASM_TSCP_ENTRY_BEFORE_TRAMPOLINE == BS_TSCP_ENTRY_BEFORE_TRAMPOLINE,
+               "asm_constants.h: BS_TSCP_ENTRY_BEFORE_TRAMPOLINE");
 _Static_assert(offsetof(struct bs_thread_state, buffer) == 0, "the trampoline reads bs_thread.buffer at offset 0");
 _Static_assert(BS_ASM_UNTRACED_SYSCALL_ADDR == BS_UNTRACED_SYSCALL_ADDR, "asm_constants.h: BS_UNTRACED_SYSCALL_ADDR");
 _Static_assert(BS_ASM_SAVED_REGS_SIZE == sizeof(struct bs_saved_regs), "asm_constants.h: bs_saved_regs");

@@ -28,6 +28,21 @@
         .endm
 
         .text
+/* A patched rdtscp's stub calls here, BS_TSCP_ENTRY_BEFORE_TRAMPOLINE
+ * bytes before the trampoline: the pseudo call BS_CALL_RDTSCP, answered in
+ * eax, edx and ecx (the saved rcx, which the trampoline restores). */
+        .globl bs_tscp_entry
+        .hidden bs_tscp_entry
+        .type bs_tscp_entry, @function
+        .balign 16
+bs_tscp_entry:
+        .cfi_startproc
+        mov $BS_ASM_CALL_RDTSCP, %eax
+        jmp bs_syscall_trampoline
+        .cfi_endproc
+        .size bs_tscp_entry, . - bs_tscp_entry
+        .org bs_tscp_entry + BS_ASM_TSCP_ENTRY_BEFORE_TRAMPOLINE - BS_ASM_TSC_ENTRY_BEFORE_TRAMPOLINE, 0xcc
+
 /* A patched rdtsc's stub calls here (BS_TSC_ENTRY_BEFORE_TRAMPOLINE bytes
  * before the trampoline, where the recorder finds it): the pseudo call
  * BS_CALL_RDTSC, whose hook answers in eax and edx (tsc_call.c). rax holds

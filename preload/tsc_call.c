@@ -1,31 +1,35 @@
 /* The time-stamp counter, read by the library: where the recorder patched a
  * program's rdtsc into a trapping `int 0x2e` (engine/core/tsc_sites.h), it
  * turns the site, at its first trap, into a jump to a stub that enters the
- * trampoline with rax = BS_CALL_RDTSC (bs_tsc_entry). Recording reads the
- * counter here and appends it to the thread's buffer as a record of that
- * number; replay returns the recorded value. Either way the hook answers
- * like rdtsc: eax the low half, edx the high half (the saved rdx, which the
- * trampoline restores). Without a record to give (recording: no room, or
+ * trampoline with rax = BS_CALL_RDTSC (bs_tsc_entry); an rdtscp, patched
+ * into `int 0x2f; nop`, enters with BS_CALL_RDTSCP (bs_tscp_entry).
+ * Recording reads the counter here and appends it to the thread's buffer as
+ * a record of that number (rdtscp's IA32_TSC_AUX in the record's `check`);
+ * replay returns the recorded values. Either way the hook answers like the
+ * instruction: eax the low half, edx the high half (the saved rdx, which
+ * the trampoline restores), and for rdtscp ecx the auxiliary value. Without a record to give (recording: no room, or
  * the recorder asked for a switch point; replay: none left), the stub's
  * traced path traps as before, and the value is an Rdtsc event. */
 #include "preload/buffer_layout.h"
 
-static void answer(struct bs_saved_regs *regs, uint64_t tsc) {
+static void answer(struct bs_saved_regs *regs, uint32_t nr, uint64_t tsc, uint64_t aux) {
   regs->rax = tsc & 0xffffffffu;
   regs->args[2] = tsc >> 32; /* rdx */
+  if (nr == BS_CALL_RDTSCP) regs->rcx = aux & 0xffffffffu;
 }
 
 const struct bs_record *bs_tsc_call(struct bs_buffer_header *header, struct bs_saved_regs *regs) {
+  uint32_t nr = (uint32_t)regs->rax; /* BS_CALL_RDTSC or BS_CALL_RDTSCP */
   if (header->mode == BS_MODE_REPLAY) {
     if (header->cursor >= header->used) return 0;
     if (header->used > BS_RECORDS_CAPACITY || header->used - header->cursor < sizeof(struct bs_record)) {
-      bs_diverge(header, BS_CALL_RDTSC, BS_DIVERGED_SIZE);
+      bs_diverge(header, nr, BS_DIVERGED_SIZE);
     }
     const struct bs_record *rec = bs_record_at(header, header->cursor);
-    if (rec->nr != BS_CALL_RDTSC) bs_diverge(header, BS_CALL_RDTSC, BS_DIVERGED_NR);
-    if (rec->size != sizeof(struct bs_record)) bs_diverge(header, BS_CALL_RDTSC, BS_DIVERGED_SIZE);
+    if (rec->nr != nr) bs_diverge(header, nr, BS_DIVERGED_NR);
+    if (rec->size != sizeof(struct bs_record)) bs_diverge(header, nr, BS_DIVERGED_SIZE);
     header->cursor += rec->size;
-    answer(regs, (uint64_t)rec->ret);
+    answer(regs, nr, (uint64_t)rec->ret, rec->check);
     return rec;
   }
   /* The recorder asks for a switch point: this one traps. */
@@ -34,19 +38,20 @@ const struct bs_record *bs_tsc_call(struct bs_buffer_header *header, struct bs_s
     return 0;
   }
   if (header->used > BS_RECORDS_CAPACITY || sizeof(struct bs_record) > BS_RECORDS_CAPACITY - header->used) return 0;
-  uint32_t lo, hi;
+  uint32_t lo, hi, aux = 0;
   /* The recorder never patches the library's own rdtsc (tsc_patching.cc). */
-  __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+  if (nr == BS_CALL_RDTSCP) __asm__ volatile("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
+  else __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
   uint64_t tsc = ((uint64_t)hi << 32) | lo;
   struct bs_record *rec = bs_record_at(header, header->used);
   for (uint8_t i = 0; i < BS_MAX_OUTS; ++i) rec->out_len[i] = 0;
-  rec->check = 0;
+  rec->check = aux;
   rec->size = sizeof(struct bs_record);
-  rec->nr = BS_CALL_RDTSC;
+  rec->nr = nr;
   rec->ret = (int64_t)tsc;
   /* Published last, as bs_record_call does. */
   BS_COMPILER_BARRIER();
   header->used += rec->size;
-  answer(regs, tsc);
+  answer(regs, nr, tsc, aux);
   return rec;
 }

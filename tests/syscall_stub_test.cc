@@ -126,6 +126,34 @@ BOOST_AUTO_TEST_CASE(what_cannot_move_is_left_alone) {
   BOOST_CHECK(!plan_of(bytes({0x0f, 0x05, 0x48})));  // cut short
 }
 
+BOOST_AUTO_TEST_CASE(patched_time_stamp_reads_are_sites_of_their_own_entry) {
+  // A patched rdtsc (`int 0x2e`) and rdtscp (`int 0x2f; nop`, tsc_sites.h),
+  // each followed by `shl $32,%rdx; or %rdx,%rax`.
+  std::vector<uint8_t> rdtsc = {0xcd, 0x2e, 0x48, 0xc1, 0xe2, 0x20, 0x48, 0x09, 0xd0};
+  std::vector<uint8_t> rdtscp = {0xcd, 0x2f, 0x90, 0x48, 0xc1, 0xe2, 0x20, 0x48, 0x09, 0xd0};
+  BOOST_CHECK(bs::site_entry(kSyscall, 2) == bs::StubEntry::Syscall);
+  BOOST_CHECK(bs::site_entry(rdtsc.data(), rdtsc.size()) == bs::StubEntry::Rdtsc);
+  BOOST_CHECK(bs::site_entry(rdtscp.data(), rdtscp.size()) == bs::StubEntry::Rdtscp);
+  // `int 0x2f` without the nop is not what the recorder writes.
+  std::vector<uint8_t> bare = {0xcd, 0x2f, 0x48, 0xc1, 0xe2, 0x20};
+  BOOST_CHECK(!bs::site_entry(bare.data(), bare.size()));
+  BOOST_CHECK(!plan_of(bare));
+  // The rdtscp's nop moves like any instruction after the trap: the traced
+  // path traps with `int 0x2f` followed by the nop's copy, as the site did.
+  auto p = plan_of(rdtscp);
+  BOOST_REQUIRE(p);
+  BOOST_CHECK_EQUAL(p->info.count, 2);
+  BOOST_CHECK_EQUAL(p->info.site_length, 7);
+  BOOST_CHECK_EQUAL(p->info.copy_length, 5);
+  uint64_t stub = 0x10000 * BS_STUB_SIZE;
+  std::vector<uint8_t> code = bs::stub_code(*p, stub, stub + 4096);
+  uint64_t traced = bs::layout(stub).traced - stub + bs::kLeaUpLength;
+  BOOST_CHECK(std::equal(rdtscp.begin(), rdtscp.begin() + 3, code.begin() + static_cast<long>(traced)));
+  p = plan_of(rdtsc);
+  BOOST_REQUIRE(p);
+  BOOST_CHECK_EQUAL(p->info.site_length, 6);
+}
+
 BOOST_AUTO_TEST_CASE(a_ret_takes_the_padding_after_it) {
   auto p = plan_of(bytes({0x0f, 0x05, 0xc3, 0x66, 0x2e, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00}));
   BOOST_REQUIRE(p);
@@ -237,13 +265,17 @@ BOOST_AUTO_TEST_CASE(a_stub_of_the_executable_area_enters_the_library_through_it
   BOOST_REQUIRE(lib != MAP_FAILED);
   const uint8_t handled[] = {0xb8, kHandledResult, 0, 0, 0, 0xc3};  // mov $42,%eax; ret
   std::memcpy(lib, handled, sizeof(handled));
-  uint64_t trampoline = reinterpret_cast<uint64_t>(lib), tsc_entry = trampoline + 0x100;
+  uint64_t trampoline = reinterpret_cast<uint64_t>(lib);
+  bs::EntryAddresses entries = bs::EntryAddresses::of_trampoline(trampoline);
+  BOOST_CHECK_EQUAL(entries.of(bs::StubEntry::Rdtsc), trampoline - BS_TSC_ENTRY_BEFORE_TRAMPOLINE);
+  BOOST_CHECK_EQUAL(entries.of(bs::StubEntry::Rdtscp), trampoline - BS_TSCP_ENTRY_BEFORE_TRAMPOLINE);
   // The area starts one slot before the veneers, which go at kTrampoline.
   uint64_t area = r.addr(Region::kTrampoline - BS_STUB_SIZE);
-  r.put(Region::kTrampoline, bs::veneer_slot(trampoline, tsc_entry));
+  r.put(Region::kTrampoline, bs::veneer_slot(entries));
   BOOST_CHECK_EQUAL(bs::veneer(area, bs::StubEntry::Syscall), r.addr(Region::kTrampoline));
   // Each veneer is `jmp *0(%rip)` followed by its entry's address.
-  for (auto [entry, target] : {std::pair{bs::StubEntry::Syscall, trampoline}, std::pair{bs::StubEntry::Rdtsc, tsc_entry}}) {
+  for (bs::StubEntry entry : {bs::StubEntry::Syscall, bs::StubEntry::Rdtsc, bs::StubEntry::Rdtscp}) {
+    uint64_t target = entries.of(entry);
     const auto* v = reinterpret_cast<const uint8_t*>(bs::veneer(area, entry));
     BOOST_CHECK(std::memcmp(v, "\xff\x25\x00\x00\x00\x00", 6) == 0);
     uint64_t to = 0;

@@ -9,9 +9,13 @@ namespace {
 constexpr uint8_t kLeaDown[5] = {0x48, 0x8d, 0x64, 0x24, 0x80};                  // lea -128(%rsp),%rsp
 constexpr uint8_t kLeaUp[kLeaUpLength] = {0x48, 0x8d, 0xa4, 0x24, 0x80, 0x00, 0x00, 0x00};  // lea 128(%rsp),%rsp
 constexpr uint8_t kSyscall[2] = {0x0f, 0x05};
-// A patched rdtsc (tsc_sites.h): `int 0x2e`, which traps like the rdtsc did.
+// A patched rdtsc (tsc_sites.h): `int 0x2e`, which traps like the rdtsc did;
+// a patched rdtscp: `int 0x2f` and a nop, displaced like the instructions
+// after it (the recorder's trap handler skips the nop with the trap).
 constexpr uint8_t kTrappedRdtsc[2] = {0xcd, 0x2e};
-static_assert(sizeof(kSyscall) == sizeof(kTrappedRdtsc), "a stub's traced path has room for one two-byte trap");
+constexpr uint8_t kTrappedRdtscp[2] = {0xcd, 0x2f};
+static_assert(sizeof(kSyscall) == sizeof(kTrappedRdtsc) && sizeof(kSyscall) == sizeof(kTrappedRdtscp),
+              "a stub's traced path has room for one two-byte trap");
 constexpr uint8_t kJmp = 0xe9, kCall = 0xe8, kRet = 0xc3;
 constexpr uint64_t kRel32Insn = 5;
 // The jump's padding up to the end of the patch: the recommended
@@ -81,11 +85,19 @@ uint64_t traced_copy(uint64_t stub) { return layout(stub).after_traced_syscall; 
 
 }  // namespace
 
-std::optional<Plan> plan(uint64_t site, const uint8_t* code, std::size_t len) {
-  if (len < kRel32Insn ||
-      (std::memcmp(code, kSyscall, sizeof(kSyscall)) != 0 && std::memcmp(code, kTrappedRdtsc, sizeof(kTrappedRdtsc)) != 0)) {
-    return std::nullopt;
+std::optional<StubEntry> site_entry(const uint8_t* code, std::size_t len) {
+  if (len < sizeof(kSyscall)) return std::nullopt;
+  if (std::memcmp(code, kSyscall, sizeof(kSyscall)) == 0) return StubEntry::Syscall;
+  if (std::memcmp(code, kTrappedRdtsc, sizeof(kTrappedRdtsc)) == 0) return StubEntry::Rdtsc;
+  if (len > sizeof(kTrappedRdtscp) && std::memcmp(code, kTrappedRdtscp, sizeof(kTrappedRdtscp)) == 0 &&
+      code[sizeof(kTrappedRdtscp)] == 0x90) {
+    return StubEntry::Rdtscp;
   }
+  return std::nullopt;
+}
+
+std::optional<Plan> plan(uint64_t site, const uint8_t* code, std::size_t len) {
+  if (len < kRel32Insn || !site_entry(code, len)) return std::nullopt;
   Plan p;
   p.info.site = site;
   p.info.magic = BS_STUB_INFO_MAGIC;
@@ -179,12 +191,12 @@ std::vector<uint8_t> stub_code(const Plan& plan, uint64_t stub, uint64_t trampol
   return s;
 }
 
-std::vector<uint8_t> veneer_slot(uint64_t trampoline, uint64_t tsc_entry) {
+std::vector<uint8_t> veneer_slot(const EntryAddresses& entries) {
   constexpr uint8_t kJmpRipIndirect[6] = {0xff, 0x25, 0x00, 0x00, 0x00, 0x00};  // jmp *0(%rip)
   std::vector<uint8_t> s(BS_STUB_SIZE, 0xcc);
-  for (StubEntry e : {StubEntry::Syscall, StubEntry::Rdtsc}) {
+  for (StubEntry e : {StubEntry::Syscall, StubEntry::Rdtsc, StubEntry::Rdtscp}) {
     uint64_t at = veneer(0, e) - BS_STUB_SIZE;
-    uint64_t target = e == StubEntry::Syscall ? trampoline : tsc_entry;
+    uint64_t target = entries.of(e);
     std::memcpy(s.data() + at, kJmpRipIndirect, sizeof(kJmpRipIndirect));
     std::memcpy(s.data() + at + sizeof(kJmpRipIndirect), &target, sizeof(target));
   }
@@ -192,7 +204,24 @@ std::vector<uint8_t> veneer_slot(uint64_t trampoline, uint64_t tsc_entry) {
 }
 
 uint64_t veneer(uint64_t area, StubEntry entry) {
-  return area + BS_STUB_SIZE + (entry == StubEntry::Syscall ? 0 : 16);
+  constexpr uint64_t kVeneerSize = 16;
+  return area + BS_STUB_SIZE + kVeneerSize * static_cast<uint64_t>(entry);
+}
+
+EntryAddresses EntryAddresses::of_trampoline(uint64_t trampoline) {
+  return {trampoline, trampoline - BS_TSC_ENTRY_BEFORE_TRAMPOLINE, trampoline - BS_TSCP_ENTRY_BEFORE_TRAMPOLINE};
+}
+
+uint64_t EntryAddresses::of(StubEntry e) const {
+  switch (e) {
+    case StubEntry::Syscall:
+      return trampoline;
+    case StubEntry::Rdtsc:
+      return rdtsc;
+    case StubEntry::Rdtscp:
+      return rdtscp;
+  }
+  return trampoline;
 }
 
 std::vector<uint8_t> site_code(const Plan& plan, uint64_t stub) {

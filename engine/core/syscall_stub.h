@@ -33,8 +33,9 @@ struct Plan {
 
 // The plan for the site at `site` whose first bytes (`len` of them, up to
 // kSiteReadLength) are `code`; nullopt unless they are a `syscall` (or the
-// `int 0x2e` of a patched rdtsc, tsc_sites.h: the stub's traced path then
-// traps the same way) followed by instructions a stub can run: ones that run anywhere,
+// `int 0x2e` of a patched rdtsc, or the `int 0x2f; nop` of a patched
+// rdtscp, tsc_sites.h: the stub's traced path then traps the same way)
+// followed by instructions a stub can run: ones that run anywhere,
 // rip-relative ones, jmp and jcc with direct destinations outside the
 // patch, or a `ret` followed by alignment padding.
 std::optional<Plan> plan(uint64_t site, const uint8_t* code, std::size_t len);
@@ -47,15 +48,29 @@ using x86::ReadMemory;
 // not decoding: a false alarm only leaves a site unpatched.
 bool may_be_jumped_into(const Plan& plan, const ReadMemory& read);
 
+// What a stub calls: the library's trampoline for a `syscall`, or the
+// entry before it for a patched rdtsc or rdtscp (preload/trampoline.S).
+// The values are the veneers' order.
+enum class StubEntry { Syscall = 0, Rdtsc = 1, Rdtscp = 2 };
+struct EntryAddresses {
+  uint64_t trampoline = 0, rdtsc = 0, rdtscp = 0;
+  static EntryAddresses of_trampoline(uint64_t trampoline);
+  uint64_t of(StubEntry e) const;
+};
+
+// What the site at `code` (`len` bytes readable) is, by its first bytes: a
+// `syscall`, a patched rdtsc (`int 0x2e`) or a patched rdtscp (`int 0x2f;
+// nop`, tsc_sites.h).
+std::optional<StubEntry> site_entry(const uint8_t* code, std::size_t len);
+
 // The stub area below the executable (tool_page.h) begins with two slots
 // of its own: slot 0 counts the slots used, as in the library's area, and
 // slot 1 holds the veneers, an absolute jump to each library entry a stub
-// calls (the trampoline, and the rdtsc entry before it). Its stubs call a
-// veneer, within their rel32 reach, instead of the library.
+// calls, 16 bytes apart in StubEntry's order. Its stubs call a veneer,
+// within their rel32 reach, instead of the library.
 inline constexpr uint64_t kExecutableAreaFirstStub = 2;
-enum class StubEntry { Syscall, Rdtsc };
-// The BS_STUB_SIZE bytes of slot 1, jumping to `trampoline` and `tsc_entry`.
-std::vector<uint8_t> veneer_slot(uint64_t trampoline, uint64_t tsc_entry);
+// The BS_STUB_SIZE bytes of slot 1, jumping to each of `entries`.
+std::vector<uint8_t> veneer_slot(const EntryAddresses& entries);
 // Where the stubs of the executable's area at `area` call for `entry`.
 uint64_t veneer(uint64_t area, StubEntry entry);
 

@@ -95,7 +95,7 @@ void RecordSession::on_signal(RecordTask& t, int sig) {
       event.tid = static_cast<uint32_t>(task.tid());
       event.regs = regs.to_block();
       // From now on the library reads the counter at this site, if it can.
-      if (!cpuid && len == 2) buffer_tsc_site(t, after, event);
+      if (!cpuid) buffer_tsc_site(t, after, event);
       task.set_regs_up_to_ip(after);  // rax, rbx, rcx, rdx and rip are all they change
       event.reg_changes = after.changes_since(regs);
       write_event(event);

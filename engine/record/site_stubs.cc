@@ -56,9 +56,8 @@ std::optional<uint64_t> RecordSession::install_stub(RecordTask& t, const syscall
     if (!syscall_stub::reachable(plan, s.stub, target)) return std::nullopt;
     return s;
   };
-  uint64_t tsc_entry = p.trampoline - BS_TSC_ENTRY_BEFORE_TRAMPOLINE;
-  std::optional<Slot> slot =
-      next_slot(p.stub_area, p.stub_area_size, 1, entry == syscall_stub::StubEntry::Syscall ? p.trampoline : tsc_entry);
+  syscall_stub::EntryAddresses entries = syscall_stub::EntryAddresses::of_trampoline(p.trampoline);
+  std::optional<Slot> slot = next_slot(p.stub_area, p.stub_area_size, 1, entries.of(entry));
   bool veneers = false;
   if (!slot && p.exe_stub_area) {
     slot = next_slot(p.exe_stub_area, BS_STUB_AREA_SIZE, syscall_stub::kExecutableAreaFirstStub,
@@ -69,7 +68,7 @@ std::optional<uint64_t> RecordSession::install_stub(RecordTask& t, const syscall
   written.clear();
   if (veneers) {
     // The area's first stub: its veneers to the library's entries first.
-    std::vector<uint8_t> v = syscall_stub::veneer_slot(p.trampoline, tsc_entry);
+    std::vector<uint8_t> v = syscall_stub::veneer_slot(entries);
     task.write_bytes(remote_ptr<void>(p.exe_stub_area + BS_STUB_SIZE), v.data(), v.size());
     written.push_back({p.exe_stub_area + BS_STUB_SIZE, v.size()});
   }

@@ -1,11 +1,13 @@
-// rdtsc read by the preload library. Where the recorder patches rdtsc into
-// a trapping `int 0x2e` (tsc_patching.h), each trap is a ptrace stop and an
-// Rdtsc event, about 25-40 us. At a site's first trap, once the process has
-// the library, the site becomes a jump to a stub (syscall_stub.h) that
-// enters the library's trampoline as the pseudo call BS_CALL_RDTSC
-// (preload/tsc_call.c): from then on the library reads the counter and logs
-// it in the thread's buffer, and the stub's traced path traps the old way
-// only when the library cannot (no room, a switch point asked for).
+// rdtsc and rdtscp read by the preload library. Where the recorder patches
+// rdtsc into a trapping `int 0x2e` and rdtscp into `int 0x2f; nop`
+// (tsc_patching.h), each trap is a ptrace stop and an Rdtsc event, about
+// 25-40 us. At a site's first trap, once the process has the library, the
+// site becomes a jump to a stub (syscall_stub.h) that enters the library's
+// trampoline as the pseudo call BS_CALL_RDTSC or BS_CALL_RDTSCP
+// (preload/tsc_call.c): from then on the library reads the counter (and
+// rdtscp's auxiliary value) and logs it in the thread's buffer, and the
+// stub's traced path traps the old way only when the library cannot (no
+// room, a switch point asked for).
 #include <cstring>
 
 #include "values/log.h"
@@ -30,10 +32,12 @@ bool RecordSession::buffer_tsc_site(RecordTask& t, Registers& after, trace::Even
   if (site >= kToolPageAddr && site < kToolPageAddr + kToolPageSize) return false;
   uint8_t code[syscall_stub::kSiteReadLength];
   std::size_t got = task.read_some(remote_ptr<void>(site), code, sizeof(code));
+  std::optional<syscall_stub::StubEntry> entry = syscall_stub::site_entry(code, got);
+  if (entry != syscall_stub::StubEntry::Rdtsc && entry != syscall_stub::StubEntry::Rdtscp) return false;
   std::optional<syscall_stub::Plan> plan = syscall_stub::plan(site, code, got);
   if (!plan) return false;
   std::vector<std::pair<uint64_t, std::size_t>> written;
-  std::optional<uint64_t> stub = install_stub(t, *plan, syscall_stub::StubEntry::Rdtsc, written);
+  std::optional<uint64_t> stub = install_stub(t, *plan, *entry, written);
   if (!stub) return false;
   for (const auto& [addr, len] : written) {
     trace::MemoryWrite w{addr, std::vector<uint8_t>(len)};

@@ -79,9 +79,10 @@ std::string ReplaySession::buffered_call_divergence() {
   if (task_->read_some(remote_ptr<void>(buffer), &h, sizeof(h)) != sizeof(h) || h.diverged_reason == BS_DIVERGED_NONE) {
     return {};
   }
-  // A record's number: a system call, or the library's rdtsc (tsc_call.c).
+  // A record's number: a system call, or the library's rdtsc or rdtscp (tsc_call.c).
   auto name_of = [](uint32_t nr) -> std::string {
     if (nr == BS_CALL_RDTSC) return "rdtsc";
+    if (nr == BS_CALL_RDTSCP) return "rdtscp";
     const sys::SyscallInfo* info = sys::lookup(nr);
     return info ? std::string(info->name) : "system call " + std::to_string(nr);
   };

@@ -3,12 +3,13 @@
 // a rel32 jump's reach of the library's stub area; the recorder maps a stub
 // area of its own just below the executable at exec (engine/core/tool_page.h)
 // whose stubs enter the library through veneers, so that these sites too
-// stop trapping after their first read. Three threads read the counter in
-// loops and check that it never goes back within a thread; replay must
-// give every value back.
+// stop trapping after their first read: 7,500 reads, all but the first
+// of each site buffered (rdtscp with its auxiliary value in ecx). Three
+// threads read the counter in loops and check that it never goes back
+// within a thread; replay must give every value back, aux included.
 // requires: threads
 // record-env: BACKSTEP_PATCH_RDTSC=1
-// expect-buffered: 5000
+// expect-buffered: 7000
 #include <x86intrin.h>
 
 #include "thread_util.h"
@@ -16,6 +17,7 @@
 #define READS 2000
 
 static long went_back[3], odd[3], tscp_back[3];
+static unsigned aux_mix[3];
 
 // Kept out of line (and out of main) so that each is one site of the
 // executable's text, read in a loop.
@@ -30,6 +32,7 @@ static __attribute__((noinline)) void reads(long id) {
       unsigned aux;
       unsigned long long p = __rdtscp(&aux);
       if (p < last_p || p < now) tscp_back[id]++;
+      aux_mix[id] = aux_mix[id] * 31 + aux;
       last_p = p;
     }
   }
@@ -47,7 +50,7 @@ int main(void) {
   for (int i = 0; i < 2; i++) PCHECK(pthread_join(t[i], NULL));
   for (int i = 0; i < 3; i++) {
     printf("thread %d: %d reads, %ld went back, rdtscp %ld went back\n", i, READS, went_back[i], tscp_back[i]);
-    nd("thread %d: odd values %ld\n", i, odd[i]);
+    nd("thread %d: odd values %ld, rdtscp aux %u\n", i, odd[i], aux_mix[i]);
   }
   return 0;
 }
