@@ -99,6 +99,14 @@ WORKLOADS = [
         "per_op": "rdtsc",
     },
     {
+        "name": "rdtscp_loop",
+        "source": "rdtscp_loop.c",
+        "param": "count",
+        "default": 200_000,
+        "about": "rdtscp N times (the counter and its auxiliary value, read by the preload library once patched)",
+        "per_op": "rdtscp",
+    },
+    {
         "name": "threads_hash",
         "source": "threads_hash.c",
         "param": "chunks",
