@@ -9,10 +9,11 @@ cannot be mapped natively here (not root, no such device).
 """
 import argparse
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
+
+import refusals
 
 
 def main():
@@ -50,14 +51,7 @@ def main():
     rerr = rep.stderr.decode(errors="replace")
     if rep.returncode == 0 or want not in rerr or "diverged" in rerr:
         failures.append("replay exit %d, expected the recording's reason: %s" % (rep.returncode, rerr))
-    for f in failures:
-        print("FAIL: " + f)
-    if failures:
-        print("work directory kept: %s" % work)
-        return 1
-    shutil.rmtree(work, ignore_errors=True)
-    print("PASS: record exit %d: %s" % (rec.returncode, err.strip()))
-    return 0
+    return refusals.finish(work, failures, "record exit %d: %s" % (rec.returncode, err.strip()))
 
 
 if __name__ == "__main__":

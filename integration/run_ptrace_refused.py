@@ -18,11 +18,12 @@ recorded and replayed like any other program.
 """
 import argparse
 import os
-import shutil
 import signal
 import subprocess
 import sys
 import tempfile
+
+import refusals
 
 LIMIT = 60  # seconds for one record or replay; they take well under one
 
@@ -134,14 +135,7 @@ def main():
     for buffering in (True, False):
         check_mode(os.path.abspath(opts.backstep), os.path.abspath(opts.helper), opts.mode, buffering, work,
                    failures)
-    for f in failures:
-        print("FAIL: " + f)
-    if failures:
-        print("work directory kept: %s" % work)
-        return 1
-    shutil.rmtree(work, ignore_errors=True)
-    print("PASS: ptrace_refused.%s" % opts.mode)
-    return 0
+    return refusals.finish(work, failures, "ptrace_refused.%s" % opts.mode)
 
 
 if __name__ == "__main__":
