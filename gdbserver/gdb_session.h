@@ -93,6 +93,7 @@ class GdbSession {
   void handle(const rsp::WriteMemoryBinary& r);
   void handle(const rsp::AllocateMemory& r);
   void handle(const rsp::DeallocateMemory& r);
+  void handle(const rsp::SearchMemory& r);
   void handle(const rsp::SaveRegisterState& r);
   void handle(const rsp::RestoreRegisterState& r);
   void handle(const rsp::InsertBreakpoint& r);

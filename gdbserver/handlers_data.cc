@@ -1,5 +1,6 @@
 // Registers, memory, breakpoints and watchpoints.
 #include "gdbserver/gdb_session.h"
+#include "gdbserver/memory_search.h"
 #include "gdbserver/rsp/hex.h"
 
 namespace backstep::gdb {
@@ -44,6 +45,13 @@ void GdbSession::handle(const rsp::ReadMemory& r) {
     return;
   }
   reply(rsp::memory_hex(bytes));
+}
+
+void GdbSession::handle(const rsp::SearchMemory& r) {
+  std::optional<uint64_t> found =
+      search_memory(target_.memory_map(), [this](uint64_t addr, std::size_t len) { return target_.read_memory(addr, len); },
+                    r.addr, r.length, r.pattern);
+  reply(found ? "1," + rsp::hex_number(*found) : "0");
 }
 
 namespace {

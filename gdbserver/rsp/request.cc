@@ -71,6 +71,7 @@ constexpr auto kTable = std::to_array<Entry>({
     {"X", Match::Raw, parse_write_memory_binary},
     {"_M", Match::Raw, parse_allocate_memory},
     {"_m", Match::Raw, parse_deallocate_memory},
+    {"qSearch:memory", Match::Word, parse_search_memory},
     // Breakpoints and watchpoints.
     {"Z", Match::Raw, parse_insert_breakpoint},
     {"z", Match::Raw, parse_remove_breakpoint},

@@ -170,6 +170,12 @@ struct DeallocateMemory {  // _m<addr>
   std::uint64_t addr = 0;
   bool operator==(const DeallocateMemory&) const = default;
 };
+struct SearchMemory {  // qSearch:memory:<addr>;<length>;<binary pattern>
+  std::uint64_t addr = 0;
+  std::uint64_t length = 0;
+  Bytes pattern;  // at least one byte
+  bool operator==(const SearchMemory&) const = default;
+};
 
 // ---- Breakpoints and watchpoints -------------------------------------------
 
@@ -354,7 +360,7 @@ using Request =
                  ThreadsInfoJson, ThreadAlive, ThreadExtraInfo, SetThread, ReadRegisters,
                  WriteRegisters, ReadRegister, WriteRegister, SaveRegisterState,
                  RestoreRegisterState, ReadMemory, ReadMemoryBinary, WriteMemory, WriteMemoryBinary,
-                 AllocateMemory, DeallocateMemory, InsertBreakpoint, RemoveBreakpoint, VContQuery,
+                 AllocateMemory, DeallocateMemory, SearchMemory, InsertBreakpoint, RemoveBreakpoint, VContQuery,
                  VCont, Continue, ContinueWithSignal, Step, StepWithSignal, ReverseContinue,
                  ReverseStep, Kill, VKill, Detach, VRun, PassSignals, ProgramSignals, CatchSyscalls,
                  DisableRandomization, StartupWithShell, EnvironmentReset, EnvironmentHexEncoded,

@@ -152,6 +152,20 @@ ParseResult parse_deallocate_memory(std::string_view args) {
   return s.finish(request);
 }
 
+ParseResult parse_search_memory(std::string_view args) {
+  Scanner s(args);
+  SearchMemory request;
+  s.expect(':', "before the address");
+  request.addr = s.hex("address");
+  s.expect(';', "after the address");
+  request.length = s.hex("length");
+  s.expect(';', "after the length");
+  std::string_view pattern = s.rest();
+  if (!s.failed() && pattern.empty()) s.fail("the search pattern is empty");
+  request.pattern.assign(pattern.begin(), pattern.end());
+  return s.finish(std::move(request));
+}
+
 ParseResult parse_insert_breakpoint(std::string_view args) {
   Scanner s(args);
   InsertBreakpoint request{parse_breakpoint(s)};

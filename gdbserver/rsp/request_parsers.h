@@ -128,6 +128,7 @@ ParseResult parse_write_memory(std::string_view args);
 ParseResult parse_write_memory_binary(std::string_view args);
 ParseResult parse_allocate_memory(std::string_view args);
 ParseResult parse_deallocate_memory(std::string_view args);
+ParseResult parse_search_memory(std::string_view args);
 ParseResult parse_insert_breakpoint(std::string_view args);
 ParseResult parse_remove_breakpoint(std::string_view args);
 

@@ -7,6 +7,7 @@
 
 #include <boost/test/unit_test.hpp>
 #include <algorithm>
+#include <map>
 #include <string>
 #include <thread>
 
@@ -26,6 +27,9 @@ class FakeTarget : public DebugTarget {
   std::vector<CpuidLeaf> cpuid;
   std::optional<uint64_t> debug_slot;
   std::vector<MemoryMapping> mappings;
+  // Readable memory: each block from its address on (reads stop at its end).
+  std::map<uint64_t, std::vector<uint8_t>> memory;
+  std::size_t reads = 0;
 
   pid_t process_id() const override { return kPid; }
   std::vector<pid_t> thread_ids() const override { return tids; }
@@ -45,7 +49,16 @@ class FakeTarget : public DebugTarget {
     return r;
   }
   std::vector<uint8_t> xstate(pid_t) override { return {}; }
-  std::vector<uint8_t> read_memory(uint64_t, std::size_t) override { return {}; }
+  std::vector<uint8_t> read_memory(uint64_t addr, std::size_t len) override {
+    ++reads;
+    auto it = memory.upper_bound(addr);
+    if (it == memory.begin()) return {};
+    --it;
+    const std::vector<uint8_t>& block = it->second;
+    if (addr - it->first >= block.size()) return {};
+    auto from = block.begin() + static_cast<std::ptrdiff_t>(addr - it->first);
+    return {from, from + static_cast<std::ptrdiff_t>(std::min<uint64_t>(len, block.end() - from))};
+  }
   std::vector<uint8_t> auxv() override { return {}; }
   std::vector<uint8_t> siginfo() override { return {}; }
   bool set_breakpoint(uint64_t, TrapKind) override { return true; }
