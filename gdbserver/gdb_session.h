@@ -83,6 +83,7 @@ class GdbSession {
   void handle(const rsp::ThreadInfoNext&) { reply("l"); }
   void handle(const rsp::ThreadAlive& r);
   void handle(const rsp::ThreadExtraInfo& r);
+  void handle(const rsp::QueryTlsAddress& r);
   void handle(const rsp::SetThread& r);
   void handle(const rsp::ReadRegisters& r);
   void handle(const rsp::WriteRegisters& r);

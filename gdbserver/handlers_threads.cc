@@ -97,6 +97,21 @@ void GdbSession::handle(const rsp::ThreadExtraInfo& r) {
   reply(rsp::hex_encode(target_.thread_name(named ? *named : stopped_thread())));
 }
 
+void GdbSession::handle(const rsp::QueryTlsAddress& r) {
+  std::optional<pid_t> named = named_thread(r.thread);
+  pid_t tid = named ? *named : stopped_thread();
+  if (tid == 0) {
+    reply(error_reply(rsp::ErrorCode::NoSuchThread));
+    return;
+  }
+  DebugTarget::TlsAddress a = target_.tls_address(tid, r.link_map, r.offset);
+  if (!a.addr) {
+    reply(error_reply(rsp::ErrorCode::Failed, a.why));
+    return;
+  }
+  reply(rsp::hex_number(*a.addr));
+}
+
 void GdbSession::handle(const rsp::SetThread& r) {
   // An unknown thread is refused and the previous choice stays (as rr).
   std::optional<pid_t> named = named_thread(r.thread);

@@ -71,3 +71,13 @@ BOOST_AUTO_TEST_CASE(a_vcont_step_names_the_stepped_thread) {
   c.ask("s");
   BOOST_TEST(target.last_request.thread == 0x65);
 }
+
+BOOST_AUTO_TEST_CASE(tls_addresses_are_asked_of_the_named_thread) {
+  FakeTarget target;
+  Client c(target);
+  // The fake's answer: 0x7f0000000000 + (tid << 12) + link map + offset.
+  BOOST_TEST(c.ask("qGetTLSAddr:p64.65,10,200") == "7f0000065210");
+  BOOST_TEST(c.ask("qGetTLSAddr:p64.66,0,0") == "7f0000066000");
+  BOOST_TEST(c.ask("qGetTLSAddr:p64.99,10,200") == "E03");  // no such thread
+  BOOST_TEST(c.ask("qGetTLSAddr:p64.65,10") == "E16");
+}

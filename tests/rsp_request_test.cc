@@ -134,6 +134,9 @@ BOOST_AUTO_TEST_CASE(thread_packets_in_every_form) {
       {"Tp1a2.1a3", ThreadAlive{ThreadId::in_process(0x1a2, 0x1a3)}},
       {"T1a3", ThreadAlive{ThreadId::specific(0x1a3)}},
       {"qThreadExtraInfo,p1a2.1a3", ThreadExtraInfo{ThreadId::in_process(0x1a2, 0x1a3)}},
+      {"qGetTLSAddr:p1a2.1a3,10,7ffff7ffe2e0", QueryTlsAddress{ThreadId::in_process(0x1a2, 0x1a3), 0x10, 0x7ffff7ffe2e0}},
+      {"qGetTLSAddr:1a3,0,4000", QueryTlsAddress{ThreadId::specific(0x1a3), 0, 0x4000}},
+      {"qSearch:memory:1000;2000;ab}c", SearchMemory{0x1000, 0x2000, {'a', 'b', '}', 'c'}}},
       {"qC", QueryCurrentThread{}},
       {"qfThreadInfo", ThreadInfoFirst{}},
       {"qsThreadInfo", ThreadInfoNext{}},
@@ -369,7 +372,8 @@ BOOST_AUTO_TEST_CASE(malformed_packets_are_parse_errors) {
       // Threads.
       "H", "Hx1", "Hg", "Hgzz", "Hgp", "Hgp1.", "Hgp.1", "Hg-2", "Hgp-1.5", "Hg8000000000000000",
       "Hg1.2", "Hgp1.2.3", "T", "Tzz", "T-2", "qThreadExtraInfo", "qThreadExtraInfo,",
-      "qThreadExtraInfo,x", "qC:1", "qfThreadInfo:", "jThreadsInfo:",
+      "qThreadExtraInfo,x", "qGetTLSAddr:1,2", "qGetTLSAddr:1;2;3", "qGetTLSAddr:zz,1,2", "qSearch:memory:1;2",
+      "qSearch:memory:1;2;", "qC:1", "qfThreadInfo:", "jThreadsInfo:",
       // Breakpoints.
       "Z", "Z0", "Z0,", "Z0,10", "Z0,10,", "Z5,10,1", "Z0,10,1x", "z0,zz,1", "Zz,1,1", "Z0;10,1",
       // Execution.

@@ -227,6 +227,16 @@ class DebugTarget {
   virtual std::optional<uint64_t> debug_pointer_address() = 0;
   // The replayed process's mappings, in address order.
   virtual std::vector<MemoryMapping> memory_map() = 0;
+  // Where thread `tid` keeps the thread-local variable at `offset` in the
+  // TLS block of the module whose struct link_map is at `link_map`
+  // (qGetTLSAddr): the address, or why there is none (no such thread, a C
+  // library that does not describe its TLS structures, a block the thread
+  // has not allocated yet).
+  struct TlsAddress {
+    std::optional<uint64_t> addr;
+    std::string why;
+  };
+  virtual TlsAddress tls_address(pid_t tid, uint64_t link_map, uint64_t offset) = 0;
 };
 
 }  // namespace backstep

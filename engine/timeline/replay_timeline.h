@@ -112,6 +112,7 @@ class ReplayTimeline : public DebugTarget {
   std::string libraries_svr4_xml() override;  // link_map.cc
   std::optional<uint64_t> debug_pointer_address() override;  // link_map.cc
   std::vector<MemoryMapping> memory_map() override;  // memory_map.cc
+  TlsAddress tls_address(pid_t tid, uint64_t link_map, uint64_t offset) override;  // thread_local_storage.cc
 
   // Where the user stands (the replay itself may stand elsewhere in the
   // same interval: timeline_lazy.cc).

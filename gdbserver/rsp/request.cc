@@ -56,6 +56,7 @@ constexpr auto kTable = std::to_array<Entry>({
     {"jThreadsInfo", Match::Word, parse_no_args<ThreadsInfoJson>},
     {"T", Match::Raw, parse_thread_alive},
     {"qThreadExtraInfo", Match::Word, parse_thread_extra_info},
+    {"qGetTLSAddr", Match::Word, parse_query_tls_address},
     {"H", Match::Raw, parse_set_thread},
     // Registers.
     {"g", Match::Raw, parse_read_registers},

@@ -100,6 +100,12 @@ struct ThreadExtraInfo {  // qThreadExtraInfo,<id>
   ThreadId thread;
   bool operator==(const ThreadExtraInfo&) const = default;
 };
+struct QueryTlsAddress {  // qGetTLSAddr:<id>,<offset>,<link map>
+  ThreadId thread;
+  std::uint64_t offset = 0;    // of the variable in its module's TLS block
+  std::uint64_t link_map = 0;  // the module's struct link_map
+  bool operator==(const QueryTlsAddress&) const = default;
+};
 struct SetThread {  // Hg<id> (registers, memory) / Hc<id> (legacy resume)
   enum class Purpose : std::uint8_t { General, Resume };
   Purpose purpose = Purpose::General;
@@ -357,7 +363,7 @@ using Request =
                  QueryStopReason, QueryAttached, QueryOffsets, QueryTraceStatus, QueryHostInfo,
                  QueryProcessInfo, QueryMemoryRegion, QueryWatchpointSupport, QueryShlibInfoAddr, QueryRegisterInfo,
                  QuerySymbol, MonitorCommand, QueryCurrentThread, ThreadInfoFirst, ThreadInfoNext,
-                 ThreadsInfoJson, ThreadAlive, ThreadExtraInfo, SetThread, ReadRegisters,
+                 ThreadsInfoJson, ThreadAlive, ThreadExtraInfo, QueryTlsAddress, SetThread, ReadRegisters,
                  WriteRegisters, ReadRegister, WriteRegister, SaveRegisterState,
                  RestoreRegisterState, ReadMemory, ReadMemoryBinary, WriteMemory, WriteMemoryBinary,
                  AllocateMemory, DeallocateMemory, SearchMemory, InsertBreakpoint, RemoveBreakpoint, VContQuery,

@@ -96,6 +96,7 @@ ParseResult parse_query_symbol(std::string_view args);
 ParseResult parse_monitor_command(std::string_view args);
 ParseResult parse_thread_alive(std::string_view args);
 ParseResult parse_thread_extra_info(std::string_view args);
+ParseResult parse_query_tls_address(std::string_view args);
 ParseResult parse_set_thread(std::string_view args);
 ParseResult parse_disable_randomization(std::string_view args);
 ParseResult parse_startup_with_shell(std::string_view args);

@@ -133,6 +133,18 @@ ParseResult parse_thread_extra_info(std::string_view args) {
   return s.finish(request);
 }
 
+ParseResult parse_query_tls_address(std::string_view args) {
+  Scanner s(args);
+  QueryTlsAddress request;
+  s.expect(':', "before the thread id");
+  request.thread = s.thread_id();
+  s.expect(',', "after the thread id");
+  request.offset = s.hex("offset");
+  s.expect(',', "after the offset");
+  request.link_map = s.hex("link map address");
+  return s.finish(request);
+}
+
 ParseResult parse_set_thread(std::string_view args) {
   Scanner s(args);
   SetThread request;

@@ -93,6 +93,10 @@ class FakeTarget : public DebugTarget {
   std::string libraries_svr4_xml() override { return ""; }
   std::optional<uint64_t> debug_pointer_address() override { return debug_slot; }
   std::vector<MemoryMapping> memory_map() override { return mappings; }
+  TlsAddress tls_address(pid_t tid, uint64_t link_map, uint64_t offset) override {
+    if (std::find(tids.begin(), tids.end(), tid) == tids.end()) return {std::nullopt, "no thread " + std::to_string(tid)};
+    return {0x7f0000000000 + (static_cast<uint64_t>(tid) << 12) + link_map + offset, ""};
+  }
 };
 
 // A client in no-ack mode talking to a GdbSession that serves on a thread.
