@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <linux/audit.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -194,4 +195,15 @@ BOOST_AUTO_TEST_CASE(system_calls_in_a_copy) {
   Registers open64;
   open64.set_syscallno(SYS_open);
   BOOST_TEST(describe_refused_call(open64, AUDIT_ARCH_X86_64) == "system call 2 (open)");
+  // gdb's `checkpoint` calls fork() in the program: a process, not a thread.
+  BOOST_TEST(!makes_process(open64, AUDIT_ARCH_X86_64));
+  Registers fork;
+  fork.set_syscallno(SYS_fork);
+  BOOST_TEST(makes_process(fork, AUDIT_ARCH_X86_64));
+  Registers clone;
+  clone.set_syscallno(SYS_clone);
+  clone.raw().rdi = SIGCHLD;  // glibc's fork()
+  BOOST_TEST(makes_process(clone, AUDIT_ARCH_X86_64));
+  clone.raw().rdi = CLONE_VM | CLONE_THREAD | CLONE_SIGHAND;  // pthread_create
+  BOOST_TEST(!makes_process(clone, AUDIT_ARCH_X86_64));
 }

@@ -211,7 +211,10 @@ TargetStop Diversion::resume(uint32_t tid, bool step, int signal, const std::set
         continue;
       }
       DiversionCall call = diversion_call(r, info.arch, {pid_, tid});
-      if (call.refused) note_refused(describe_refused_call(r, info.arch));
+      if (call.refused) {
+        note_refused(describe_refused_call(r, info.arch));
+        refused_fork_ = refused_fork_ || makes_process(r, info.arch);
+      }
       if (single) {
         // SYSEMU: the kernel skips the call.
         if (call.action == DiversionCall::Action::Answer) {

@@ -54,6 +54,8 @@ struct DiversionIdentity {
 DiversionCall diversion_call(const Registers& entry, uint32_t arch, const DiversionIdentity& who);
 // "system call 2 (open)", "32-bit system call 15 (chmod)".
 std::string describe_refused_call(const Registers& entry, uint32_t arch);
+// Whether the call at `entry` makes a new process (not a thread).
+bool makes_process(const Registers& entry, uint32_t arch);
 
 class Diversion {
  public:
@@ -96,6 +98,10 @@ class Diversion {
   // The calls the sandbox refused since the last call of this, each once
   // ("system call 2 (open)"), in the order first seen.
   std::vector<std::string> take_refused_calls() { return std::exchange(refused_, {}); }
+  // Whether one of them would have made a process (fork, vfork, clone
+  // without CLONE_THREAD, clone3): what gdb's own `checkpoint` command
+  // calls in the program.
+  bool take_refused_fork() { return std::exchange(refused_fork_, false); }
   bool ended() const { return ended_; }
 
  private:
@@ -113,6 +119,7 @@ class Diversion {
   Int3Patches int3s_;  // the breakpoints in while a resume runs
   std::map<uint64_t, uint64_t> allocations_;  // address -> size
   std::vector<std::string> refused_;
+  bool refused_fork_ = false;
   bool has_run_ = false;
   bool ended_ = false;
 };

@@ -4,6 +4,7 @@
 // getpid and gettid with the recorded identity, and tell the user which
 // call was refused instead of leaving the function to fail silently.
 #include <linux/audit.h>
+#include <sched.h>
 #include <sys/syscall.h>
 
 #include <string>
@@ -48,6 +49,20 @@ std::string describe_refused_call(const Registers& entry, uint32_t arch) {
   }
   const sys::SyscallInfo* info = sys::lookup(static_cast<long>(nr));
   return "system call " + std::to_string(nr) + (info ? std::string(" (") + info->name + ")" : "");
+}
+
+bool makes_process(const Registers& entry, uint32_t arch) {
+  if (arch != AUDIT_ARCH_X86_64) return false;
+  switch (entry.syscallno()) {
+    case SYS_fork:
+    case SYS_vfork:
+    case SYS_clone3:
+      return true;
+    case SYS_clone:
+      return !(entry.arg(0) & CLONE_THREAD);
+    default:
+      return false;
+  }
 }
 
 }  // namespace backstep

@@ -192,6 +192,11 @@ TargetStop ReplayTimeline::resume_diversion(const ResumeRequest& request, const 
                 ", refused (it failed with ENOSYS): a called function may only act inside its copy of the "
                 "program (docs/user-guide.md, \"Calling functions during replay\")\n";
   }
+  if (d.take_refused_fork()) {
+    refusals +=
+        "backstep: gdb's `checkpoint` command forks the program, which a replay cannot do; use `monitor "
+        "checkpoint` instead, and `run cN` to go back to checkpoint N (`monitor info checkpoints` lists them)\n";
+  }
   if (stop.kind == TargetStop::Kind::Signal) {
     last_siginfo_ = d.siginfo(tid);
   } else if (d.ended()) {
