@@ -130,12 +130,19 @@ void GdbSession::resume(const ResumeRequest& request) {
   reply(stop_reply(stop));
 }
 
+int GdbSession::wire_signal(int linux_signal) const { return lldb_ ? linux_signal : to_gdb_signal(linux_signal); }
+
+int GdbSession::linux_signal(int wire_signal) const {
+  if (!lldb_) return to_linux_signal(wire_signal);
+  return wire_signal > 0 && wire_signal < 65 ? wire_signal : 0;
+}
+
 std::string GdbSession::stop_reply(const TargetStop& stop) {
   std::optional<std::int64_t> process;
   if (multiprocess_) process = wire_pid();
   switch (stop.kind) {
     case TargetStop::Kind::Exited: return rsp::exited(stop.exit_code, process);
-    case TargetStop::Kind::Killed: return rsp::terminated(to_gdb_signal(stop.signal), process);
+    case TargetStop::Kind::Killed: return rsp::terminated(wire_signal(stop.signal), process);
     default: break;
   }
   rsp::StopReply r;
@@ -160,7 +167,7 @@ std::string GdbSession::stop_reply(const TargetStop& stop) {
       break;
     }
     case TargetStop::Kind::Signal:
-      r.signal = to_gdb_signal(stop.signal);
+      r.signal = wire_signal(stop.signal);
       break;
     case TargetStop::Kind::Syscall:
       if (stop.syscall_return) {

@@ -201,6 +201,12 @@ class GdbSession {
   // sends (QThreadSuffixSupported, QListThreadsInStopReply, qHostInfo,
   // qProcessInfo, QEnableErrorStrings), before it asks for any thread id.
   bool lldb_ = false;
+  // Signal numbers on the wire: gdb's own numbering (gdb_signals.h) for
+  // gdb; Linux's for lldb, which reads the signals of a server other than
+  // lldb-server in the target's numbering (SIGUSR1 is 10 to it, and gdb's
+  // 30 would be SIGPWR). 0 for a number with no Linux signal.
+  int wire_signal(int linux_signal) const;
+  int linux_signal(int wire_signal) const;
   bool done_ = false;
   TargetStop last_stop_;
   bool exited_ = false;

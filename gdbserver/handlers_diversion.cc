@@ -126,13 +126,13 @@ void GdbSession::handle(const rsp::DeallocateMemory& r) {
 
 void GdbSession::handle(const rsp::ContinueWithSignal& r) {
   ResumeRequest req = forward(ResumeRequest::How::Continue);
-  req.signal = to_linux_signal(r.signal);
+  req.signal = linux_signal(r.signal);
   resume(req);
 }
 
 void GdbSession::handle(const rsp::StepWithSignal& r) {
   ResumeRequest req = legacy_step();
-  req.signal = to_linux_signal(r.signal);
+  req.signal = linux_signal(r.signal);
   resume(req);
 }
 

@@ -41,7 +41,7 @@ void GdbSession::handle(const rsp::VCont& r) {
   // A signal to deliver counts only in a diversion (a replay delivers what
   // was recorded).
   if (chosen->kind == rsp::VContAction::Kind::ContinueSignal || chosen->kind == rsp::VContAction::Kind::StepSignal) {
-    req.signal = to_linux_signal(chosen->signal);
+    req.signal = linux_signal(chosen->signal);
   }
   switch (chosen->kind) {
     case rsp::VContAction::Kind::Continue:
@@ -103,7 +103,7 @@ void GdbSession::handle(const rsp::Kill&) {
   // either way, so the reply cannot be mistaken for a later stop.
   std::optional<std::int64_t> process;
   if (multiprocess_) process = wire_pid();
-  reply(rsp::terminated(to_gdb_signal(SIGKILL), process));
+  reply(rsp::terminated(wire_signal(SIGKILL), process));
   done_ = true;
 }
 

@@ -71,7 +71,7 @@ void GdbSession::handle(const rsp::XferRead& r) {
 void GdbSession::handle(const rsp::PassSignals& r) {
   std::vector<int> linux_signals;
   for (int gdb_signal : r.signals) {
-    if (int sig = to_linux_signal(gdb_signal)) linux_signals.push_back(sig);
+    if (int sig = linux_signal(gdb_signal)) linux_signals.push_back(sig);
   }
   target_.set_pass_signals(linux_signals);
   reply(rsp::ok());

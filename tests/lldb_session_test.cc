@@ -7,6 +7,11 @@
 #define BOOST_TEST_MODULE lldb_session
 #include <boost/test/unit_test.hpp>
 
+#include <signal.h>
+
+#include <cstdio>
+
+#include "gdbserver/gdb_signals.h"
 #include "gdbserver/rsp/hex.h"
 #include "tests/support/fake_session.h"
 
@@ -106,4 +111,31 @@ BOOST_AUTO_TEST_CASE(error_replies_carry_text_once_asked) {
   target.debug_slot.reset();
   reply = c.ask("qShlibInfoAddr");
   BOOST_TEST(reply == "E26;" + rsp::hex_encode("the program has no DT_DEBUG entry (statically linked?)"));
+}
+
+// The stop reply's signal ("T<sig>thread:...") and a resume's ("C<sig>"), in
+// each dialect, for every signal a program can receive.
+BOOST_AUTO_TEST_CASE(lldb_gets_linux_signal_numbers_and_gdb_its_own) {
+  for (bool lldb : {false, true}) {
+    FakeTarget target;
+    Client c(target);
+    if (lldb) BOOST_REQUIRE(c.ask("QThreadSuffixSupported") == "OK");
+    for (int sig = 1; sig <= 64; ++sig) {
+      if (sig == SIGKILL || sig == SIGSTOP) continue;  // never delivered to a handler or stopped at
+      target.stop_signal = sig;
+      int wire = lldb ? sig : gdb::to_gdb_signal(sig);
+      if (wire == 0) continue;  // SIGSTKFLT: gdb has no number for it
+      char want[8];
+      snprintf(want, sizeof(want), "T%02x", wire);
+      std::string stop = c.ask("c");
+      BOOST_TEST(stop.substr(0, 3) == want, "signal " << sig << (lldb ? " (lldb)" : " (gdb)") << ": " << stop);
+      // Resuming with that signal names the same Linux signal.
+      snprintf(want, sizeof(want), "C%02x", wire);
+      c.ask(want);
+      BOOST_TEST(target.last_request.signal == sig, "signal " << sig << (lldb ? " (lldb)" : " (gdb)"));
+    }
+  }
+  // The two numberings differ where lldb got SIGPWR for a SIGUSR1.
+  BOOST_TEST(gdb::to_gdb_signal(SIGUSR1) == 30);
+  BOOST_TEST(SIGPWR == 30);
 }

@@ -28,6 +28,8 @@ Subtests (the program: programs/lldb_target.c, total = 3 + 6 + 9):
            packets through `process plugin packet send bc` / `bs`;
   onexec   (a process tree, ../scenarios/proc_exec_chain.c) `--onexec CHILD`:
            lldb gets the program the child execs, the one the server names;
+  signal   (../scenarios/signal_raise.c) the program's raise(SIGUSR1) stops
+           lldb with "signal SIGUSR1": Linux's signal numbers for lldb;
   expression  `expression` calls functions in a diversion (scale(5),
               an open(2) the sandbox refuses and names,
            strlen of a local array, one that changes a global, which then
@@ -105,6 +107,9 @@ SUBTESTS = {
         "target variable total",
         "process plugin packet send bc",
         "process plugin packet send bs",
+    ],
+    "signal": [
+        "process continue",
     ],
     "onexec": [
         "image list",
@@ -302,6 +307,15 @@ def check_onexec(s):
         raise Failure("lldb loaded %r, the server debugs %r (the child's exec)" % (loaded, served))
 
 
+def check_signal(s):
+    # lldb reads a non-lldb-server stub's stop signals in Linux's numbering:
+    # SIGUSR1 is 10 (gdb's own number for it, 30, is SIGPWR on Linux). lldb
+    # -b ends the session at a signal stop, so this is the last command.
+    text = s.take("process continue")
+    need(r"^\* thread #1, stop reason = signal SIGUSR1$", text, "the program's raise(SIGUSR1)")
+    need(r"signo=10", text, "raise's frame")
+
+
 def check_expression(s):
     s.take("breakpoint set -f lldb_target.c -l %d" % LINE_WRITE)
     text = s.take("continue")
@@ -365,7 +379,7 @@ def run_one(opts, root, backstep):
     try:
         s = Session(raw, commands)
         {"forward": check_forward, "reverse": check_reverse, "onexec": check_onexec,
-         "expression": check_expression}[opts.subtest](s)
+         "expression": check_expression, "signal": check_signal}[opts.subtest](s)
         if res.status() != 0:
             raise Failure("backstep replay --debugger lldb exited with %s" % res.describe())
         if os.path.lexists(os.path.join(root, SANDBOX_FILE)):

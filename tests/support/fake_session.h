@@ -24,6 +24,7 @@ class FakeTarget : public DebugTarget {
   std::vector<pid_t> tids{0x64, 0x65, 0x66};
   ResumeRequest last_request;
   pid_t stop_in = 0x66;  // the thread every resume stops in
+  int stop_signal = 0;    // a Linux signal every resume stops with (0: a breakpoint)
   std::vector<CpuidLeaf> cpuid;
   std::optional<uint64_t> debug_slot;
   std::vector<MemoryMapping> mappings;
@@ -70,7 +71,8 @@ class FakeTarget : public DebugTarget {
   TargetStop resume(const ResumeRequest& request, const std::function<bool()>&) override {
     last_request = request;
     TargetStop stop;
-    stop.kind = TargetStop::Kind::Breakpoint;
+    stop.kind = stop_signal ? TargetStop::Kind::Signal : TargetStop::Kind::Breakpoint;
+    stop.signal = stop_signal;
     stop.tid = stop_in;
     return stop;
   }
