@@ -15,6 +15,7 @@
 #include <stdexcept>
 
 #include "cli/commands.h"
+#include "cli/lldb_settings.h"
 #include "cli/trace_copy.h"
 #include "cli/trace_dir.h"
 #include "engine/trace/reader.h"
@@ -141,6 +142,7 @@ std::string vscode_launch(const std::string& program, const std::string& trace, 
     << "      \"initCommands\": [\"settings set plugin.process.gdb-remote.packet-timeout " << timeout << "\"],\n"
     << "      \"targetCreateCommands\": [" << json_string("target create " + program) << "],\n"
     << "      \"processCreateCommands\": [" << json_string("gdb-remote " + address) << "],\n"
+    << "      \"postRunCommands\": [" << json_string(lldb_replay_signal_command()) << "],\n"
     << "      \"reverseDebugging\": true,\n"
     << "      \"preLaunchTask\": \"backstep serve\"\n"
     << "    },\n"
@@ -153,6 +155,7 @@ std::string vscode_launch(const std::string& program, const std::string& trace, 
     << "      \"gdb-remote-hostname\": \"localhost\",\n"
     << "      \"gdb-remote-port\": " << port << ",\n"
     << "      \"initCommands\": [\"settings set plugin.process.gdb-remote.packet-timeout " << timeout << "\"],\n"
+    << "      \"postRunCommands\": [" << json_string(lldb_replay_signal_command()) << "],\n"
     << "      \"preLaunchTask\": \"backstep serve\"\n"
     << "    }\n"
     << "  ]\n"

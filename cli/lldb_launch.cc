@@ -1,4 +1,5 @@
 #include "cli/lldb_launch.h"
+#include "cli/lldb_settings.h"
 
 #include <stdlib.h>
 #include <unistd.h>
@@ -148,6 +149,7 @@ std::vector<std::string> LldbLaunch::argv(const std::string& socket, const Args&
       "-o", "target modules search-paths add / " + sysroot_ + "/",
       // `gdb-remote` takes host:port only; `process connect` takes a URL.
       "-o", "process connect -p gdb-remote unix-connect://" + socket,
+      "-o", lldb_replay_signal_command(),
   };
   argv.insert(argv.end(), user_args.begin(), user_args.end());
   return argv;

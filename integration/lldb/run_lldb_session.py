@@ -29,7 +29,8 @@ Subtests (the program: programs/lldb_target.c, total = 3 + 6 + 9):
   onexec   (a process tree, ../scenarios/proc_exec_chain.c) `--onexec CHILD`:
            lldb gets the program the child execs, the one the server names;
   signal   (../scenarios/signal_raise.c) the program's raise(SIGUSR1) stops
-           lldb with "signal SIGUSR1": Linux's signal numbers for lldb;
+           lldb with "signal SIGUSR1" (Linux's signal numbers for lldb),
+           and `process continue --reverse` goes back from there;
   expression  `expression` calls functions in a diversion (scale(5),
               an open(2) the sandbox refuses and names,
            strlen of a local array, one that changes a global, which then
@@ -125,6 +126,14 @@ SUBTESTS = {
         SANDBOXED_OPEN,
         "frame variable line",
         "process continue",
+    ],
+}
+
+# Commands lldb -b runs only once a command stopped at a signal (-k): the
+# rest of a subtest whose -o commands end at such a stop.
+AFTER_SIGNAL = {
+    "signal": [
+        "process continue --reverse",
     ],
 }
 
@@ -314,6 +323,14 @@ def check_signal(s):
     text = s.take("process continue")
     need(r"^\* thread #1, stop reason = signal SIGUSR1$", text, "the program's raise(SIGUSR1)")
     need(r"signo=10", text, "raise's frame")
+    # Back from a signal stop: lldb passes no signal when it resumes (the
+    # launcher's `process handle --pass false`), or it would refuse ("can't
+    # deliver signals while running in reverse"). Nothing to stop at before:
+    # the start of the recording.
+    text = s.take("process continue --reverse")
+    if "can't deliver signals" in text:
+        raise Failure("lldb refused to go back from the signal: %s" % text.strip())
+    need(r"stop reason = history boundary$", text, "back at the start of the recording")
 
 
 def check_expression(s):
@@ -368,6 +385,8 @@ def run_one(opts, root, backstep):
     argv = [backstep, "replay", "--debugger", "lldb"] + choice + [trace, "--", "-x", "-b"]
     for c in commands:
         argv += ["-o", c]
+    for c in AFTER_SIGNAL.get(opts.subtest, []):
+        argv += ["-k", c]
     res = gdbtest.run(argv, root, gdbtest.gdb_env(root), None, opts.timeout, merged=True)
     print("replay under lldb: %s in %.2f s" % (res.describe(), res.elapsed), flush=True)
     raw = res.stdout.decode("utf-8", "replace")
@@ -377,7 +396,7 @@ def run_one(opts, root, backstep):
         print("FAIL: timed out after %.0f s; output so far:\n%s" % (opts.timeout, raw))
         return False
     try:
-        s = Session(raw, commands)
+        s = Session(raw, commands + AFTER_SIGNAL.get(opts.subtest, []))
         {"forward": check_forward, "reverse": check_reverse, "onexec": check_onexec,
          "expression": check_expression, "signal": check_signal}[opts.subtest](s)
         if res.status() != 0:
