@@ -39,6 +39,8 @@ class GdbSession {
   // and vFile:pread may double when escaped.
   static constexpr std::size_t kPacketSize = rsp::kDefaultPacketLimit;
   static constexpr std::size_t kMaxMemoryRead = kPacketSize / 4;  // m
+  // Linux's default vm.mmap_min_addr: nothing is ever mapped below.
+  static constexpr uint64_t kLowestMappable = 0x10000;
   static constexpr std::size_t kMaxXferRead = kPacketSize / 4;    // qXfer:...:read
   static constexpr std::size_t kMaxFileRead = kPacketSize / 8;    // vFile:pread
   // lldb reads /proc/PID of its own host for the pid it is given (exe,

@@ -94,8 +94,13 @@ void GdbSession::handle(const rsp::InsertBreakpoint& r) {
   switch (b.type) {
     case rsp::BreakpointType::Software:
     case rsp::BreakpointType::Hardware:
-      if (b.type == rsp::BreakpointType::Software && target_.read_memory(b.addr, 1).empty()) {
-        // Nothing mapped there to put an int3 into (gdbserver says the same).
+      if (b.type == rsp::BreakpointType::Software && b.addr < kLowestMappable &&
+          target_.read_memory(b.addr, 1).empty()) {
+        // Nothing can ever be mapped there (below mmap_min_addr's default):
+        // refused, as gdbserver does. Higher up, an address with nothing
+        // mapped now is taken: the target inserts it once code is mapped
+        // there (gdb keeps its breakpoints in libraries when the replay goes
+        // back to before they were loaded, and must be able to resume).
         reply(error_reply(rsp::ErrorCode::NotReadable));
         return;
       }

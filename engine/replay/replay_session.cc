@@ -307,6 +307,7 @@ bool changes_only_up_to_ip(const std::vector<trace::RegChange>& changes) {
 ReplayStop ReplaySession::resume(Resume how) {
   // The traps are this run's alone: cleared however it ends.
   traps_ = std::move(how.traps);
+  pending_code_.clear();
   struct ClearTraps {
     Traps& traps;
     ~ClearTraps() { traps = {}; }

@@ -111,6 +111,11 @@ struct Traps {
   // Armed in order while debug registers last; one that does not fit whole
   // is not armed (the timeline never sets more than fit).
   std::vector<Watchpoint> watchpoints;
+  // Those of `breakpoints` that were set where nothing was mapped (gdb's
+  // breakpoints in a library it still believes loaded, at the start of
+  // the recording): their int3 goes in only once an executable mapping
+  // holds the address, never into data mapped there.
+  std::set<uint64_t> pending;
   bool empty() const { return breakpoints.empty() && watchpoints.empty(); }
 };
 
@@ -450,12 +455,19 @@ class ReplaySession : public Session {
 
   // The traps of the run in progress (Resume::traps); empty between runs.
   Traps traps_;
+  // For this run: the pending breakpoints (Traps::pending) found mapped,
+  // and whether as code.
+  std::map<uint64_t, bool> pending_code_;
   // The int3s in the current process while a run is in progress (none
   // between runs), with the bytes they replaced.
   Int3Patches int3s_;
   // An int3 at `addr` in the current process (any process of the tree;
   // insert_breakpoints() puts the user's in the debugged one only).
   void insert_breakpoint_at(uint64_t addr);
+  // Whether the pending breakpoint at `addr` (Traps::pending) lies in code
+  // now: false while nothing is mapped there; once something is, the
+  // answer holds for the rest of the run.
+  bool pending_is_code(uint64_t addr);
   // set_counted_stop(): armed at the next run (on the thread that runs),
   // closed when it returns.
   struct CountedStop {

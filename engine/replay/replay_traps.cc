@@ -5,12 +5,14 @@
 #include "engine/replay/replay_session.h"
 
 #include <signal.h>
+#include <sys/mman.h>
 
 #include <cstdio>
 #include <stdexcept>
 #include <string>
 
 #include "values/log.h"
+#include "engine/core/proc_maps.h"
 
 namespace backstep {
 namespace {
@@ -118,7 +120,21 @@ bool ReplaySession::classify_trap(ReplayStop& stop, TrapAfter after, const TrapF
 
 void ReplaySession::insert_breakpoints() {
   if (!in_debuggee()) return;  // another process of the tree: it runs through
-  for (uint64_t addr : traps_.breakpoints) insert_breakpoint_at(addr);
+  for (uint64_t addr : traps_.breakpoints) {
+    if (!traps_.pending.count(addr) || pending_is_code(addr)) insert_breakpoint_at(addr);
+  }
+}
+
+bool ReplaySession::pending_is_code(uint64_t addr) {
+  if (auto it = pending_code_.find(addr); it != pending_code_.end()) return it->second;
+  uint8_t byte;
+  if (task_->read_some(remote_ptr<void>(addr), &byte, 1) != 1) return false;  // still nothing there
+  bool code = false;
+  for (const MapsEntry& m : read_proc_maps(task_->tid())) {
+    if (addr >= m.start && addr < m.end) code = (m.prot & PROT_EXEC) != 0;
+  }
+  pending_code_[addr] = code;
+  return code;
 }
 
 void ReplaySession::insert_breakpoint_at(uint64_t addr) { int3s_.insert(*task_, addr); }

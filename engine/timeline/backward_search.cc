@@ -254,7 +254,7 @@ void BackwardSearch::trap_leg(const Move& leg, Leg which) {
       s_ = t_.session_at(prefix_);  // the leg again, stopping at each hit
     }
   }
-  const Traps leg_traps{bps, watches};
+  const Traps leg_traps{bps, watches, t_.pending_breakpoints_};
   for (uint64_t hits = 0; hits < leg.n;) {
     ReplayStop r = s_->resume({.stop_after_event = true, .traps = leg_traps});
     BS_ASSERT(!r.event && (r.kind == ReplayStop::Kind::Breakpoint || r.kind == ReplayStop::Kind::Watchpoint),

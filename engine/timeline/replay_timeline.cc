@@ -236,8 +236,15 @@ bool ReplayTimeline::set_breakpoint(uint64_t addr, TrapKind kind) {
   bool known = breakpoints_.count(addr) > 0 || diversion_breakpoints_.count(addr) > 0;
   if (!known && breakpoints_.size() + diversion_breakpoints_.size() >= kMaxBreakpoints) return false;
   if (kind == TrapKind::Software && !in_replay_code(addr)) {
-    diversion_breakpoints_.insert(addr);
-    return true;
+    // Where nothing is mapped now, outside a diversion: a breakpoint in a
+    // library gdb still believes loaded (it never hears of libraries
+    // going away when the replay goes back before they were mapped). It
+    // is kept, and its int3 goes in once code is mapped there (pending).
+    if (diversion_live() || mapped(addr)) {
+      diversion_breakpoints_.insert(addr);
+      return true;
+    }
+    pending_breakpoints_.insert(addr);
   }
   breakpoints_.insert(addr);
   if (kind == TrapKind::Hardware) hw_breakpoints_.insert(addr);
@@ -246,6 +253,7 @@ bool ReplayTimeline::set_breakpoint(uint64_t addr, TrapKind kind) {
 
 bool ReplayTimeline::remove_breakpoint(uint64_t addr, TrapKind kind) {
   if (kind == TrapKind::Hardware) hw_breakpoints_.erase(addr);
+  pending_breakpoints_.erase(addr);
   bool removed = diversion_breakpoints_.erase(addr) > 0;
   return breakpoints_.erase(addr) > 0 || removed;
 }
@@ -253,6 +261,13 @@ bool ReplayTimeline::remove_breakpoint(uint64_t addr, TrapKind kind) {
 bool ReplayTimeline::in_replay_code(uint64_t addr) {
   for (const MemoryMapping& m : memory_map()) {
     if (addr >= m.start && addr < m.end) return m.executable;
+  }
+  return false;
+}
+
+bool ReplayTimeline::mapped(uint64_t addr) {
+  for (const MemoryMapping& m : memory_map()) {
+    if (addr >= m.start && addr < m.end) return true;
   }
   return false;
 }

@@ -272,6 +272,7 @@ class ReplayTimeline : public DebugTarget {
   std::vector<uint8_t> dormant_read(uint64_t addr, std::size_t len);
   // The address is in an executable mapping of the replayed process.
   bool in_replay_code(uint64_t addr);
+  bool mapped(uint64_t addr);  // in any mapping of the replayed process
   TargetStop resume_diversion(const ResumeRequest& request, const std::function<bool()>& interrupted);
 
   // A watch stop inside the preload library's copy of a buffered call's
@@ -298,7 +299,7 @@ class ReplayTimeline : public DebugTarget {
   // The user's breakpoints and watchpoints, for a run that stops at them
   // (Resume::traps); watch_traps(): the watchpoints alone (a step stops at
   // a watched write, never at a breakpoint).
-  Traps user_traps() const { return Traps{breakpoints_, watchpoints_}; }
+  Traps user_traps() const { return Traps{breakpoints_, watchpoints_, pending_breakpoints_}; }
   Traps watch_traps() const { return Traps{{}, watchpoints_}; }
   std::optional<TargetStop> user_trap(const ReplayStop& stop, ReplaySession& session) const;
   const trace::Event& event_at(uint64_t number);
@@ -377,6 +378,8 @@ class ReplayTimeline : public DebugTarget {
   std::set<uint64_t> breakpoints_;
   // Software breakpoints outside the replay's code: for diversions only.
   std::set<uint64_t> diversion_breakpoints_;
+  // Those of breakpoints_ set where nothing was mapped (Traps::pending).
+  std::set<uint64_t> pending_breakpoints_;
   std::set<uint64_t> hw_breakpoints_;
   std::vector<Watchpoint> watchpoints_;
   std::optional<std::set<int>> catch_syscalls_;
