@@ -94,16 +94,6 @@ constexpr uint64_t kStubLeadPasses = 4096;
 
 bool always(const trace::Event&) { return true; }
 
-// BACKSTEP_COUNTING_STUB=0 counts the last passes with a debug register
-// only, as before (tests compare the two).
-bool counting_stubs() {
-  static const bool on = [] {
-    const char* v = std::getenv("BACKSTEP_COUNTING_STUB");
-    return !(v && std::strcmp(v, "0") == 0);
-  }();
-  return on;
-}
-
 // The first instruction at or after the one `s` stands on, in
 // straight-line code, where a counting stub can count (its passes are
 // those of the same loop); not the hit's.
@@ -123,6 +113,14 @@ std::optional<uint64_t> stub_site(ReplaySession& s, uint64_t hit) {
 }
 
 }  // namespace
+
+bool counting_stubs_enabled() {
+  static const bool on = [] {
+    const char* v = std::getenv("BACKSTEP_COUNTING_STUB");
+    return !(v && std::strcmp(v, "0") == 0);
+  }();
+  return on;
+}
 
 // Where debug registers never fire (HitCounter unavailable, as in many
 // VMs), the approach could count with stubs alone, but its timed runs
@@ -202,7 +200,7 @@ void TrapApproach::keep(ReplaySession& copy) {
   }
   kept_ = id;
   start_ = here;
-  stub_at_ = counting_stubs() ? stub_site(copy, addr_) : std::nullopt;
+  stub_at_ = counting_stubs_enabled() ? stub_site(copy, addr_) : std::nullopt;
 }
 
 // Stage 1: time.

@@ -17,6 +17,12 @@ namespace backstep {
 
 class ReplayTimeline;
 
+// Whether the timeline may count passes with counting stubs in the program
+// (engine/replay/replay_count_stub.cc): the approach's passes, and walks
+// where the kernel cannot count. BACKSTEP_COUNTING_STUB=0 turns them off
+// (tests compare the two), read once.
+bool counting_stubs_enabled();
+
 // What the timeline keeps of the approaches from one reverse-stepi to the
 // next (ReplayTimeline holds one).
 struct ApproachState {
