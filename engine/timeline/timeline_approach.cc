@@ -122,13 +122,12 @@ bool counting_stubs_enabled() {
   return on;
 }
 
-// Where debug registers never fire (HitCounter unavailable, as in many
-// VMs), the approach could count with stubs alone, but its timed runs
-// across counted positions still lose arrivals there (gdb's
-// threads_loop_reverse, kept out of the suite: the count drifts by a few
-// arrivals and a run passes the hit): not yet.
+// Passes are counted by the kernel (a debug register) or by a counting
+// stub; where debug registers never fire (HitCounter unavailable, as in
+// many VMs), stubs alone, and the walks to the approach's anchors count
+// with stubs too (walk_by_stub, timeline_counting.cc).
 bool ReplayTimeline::approach_available() const {
-  return approach_.on && kernel_counting_ && TimeSampler::available();
+  return approach_.on && TimeSampler::available() && (kernel_counting_ || counting_stubs_enabled());
 }
 
 TrapApproach::TrapApproach(ReplayTimeline& timeline, const Mark& from, uint64_t addr, ShortStretch short_stretch)
@@ -203,6 +202,24 @@ void TrapApproach::keep(ReplaySession& copy) {
   stub_at_ = counting_stubs_enabled() ? stub_site(copy, addr_) : std::nullopt;
 }
 
+// A fresh copy's first touches of its pages (copy-on-write faults) count
+// in its clock, tens of microseconds of it: the loop the checkpoint stands
+// in runs once around first, unclocked, to its pc's next pass (a counted
+// stop there, or a counting stub's). False where the hit came first.
+bool TrapApproach::once_around(ReplaySession& s) {
+  uint64_t pc = s.registers().ip();
+  if (s.set_counted_stop(pc, 2)) {
+    ReplayStop r = resume_free(s);
+    return r.kind == ReplayStop::Kind::Breakpoint && r.address == pc && !r.event;
+  }
+  if (!stub_at_ || pc == addr_ || !s.counting_stub_possible(pc) || !s.arm_counting_stub(pc, 2, hit_breakpoint_)) {
+    return true;  // clocked from here
+  }
+  ReplayStop r = resume_free(s);
+  s.disarm_counting_stub();
+  return r.kind == ReplayStop::Kind::Interrupted && !r.event;
+}
+
 // Stage 1: time.
 TrapApproach::Timed TrapApproach::time() {
   // The CPU time from `start_` to the hit (rest_) is unknown until the
@@ -226,16 +243,7 @@ TrapApproach::Timed TrapApproach::time() {
 
 TrapApproach::Round TrapApproach::timed_run() {
   std::unique_ptr<ReplaySession> s = session_at_start();
-  if (start_ != from_) {
-    // A fresh copy's first touches of its pages (copy-on-write faults)
-    // count in its clock, tens of microseconds of it: the loop the
-    // checkpoint stands in runs once around first, unclocked.
-    uint64_t pc = s->registers().ip();
-    if (s->set_counted_stop(pc, 2)) {
-      ReplayStop r = resume_free(*s);
-      if (r.kind != ReplayStop::Kind::Breakpoint || r.address != pc || r.event) return Round::Last;  // the hit came first
-    }
-  }
+  if (start_ != from_ && !once_around(*s)) return Round::Last;  // the hit came first
   s->start_run_clock();
   // The program's own CPU time: the clock less the forks of checkpoints
   // (the kernel's work in the program's name).

@@ -69,6 +69,9 @@ class TrapApproach {
   // copy at the last chunk's end (or a fresh one at `start_`).
   uint64_t passes_by_kernel(std::unique_ptr<ReplaySession>& s);
 
+  // Runs `s` once around the loop it stands in, unclocked; false where
+  // the hit came first (see the .cc).
+  bool once_around(ReplaySession& s);
   // A resume that does not single-step (see resume_free in the .cc).
   ReplayStop resume_free(ReplaySession& s);
   // Runs `s` to the hit.
