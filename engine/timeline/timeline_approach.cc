@@ -130,10 +130,12 @@ bool ReplayTimeline::approach_available() const {
   return approach_.on && TimeSampler::available() && (kernel_counting_ || counting_stubs_enabled());
 }
 
-TrapApproach::TrapApproach(ReplayTimeline& timeline, const Mark& from, uint64_t addr, ShortStretch short_stretch)
+TrapApproach::TrapApproach(ReplayTimeline& timeline, const Mark& from, uint64_t addr, uint32_t runs,
+                           ShortStretch short_stretch)
     : t_(timeline),
       from_(from),
       addr_(addr),
+      runs_(runs),
       short_stretch_(short_stretch),
       hit_breakpoint_{addr},
       run_{.stop_after_event = true, .stop_before = always, .traps = Traps{hit_breakpoint_, {}}},
@@ -244,7 +246,8 @@ TrapApproach::Timed TrapApproach::time() {
 TrapApproach::Round TrapApproach::timed_run() {
   std::unique_ptr<ReplaySession> s = session_at_start();
   if (start_ != from_ && !once_around(*s)) return Round::Last;  // the hit came first
-  s->start_run_clock();
+  // The clock of the thread that reaches the hit: the stretch's time.
+  s->start_run_clock(runs_);
   // The program's own CPU time: the clock less the forks of checkpoints
   // (the kernel's work in the program's name).
   uint64_t forks = 0;
@@ -272,6 +275,10 @@ TrapApproach::Round TrapApproach::timed_run() {
   s->set_time_sample(0);
   BS_ASSERT(s->registers().ip() == addr_, "approaching the hit at 0x" << std::hex << addr_ << " from "
                                                                    << from_.describe() << ": ran past it");
+  BS_ASSERT(s->stopped_thread() == runs_, "approaching the hit at 0x" << std::hex << addr_ << " from "
+                                                                     << from_.describe() << std::dec << ": thread "
+                                                                     << s->stopped_thread() << " reached it, not "
+                                                                     << runs_);
   uint64_t total = ran();
   uint64_t before = rest_;
   bool was_known = std::exchange(known_, true);
@@ -310,7 +317,6 @@ Mark TrapApproach::passes_mark(uint64_t n) const {
 // ~3.5 us here: 18,000 passes are 60 ms).
 uint64_t TrapApproach::count_passes() {
   std::unique_ptr<ReplaySession> s = session_at_start();
-  runs_ = s->next_thread();
   x_ = s->thread_registers(runs_).ip();
   if (stub_at_) x_ = *stub_at_;
   uint64_t passes = 0;

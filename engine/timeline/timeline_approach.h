@@ -44,8 +44,10 @@ class TrapApproach {
   // whole caches all its positions) unless Approach.
   enum class ShortStretch { Decline, Approach };
   // From `from`, where the replay stands, towards the next execution of
-  // `addr` by the thread that runs.
-  TrapApproach(ReplayTimeline& timeline, const Mark& from, uint64_t addr, ShortStretch short_stretch);
+  // `addr` by thread `runs` (recorded id), the one that runs there: its
+  // CPU time is what stage 1 measures and cuts.
+  TrapApproach(ReplayTimeline& timeline, const Mark& from, uint64_t addr, uint32_t runs,
+               ShortStretch short_stretch);
   // A later position before the hit and closer to it (the replay then
   // stands there); nullopt where the kernel cannot help, where the stretch
   // is declined, or where no nearer place was found.
@@ -89,6 +91,7 @@ class TrapApproach {
   ReplayTimeline& t_;
   const Mark from_;
   const uint64_t addr_;
+  const uint32_t runs_;  // the thread that runs to the hit
   const ShortStretch short_stretch_;
   // Every run of the approach stops at the hit's breakpoint alone.
   const std::set<uint64_t> hit_breakpoint_;
@@ -103,7 +106,6 @@ class TrapApproach {
   // place `start_` stands on), else by a debug register.
   std::optional<uint64_t> stub_at_;
   uint64_t x_ = 0;        // stage 2: the instruction whose passes are counted
-  uint32_t runs_ = 0;     // stage 2: the thread that runs
 };
 
 }  // namespace backstep
