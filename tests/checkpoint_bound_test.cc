@@ -105,8 +105,10 @@ BOOST_AUTO_TEST_CASE(lowering_the_limit_evicts_at_once_and_out_of_range_is_refus
   uint64_t tick = testing::symbol_address(rec.binary(), "tick");
   ReplayTimeline t(rec.trace());
   // A walk that stops at every hit leaves a checkpoint every 32 (a counted
-  // one far fewer): there are some to evict.
+  // one far fewer, by the kernel or a counting stub): there are some to
+  // evict.
   t.set_kernel_counting(ReplayTimeline::KernelCounting::Off);
+  t.set_stub_walks(ReplayTimeline::StubWalks::Off);
   t.set_breakpoint(tick, TrapKind::Software);
   BOOST_TEST(go(t, RunDirection::Forward).kind == TargetStop::Kind::Breakpoint);
   t.remove_breakpoint(tick, TrapKind::Software);
@@ -140,6 +142,7 @@ BOOST_AUTO_TEST_CASE(checkpoints_stay_within_the_memory_limit) {
   // is what they hold, however they were made.
   auto run = [&](ReplayTimeline& t) {
     t.set_kernel_counting(ReplayTimeline::KernelCounting::Off);
+    t.set_stub_walks(ReplayTimeline::StubWalks::Off);
     BOOST_REQUIRE(go(t, RunDirection::Forward).kind == TargetStop::Kind::HistoryEnd);
     t.set_breakpoint(tick, TrapKind::Software);
     for (int k = 0; k < 40; ++k) BOOST_REQUIRE(go(t, RunDirection::Backward).kind == TargetStop::Kind::Breakpoint);

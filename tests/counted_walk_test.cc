@@ -7,7 +7,9 @@
 // and must show the same position, registers and memory after each, and
 // the states of a plain forward replay at each hit. With one breakpoint,
 // and with two whose hits interleave (the kernel's counts do not say in
-// which order: those stretches are searched again hit by hit).
+// which order: those stretches are searched again hit by hit). The same
+// for walks counted by a counting stub in the program, where the kernel
+// does not count (walk_by_stub).
 #define BOOST_TEST_MODULE counted_walk
 #include <boost/test/unit_test.hpp>
 
@@ -39,9 +41,12 @@ struct Recording : testing::Recording {
   Recording() : testing::Recording(LOOP_TARGET) { BOOST_REQUIRE(result().completed); }
 };
 
+// Who counts in the counting timeline: the kernel, or a counting stub.
+enum class Counter { Kernel, Stub };
+
 // The same random moves on a counting and a stopping timeline, with a
 // breakpoint on tick (and on tock when `both`).
-void compare_moves(Recording& rec, bool both, unsigned seed) {
+void compare_moves(Recording& rec, bool both, unsigned seed, Counter counter) {
   uint64_t tick = testing::require_symbol(rec.binary(), "tick");
   uint64_t tock = testing::require_symbol(rec.binary(), "tock");
   uint64_t total = testing::require_symbol(rec.binary(), "total");
@@ -51,13 +56,16 @@ void compare_moves(Recording& rec, bool both, unsigned seed) {
   std::vector<uint64_t> at_hit = forward_hit_digests(rec.trace(), tick, total, history, kHits);
 
   ReplayTimeline counted(rec.trace()), stopped(rec.trace());
-  counted.set_kernel_counting(ReplayTimeline::KernelCounting::On);
+  counted.set_kernel_counting(counter == Counter::Kernel ? ReplayTimeline::KernelCounting::On
+                                                         : ReplayTimeline::KernelCounting::Off);
   stopped.set_kernel_counting(ReplayTimeline::KernelCounting::Off);
-  BOOST_REQUIRE(counted.kernel_counting());
+  stopped.set_stub_walks(ReplayTimeline::StubWalks::Off);
+  BOOST_REQUIRE(counted.kernel_counting() == (counter == Counter::Kernel));
   BOOST_REQUIRE(!stopped.kernel_counting());
   // Names compared: no approach, whose names depend on where time stops
   // fall (tests/approach_test.cc compares its landings by state).
   counted.set_approach(ReplayTimeline::Approach::Off);
+  stopped.set_approach(ReplayTimeline::Approach::Off);
   // Few checkpoints: walks start far back and cross many hits.
   for (ReplayTimeline* t : {&counted, &stopped}) {
     t->set_checkpoint_limit(4);
@@ -127,15 +135,21 @@ void compare_moves(Recording& rec, bool both, unsigned seed) {
   }
   BOOST_TEST_MESSAGE(landings_on_hits << " landings on tick, " << landings_on_tock << " on tock, "
                                        << counted.counted_walks() << " counted walks, " << counted.counted_searches()
-                                       << " counted search stretches");
+                                       << " counted search stretches, " << counted.stub_walks() << " stub walks");
   BOOST_TEST(landings_on_hits > (both ? 50 : 100));
   if (both) BOOST_TEST(landings_on_tock > 10);
-  // Walks and searches were counted in one and stopped hit by hit in the
-  // other.
-  BOOST_TEST(counted.counted_walks() > 20u);
-  BOOST_TEST(counted.counted_searches() > 20u);
+  // Walks (and, by the kernel, searches) were counted in one and stopped
+  // hit by hit in the other.
+  if (counter == Counter::Kernel) {
+    BOOST_TEST(counted.counted_walks() > 20u);
+    BOOST_TEST(counted.counted_searches() > 20u);
+  } else {
+    BOOST_TEST(counted.stub_walks() > 20u);
+    BOOST_TEST(counted.counted_walks() == 0u);
+  }
   BOOST_TEST(stopped.counted_walks() == 0u);
   BOOST_TEST(stopped.counted_searches() == 0u);
+  BOOST_TEST(stopped.stub_walks() == 0u);
 }
 
 }  // namespace
@@ -154,12 +168,33 @@ struct KernelCounts {
 BOOST_AUTO_TEST_CASE(counted_walks_and_searches_land_where_int3_ones_land,
                      *boost::unit_test::precondition(KernelCounts())) {
   Recording rec;
-  compare_moves(rec, false, 20261201);
+  compare_moves(rec, false, 20261201, Counter::Kernel);
 }
 
 BOOST_AUTO_TEST_CASE(with_two_interleaved_breakpoints_too, *boost::unit_test::precondition(KernelCounts())) {
   Recording rec;
-  compare_moves(rec, true, 20261202);
+  compare_moves(rec, true, 20261202, Counter::Kernel);
+}
+
+// Without the kernel's counts, walks count with a stub (on everywhere but
+// with BACKSTEP_COUNTING_STUB=0).
+struct CountingStubs {
+  boost::test_tools::assertion_result operator()(boost::unit_test::test_unit_id) const {
+    boost::test_tools::assertion_result r(counting_stubs_enabled());
+    r.message() << "counting stubs are off (BACKSTEP_COUNTING_STUB=0)";
+    return r;
+  }
+};
+
+BOOST_AUTO_TEST_CASE(stub_walks_land_where_int3_ones_land, *boost::unit_test::precondition(CountingStubs())) {
+  Recording rec;
+  compare_moves(rec, false, 20261203, Counter::Stub);
+}
+
+BOOST_AUTO_TEST_CASE(stub_walks_with_two_interleaved_breakpoints_too,
+                     *boost::unit_test::precondition(CountingStubs())) {
+  Recording rec;
+  compare_moves(rec, true, 20261204, Counter::Stub);
 }
 
 // gdb continues from a breakpoint by stepping off it first. Forward hits

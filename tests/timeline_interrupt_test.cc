@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/core/time_sampler.h"
 #include "engine/replay/replay_session.h"
 #include "engine/timeline/replay_timeline.h"
 #include "tests/support/recording.h"
@@ -256,4 +257,54 @@ BOOST_AUTO_TEST_CASE(a_stop_every_millisecond_keeps_the_counted_positions_exact)
   BOOST_TEST_MESSAGE(hits << " hits, " << interrupts << " interrupts");
   BOOST_TEST(interrupts > 100u);
   BOOST_TEST(hits == 128u);
+}
+
+// The approach (engine/timeline/timeline_approach.cc) times the stretch to
+// a hit by the CPU time of the thread that reaches it. A run clock started
+// for one thread measures that thread only, and a time sample cuts only
+// it: across a computing slice of another thread (up to a counted
+// hand-over) the clock reads nothing and the sample never stops the run.
+BOOST_AUTO_TEST_CASE(the_run_clock_measures_only_the_thread_it_names) {
+  if (!TimeSampler::available()) {
+    BOOST_TEST_MESSAGE("no task-clock samples here: nothing to measure");
+    return;
+  }
+  testing::Recording rec(CRUNCH_TARGET);
+  BOOST_REQUIRE(rec.result().completed);
+  BOOST_REQUIRE_GT(rec.result().counted_positions, 0u);
+  ReplayOptions quiet;
+  quiet.echo_stdio = false;
+  ReplaySession s(rec.trace(), quiet);
+  // On to the boundary before a counted position: the thread that runs
+  // there computes for tens of milliseconds before it is handed over.
+  for (;;) {
+    const trace::Event* next = s.peek_next();
+    BOOST_REQUIRE(next);
+    if (next->kind == trace::EventKind::Position && next->position->counted()) break;
+    BOOST_REQUIRE((s.resume({.stop_after_event = true}).kind == ReplayStop::Kind::EventReplayed));
+  }
+  const uint32_t runs = s.next_thread();
+  uint32_t other = 0;
+  for (uint32_t tid : s.thread_ids()) {
+    if (tid != runs) other = tid;
+  }
+  BOOST_REQUIRE(other != 0);
+  constexpr uint64_t kSample = 1'000'000;  // 1 ms of CPU time
+
+  std::unique_ptr<ReplaySession> elsewhere = s.clone();
+  elsewhere->set_echo(false);
+  BOOST_REQUIRE(elsewhere->start_run_clock(other));
+  BOOST_REQUIRE(elsewhere->set_time_sample(kSample));
+  ReplayStop r = elsewhere->resume({.stop_after_event = true});
+  BOOST_TEST((r.kind == ReplayStop::Kind::EventReplayed), "the run stopped, kind " << static_cast<int>(r.kind));
+  BOOST_TEST(elsewhere->run_time_ns() == 0u);
+
+  std::unique_ptr<ReplaySession> here = s.clone();
+  here->set_echo(false);
+  BOOST_REQUIRE(here->start_run_clock(runs));
+  BOOST_REQUIRE(here->set_time_sample(kSample));
+  r = here->resume({.stop_after_event = true});
+  BOOST_TEST((r.kind == ReplayStop::Kind::Interrupted), "the run did not stop, kind " << static_cast<int>(r.kind));
+  BOOST_TEST(here->run_time_ns() >= kSample);
+  BOOST_TEST(here->stopped_thread() == runs);
 }

@@ -53,6 +53,8 @@ Run run_hits(const std::string& trace, uint64_t g, long n, bool counting, long f
   Run out;
   auto timeline = [&](ReplayTimeline& t) {
     t.set_kernel_counting(counting ? ReplayTimeline::KernelCounting::On : ReplayTimeline::KernelCounting::Off);
+    // Not counting: an int3 stop at every hit, not a counting stub's walks.
+    if (!counting) t.set_stub_walks(ReplayTimeline::StubWalks::Off);
     CHECK(t.kernel_counting() == counting, "the kernel does not count breakpoint hits here");
     to_next_marker(t);
   };

@@ -13,18 +13,28 @@ namespace backstep {
 
 bool ReplaySession::arm_counting_stub(uint64_t addr, uint64_t stop_at, const std::set<uint64_t>& breakpoints) {
   BS_ASSERT(!counting_stub_, "a counting stub is armed already at 0x" << std::hex << counting_stub_->stub.addr());
+  // The thread that runs next (the next event's), which may not be the one
+  // whose event came last (task_ until the run switches to it): its pc and
+  // whether its breakpoint was just reported say what the stub counts.
+  uint32_t runs = next_thread();
+  if (!has_thread(runs)) return false;
+  Task& runner = thread_task(runs);
+  bool reported = runs == current_tid_ ? breakpoint_reported_ : threads_.at(runs).breakpoint_reported;
+  const uint64_t ip = runner.regs().ip();
   // An execution the pc stands on after a reported breakpoint is not counted.
-  uint64_t offset = breakpoint_reported_ && task_->regs().ip() == addr ? 1 : 0;
+  uint64_t offset = reported && ip == addr ? 1 : 0;
   TimeSampler::Paused paused(time_sample_.get());
   std::optional<CountingStub> stub =
-      CountingStub::arm(*task_, addr, stop_at ? stop_at + offset : CountingStub::kNoStop);
+      CountingStub::arm(runner, addr, stop_at ? stop_at + offset : CountingStub::kNoStop);
   if (!stub) return false;
-  // A breakpoint inside the moved instructions would move with them.
-  for (uint64_t b : breakpoints) {
-    if (b > addr && stub->patches(b)) {
-      stub->disarm(*task_);
-      return false;
-    }
+  // A breakpoint inside the moved instructions would move with them, and a
+  // thread that stands inside them (past `addr`) would run the jump's
+  // bytes from their middle.
+  bool refused = stub->patches(ip) && ip != addr;
+  for (uint64_t b : breakpoints) refused = refused || (b > addr && stub->patches(b));
+  if (refused) {
+    stub->disarm(runner);
+    return false;
   }
   counting_stub_ = ArmedStub{std::move(*stub), offset, false};
   return true;
@@ -33,13 +43,13 @@ bool ReplaySession::arm_counting_stub(uint64_t addr, uint64_t stop_at, const std
 bool ReplaySession::counting_stub_possible(uint64_t addr) {
   std::optional<uint64_t> end = CountingStub::patched_end(*task_, addr);
   if (!end) return false;
-  // Not over the code that the stub for the next event, a counted
-  // position, patches (replay_counted_position.cc): sharing none, both
-  // count at the program's speed; over it, the position would be counted
-  // with a breakpoint trap per arrival, tens of millions of them.
+  // Not over the code that the stub for the next event, a position,
+  // patches (counted: replay_counted_position.cc; by digest, a stub that
+  // matches registers: replay_position.cc): sharing none, both count at
+  // the program's speed; over it, the position would be counted (or
+  // searched) with a breakpoint trap per arrival, tens of millions of them.
   const trace::Event* next = peek_next();
-  if (next && next->kind == trace::EventKind::Position && next->position && next->position->counted() &&
-      next->regs) {
+  if (next && next->kind == trace::EventKind::Position && next->position && next->regs) {
     uint64_t site = Registers::from_block(*next->regs).ip();
     uint64_t site_end = CountingStub::patched_end(*task_, site).value_or(site + 1);
     if (addr < site_end && site < *end) return false;

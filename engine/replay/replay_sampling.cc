@@ -13,8 +13,9 @@
 
 namespace backstep {
 
-bool ReplaySession::start_run_clock() {
+bool ReplaySession::start_run_clock(uint32_t tid) {
   run_clock_.reset();
+  run_clock_tid_ = tid;
   run_clock_wanted_ = TimeSampler::available();
   return run_clock_wanted_;
 }
@@ -22,6 +23,7 @@ bool ReplaySession::start_run_clock() {
 void ReplaySession::stop_run_clock() {
   run_clock_.reset();
   run_clock_wanted_ = false;
+  run_clock_tid_ = 0;
 }
 
 uint64_t ReplaySession::run_time_ns() const { return run_clock_ ? run_clock_->elapsed_ns() : 0; }
@@ -44,11 +46,14 @@ bool ReplaySession::set_time_sample(uint64_t after_ns) {
 
 void ReplaySession::open_samplers_for_run() {
   std::string why;
-  if (run_clock_wanted_ && !run_clock_) {
+  // Only on the thread the clock was started for: the timeline times the
+  // stretch up to a hit of that thread's.
+  const bool clocked = !run_clock_wanted_ || current_tid_ == run_clock_tid_;
+  if (run_clock_wanted_ && !run_clock_ && clocked) {
     run_clock_ = TimeSampler::open(task_->tid(), 0, &why);
     if (!run_clock_) diverged("the task clock the kernel gave a moment ago is refused now: " + why);
   }
-  if (time_sample_after_ && !time_sample_) {
+  if (time_sample_after_ && !time_sample_ && clocked) {
     time_sample_ = TimeSampler::open(task_->tid(), time_sample_after_, &why);
     if (!time_sample_) diverged("the task clock the kernel gave a moment ago is refused now: " + why);
     sampled_task_ = task_;

@@ -228,17 +228,19 @@ class ReplaySession : public Session {
   // (a Breakpoint reported).
   void disarm_counting_stub();
 
-  // CPU time of the thread that runs, measured in the kernel from its next
-  // run on (engine/core/time_sampler.h) until stop_run_clock(); false if
-  // the kernel refuses. run_time_ns() reads it (0 before it started).
-  bool start_run_clock();
+  // CPU time of thread `tid` (recorded id), measured in the kernel from its
+  // next run on (engine/core/time_sampler.h) until stop_run_clock(); false
+  // if the kernel refuses. The clock is opened on that thread when it runs,
+  // never on another (whose time says nothing of the stretch timed).
+  // run_time_ns() reads it (0 before it started).
+  bool start_run_clock(uint32_t tid);
   void stop_run_clock();
   uint64_t run_time_ns() const;
-  // For the next run only: stop the thread that runs once `after_ns` of its
-  // CPU time has passed (no sooner than TimeSampler::kMinPeriodNs),
-  // wherever it is in user code: an Interrupted stop, which is not
-  // reproducible (replay_sampling.cc). 0 disarms it. False if the kernel
-  // refuses.
+  // For the next run only: stop the thread the run clock measures (without
+  // one, the thread that runs) once `after_ns` of its CPU time has passed
+  // (no sooner than TimeSampler::kMinPeriodNs), wherever it is in user
+  // code: an Interrupted stop, which is not reproducible
+  // (replay_sampling.cc). 0 disarms it. False if the kernel refuses.
   bool set_time_sample(uint64_t after_ns);
 
   // Number of the next event to replay: events before it have been replayed.
@@ -504,6 +506,7 @@ class ReplaySession : public Session {
   bool counted_stop_reached(ReplayStop& stop, const siginfo_t& si);
   // start_run_clock() and set_time_sample() (replay_sampling.cc).
   bool run_clock_wanted_ = false;
+  uint32_t run_clock_tid_ = 0;  // the thread it measures
   std::unique_ptr<TimeSampler> run_clock_;
   uint64_t time_sample_after_ = 0;
   std::unique_ptr<TimeSampler> time_sample_;

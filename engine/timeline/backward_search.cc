@@ -253,6 +253,7 @@ void BackwardSearch::trap_leg(const Move& leg, Leg which) {
     if (counted == ReplayTimeline::CountedLeg::Ambiguous) {
       s_ = t_.session_at(prefix_);  // the leg again, stopping at each hit
     }
+    if (counted == ReplayTimeline::CountedLeg::Refused && stub_leg(a, leg.n)) return;
   }
   const Traps leg_traps{bps, watches, t_.pending_breakpoints_};
   for (uint64_t hits = 0; hits < leg.n;) {
@@ -268,6 +269,42 @@ void BackwardSearch::trap_leg(const Move& leg, Leg which) {
         return;  // done() follows
       }
     }
+    consider(r);
+  }
+}
+
+bool BackwardSearch::stub_leg(const Anchor& a, uint64_t n) {
+  // Only the anchor's passes are counted: a breakpoint of the user's there
+  // (each hit a candidate), watchpoints (stepped here, through the stub's
+  // code) or a breakpoint in the code that would move leave it to int3s.
+  if (!t_.use_stub_walks_ || !t_.watchpoints_.empty() || t_.breakpoints_.count(a.addr()) ||
+      !s_->counting_stub_possible(a.addr()) || !s_->arm_counting_stub(a.addr(), n, t_.breakpoints_)) {
+    return false;
+  }
+  const Traps user{t_.breakpoints_, {}};
+  uint64_t named = 0;  // the anchor's passes in cur_'s name so far
+  for (;;) {
+    ReplayStop r = s_->resume({.stop_after_event = true, .traps = user});
+    uint64_t passes = s_->counting_stub_count();
+    if (r.kind == ReplayStop::Kind::Interrupted && !r.event) {
+      s_->disarm_counting_stub();
+      BS_ASSERT(passes == n && s_->registers().ip() == a.addr(),
+                "searching towards " << to_.describe() << ": the counting stub stopped after " << passes << " of "
+                                     << n << " passes through 0x" << std::hex << a.addr());
+      leg_done(a, n);
+      return true;
+    }
+    BS_ASSERT(r.kind == ReplayStop::Kind::Breakpoint && !r.event,
+              "searching towards " << to_.describe() << ": unexpected stop at " << cur_.describe() << " (kind "
+                                   << static_cast<int>(r.kind) << ")");
+    // Named as the int3 walk names it: the anchor's passes since the last
+    // hit of the user's, then that hit.
+    if (passes > named) {
+      cur_ = cur_.after_trap(a);
+      cur_.anchors.back().count += passes - named - 1;
+      named = passes;
+    }
+    cur_ = cur_.after_trap(ReplayTimeline::trap_of(r, {}));
     consider(r);
   }
 }

@@ -56,6 +56,11 @@ class BackwardSearch {
   void step_leg(const Move& leg, Leg which);
   void state_leg(const Anchor& a, Leg which);
   void trap_leg(const Move& leg, Leg which);
+  // The `n` passes of a trap leg's anchor counted by a counting stub
+  // (where the kernel does not count; the user's breakpoints still stop
+  // the run, each hit a candidate). False, nothing done, where no stub
+  // can count them.
+  bool stub_leg(const Anchor& a, uint64_t n);
 
   // Every candidate, in order, also goes to `all_` (the most recent
   // kHitListSize of them).

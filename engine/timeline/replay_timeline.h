@@ -135,6 +135,15 @@ class ReplayTimeline : public DebugTarget {
   // Walk legs and search stretches whose hits the kernel counted.
   uint64_t counted_walks() const { return counted_walks_; }
   uint64_t counted_searches() const { return counted_searches_; }
+  // Where the kernel does not count, walk legs of breakpoint hits are
+  // counted by a counting stub in the program (timeline_counting.cc,
+  // walk_by_stub), or stopped at one by one with int3 (Off: for
+  // comparisons in tests; also where BACKSTEP_COUNTING_STUB=0, or where no
+  // stub fits). Either way the same positions are reached.
+  enum class StubWalks { On, Off };
+  void set_stub_walks(StubWalks use) { use_stub_walks_ = use == StubWalks::On && counting_stubs_enabled(); }
+  // Walk legs counted by a stub.
+  uint64_t stub_walks() const { return stub_walks_; }
   // Reverse-stepi into a long stretch approaches the breakpoint hit at the
   // program's own speed (timeline_approach.cc); Off single-steps the whole
   // stretch as before (for comparisons in tests; also where the kernel has
@@ -324,14 +333,22 @@ class ReplayTimeline : public DebugTarget {
   bool kernel_counting_ = HitCounter::enabled();
   uint64_t counted_walks_ = 0;
   uint64_t counted_searches_ = 0;
+  bool use_stub_walks_ = counting_stubs_enabled();
+  uint64_t stub_walks_ = 0;
   ApproachState approach_;  // timeline_approach.h
   // The latest forward continue's stretch and the copy it left on the way
   // (stretch_copy.h).
   StretchCopy stretch_;
-  // Walks the rest of a breakpoint leg with counted stops (timeline_counting.cc);
-  // false (nothing done) where the kernel refuses.
+  // Walks the rest of a breakpoint leg with counted stops (timeline_counting.cc):
+  // by the kernel, else by a counting stub (walk_by_stub); false (nothing
+  // done) where neither can count.
   bool walk_counted(ReplaySession& session, const Anchor& a, uint64_t done, uint64_t n,
                     const std::function<void(uint64_t)>& leave_checkpoint);
+  bool walk_by_stub(ReplaySession& session, const Anchor& a, uint64_t done, uint64_t n,
+                    const std::function<void(uint64_t)>& leave_checkpoint);
+  // The hits a counted walk from hit `done` to hit `n` stops at: `n`, and
+  // those where it leaves checkpoints.
+  static std::set<uint64_t> walk_stops(uint64_t done, uint64_t n);
   // A backward search (backward_search.h) with the user's breakpoints
   // counted by the kernel instead of stopped at (timeline_counting.cc),
   // where it can: no watchpoints, and no more breakpoints than debug

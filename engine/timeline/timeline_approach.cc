@@ -94,20 +94,18 @@ constexpr uint64_t kStubLeadPasses = 4096;
 
 bool always(const trace::Event&) { return true; }
 
-// BACKSTEP_COUNTING_STUB=0 counts the last passes with a debug register
-// only, as before (tests compare the two).
-bool counting_stubs() {
-  static const bool on = [] {
-    const char* v = std::getenv("BACKSTEP_COUNTING_STUB");
-    return !(v && std::strcmp(v, "0") == 0);
-  }();
-  return on;
-}
-
 // The first instruction at or after the one `s` stands on, in
 // straight-line code, where a counting stub can count (its passes are
-// those of the same loop); not the hit's.
-std::optional<uint64_t> stub_site(ReplaySession& s, uint64_t hit) {
+// those of the same loop); not the hit's. Where that code ends first (a
+// jump, a call), and where the kernel cannot count the passes instead
+// (debug registers that never fire: `max_steps` > 0), the thread's next
+// instructions as it runs them: `s` is single-stepped (at most
+// `max_steps`; the caller throws it away). Else the passes could not be
+// counted at all, and the approach would start again from the steps after
+// the kept checkpoint (approach_test saw two approaches where one is due).
+constexpr int kStubSiteSteps = 64;
+
+std::optional<uint64_t> stub_site(ReplaySession& s, uint64_t hit, int max_steps) {
   uint64_t at = s.registers().ip();
   for (int i = 0; i < 4; ++i) {
     if (at != hit && s.counting_stub_possible(at)) return at;
@@ -115,28 +113,45 @@ std::optional<uint64_t> stub_site(ReplaySession& s, uint64_t hit) {
     std::optional<x86::Instruction> insn = x86::decode(code.data(), code.size(), at);
     if (!insn || insn->placement == x86::Placement::FixedControlFlow ||
         insn->placement == x86::Placement::RelativeJump) {
-      return std::nullopt;
+      break;
     }
     at += insn->length;
+  }
+  const uint32_t runs = s.next_thread();
+  for (int i = 0; i < max_steps; ++i) {
+    ReplayStop r = s.resume({.single_step = true});
+    if (r.kind != ReplayStop::Kind::Step || r.event) return std::nullopt;
+    at = s.thread_registers(runs).ip();
+    if (at == hit) return std::nullopt;
+    if (s.counting_stub_possible(at)) return at;
   }
   return std::nullopt;
 }
 
 }  // namespace
 
-// Where debug registers never fire (HitCounter unavailable, as in many
-// VMs), the approach could count with stubs alone, but its timed runs
-// across counted positions still lose arrivals there (gdb's
-// threads_loop_reverse, kept out of the suite: the count drifts by a few
-// arrivals and a run passes the hit): not yet.
-bool ReplayTimeline::approach_available() const {
-  return approach_.on && kernel_counting_ && TimeSampler::available();
+bool counting_stubs_enabled() {
+  static const bool on = [] {
+    const char* v = std::getenv("BACKSTEP_COUNTING_STUB");
+    return !(v && std::strcmp(v, "0") == 0);
+  }();
+  return on;
 }
 
-TrapApproach::TrapApproach(ReplayTimeline& timeline, const Mark& from, uint64_t addr, ShortStretch short_stretch)
+// Passes are counted by the kernel (a debug register) or by a counting
+// stub; where debug registers never fire (HitCounter unavailable, as in
+// many VMs), stubs alone, and the walks to the approach's anchors count
+// with stubs too (walk_by_stub, timeline_counting.cc).
+bool ReplayTimeline::approach_available() const {
+  return approach_.on && TimeSampler::available() && (kernel_counting_ || counting_stubs_enabled());
+}
+
+TrapApproach::TrapApproach(ReplayTimeline& timeline, const Mark& from, uint64_t addr, uint32_t runs,
+                           ShortStretch short_stretch)
     : t_(timeline),
       from_(from),
       addr_(addr),
+      runs_(runs),
       short_stretch_(short_stretch),
       hit_breakpoint_{addr},
       run_{.stop_after_event = true, .stop_before = always, .traps = Traps{hit_breakpoint_, {}}},
@@ -202,7 +217,26 @@ void TrapApproach::keep(ReplaySession& copy) {
   }
   kept_ = id;
   start_ = here;
-  stub_at_ = counting_stubs() ? stub_site(copy, addr_) : std::nullopt;
+  stub_at_ = counting_stubs_enabled() ? stub_site(copy, addr_, t_.kernel_counting_ ? 0 : kStubSiteSteps)
+                                      : std::nullopt;
+}
+
+// A fresh copy's first touches of its pages (copy-on-write faults) count
+// in its clock, tens of microseconds of it: the loop the checkpoint stands
+// in runs once around first, unclocked, to its pc's next pass (a counted
+// stop there, or a counting stub's). False where the hit came first.
+bool TrapApproach::once_around(ReplaySession& s) {
+  uint64_t pc = s.registers().ip();
+  if (s.set_counted_stop(pc, 2)) {
+    ReplayStop r = resume_free(s);
+    return r.kind == ReplayStop::Kind::Breakpoint && r.address == pc && !r.event;
+  }
+  if (!stub_at_ || pc == addr_ || !s.counting_stub_possible(pc) || !s.arm_counting_stub(pc, 2, hit_breakpoint_)) {
+    return true;  // clocked from here
+  }
+  ReplayStop r = resume_free(s);
+  s.disarm_counting_stub();
+  return r.kind == ReplayStop::Kind::Interrupted && !r.event;
 }
 
 // Stage 1: time.
@@ -228,17 +262,9 @@ TrapApproach::Timed TrapApproach::time() {
 
 TrapApproach::Round TrapApproach::timed_run() {
   std::unique_ptr<ReplaySession> s = session_at_start();
-  if (start_ != from_) {
-    // A fresh copy's first touches of its pages (copy-on-write faults)
-    // count in its clock, tens of microseconds of it: the loop the
-    // checkpoint stands in runs once around first, unclocked.
-    uint64_t pc = s->registers().ip();
-    if (s->set_counted_stop(pc, 2)) {
-      ReplayStop r = resume_free(*s);
-      if (r.kind != ReplayStop::Kind::Breakpoint || r.address != pc || r.event) return Round::Last;  // the hit came first
-    }
-  }
-  s->start_run_clock();
+  if (start_ != from_ && !once_around(*s)) return Round::Last;  // the hit came first
+  // The clock of the thread that reaches the hit: the stretch's time.
+  s->start_run_clock(runs_);
   // The program's own CPU time: the clock less the forks of checkpoints
   // (the kernel's work in the program's name).
   uint64_t forks = 0;
@@ -266,6 +292,10 @@ TrapApproach::Round TrapApproach::timed_run() {
   s->set_time_sample(0);
   BS_ASSERT(s->registers().ip() == addr_, "approaching the hit at 0x" << std::hex << addr_ << " from "
                                                                    << from_.describe() << ": ran past it");
+  BS_ASSERT(s->stopped_thread() == runs_, "approaching the hit at 0x" << std::hex << addr_ << " from "
+                                                                     << from_.describe() << std::dec << ": thread "
+                                                                     << s->stopped_thread() << " reached it, not "
+                                                                     << runs_);
   uint64_t total = ran();
   uint64_t before = rest_;
   bool was_known = std::exchange(known_, true);
@@ -304,7 +334,6 @@ Mark TrapApproach::passes_mark(uint64_t n) const {
 // ~3.5 us here: 18,000 passes are 60 ms).
 uint64_t TrapApproach::count_passes() {
   std::unique_ptr<ReplaySession> s = session_at_start();
-  runs_ = s->next_thread();
   x_ = s->thread_registers(runs_).ip();
   if (stub_at_) x_ = *stub_at_;
   uint64_t passes = 0;

@@ -17,6 +17,12 @@ namespace backstep {
 
 class ReplayTimeline;
 
+// Whether the timeline may count passes with counting stubs in the program
+// (engine/replay/replay_count_stub.cc): the approach's passes, and walks
+// where the kernel cannot count. BACKSTEP_COUNTING_STUB=0 turns them off
+// (tests compare the two), read once.
+bool counting_stubs_enabled();
+
 // What the timeline keeps of the approaches from one reverse-stepi to the
 // next (ReplayTimeline holds one).
 struct ApproachState {
@@ -38,8 +44,10 @@ class TrapApproach {
   // whole caches all its positions) unless Approach.
   enum class ShortStretch { Decline, Approach };
   // From `from`, where the replay stands, towards the next execution of
-  // `addr` by the thread that runs.
-  TrapApproach(ReplayTimeline& timeline, const Mark& from, uint64_t addr, ShortStretch short_stretch);
+  // `addr` by thread `runs` (recorded id), the one that runs there: its
+  // CPU time is what stage 1 measures and cuts.
+  TrapApproach(ReplayTimeline& timeline, const Mark& from, uint64_t addr, uint32_t runs,
+               ShortStretch short_stretch);
   // A later position before the hit and closer to it (the replay then
   // stands there); nullopt where the kernel cannot help, where the stretch
   // is declined, or where no nearer place was found.
@@ -63,6 +71,9 @@ class TrapApproach {
   // copy at the last chunk's end (or a fresh one at `start_`).
   uint64_t passes_by_kernel(std::unique_ptr<ReplaySession>& s);
 
+  // Runs `s` once around the loop it stands in, unclocked; false where
+  // the hit came first (see the .cc).
+  bool once_around(ReplaySession& s);
   // A resume that does not single-step (see resume_free in the .cc).
   ReplayStop resume_free(ReplaySession& s);
   // Runs `s` to the hit.
@@ -80,6 +91,7 @@ class TrapApproach {
   ReplayTimeline& t_;
   const Mark from_;
   const uint64_t addr_;
+  const uint32_t runs_;  // the thread that runs to the hit
   const ShortStretch short_stretch_;
   // Every run of the approach stops at the hit's breakpoint alone.
   const std::set<uint64_t> hit_breakpoint_;
@@ -94,7 +106,6 @@ class TrapApproach {
   // place `start_` stands on), else by a debug register.
   std::optional<uint64_t> stub_at_;
   uint64_t x_ = 0;        // stage 2: the instruction whose passes are counted
-  uint32_t runs_ = 0;     // stage 2: the thread that runs
 };
 
 }  // namespace backstep

@@ -3,7 +3,8 @@
 // set_hit_counting): a walk to the n-th hit of a breakpoint stops once at
 // that hit (plus a few stops to leave checkpoints), and a backward search
 // counts the user's breakpoints between two events instead of stopping at
-// each hit. Both name the same positions as the int3 stops would: the k-th
+// each hit. Where the kernel cannot count, a walk counts with a counting
+// stub instead (walk_by_stub). Both name the same positions as the int3 stops would: the k-th
 // hit of a breakpoint since an event boundary is the k-th execution of
 // that address by the thread that runs in the interval.
 #include <set>
@@ -31,22 +32,28 @@ Anchor breakpoint_anchor(uint64_t addr) {
 
 }  // namespace
 
-bool ReplayTimeline::walk_counted(ReplaySession& session, const Anchor& a, uint64_t done, uint64_t n,
-                                  const std::function<void(uint64_t)>& leave_checkpoint) {
-  if (!kernel_counting_) return false;
-  // One stop at the last hit instead of one at each; on the way, stops to
-  // leave checkpoints where the next walks back most likely go: at the last
-  // multiple of 32 hits before the end, of 64, of 128, ... (a walk of a
-  // million hits leaves at most 15). Aligned, so that the walks to the hits
-  // just before (gdb going backwards hit by hit) find them and leave none.
+// Where the next walks back most likely go: the last hit, and on the way
+// the last multiple of 32 hits before it, of 64, of 128, ... (a walk of a
+// million hits leaves at most 15 checkpoints there). Aligned, so that the
+// walks to the hits just before (gdb going backwards hit by hit) find them
+// and leave none.
+std::set<uint64_t> ReplayTimeline::walk_stops(uint64_t done, uint64_t n) {
   std::set<uint64_t> stops{n};
   for (uint64_t every = checkpoint_policy::kHitsPerWalkCheckpoint; every < n; every *= 2) {
     uint64_t at = (n - 1) / every * every;
     if (at <= done) break;
     stops.insert(at);
   }
+  return stops;
+}
+
+bool ReplayTimeline::walk_counted(ReplaySession& session, const Anchor& a, uint64_t done, uint64_t n,
+                                  const std::function<void(uint64_t)>& leave_checkpoint) {
+  if (!kernel_counting_) return walk_by_stub(session, a, done, n, leave_checkpoint);
+  // One stop at the last hit instead of one at each, plus the stops that
+  // leave checkpoints (walk_stops()).
   uint64_t at = done;
-  for (uint64_t hit : stops) {
+  for (uint64_t hit : walk_stops(done, n)) {
     if (!session.set_counted_stop(a.addr(), hit - at)) {
       BS_ASSERT(at == done, "counting hits of 0x" << std::hex << a.addr() << " was refused part-way");
       return false;
@@ -59,6 +66,41 @@ bool ReplayTimeline::walk_counted(ReplaySession& session, const Anchor& a, uint6
     leave_checkpoint(hit);
   }
   ++counted_walks_;
+  return true;
+}
+
+// Without a kernel that counts (debug registers that never fire), the same
+// stops come from a counting stub (engine/replay/replay_count_stub.cc):
+// the code at the anchor's address jumps to a countdown, the program runs
+// at its own speed, and the run stops right before the hit the countdown
+// ends at; disarmed, the stub leaves the thread there as a counted stop
+// does (a Breakpoint reported at the address). An int3 stop per hit costs
+// a ptrace stop and a step over the restored byte, tens of microseconds:
+// the approach's anchors ("X x115591") took seconds a seek.
+bool ReplayTimeline::walk_by_stub(ReplaySession& session, const Anchor& a, uint64_t done, uint64_t n,
+                                  const std::function<void(uint64_t)>& leave_checkpoint) {
+  // Not over the code the next event's own stub patches (a position's,
+  // replay_count_stub.cc): both would count with a trap per pass.
+  if (!use_stub_walks_ || !session.counting_stub_possible(a.addr())) return false;
+  uint64_t at = done;
+  for (uint64_t hit : walk_stops(done, n)) {
+    // The walk's run names no breakpoint: none can lie in the moved code.
+    if (!session.arm_counting_stub(a.addr(), hit - at, {})) {
+      BS_ASSERT(at == done, "a counting stub at 0x" << std::hex << a.addr() << " was refused part-way");
+      return false;
+    }
+    ReplayStop s = session.resume({.stop_after_event = true});
+    uint64_t counted = session.counting_stub_count();
+    session.disarm_counting_stub();
+    BS_ASSERT(s.kind == ReplayStop::Kind::Interrupted && !s.event && counted == hit - at &&
+                  session.registers().ip() == a.addr(),
+              "walking to hit " << hit << " of 0x" << std::hex << a.addr() << " (counting stub): stop kind "
+                                << std::dec << static_cast<int>(s.kind) << " after " << counted << " of "
+                                << hit - at << " passes, at event " << session.next_event());
+    at = hit;
+    leave_checkpoint(hit);
+  }
+  ++stub_walks_;
   return true;
 }
 

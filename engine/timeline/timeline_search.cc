@@ -272,7 +272,7 @@ std::pair<Mark, uint64_t> ReplayTimeline::steps_to_trap(const Mark& p, uint64_t 
     if (round == kMaxApproachRounds || (!may_approach && last_try)) steps_or_give_up(std::nullopt);
     TrapApproach::ShortStretch short_stretch =
         may_approach ? TrapApproach::ShortStretch::Decline : TrapApproach::ShortStretch::Approach;
-    std::optional<Mark> closer = TrapApproach(*this, mark_, addr, short_stretch).run();
+    std::optional<Mark> closer = TrapApproach(*this, mark_, addr, runs, short_stretch).run();
     if (short_stretch == TrapApproach::ShortStretch::Approach) last_try = true;
     base = closer ? *closer : mark_;
     may_approach = closer.has_value();

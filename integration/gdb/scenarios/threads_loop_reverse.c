@@ -4,8 +4,8 @@
 // program, a breakpoint in a function the loop calls every 2^23 passes
 // must be hit as often as going forwards natively (72 times): every hit
 // before now, across the positions, down to the start of the recording
-// (where debug registers never fire, gdb's step back off each hit is
-// single steps: see docs/user-guide.md).
+// (gdb's step back off each hit is a reverse-stepi into ~10^8
+// instructions, approached with counting stubs: docs/user-guide.md).
 // compare: native gdb
 // expect-positions: 3
 // timeout: 300
