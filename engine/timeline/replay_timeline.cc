@@ -235,12 +235,13 @@ bool ReplayTimeline::set_breakpoint(uint64_t addr, TrapKind kind) {
   if (!in_user_space(addr, 1)) return false;
   bool known = breakpoints_.count(addr) > 0 || diversion_breakpoints_.count(addr) > 0;
   if (!known && breakpoints_.size() + diversion_breakpoints_.size() >= kMaxBreakpoints) return false;
-  if (kind == TrapKind::Software && !in_replay_code(addr)) {
+  std::optional<MemoryMapping> at = kind == TrapKind::Software ? mapping_at(addr) : std::nullopt;
+  if (kind == TrapKind::Software && !(at && at->executable)) {
     // Where nothing is mapped now, outside a diversion: a breakpoint in a
     // library gdb still believes loaded (it never hears of libraries
     // going away when the replay goes back before they were mapped). It
     // is kept, and its int3 goes in once code is mapped there (pending).
-    if (diversion_live() || mapped(addr)) {
+    if (diversion_live() || at) {
       diversion_breakpoints_.insert(addr);
       return true;
     }
@@ -258,18 +259,11 @@ bool ReplayTimeline::remove_breakpoint(uint64_t addr, TrapKind kind) {
   return breakpoints_.erase(addr) > 0 || removed;
 }
 
-bool ReplayTimeline::in_replay_code(uint64_t addr) {
+std::optional<MemoryMapping> ReplayTimeline::mapping_at(uint64_t addr) {
   for (const MemoryMapping& m : memory_map()) {
-    if (addr >= m.start && addr < m.end) return m.executable;
+    if (addr >= m.start && addr < m.end) return m;
   }
-  return false;
-}
-
-bool ReplayTimeline::mapped(uint64_t addr) {
-  for (const MemoryMapping& m : memory_map()) {
-    if (addr >= m.start && addr < m.end) return true;
-  }
-  return false;
+  return std::nullopt;
 }
 
 static_assert(DebugTarget::kMaxWatchLength == kLongestWatch, "what the debug registers cover");

@@ -279,9 +279,8 @@ class ReplayTimeline : public DebugTarget {
   bool registers_restored();
   // Memory while a diversion is dormant (timeline_diversion.cc).
   std::vector<uint8_t> dormant_read(uint64_t addr, std::size_t len);
-  // The address is in an executable mapping of the replayed process.
-  bool in_replay_code(uint64_t addr);
-  bool mapped(uint64_t addr);  // in any mapping of the replayed process
+  // The mapping of the replayed process that holds the address, if any.
+  std::optional<MemoryMapping> mapping_at(uint64_t addr);
   TargetStop resume_diversion(const ResumeRequest& request, const std::function<bool()>& interrupted);
 
   // A watch stop inside the preload library's copy of a buffered call's
