@@ -141,13 +141,55 @@ BOOST_AUTO_TEST_CASE(a_memory_write_shows_until_the_next_resume) {
   BOOST_TEST(!t.diverted());
 }
 
-BOOST_AUTO_TEST_CASE(memory_allocated_for_a_debugger_lives_in_the_copy_only) {
+// lldb's _M: allocated once, used at every later stop, both ways.
+BOOST_AUTO_TEST_CASE(memory_allocated_for_a_debugger_stays_at_every_position) {
   AtThirdBump s;
   ReplayTimeline& t = s.t;
-  std::optional<uint64_t> block = t.allocate_memory(4096, PROT_READ | PROT_WRITE);
+  std::optional<uint64_t> block = t.allocate_memory(4096, PROT_READ | PROT_WRITE | PROT_EXEC);
   BOOST_REQUIRE(block);
-  BOOST_REQUIRE_EQUAL(t.write_memory(*block, {1, 2, 3, 4}), 4u);
-  BOOST_TEST(t.read_memory(*block, 4) == (std::vector<uint8_t>{1, 2, 3, 4}), boost::test_tools::per_element());
+  BOOST_TEST(!t.diverted());  // kept outside the replay
+  bool listed = false;
+  for (const MemoryMapping& m : t.memory_map()) listed |= m.start == *block && m.end == *block + 4096 && m.executable;
+  BOOST_TEST(listed);
+  // A function in it: movabs $block+0x100, %rax; mov %rdi, (%rax); ret.
+  std::vector<uint8_t> code = {0x48, 0xb8};
+  std::vector<uint8_t> slot = bytes_of(*block + 0x100);
+  code.insert(code.end(), slot.begin(), slot.end());
+  code.insert(code.end(), {0x48, 0x89, 0x38, 0xc3});
+  BOOST_REQUIRE_EQUAL(t.write_memory(*block, code), code.size());
+  BOOST_TEST(t.read_memory(*block, code.size()) == code, boost::test_tools::per_element());
+
+  // Called at this stop: its result lands in the block.
+  t.write_registers(0, call_setup(t, s.at, *block, 100, s.bump), {});
+  BOOST_REQUIRE(go(t, RunDirection::Forward).kind == TargetStop::Kind::Breakpoint);
+  BOOST_TEST(read_int(t, *block + 0x100) == 100);
+  t.write_registers(0, s.at, {});
+
+  // Later, and earlier: the code and the result are still there, and the
+  // replay is as recorded.
+  BOOST_REQUIRE(go(t, RunDirection::Forward).kind == TargetStop::Kind::Breakpoint);
+  BOOST_TEST(read_int(t, s.counter) == 6);
+  BOOST_TEST(read_int(t, *block + 0x100) == 100);
+  BOOST_TEST(t.read_memory(*block, code.size()) == code, boost::test_tools::per_element());
+  BOOST_REQUIRE(go(t, RunDirection::Backward).kind == TargetStop::Kind::Breakpoint);
+  BOOST_REQUIRE(go(t, RunDirection::Backward).kind == TargetStop::Kind::Breakpoint);
+  BOOST_TEST(read_int(t, s.counter) == 1);
+  BOOST_TEST(read_int(t, *block + 0x100) == 100);
+  // Called again there, in a new copy made at that position.
+  Registers here = t.registers(0);
+  t.write_registers(0, call_setup(t, here, *block, 7, s.bump), {});
+  BOOST_REQUIRE(go(t, RunDirection::Forward).kind == TargetStop::Kind::Breakpoint);
+  BOOST_TEST(read_int(t, *block + 0x100) == 7);
+  t.write_registers(0, here, {});
+  BOOST_TEST(!t.diverted());
+  BOOST_TEST(read_int(t, *block + 0x100) == 7);
+  BOOST_TEST(read_int(t, s.counter) == 1);
+
+  // A write without a diversion, then freed.
+  BOOST_REQUIRE_EQUAL(t.write_memory(*block + 0x200, {1, 2, 3, 4}), 4u);
+  BOOST_TEST(!t.diverted());
+  BOOST_TEST(t.read_memory(*block + 0x200, 4) == (std::vector<uint8_t>{1, 2, 3, 4}), boost::test_tools::per_element());
+  BOOST_TEST(!t.deallocate_memory(*block + 0x200));
   BOOST_TEST(t.deallocate_memory(*block));
   BOOST_TEST(!t.deallocate_memory(*block));
   BOOST_TEST(t.read_memory(*block, 4).empty());

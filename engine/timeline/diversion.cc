@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "engine/core/cpuid_trap.h"
+#include "engine/core/proc_maps.h"
 #include "engine/core/tool_page.h"
 #include "engine/core/tsc_sites.h"
 #include "engine/core/vsyscall.h"
@@ -94,21 +95,36 @@ std::size_t Diversion::write_memory(uint64_t addr, const std::vector<uint8_t>& b
   return done;
 }
 
-std::optional<uint64_t> Diversion::allocate(uint64_t size, int prot) {
-  if (size == 0) return std::nullopt;
-  int64_t r = tool_syscall(copy_->task(), SYS_mmap, 0, size, static_cast<uint64_t>(prot),
-                           MAP_PRIVATE | MAP_ANONYMOUS, static_cast<uint64_t>(-1), 0);
-  if (r < 0 && r >= -4095) return std::nullopt;
-  allocations_[static_cast<uint64_t>(r)] = size;
-  return static_cast<uint64_t>(r);
+bool Diversion::map_client_region(uint64_t addr, int prot, const std::vector<uint8_t>& bytes) {
+  if (bytes.empty()) return false;
+  // Mapped writable for the bytes, then given the debugger's protection.
+  int64_t r = tool_syscall(copy_->task(), SYS_mmap, addr, bytes.size(), PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, static_cast<uint64_t>(-1), 0);
+  if (r != static_cast<int64_t>(addr)) {
+    if (r >= 0) tool_syscall(copy_->task(), SYS_munmap, static_cast<uint64_t>(r), bytes.size());
+    return false;
+  }
+  if (write_memory(addr, bytes) != bytes.size() ||
+      tool_syscall(copy_->task(), SYS_mprotect, addr, bytes.size(), static_cast<uint64_t>(prot)) != 0) {
+    tool_syscall(copy_->task(), SYS_munmap, addr, bytes.size());
+    return false;
+  }
+  return true;
 }
 
-bool Diversion::deallocate(uint64_t addr) {
-  auto it = allocations_.find(addr);
-  if (it == allocations_.end()) return false;
-  int64_t r = tool_syscall(copy_->task(), SYS_munmap, addr, it->second);
-  allocations_.erase(it);
-  return r == 0;
+void Diversion::unmap_client_region(uint64_t addr, uint64_t size) {
+  tool_syscall(copy_->task(), SYS_munmap, addr, size);
+}
+
+std::vector<MemoryMapping> Diversion::memory_map() {
+  std::vector<MemoryMapping> out;
+  for (const MapsEntry& e : read_proc_maps(copy_->task().tid())) {
+    MemoryMapping m;
+    m.start = e.start;
+    m.end = e.end;
+    out.push_back(std::move(m));
+  }
+  return out;
 }
 
 bool Diversion::emulate_trapped_instruction(Task& t) {

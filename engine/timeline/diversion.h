@@ -80,10 +80,13 @@ class Diversion {
   std::vector<uint8_t> read_memory(uint64_t addr, std::size_t len);
   // Bytes written (fewer where memory is not mapped).
   std::size_t write_memory(uint64_t addr, const std::vector<uint8_t>& bytes);
-  // A fresh anonymous mapping (`prot`: PROT_* bits) or nullopt; unmapping
-  // one made here (false for an address that is not one).
-  std::optional<uint64_t> allocate(uint64_t size, int prot);
-  bool deallocate(uint64_t addr);
+  // The debugger's own memory (client_memory.h) mapped at `addr` with
+  // `bytes` (`prot`: PROT_* bits), false if the copy has something there;
+  // and unmapped again.
+  bool map_client_region(uint64_t addr, int prot, const std::vector<uint8_t>& bytes);
+  void unmap_client_region(uint64_t addr, uint64_t size);
+  // The copy's mappings now (address ranges only).
+  std::vector<MemoryMapping> memory_map();
 
   // Runs thread `tid` (a step or until something stops it), delivering
   // `signal` (Linux number, 0: none) first. Stops: Breakpoint (at one of
@@ -117,7 +120,6 @@ class Diversion {
   uint32_t pid_;
   std::set<uint32_t> touched_;
   Int3Patches int3s_;  // the breakpoints in while a resume runs
-  std::map<uint64_t, uint64_t> allocations_;  // address -> size
   std::vector<std::string> refused_;
   bool refused_fork_ = false;
   bool has_run_ = false;

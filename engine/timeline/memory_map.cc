@@ -2,7 +2,7 @@
 // live replay's /proc/PID/maps. Replay maps the trace's copies of the
 // recorded files, so their names are translated back to the paths they had
 // on the recording host: the client must see the program it recorded, not
-// the trace's files/ directory.
+// the trace's files/ directory. The debugger's own memory (_M) is added.
 #include <sys/mman.h>
 
 #include <filesystem>
@@ -35,6 +35,7 @@ std::vector<MemoryMapping> ReplayTimeline::memory_map() {
     m.name = it != recorded_name.end() ? it->second : e.name;
     out.push_back(std::move(m));
   }
+  client_memory_.add_to(out);  // lldb's _M memory, at every position
   return out;
 }
 

@@ -174,6 +174,13 @@ std::vector<uint8_t> ReplayTimeline::xstate(pid_t tid) {
 }
 
 std::vector<uint8_t> ReplayTimeline::read_memory(uint64_t addr, std::size_t len) {
+  uint64_t start = 0;
+  if (const ClientMemory::Region* r = client_memory_.find(addr, &start)) {
+    // The debugger's own memory (client_memory.h): a diversion's copy
+    // while there is one, else the bytes kept here.
+    std::size_t n = static_cast<std::size_t>(std::min<uint64_t>(len, start + r->size - addr));
+    return diversion_ ? diversion_->read_memory(addr, n) : client_memory_.read(addr, n);
+  }
   // A diversion is only ever made at a materialized position.
   if (diversion_live()) return diversion_->read_memory(addr, len);
   if (diversion_) return dormant_read(addr, len);

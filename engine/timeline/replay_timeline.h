@@ -22,6 +22,7 @@
 #include "engine/replay/replay_session.h"
 #include "engine/timeline/checkpoint_policy.h"
 #include "engine/timeline/checkpoint_store.h"
+#include "engine/timeline/client_memory.h"
 #include "engine/timeline/debug_target.h"
 #include "engine/timeline/diversion.h"
 #include "engine/timeline/hit_list.h"
@@ -319,6 +320,8 @@ class ReplayTimeline : public DebugTarget {
   std::unique_ptr<ReplaySession> current_;
   std::unique_ptr<Diversion> diversion_;
   bool diversion_dormant_ = false;
+  // lldb's _M memory: at every position, in every diversion.
+  ClientMemory client_memory_;
   std::string note_;  // take_note()
   Mark mark_;
   std::optional<uint64_t> event_count_;  // event_count(), read once

@@ -31,6 +31,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -46,6 +47,12 @@ bool same_registers(Registers a, Registers b) {
   a.set_syscallno(0);
   b.set_syscallno(0);
   return a.same_state(b);
+}
+
+std::string address_text(uint64_t addr) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%#llx", static_cast<unsigned long long>(addr));
+  return text;
 }
 
 std::string signal_text(int sig) {
@@ -73,6 +80,14 @@ bool same_visible_xstate(const std::vector<uint8_t>& a, const std::vector<uint8_
 }  // namespace
 
 void ReplayTimeline::end_diversion() {
+  // What the copy left in the debugger's memory stays (a result lldb reads
+  // later); a copy whose process is gone leaves the bytes as they were.
+  if (diversion_ && !diversion_->ended()) {
+    for (const auto& [addr, region] : client_memory_.regions()) {
+      std::vector<uint8_t> now = diversion_->read_memory(addr, region.size);
+      if (now.size() == region.size) client_memory_.write(addr, now);
+    }
+  }
   diversion_.reset();
   diversion_dormant_ = false;
 }
@@ -131,6 +146,11 @@ void ReplayTimeline::write_registers(pid_t tid, const Registers& regs, const std
 }
 
 std::size_t ReplayTimeline::write_memory(uint64_t addr, const std::vector<uint8_t>& bytes) {
+  if (client_memory_.find(addr)) {
+    // The debugger's own memory: the diversion's copy while there is one
+    // (it does not wake a dormant one), else the bytes kept here.
+    return diversion_ ? diversion_->write_memory(addr, bytes) : client_memory_.write(addr, bytes);
+  }
   materialize();
   std::vector<uint8_t> now = current_->read_memory(addr, bytes.size());
   if (!diversion_) {
@@ -145,21 +165,45 @@ std::size_t ReplayTimeline::write_memory(uint64_t addr, const std::vector<uint8_
 }
 
 std::optional<uint64_t> ReplayTimeline::allocate_memory(uint64_t size, int prot) {
-  // Memory the replay does not have: it does not wake a dormant diversion.
-  if (diversion_) return diversion_->allocate(size, prot);
-  return divert().allocate(size, prot);
+  // Kept outside the replay, so no diversion starts; one under way (dormant
+  // or not) gets the region too.
+  std::vector<MemoryMapping> taken = memory_map();
+  if (diversion_) {
+    for (const MemoryMapping& m : diversion_->memory_map()) taken.push_back(m);
+  }
+  std::optional<uint64_t> addr = client_memory_.allocate(size, prot, taken);
+  if (addr && diversion_ && !diversion_->ended()) {
+    const ClientMemory::Region& r = *client_memory_.find(*addr);
+    if (!diversion_->map_client_region(*addr, r.prot, r.bytes)) {
+      client_memory_.deallocate(*addr);
+      return std::nullopt;
+    }
+  }
+  return addr;
 }
 
 Diversion& ReplayTimeline::divert() {
   if (!diversion_) {
     materialize();  // the copy is made where the user stands
     diversion_ = std::make_unique<Diversion>(current_->clone(), current_->debuggee());
+    for (const auto& [addr, region] : client_memory_.regions()) {
+      if (!diversion_->map_client_region(addr, region.prot, region.bytes)) {
+        note_ += "backstep: the debugger's memory at " + address_text(addr) +
+                 " could not be mapped in the copy of the program (something is mapped there at this "
+                 "position)\n";
+      }
+    }
   }
   diversion_dormant_ = false;
   return *diversion_;
 }
 
-bool ReplayTimeline::deallocate_memory(uint64_t addr) { return diversion_ && diversion_->deallocate(addr); }
+bool ReplayTimeline::deallocate_memory(uint64_t addr) {
+  const ClientMemory::Region* r = client_memory_.find(addr);
+  if (!r || client_memory_.regions().count(addr) == 0) return false;
+  if (diversion_ && !diversion_->ended()) diversion_->unmap_client_region(addr, r->size);
+  return client_memory_.deallocate(addr);
+}
 
 TargetStop ReplayTimeline::resume_diversion(const ResumeRequest& request, const std::function<bool()>& interrupted) {
   uint32_t tid = request.thread != 0 ? static_cast<uint32_t>(request.thread) : current_->stopped_thread();
