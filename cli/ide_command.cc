@@ -111,6 +111,9 @@ std::string vscode_tasks(const std::string& trace, int port) {
 std::string vscode_launch(const std::string& program, const std::string& trace, int port) {
   std::string address = "localhost:" + std::to_string(port);
   std::string timeout = std::to_string(kReplyTimeoutS);
+  // lldb's signals and directions, as `replay --debugger lldb` sets them.
+  std::string lldb_post_run = json_string(lldb_replay_signal_command());
+  for (const std::string& command : lldb_direction_commands()) lldb_post_run += ", " + json_string(command);
   std::ostringstream j;
   j << "{\n"
     << "  \"version\": \"0.2.0\",\n"
@@ -142,7 +145,7 @@ std::string vscode_launch(const std::string& program, const std::string& trace, 
     << "      \"initCommands\": [\"settings set plugin.process.gdb-remote.packet-timeout " << timeout << "\"],\n"
     << "      \"targetCreateCommands\": [" << json_string("target create " + program) << "],\n"
     << "      \"processCreateCommands\": [" << json_string("gdb-remote " + address) << "],\n"
-    << "      \"postRunCommands\": [" << json_string(lldb_replay_signal_command()) << "],\n"
+    << "      \"postRunCommands\": [" << lldb_post_run << "],\n"
     << "      \"reverseDebugging\": true,\n"
     << "      \"preLaunchTask\": \"backstep serve\"\n"
     << "    },\n"
@@ -155,7 +158,7 @@ std::string vscode_launch(const std::string& program, const std::string& trace, 
     << "      \"gdb-remote-hostname\": \"localhost\",\n"
     << "      \"gdb-remote-port\": " << port << ",\n"
     << "      \"initCommands\": [\"settings set plugin.process.gdb-remote.packet-timeout " << timeout << "\"],\n"
-    << "      \"postRunCommands\": [" << json_string(lldb_replay_signal_command()) << "],\n"
+    << "      \"postRunCommands\": [" << lldb_post_run << "],\n"
     << "      \"preLaunchTask\": \"backstep serve\"\n"
     << "    }\n"
     << "  ]\n"

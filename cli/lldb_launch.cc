@@ -151,6 +151,10 @@ std::vector<std::string> LldbLaunch::argv(const std::string& socket, const Args&
       "-o", "process connect -p gdb-remote unix-connect://" + socket,
       "-o", lldb_replay_signal_command(),
   };
+  for (const std::string& command : lldb_direction_commands()) {
+    argv.push_back("-o");
+    argv.push_back(command);
+  }
   argv.insert(argv.end(), user_args.begin(), user_args.end());
   return argv;
 }

@@ -31,6 +31,12 @@ Subtests (the program: programs/lldb_target.c, total = 3 + 6 + 9):
   signal   (../scenarios/signal_raise.c) the program's raise(SIGUSR1) stops
            lldb with "signal SIGUSR1" (Linux's signal numbers for lldb),
            and `process continue --reverse` goes back from there;
+  direction  after going backwards, `c`, `continue` and `finish` go
+           forwards (the launcher's aliases; lldb itself keeps the last
+           direction), `rc` and `reverse-continue` backwards;
+  expression_resume  lldb's memory for expressions (_M) stays valid after
+           resumes both ways: expressions at later and earlier stops, and a
+           breakpoint condition that calls a function;
   expression  `expression` calls functions in a diversion (scale(5),
               an open(2) the sandbox refuses and names,
            strlen of a local array, one that changes a global, which then
@@ -126,6 +132,34 @@ SUBTESTS = {
         SANDBOXED_OPEN,
         "frame variable line",
         "process continue",
+    ],
+    "expression_resume": [
+        "breakpoint set -f lldb_target.c -l %d" % LINE_CALL,
+        "continue",
+        "expression scale(2)",
+        "continue",
+        "expression scale(3)",
+        "process continue --reverse",
+        "expression scale(4)",
+        "expression total",
+        "process continue -F",
+        "breakpoint modify -c 'scale(i) == 9' 1",
+        "continue",
+        "frame variable i",
+        "expression total",
+    ],
+    "direction": [
+        "breakpoint set -f lldb_target.c -l %d" % LINE_RETURN_R,
+        "continue",
+        "continue",
+        "rc",
+        "finish",
+        "target variable total",
+        "c",
+        "reverse-continue",
+        "continue",
+        "process continue --reverse",
+        "thread step-out -m this-thread",
     ],
 }
 
@@ -359,6 +393,54 @@ def check_expression(s):
     need(r"stop reason = history boundary$", text, "the end of the recording")
 
 
+def check_expression_resume(s):
+    # lldb allocates memory for its expressions once (_M) and keeps using
+    # it: the second and later expressions, after resumes both ways, and a
+    # breakpoint condition that calls a function, all need it still there.
+    s.take("breakpoint set -f lldb_target.c -l %d" % LINE_CALL)
+    text = s.take("continue")
+    need(r"^\* thread #1, stop reason = breakpoint 1\.1$", text, "first stop at accumulate(i)")
+    need(r"^\(int\) \$0 = 6$", s.take("expression scale(2)"), "expression scale(2)")
+    text = s.take("continue")
+    need(r"^\* thread #1, stop reason = breakpoint 1\.1$", text, "second stop at accumulate(i)")
+    need(r"^\(int\) \$1 = 9$", s.take("expression scale(3)"), "expression scale(3) after a resume")
+    text = s.take("process continue --reverse")
+    need(r"^\* thread #1, stop reason = breakpoint 1\.1$", text, "back at the first stop")
+    need(r"^\(int\) \$2 = 12$", s.take("expression scale(4)"), "expression scale(4) after going back")
+    need(r"^\(int\) \$3 = 0$", s.take("expression total"), "total at the first pass")
+    s.take("process continue -F")
+    s.take("breakpoint modify -c 'scale(i) == 9' 1")
+    # Passes 2 (scale 6) and 3 (scale 9): the condition, a call, holds at
+    # the third only.
+    text = s.take("continue")
+    need(r"^\* thread #1, stop reason = breakpoint 1\.1$", text, "the conditional breakpoint")
+    need(r"^\(int\) i = 3$", s.take("frame variable i"), "the pass the condition chose")
+    need(r"^\(int\) \$\d+ = 9$", s.take("expression total"), "total at the third pass")
+
+
+def check_direction(s):
+    # lldb keeps the direction of its last `process continue --reverse`;
+    # the launcher's aliases give gdb's rule: c, continue and finish go
+    # forwards, rc and reverse-continue backwards.
+    s.take("breakpoint set -f lldb_target.c -l %d" % LINE_RETURN_R)
+    check_stop(s.take("continue"), "scale", "v=1", LINE_RETURN_R, "breakpoint 1.1", "first pass")
+    check_stop(s.take("continue"), "scale", "v=2", LINE_RETURN_R, "breakpoint 1.1", "second pass")
+    check_stop(s.take("rc"), "scale", "v=1", LINE_RETURN_R, "breakpoint 1.1", "rc")
+    text = s.take("finish")
+    check_stop(text, "accumulate", "v=1", LINE_TOTAL, "step out", "finish after rc")
+    need(r"^Return value: \(int\) \$\d+ = 3$", text, "scale(1)'s value")
+    need(r"^\(int\) total = 0$", s.take("target variable total"), "total before the first +=")
+    check_stop(s.take("c"), "scale", "v=2", LINE_RETURN_R, "breakpoint 1.1", "c after finish")
+    check_stop(s.take("reverse-continue"), "scale", "v=1", LINE_RETURN_R, "breakpoint 1.1", "reverse-continue")
+    check_stop(s.take("continue"), "scale", "v=2", LINE_RETURN_R, "breakpoint 1.1", "continue after reverse")
+    # lldb's own commands, typed in full: a step-out that runs this thread
+    # only follows its own (forward) direction.
+    check_stop(s.take("process continue --reverse"), "scale", "v=1", LINE_RETURN_R, "breakpoint 1.1",
+               "process continue --reverse")
+    check_stop(s.take("thread step-out -m this-thread"), "accumulate", "v=1", LINE_TOTAL, "step out",
+               "step-out -m this-thread")
+
+
 def child_pid(backstep, trace):
     """The first child process, from `backstep ps` (as a user finds it)."""
     table = subprocess.run([backstep, "ps", trace], capture_output=True, text=True, check=True).stdout
@@ -398,7 +480,8 @@ def run_one(opts, root, backstep):
     try:
         s = Session(raw, commands + AFTER_SIGNAL.get(opts.subtest, []))
         {"forward": check_forward, "reverse": check_reverse, "onexec": check_onexec,
-         "expression": check_expression, "signal": check_signal}[opts.subtest](s)
+         "expression": check_expression, "signal": check_signal,
+         "expression_resume": check_expression_resume, "direction": check_direction}[opts.subtest](s)
         if res.status() != 0:
             raise Failure("backstep replay --debugger lldb exited with %s" % res.describe())
         if os.path.lexists(os.path.join(root, SANDBOX_FILE)):
