@@ -279,7 +279,9 @@ std::string feature_segments() {
   std::ostringstream os;
   os << "<?xml version=\"1.0\"?>\n<!DOCTYPE feature SYSTEM \"gdb-target.dtd\">\n"
         "<feature name=\"org.gnu.gdb.i386.segments\">\n";
-  reg(os, "fs_base", 64, "int", 58);
+  // lldb finds a thread's TLS from the register marked generic="tp" (gdb
+  // ignores the attribute, and asks qGetTLSAddr instead).
+  os << "  <reg name=\"fs_base\" bitsize=\"64\" type=\"int\" regnum=\"58\" generic=\"tp\"/>\n";
   reg(os, "gs_base", 64, "int", 59);
   os << "</feature>\n";
   return os.str();

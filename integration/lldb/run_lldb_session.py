@@ -31,6 +31,8 @@ Subtests (the program: programs/lldb_target.c, total = 3 + 6 + 9):
   signal   (../scenarios/signal_raise.c) the program's raise(SIGUSR1) stops
            lldb with "signal SIGUSR1" (Linux's signal numbers for lldb),
            and `process continue --reverse` goes back from there;
+  tls      (../gdb/scenarios/thread_locals.c) thread-local variables in
+           each thread, forwards and backwards;
   direction  after going backwards, `c`, `continue` and `finish` go
            forwards (the launcher's aliases; lldb itself keeps the last
            direction), `rc` and `reverse-continue` backwards;
@@ -147,6 +149,18 @@ SUBTESTS = {
         "continue",
         "frame variable i",
         "expression total",
+    ],
+    "tls": [
+        "breakpoint set -n checkpoint",
+        "continue",
+        "target variable tls_count tls_name",
+        "continue",
+        "continue",
+        "target variable tls_count",
+        "continue",
+        "target variable tls_count tls_name",
+        "process continue --reverse",
+        "target variable tls_count tls_name",
     ],
     "direction": [
         "breakpoint set -f lldb_target.c -l %d" % LINE_RETURN_R,
@@ -418,6 +432,36 @@ def check_expression_resume(s):
     need(r"^\(int\) \$\d+ = 9$", s.take("expression total"), "total at the third pass")
 
 
+def check_tls(s):
+    # Thread-local variables (../gdb/scenarios/thread_locals.c): lldb finds
+    # each thread's block from fs_base (generic="tp" in the target
+    # description). Worker N adds 10 * N a round to its own tls_count (7 at
+    # first), in a thread of its own.
+    def values(text, what):
+        count = need(r"^\(int\) tls_count = (\d+)$", text, what).group(1)
+        name = re.search(r'^\(char\[16\]\) tls_name = "(\w+)"$', text, re.M)
+        return (int(count), name.group(1) if name else None)
+
+    s.take("breakpoint set -n checkpoint")
+    s.take("continue")
+    got = values(s.take("target variable tls_count tls_name"), "worker 1, round 1")
+    if got != (17, "worker1"):
+        raise Failure("worker 1 round 1: tls_count, tls_name %r, expected (17, 'worker1')" % (got,))
+    s.take("continue")
+    s.take("continue")
+    got = values(s.take("target variable tls_count"), "worker 1, round 3")
+    if got[0] != 37:
+        raise Failure("worker 1 round 3: tls_count %d, expected 37" % got[0])
+    s.take("continue")
+    got = values(s.take("target variable tls_count tls_name"), "worker 2, round 1")
+    if got != (27, "worker2"):
+        raise Failure("worker 2 round 1: %r, expected (27, 'worker2')" % (got,))
+    s.take("process continue --reverse")
+    got = values(s.take("target variable tls_count tls_name"), "back in worker 1, round 3")
+    if got != (37, "worker1"):
+        raise Failure("back at worker 1 round 3: %r, expected (37, 'worker1')" % (got,))
+
+
 def check_direction(s):
     # lldb keeps the direction of its last `process continue --reverse`;
     # the launcher's aliases give gdb's rule: c, continue and finish go
@@ -481,7 +525,8 @@ def run_one(opts, root, backstep):
         s = Session(raw, commands + AFTER_SIGNAL.get(opts.subtest, []))
         {"forward": check_forward, "reverse": check_reverse, "onexec": check_onexec,
          "expression": check_expression, "signal": check_signal,
-         "expression_resume": check_expression_resume, "direction": check_direction}[opts.subtest](s)
+         "expression_resume": check_expression_resume, "direction": check_direction,
+         "tls": check_tls}[opts.subtest](s)
         if res.status() != 0:
             raise Failure("backstep replay --debugger lldb exited with %s" % res.describe())
         if os.path.lexists(os.path.join(root, SANDBOX_FILE)):
