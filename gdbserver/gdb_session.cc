@@ -185,6 +185,9 @@ std::string GdbSession::stop_reply(const TargetStop& stop) {
     case TargetStop::Kind::Interrupted:
       r.signal = kGdbSigInt;
       break;
+    case TargetStop::Kind::Exec:
+      r.reason = rsp::Exec{stop.exec_path};
+      break;
     default:
       break;
   }

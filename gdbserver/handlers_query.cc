@@ -9,11 +9,16 @@ void GdbSession::handle(const rsp::QuerySupported& r) {
   multiprocess_ = r.supports("multiprocess");
   swbreak_ = r.supports("swbreak");
   hwbreak_ = r.supports("hwbreak");
+  // Exec events: gdb then reloads the program's symbols and re-sets its
+  // breakpoints in the new program (`catch exec` stops there).
+  const bool exec_events = r.supports("exec-events");
+  target_.set_report_exec(exec_events);
   reply(
       "PacketSize=" + rsp::hex_number(kPacketSize) + ";QStartNoAckMode+;qXfer:features:read+;qXfer:auxv:read+;"
       "qXfer:exec-file:read+;qXfer:siginfo:read+;qXfer:threads:read+;qXfer:libraries-svr4:read+;"
       "multiprocess+;swbreak+;"
-      "hwbreak+;vContSupported+;QPassSignals+;QCatchSyscalls+;ReverseContinue+;ReverseStep+");
+      "hwbreak+;vContSupported+;QPassSignals+;QCatchSyscalls+;ReverseContinue+;ReverseStep+" +
+      std::string(exec_events ? ";exec-events+" : ""));
 }
 
 void GdbSession::handle(const rsp::StartNoAckMode&) {

@@ -104,6 +104,7 @@ void ReplaySession::start_process(const trace::Event& event) {
   if (!shares_memory && stub_areas_.count(from.space)) stub_areas_[child.space] = stub_areas_[from.space];
   processes_.insert(event.tid);
   execs_[event.tid] = execs_.at(from.pid);
+  if (auto image = images_.find(from.pid); image != images_.end()) images_[event.tid] = image->second;
 }
 
 void ReplaySession::exec_process(const trace::Event& event) {
@@ -130,6 +131,10 @@ void ReplaySession::exec_process(const trace::Event& event) {
   // The new program's library registers its area again.
   stub_areas_[thread.space] = recorded_stub_areas(event);
   execs_[thread.pid] = std::make_shared<const trace::Event>(event);
+  // Not the recording's first exec (the process tree's root runs that one
+  // at the start): a new program, whose code no breakpoint set before
+  // belongs to.
+  if (event_number_ > 0) images_[thread.pid] = event_number_;
   if (current_tid_ != thread.pid) {
     // A thread other than the first exec'd: it takes the process's id, as
     // under the kernel (the other threads ended before the exec).
@@ -158,7 +163,10 @@ void ReplaySession::end_process(const trace::Event& event) {
   }
   if (current_space) current_thread_ended(*current_space);
   processes_.erase(pid);
-  if (pid != debuggee_) execs_.erase(pid);
+  if (pid != debuggee_) {
+    execs_.erase(pid);
+    images_.erase(pid);
+  }
 }
 
 void ReplaySession::set_debuggee(uint32_t pid) {

@@ -113,6 +113,7 @@ ReplaySession::ReplaySession(const ReplaySession& parent, pid_t child)
       last_siginfo_(parent.last_siginfo_),
       comm_files_(parent.comm_files_),
       processes_(parent.processes_),
+      images_(parent.images_),
       execs_(parent.execs_),
       debuggee_(parent.debuggee_),
       stored_states_(parent.stored_states_),

@@ -116,6 +116,10 @@ struct Traps {
   // the recording): their int3 goes in only once an executable mapping
   // holds the address, never into data mapped there.
   std::set<uint64_t> pending;
+  // The program (ReplaySession::image()) each of `breakpoints` was set in;
+  // one listed here goes in only while the debugged process runs that
+  // program (an exec replaces the code it was set in). Unlisted: any.
+  std::map<uint64_t, uint64_t> images;
   bool empty() const { return breakpoints.empty() && watchpoints.empty(); }
 };
 
@@ -292,6 +296,9 @@ class ReplaySession : public Session {
   // The Exec event of the debugged process's program (its own last exec,
   // or its creator's when it has not exec'd).
   const trace::Event& exec_event() const { return *execs_.at(debuggee_); }
+  // The debugged process's program: the number of the event that exec'd
+  // it (0: the recording's first, or its creator's before it exec'd).
+  uint64_t image() const;
   // The first Exec event: the recording's first program.
   const trace::Event& first_exec_event() const { return *exec_; }
 
@@ -569,6 +576,7 @@ class ReplaySession : public Session {
   // the one debugged (the first, unless set_debuggee); the first one's exit
   // status, once it has exited while others went on.
   std::set<uint32_t> processes_;
+  std::map<uint32_t, uint64_t> images_;  // pid -> image() of its program
   std::map<uint32_t, std::shared_ptr<const trace::Event>> execs_;  // by pid: its program's Exec
   uint32_t debuggee_ = 0;
   // Each process's latest stored state, whole (follow_stored_state()), with

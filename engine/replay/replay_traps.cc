@@ -118,9 +118,17 @@ bool ReplaySession::classify_trap(ReplayStop& stop, TrapAfter after, const TrapF
   return false;  // the program's own SIGTRAP
 }
 
+uint64_t ReplaySession::image() const {
+  auto it = images_.find(debuggee_);
+  return it == images_.end() ? 0 : it->second;
+}
+
 void ReplaySession::insert_breakpoints() {
   if (!in_debuggee()) return;  // another process of the tree: it runs through
+  const uint64_t now = image();
   for (uint64_t addr : traps_.breakpoints) {
+    // Set in another program of the process (before or after an exec).
+    if (auto it = traps_.images.find(addr); it != traps_.images.end() && it->second != now) continue;
     if (!traps_.pending.count(addr) || pending_is_code(addr)) insert_breakpoint_at(addr);
   }
 }

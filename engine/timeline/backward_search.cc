@@ -255,7 +255,7 @@ void BackwardSearch::trap_leg(const Move& leg, Leg which) {
     }
     if (counted == ReplayTimeline::CountedLeg::Refused && stub_leg(a, leg.n)) return;
   }
-  const Traps leg_traps{bps, watches, t_.pending_breakpoints_};
+  const Traps leg_traps{bps, watches, t_.pending_breakpoints_, t_.breakpoint_images_};
   for (uint64_t hits = 0; hits < leg.n;) {
     ReplayStop r = s_->resume({.stop_after_event = true, .traps = leg_traps});
     BS_ASSERT(!r.event && (r.kind == ReplayStop::Kind::Breakpoint || r.kind == ReplayStop::Kind::Watchpoint),
@@ -281,7 +281,7 @@ bool BackwardSearch::stub_leg(const Anchor& a, uint64_t n) {
       !s_->counting_stub_possible(a.addr()) || !s_->arm_counting_stub(a.addr(), n, t_.breakpoints_)) {
     return false;
   }
-  const Traps user{t_.breakpoints_, {}};
+  const Traps user{t_.breakpoints_, {}, {}, t_.breakpoint_images_};
   uint64_t named = 0;  // the anchor's passes in cur_'s name so far
   for (;;) {
     ReplayStop r = s_->resume({.stop_after_event = true, .traps = user});

@@ -48,6 +48,8 @@ struct TargetStop {
     Exited,        // the program exited with `exit_code`
     Killed,        // the program was killed by `signal`
     Interrupted,   // the client asked to stop (^C)
+    Exec,          // going forward, the program exec'd `exec_path` (only when asked:
+                   // set_report_exec); it stands at the new program's first instruction
   };
   Kind kind = Kind::Step;
   pid_t tid = 0;             // recorded thread id
@@ -57,6 +59,7 @@ struct TargetStop {
   int exit_code = 0;
   int syscall = -1;
   bool syscall_return = false;
+  std::string exec_path;  // Exec: the new program, as the recording named it
   bool hardware = false;     // Breakpoint: set as a hardware breakpoint
 };
 
@@ -72,6 +75,7 @@ inline const char* to_string(TargetStop::Kind kind) {
     case TargetStop::Kind::Exited: return "exited";
     case TargetStop::Kind::Killed: return "killed";
     case TargetStop::Kind::Interrupted: return "interrupted";
+    case TargetStop::Kind::Exec: return "exec";
   }
   return "?";
 }
@@ -185,6 +189,9 @@ class DebugTarget {
   virtual void set_catch_syscalls(std::optional<std::vector<int>> syscalls) = 0;
   // Signals (Linux numbers) that do not stop the program on their way to it.
   virtual void set_pass_signals(const std::vector<int>& linux_signals) = 0;
+  // Whether a forward run stops where the debugged process execs a new
+  // program (an Exec stop: gdb's exec-events, `catch exec`).
+  virtual void set_report_exec(bool report) = 0;
 
   // Runs until something stops it. `interrupted` is polled between stops.
   virtual TargetStop resume(const ResumeRequest& request, const std::function<bool()>& interrupted) = 0;

@@ -255,6 +255,7 @@ bool ReplayTimeline::set_breakpoint(uint64_t addr, TrapKind kind) {
     pending_breakpoints_.insert(addr);
   }
   breakpoints_.insert(addr);
+  breakpoint_images_[addr] = current_->image();
   if (kind == TrapKind::Hardware) hw_breakpoints_.insert(addr);
   return true;
 }
@@ -263,6 +264,7 @@ bool ReplayTimeline::remove_breakpoint(uint64_t addr, TrapKind kind) {
   if (kind == TrapKind::Hardware) hw_breakpoints_.erase(addr);
   pending_breakpoints_.erase(addr);
   bool removed = diversion_breakpoints_.erase(addr) > 0;
+  breakpoint_images_.erase(addr);
   return breakpoints_.erase(addr) > 0 || removed;
 }
 
@@ -550,6 +552,7 @@ TargetStop ReplayTimeline::continue_forward(const std::function<bool()>& interru
     return stretch_.copy_due([this] { return approach_available() && kernel_counting_; });
   };
   stretch_.begin(mark_);
+  uint64_t image = current_->image();
   // After a copy the program stands inside the stretch, not at mark_: a
   // client's ^C is then served by stop_at_interrupt(), which names it.
   bool mid_stretch = false;
@@ -590,6 +593,15 @@ TargetStop ReplayTimeline::continue_forward(const std::function<bool()>& interru
           stretch_.end(0);
           current_->set_echo(false);
           return *stop;
+        }
+        if (current_->image() != std::exchange(image, current_->image()) && report_exec_) {
+          // The debugged process exec'd (forwards only: going backwards
+          // over an exec, the client would load the wrong program).
+          stretch_.end(0);
+          current_->set_echo(false);
+          TargetStop stop = make_stop(TargetStop::Kind::Exec);
+          stop.exec_path = exe_path();
+          return stop;
         }
         checkpoints_.add_if_due(mark_, fork_of(*current_));
         if (until_turn_of != 0 && current_->next_thread() == static_cast<uint32_t>(until_turn_of)) {

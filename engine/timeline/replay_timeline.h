@@ -84,6 +84,7 @@ class ReplayTimeline : public DebugTarget {
   bool remove_watchpoint(uint64_t addr, uint64_t len, WatchKind type) override;
   void set_catch_syscalls(std::optional<std::vector<int>> syscalls) override;
   void set_pass_signals(const std::vector<int>& linux_signals) override;
+  void set_report_exec(bool report) override { report_exec_ = report; }
 
   TargetStop resume(const ResumeRequest& request, const std::function<bool()>& interrupted) override;
 
@@ -308,7 +309,7 @@ class ReplayTimeline : public DebugTarget {
   // The user's breakpoints and watchpoints, for a run that stops at them
   // (Resume::traps); watch_traps(): the watchpoints alone (a step stops at
   // a watched write, never at a breakpoint).
-  Traps user_traps() const { return Traps{breakpoints_, watchpoints_, pending_breakpoints_}; }
+  Traps user_traps() const { return Traps{breakpoints_, watchpoints_, pending_breakpoints_, breakpoint_images_}; }
   Traps watch_traps() const { return Traps{{}, watchpoints_}; }
   std::optional<TargetStop> user_trap(const ReplayStop& stop, ReplaySession& session) const;
   const trace::Event& event_at(uint64_t number);
@@ -395,6 +396,10 @@ class ReplayTimeline : public DebugTarget {
   Mark after_forward_hit(const Anchor& a);
 
   std::set<uint64_t> breakpoints_;
+  // The program each breakpoint was set in (ReplaySession::image()): an
+  // exec replaces the code, and the int3 does not go into the new one.
+  std::map<uint64_t, uint64_t> breakpoint_images_;
+  bool report_exec_ = false;  // set_report_exec
   // Software breakpoints outside the replay's code: for diversions only.
   std::set<uint64_t> diversion_breakpoints_;
   // Those of breakpoints_ set where nothing was mapped (Traps::pending).

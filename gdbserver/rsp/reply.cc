@@ -43,6 +43,7 @@ struct ReasonWriter {
   void operator()(const SyscallReturn& s) const {
     out += "syscall_return:" + hex_number(s.number) + ";";
   }
+  void operator()(const Exec& e) const { out += "exec:" + hex_encode(e.path) + ";"; }
 };
 
 template <typename T, typename Format>

@@ -61,8 +61,11 @@ struct SyscallEntry {  // "syscall_entry:<nr>;"
 struct SyscallReturn {  // "syscall_return:<nr>;"
   std::uint64_t number = 0;
 };
+struct Exec {  // "exec:<hex of the path>;" (gdb, with exec-events+)
+  std::string path;
+};
 using StopReason = std::variant<std::monostate, SoftwareBreak, HardwareBreak, Watchpoint,
-                                HistoryBoundary, SyscallEntry, SyscallReturn>;
+                                HistoryBoundary, SyscallEntry, SyscallReturn, Exec>;
 
 // A register value sent along with a stop, so the client need not ask: "n:value;".
 struct ExpeditedRegister {

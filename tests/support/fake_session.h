@@ -68,6 +68,7 @@ class FakeTarget : public DebugTarget {
   bool remove_watchpoint(uint64_t, uint64_t, WatchKind) override { return true; }
   void set_catch_syscalls(std::optional<std::vector<int>>) override {}
   void set_pass_signals(const std::vector<int>&) override {}
+  void set_report_exec(bool) override {}
   TargetStop resume(const ResumeRequest& request, const std::function<bool()>&) override {
     last_request = request;
     TargetStop stop;
