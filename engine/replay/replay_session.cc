@@ -306,6 +306,7 @@ bool changes_only_up_to_ip(const std::vector<trace::RegChange>& changes) {
 }  // namespace
 
 ReplayStop ReplaySession::resume(Resume how) {
+  ++runs_;
   // The traps are this run's alone: cleared however it ends.
   traps_ = std::move(how.traps);
   pending_code_.clear();

@@ -9,6 +9,7 @@
 // be cloned (a fork of the replayed process) to make a checkpoint.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -247,6 +248,10 @@ class ReplaySession : public Session {
   // (replay_sampling.cc). 0 disarms it. False if the kernel refuses.
   bool set_time_sample(uint64_t after_ns);
 
+  // Changes whenever this session runs the program (each resume), and
+  // differs between sessions: what was read of the process (its mappings)
+  // holds while it stays the same.
+  std::pair<uint64_t, uint64_t> moves() const { return {serial_, runs_}; }
   // Number of the next event to replay: events before it have been replayed.
   uint64_t next_event() const { return next_number_; }
   // The program reached the next event without replaying it (EventPending,
@@ -443,6 +448,13 @@ class ReplaySession : public Session {
   Task* task_ = nullptr;
   uint64_t event_number_ = 0;   // the event being replayed
   uint64_t next_number_ = 0;    // the number of the event take_event() returns next
+  // moves(): this session's own number (unique in the server) and its runs.
+  uint64_t serial_ = next_serial();
+  uint64_t runs_ = 0;
+  static uint64_t next_serial() {
+    static std::atomic<uint64_t> counter{0};
+    return ++counter;
+  }
   std::optional<trace::Event> peeked_;
   // Each address space's program break, as recorded, by ReplayThread::space.
   std::map<uint32_t, uint64_t> brk_;

@@ -14,14 +14,23 @@
 namespace backstep {
 
 std::vector<MemoryMapping> ReplayTimeline::memory_map() {
-  std::vector<MapsEntry> maps = read_proc_maps(current_->task().tid());
-  // The trace's copy (as the kernel names it) -> the recorded path.
-  std::map<std::string, std::string> recorded_name;
-  for (const auto& [host_path, copy] : recorded_files_) {
-    std::error_code ec;
-    std::string live = std::filesystem::weakly_canonical(lookup_->file_path(copy), ec).string();
-    if (!ec) recorded_name.emplace(live, host_path);
+  // Read again only once the replay ran (gdb inserts its breakpoints one
+  // by one before every resume, each asking where code is).
+  const pid_t tid = current_->task().tid();
+  const MapsKey key{tid, current_->moves()};
+  if (maps_cache_ && maps_cache_->first == key) return with_client_memory(maps_cache_->second);
+  std::vector<MapsEntry> maps = read_proc_maps(tid);
+  // The trace's copy (as the kernel names it) -> the recorded path; the
+  // recorded files do not change during a session.
+  if (!recorded_names_) {
+    recorded_names_.emplace();
+    for (const auto& [host_path, copy] : recorded_files_) {
+      std::error_code ec;
+      std::string live = std::filesystem::weakly_canonical(lookup_->file_path(copy), ec).string();
+      if (!ec) recorded_names_->emplace(live, host_path);
+    }
   }
+  const std::map<std::string, std::string>& recorded_name = *recorded_names_;
   std::vector<MemoryMapping> out;
   out.reserve(maps.size());
   for (const MapsEntry& e : maps) {
@@ -35,8 +44,13 @@ std::vector<MemoryMapping> ReplayTimeline::memory_map() {
     m.name = it != recorded_name.end() ? it->second : e.name;
     out.push_back(std::move(m));
   }
-  client_memory_.add_to(out);  // lldb's _M memory, at every position
-  return out;
+  maps_cache_.emplace(key, out);
+  return with_client_memory(std::move(out));
+}
+
+std::vector<MemoryMapping> ReplayTimeline::with_client_memory(std::vector<MemoryMapping> maps) const {
+  client_memory_.add_to(maps);  // lldb's _M memory, at every position
+  return maps;
 }
 
 }  // namespace backstep

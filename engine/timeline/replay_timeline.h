@@ -323,6 +323,13 @@ class ReplayTimeline : public DebugTarget {
   bool diversion_dormant_ = false;
   // lldb's _M memory: at every position, in every diversion.
   ClientMemory client_memory_;
+  // memory_map()'s last reading of the replay's mappings, and what it was
+  // read at (the task and ReplaySession::moves()); the recorded files'
+  // paths by their trace copies' names.
+  using MapsKey = std::pair<pid_t, std::pair<uint64_t, uint64_t>>;
+  std::optional<std::pair<MapsKey, std::vector<MemoryMapping>>> maps_cache_;
+  std::optional<std::map<std::string, std::string>> recorded_names_;
+  std::vector<MemoryMapping> with_client_memory(std::vector<MemoryMapping> maps) const;
   std::string note_;  // take_note()
   Mark mark_;
   std::optional<uint64_t> event_count_;  // event_count(), read once

@@ -14,13 +14,18 @@ Mark base_of(const Mark& m) {
   return b;
 }
 
+// `base` is `m` without its steps (compared in place: a reverse step asks
+// several times per stop).
+bool same_base(const Mark& base, const Mark& m) {
+  return base.event == m.event && base.at_event == m.at_event && base.steps == 0 && base.anchors == m.anchors;
+}
+
 }  // namespace
 
 const TrajectoryEntry* Trajectory::find(const Mark& m) const {
   if (m.at_event) return nullptr;
-  Mark base = base_of(m);
   for (auto run = runs_.rbegin(); run != runs_.rend(); ++run) {
-    if (m.steps < run->first || m.steps - run->first >= run->entries.size() || run->base != base) continue;
+    if (m.steps < run->first || m.steps - run->first >= run->entries.size() || !same_base(run->base, m)) continue;
     return &run->entries[m.steps - run->first];
   }
   return nullptr;
