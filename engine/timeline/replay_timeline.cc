@@ -437,11 +437,11 @@ std::optional<TargetStop> ReplayTimeline::user_trap(const ReplayStop& s, ReplayS
     return stop;
   }
   if (s.kind == ReplayStop::Kind::Watchpoint) {
-    for (const Watchpoint& w : watchpoints_) {
-      if (w.addr != s.address) continue;
+    Anchor a = trap_of(s, watchpoints_);
+    if (std::find(watchpoints_.begin(), watchpoints_.end(), a.watch) != watchpoints_.end()) {
       stop.kind = TargetStop::Kind::Watchpoint;
       stop.address = s.address;
-      stop.watch_kind = w.kind;
+      stop.watch_kind = a.watch.kind;
       return stop;
     }
   }
@@ -605,10 +605,7 @@ TargetStop ReplayTimeline::continue_forward(const std::function<bool()>& interru
         if (s.by_kernel) {
           mark_ = Mark{current_->next_event(), {}, 0};
         } else {
-          Anchor a;
-          a.kind = Anchor::Kind::Watchpoint;
-          for (const Watchpoint& w : watchpoints_) if (w.addr == s.address) a.watch = w;
-          mark_ = mark_.after_trap(a);
+          mark_ = mark_.after_trap(trap_of(s, watchpoints_));
         }
         current_->set_echo(false);
         if (auto stop = user_trap(s, *current_)) return *stop;
