@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "engine/core/compat_syscalls.h"
+#include "engine/core/hit_counter.h"
 #include "values/log.h"
 #include "engine/core/syscall_stub.h"
 #include "engine/timeline/checkpoint_policy.h"
@@ -584,7 +585,10 @@ TargetStop ReplayTimeline::continue_forward(const std::function<bool()>& interru
           current_->set_echo(false);
           return *stop;
         }
-        checkpoints_.add_if_due(mark_, fork_of(*current_));
+        checkpoints_.add_if_due(mark_, fork_of(*current_),
+                                watchpoints_.empty() || HitCounter::debug_registers_work()
+                                    ? CheckpointStore::Pace::Timed
+                                    : CheckpointStore::Pace::EveryBoundary);
         if (until_turn_of != 0 && current_->next_thread() == static_cast<uint32_t>(until_turn_of)) {
           stretch_.end(0);
           current_->set_echo(false);
