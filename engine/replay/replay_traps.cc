@@ -218,6 +218,7 @@ WaitStatus ReplaySession::resume_past_watched_writes(ResumeHow how) {
   for (;;) {
     task_->resume(how);
     WaitStatus ws = wait_for_stop();
+    // Not an int3 (a step's trap may carry a slot's hit too: DR6 says).
     if (before.empty() || ws.requested || !ws.is_signal() || ws.signal != SIGTRAP ||
         task_->siginfo().si_code == SI_KERNEL) {
       return ws;
