@@ -59,8 +59,11 @@ namespace {
 std::optional<WatchKind> watch_kind(rsp::BreakpointType t) {
   switch (t) {
     case rsp::BreakpointType::WriteWatch: return WatchKind::Write;
+    // x86 has no read-only debug register: the target watches accesses and
+    // reports those that left the bytes unchanged (rr's rule).
+    case rsp::BreakpointType::ReadWatch: return WatchKind::Read;
     case rsp::BreakpointType::AccessWatch: return WatchKind::Access;
-    default: return std::nullopt;  // read-only watchpoints: x86 has none
+    default: return std::nullopt;
   }
 }
 
@@ -83,10 +86,6 @@ std::optional<std::string> GdbSession::unservable(const rsp::BreakpointSpec& b) 
 
 void GdbSession::handle(const rsp::InsertBreakpoint& r) {
   const rsp::BreakpointSpec& b = r.spec;
-  if (b.type == rsp::BreakpointType::ReadWatch) {
-    reply("");  // gdb falls back to an access watchpoint
-    return;
-  }
   if (std::optional<std::string> why = unservable(b)) {
     reply(error_reply(rsp::ErrorCode::InvalidArgument, *why));
     return;
@@ -124,9 +123,6 @@ void GdbSession::handle(const rsp::RemoveBreakpoint& r) {
     case rsp::BreakpointType::Hardware:
       target_.remove_breakpoint(b.addr, b.type == rsp::BreakpointType::Hardware ? TrapKind::Hardware : TrapKind::Software);
       reply(rsp::ok());
-      return;
-    case rsp::BreakpointType::ReadWatch:
-      reply("");
       return;
     default:
       target_.remove_watchpoint(b.addr, b.kind, *watch_kind(b.type));

@@ -283,4 +283,13 @@ BOOST_AUTO_TEST_CASE(automatic_checkpoints_fall_due_by_events) {
   BOOST_TEST(!store.add_if_due(boundary(2 * every - 1), fake()));
   BOOST_TEST(store.add_if_due(boundary(2 * every), fake()));
   BOOST_TEST(store.size() == 3u);
+  // Where the replay crawls (watchpoints emulated by single steps): at every
+  // new boundary, never inside an interval nor at an older boundary.
+  constexpr auto every_boundary = CheckpointStore::Pace::EveryBoundary;
+  BOOST_TEST(store.add_if_due(boundary(2 * every + 1), fake(), every_boundary));
+  BOOST_TEST(!store.add_if_due(boundary(2 * every + 1), fake(), every_boundary));
+  BOOST_TEST(!store.add_if_due(steps(2 * every + 2, 1), fake(), every_boundary));
+  BOOST_TEST(!store.add_if_due(boundary(2 * every), fake(), every_boundary));
+  BOOST_TEST(store.add_if_due(boundary(2 * every + 2), fake(), every_boundary));
+  BOOST_TEST(store.size() == 5u);
 }

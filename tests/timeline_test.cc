@@ -145,6 +145,59 @@ BOOST_AUTO_TEST_CASE(watchpoint_old_and_new_values_both_ways) {
   BOOST_TEST(go(t, kBack).kind == TargetStop::Kind::HistoryStart);
 }
 
+BOOST_AUTO_TEST_CASE(read_watchpoint_reports_reads_both_ways) {
+  // bump() reads counter twice (`counter += i` loads it, then `values[..] =
+  // counter`) and writes it once in between: a read watchpoint stops after
+  // each read, never at the write (it changed the value: rr's rule), with
+  // or without debug registers that fire.
+  Recording rec;
+  uint64_t counter = symbol_address(rec.binary(), "counter");
+  ReplayTimeline t(rec.trace());
+  BOOST_REQUIRE(t.set_watchpoint(counter, 4, WatchKind::Read));
+  std::vector<int32_t> forward;
+  std::vector<uint64_t> pcs;
+  for (int i = 0; i < 4; ++i) {
+    TargetStop s = go(t, kFwd);
+    BOOST_REQUIRE(s.kind == TargetStop::Kind::Watchpoint);
+    BOOST_TEST(s.address == counter);
+    BOOST_TEST((s.watch_kind == WatchKind::Read));
+    forward.push_back(read_int(t, counter));
+    pcs.push_back(t.registers(0).ip());
+  }
+  BOOST_TEST(forward == (std::vector<int32_t>{0, 1, 1, 3}), boost::test_tools::per_element());
+  BOOST_TEST(pcs[0] == pcs[2]);  // the same load, one call later
+  BOOST_TEST(pcs[1] == pcs[3]);
+  // Backwards, each stop is before the read: the same values, the last
+  // read first.
+  for (int expected : {3, 1, 1, 0}) {
+    TargetStop s = go(t, kBack);
+    BOOST_REQUIRE(s.kind == TargetStop::Kind::Watchpoint);
+    BOOST_TEST((s.watch_kind == WatchKind::Read));
+    BOOST_TEST(read_int(t, counter) == expected);
+  }
+  BOOST_TEST(go(t, kBack).kind == TargetStop::Kind::HistoryStart);
+}
+
+BOOST_AUTO_TEST_CASE(access_watchpoint_reports_reads_and_writes) {
+  Recording rec;
+  uint64_t counter = symbol_address(rec.binary(), "counter");
+  ReplayTimeline t(rec.trace());
+  BOOST_REQUIRE(t.set_watchpoint(counter, 4, WatchKind::Access));
+  // bump(1): read 0, write 1, read 1; bump(2): read 1, write 3.
+  std::vector<int32_t> forward;
+  for (int i = 0; i < 5; ++i) {
+    TargetStop s = go(t, kFwd);
+    BOOST_REQUIRE(s.kind == TargetStop::Kind::Watchpoint);
+    BOOST_TEST((s.watch_kind == WatchKind::Access));
+    forward.push_back(read_int(t, counter));
+  }
+  BOOST_TEST(forward == (std::vector<int32_t>{0, 1, 1, 1, 3}), boost::test_tools::per_element());
+  for (int expected : {1, 1, 1, 0, 0}) {
+    BOOST_REQUIRE(go(t, kBack).kind == TargetStop::Kind::Watchpoint);
+    BOOST_TEST(read_int(t, counter) == expected);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(checkpoints_and_restart) {
   Recording rec;
   uint64_t bump = symbol_address(rec.binary(), "bump");

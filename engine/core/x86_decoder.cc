@@ -1,71 +1,30 @@
 #include "engine/core/x86_decoder.h"
 
-#include <llvm/ADT/ArrayRef.h>
 #include <llvm/ADT/StringRef.h>
-#include <llvm/MC/MCAsmInfo.h>
-#include <llvm/MC/MCContext.h>
-#include <llvm/MC/MCDisassembler/MCDisassembler.h>
 #include <llvm/MC/MCInst.h>
 #include <llvm/MC/MCInstrDesc.h>
-#include <llvm/MC/MCInstrInfo.h>
-#include <llvm/MC/MCRegisterInfo.h>
-#include <llvm/MC/MCSubtargetInfo.h>
-#include <llvm/MC/MCTargetOptions.h>
-#include <llvm/MC/TargetRegistry.h>
-#include <llvm/Support/raw_ostream.h>
 
 #include <climits>
 #include <cstring>
-#include <memory>
-#include <mutex>
-#include <stdexcept>
-#include <string>
 
-extern "C" void LLVMInitializeX86TargetInfo();
-extern "C" void LLVMInitializeX86TargetMC();
-extern "C" void LLVMInitializeX86Disassembler();
+#include "engine/core/x86_llvm.h"
 
 namespace backstep::x86 {
 namespace {
 
-constexpr const char* kTriple = "x86_64-unknown-linux-gnu";
-
-// LLVM's disassembler for x86-64 and the tables that describe its
-// instructions, built on first use (a recording that never patches a site
-// never pays for it).
+// Lengths and placements, from LLVM's tables (x86_llvm.h).
 class Decoder {
  public:
-  Decoder() {
-    LLVMInitializeX86TargetInfo();
-    LLVMInitializeX86TargetMC();
-    LLVMInitializeX86Disassembler();
-    std::string error;
-    const llvm::Target* target = llvm::TargetRegistry::lookupTarget(kTriple, error);
-    if (!target) throw std::runtime_error("LLVM has no x86-64 target: " + error);
-    registers_.reset(target->createMCRegInfo(kTriple));
-    llvm::MCTargetOptions options;
-    asm_info_.reset(target->createMCAsmInfo(*registers_, kTriple, options));
-    subtarget_.reset(target->createMCSubtargetInfo(kTriple, "", ""));
-    instructions_.reset(target->createMCInstrInfo());
-    context_ = std::make_unique<llvm::MCContext>(llvm::Triple(kTriple), asm_info_.get(), registers_.get(),
-                                                 subtarget_.get());
-    disassembler_.reset(target->createMCDisassembler(*subtarget_, *context_));
-    if (!registers_ || !asm_info_ || !subtarget_ || !instructions_ || !disassembler_) {
-      throw std::runtime_error("LLVM's x86-64 disassembler could not be set up");
-    }
-    for (unsigned r = 1; r < registers_->getNumRegs(); ++r) {
-      if (llvm::StringRef(registers_->getName(r)) == "RIP") rip_ = r;
-    }
-  }
+  Decoder()
+      : llvm_(Llvm::get()),
+        registers_(&llvm_.registers()),
+        instructions_(&llvm_.instructions()),
+        rip_(llvm_.rip()) {}
 
   std::optional<Instruction> decode(const uint8_t* code, std::size_t len, uint64_t addr) const {
     llvm::MCInst inst;
     uint64_t size = 0;
-    if (disassembler_->getInstruction(inst, size, llvm::ArrayRef<uint8_t>(code, len), addr, llvm::nulls()) !=
-            llvm::MCDisassembler::Success ||
-        size == 0 || size > len) {
-      return std::nullopt;
-    }
+    if (!llvm_.disassemble(code, len, addr, inst, size)) return std::nullopt;
     const llvm::MCInstrDesc& desc = instructions_->get(inst.getOpcode());
     llvm::StringRef name = instructions_->getName(inst.getOpcode());
     Instruction out;
@@ -161,13 +120,10 @@ class Decoder {
     return out;
   }
 
-  std::unique_ptr<llvm::MCRegisterInfo> registers_;
-  std::unique_ptr<llvm::MCAsmInfo> asm_info_;
-  std::unique_ptr<llvm::MCSubtargetInfo> subtarget_;
-  std::unique_ptr<llvm::MCInstrInfo> instructions_;
-  std::unique_ptr<llvm::MCContext> context_;
-  std::unique_ptr<llvm::MCDisassembler> disassembler_;
-  unsigned rip_ = 0;
+  const Llvm& llvm_;
+  const llvm::MCRegisterInfo* registers_;
+  const llvm::MCInstrInfo* instructions_;
+  unsigned rip_;
 };
 
 }  // namespace

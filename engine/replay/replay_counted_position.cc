@@ -137,12 +137,12 @@ std::optional<ReplayStop> ReplaySession::run_to_counted_position(const trace::Ev
     if (!by_steps && !stub) insert_breakpoint_at(site);
 
     WaitStatus ws;
-    std::optional<uint64_t> watch_changed;
+    std::optional<Watchpoint> watch_hit;
     bool interrupted = false;
     if (by_steps && watching_in_software()) {
       SoftWatchStop soft = step_while_watching(/*one_step=*/true);
       ws = soft.status;
-      watch_changed = soft.changed;
+      watch_hit = soft.hit;
       interrupted = soft.interrupted;
     } else {
       task_->resume(by_steps ? ResumeHow::SysemuSingleStep : ResumeHow::Sysemu);
@@ -189,11 +189,7 @@ std::optional<ReplayStop> ReplaySession::run_to_counted_position(const trace::Ev
         count.standing = true;
       }
     }
-    if (watch_changed) {
-      ReplayStop stop{ReplayStop::Kind::Watchpoint};
-      stop.address = *watch_changed;
-      return stop;
-    }
+    if (watch_hit) return watch_stop(*watch_hit);
     if (ws.signal != SIGTRAP) {
       diverged("expected the recorded position (" + describe() + "), got " + ws.describe() + " at rip " +
                hex(task_->regs().ip()));

@@ -333,11 +333,7 @@ std::optional<ReplayStop> ReplaySession::run_to_position_by_steps(const trace::E
     if (ws.is_gone()) diverged("the program ended early: " + ws.describe());
     if (ws.is_syscall()) diverged("reached a system call before the position the recording chose at " + hex(pc));
     if (ws.kind == WaitStatus::Kind::EventStop) diverged("unexpected ptrace event " + std::to_string(ws.event));
-    if (soft.changed) {
-      ReplayStop stop{ReplayStop::Kind::Watchpoint};
-      stop.address = *soft.changed;
-      return stop;
-    }
+    if (soft.hit) return watch_stop(*soft.hit);
     if (ws.signal != SIGTRAP) {
       diverged(std::string("expected the position the recording chose at ") + hex(pc) + ", got " + ws.describe() +
                " at rip " + hex(task_->regs().ip()));

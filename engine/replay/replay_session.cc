@@ -416,17 +416,14 @@ std::optional<ReplayStop> ReplaySession::run_to_event(const trace::Event& next, 
   WaitStatus ws;
   if (watching_in_software()) {
     SoftWatchStop soft = step_while_watching(single_step || stepping_over);
-    if (soft.interrupted || soft.changed) {
+    if (soft.interrupted || soft.hit) {
       remove_breakpoints();
       event_number_ = next_number_;
-      ReplayStop stop{soft.interrupted ? ReplayStop::Kind::Interrupted : ReplayStop::Kind::Watchpoint};
-      if (soft.changed) stop.address = *soft.changed;
-      return stop;
+      return soft.hit ? watch_stop(*soft.hit) : ReplayStop{ReplayStop::Kind::Interrupted};
     }
     ws = soft.status;
   } else {
-    task_->resume(single_step || stepping_over ? ResumeHow::SysemuSingleStep : ResumeHow::Sysemu);
-    ws = wait_for_stop();
+    ws = resume_past_watched_writes(single_step || stepping_over ? ResumeHow::SysemuSingleStep : ResumeHow::Sysemu);
   }
   remove_breakpoints();
   event_number_ = next_number_;
@@ -562,10 +559,10 @@ void ReplaySession::replay_syscall(const trace::Event& event, ReplayStop& stop) 
 }
 
 void ReplaySession::note_watched_change(const std::vector<std::vector<uint8_t>>& before, ReplayStop& stop) {
-  uint64_t addr = 0;
-  if (watched_range_changed(before, addr)) {
+  if (std::optional<Watchpoint> w = watched_range_changed(before)) {
     stop.kind = ReplayStop::Kind::Watchpoint;
-    stop.address = addr;
+    stop.address = w->addr;
+    stop.watch_kind = w->kind;
     stop.by_kernel = true;
   }
 }

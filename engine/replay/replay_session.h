@@ -25,6 +25,7 @@
 #include "engine/core/hit_counter.h"
 #include "engine/core/int3_patches.h"
 #include "engine/core/time_sampler.h"
+#include "engine/core/x86_memory_access.h"
 #include "values/registers.h"
 #include "engine/core/session.h"
 #include "values/watch_kind.h"
@@ -130,8 +131,9 @@ struct ReplayStop {
     EventReplayed,  // an event was replayed (only with stop_after_event)
     Breakpoint,     // the PC is at a breakpoint, before its instruction
     Step,           // one instruction was executed
-    Watchpoint,     // a watched range was written (after the instruction,
-                    // or by the kernel during the event just replayed)
+    Watchpoint,     // a watched range was written, or read (rwatch, awatch),
+                    // after the instruction, or written by the kernel during
+                    // the event just replayed
     EventPending,   // the program reached the next event, not replayed yet (only
                     // for events `stop_before` picks); the next resume replays it
     ProgramEnd,     // the next event ends the program (exit, fatal signal), or
@@ -143,6 +145,7 @@ struct ReplayStop {
   };
   Kind kind = Kind::EventReplayed;
   uint64_t address = 0;          // breakpoint or watched address
+  WatchKind watch_kind = WatchKind::Write;  // Watchpoint: the kind of the one hit
   bool by_kernel = false;        // Watchpoint: written by a replayed syscall
   // The event replayed during this resume, if any (EventReplayed, Step
   // over a syscall, kernel Watchpoint).
@@ -425,16 +428,31 @@ class ReplaySession : public Session {
   TrapFacts trap_facts();
   // With `facts`, the trap is the one they were read at; else the last stop's.
   bool classify_trap(ReplayStop& stop, TrapAfter after = TrapAfter::Run, const TrapFacts* facts = nullptr);
-  bool watched_range_changed(const std::vector<std::vector<uint8_t>>& before, uint64_t& addr);
+  // The first watchpoint whose range holds other bytes than `before`
+  // (read watchpoints left out: a write is not a read).
+  std::optional<Watchpoint> watched_range_changed(const std::vector<std::vector<uint8_t>>& before);
   std::vector<std::vector<uint8_t>> watched_values();
+  static ReplayStop watch_stop(const Watchpoint& w);
+  bool watches_reads() const;
+  // With debug registers, a read watchpoint's slot watches every access:
+  // a hit after which its bytes changed was a write, which a read
+  // watchpoint does not report (rr's rule): the run goes on.
+  WaitStatus resume_past_watched_writes(ResumeHow how);
   // Watchpoints where the debug registers do nothing (replay_soft_watch.cc).
   struct SoftWatchStop {
     WaitStatus status;                 // the last stop, when neither below
-    std::optional<uint64_t> changed;   // a watchpoint whose range changed
+    std::optional<Watchpoint> hit;     // a watchpoint written or read
     bool interrupted = false;          // interrupt_poll_ asked to stop
   };
   bool watching_in_software() const;
   SoftWatchStop step_while_watching(bool one_step);
+  // The memory the instruction at the pc touches (none if not decoded).
+  std::vector<x86::MemoryAccess> next_instruction_accesses();
+  // The first watchpoint the step just run hit: its range changed (not a
+  // read watchpoint's) or, read by `accesses`, did not (not a write
+  // watchpoint's). `before` is brought up to date.
+  std::optional<Watchpoint> watch_hit(std::vector<std::vector<uint8_t>>& before,
+                                      const std::vector<x86::MemoryAccess>& accesses);
   [[noreturn]] void diverged(const std::string& what) const;
 
   trace::TraceReader& reader();

@@ -79,8 +79,7 @@ bool ReplaySession::classify_trap(ReplayStop& stop, TrapAfter after, const TrapF
     task_->set_debug_register(6, 0);
     for (std::size_t i = 0; i < slot_owner_.size(); ++i) {
       if (dr6 & (1u << i)) {
-        stop.kind = ReplayStop::Kind::Watchpoint;
-        stop.address = armed_[slot_owner_[i]].addr;
+        stop = watch_stop(armed_[slot_owner_[i]]);
         return true;
       }
     }
@@ -196,15 +195,64 @@ std::vector<std::vector<uint8_t>> ReplaySession::watched_values() {
   return values;
 }
 
-bool ReplaySession::watched_range_changed(const std::vector<std::vector<uint8_t>>& before, uint64_t& addr) {
+std::optional<Watchpoint> ReplaySession::watched_range_changed(const std::vector<std::vector<uint8_t>>& before) {
   for (std::size_t i = 0; i < traps_.watchpoints.size(); ++i) {
-    if (traps_.watchpoints[i].kind == WatchKind::Read) continue;
-    if (read_memory(traps_.watchpoints[i].addr, traps_.watchpoints[i].len) != before[i]) {
-      addr = traps_.watchpoints[i].addr;
-      return true;
-    }
+    const Watchpoint& w = traps_.watchpoints[i];
+    if (w.kind == WatchKind::Read) continue;
+    if (read_memory(w.addr, w.len) != before[i]) return w;
+  }
+  return std::nullopt;
+}
+
+ReplayStop ReplaySession::watch_stop(const Watchpoint& w) {
+  ReplayStop stop{ReplayStop::Kind::Watchpoint};
+  stop.address = w.addr;
+  stop.watch_kind = w.kind;
+  return stop;
+}
+
+bool ReplaySession::watches_reads() const {
+  for (const Watchpoint& w : traps_.watchpoints) {
+    if (w.kind != WatchKind::Write) return true;
   }
   return false;
+}
+
+WaitStatus ReplaySession::resume_past_watched_writes(ResumeHow how) {
+  bool reads = false;
+  for (const Watchpoint& w : traps_.watchpoints) reads = reads || w.kind == WatchKind::Read;
+  std::vector<std::vector<uint8_t>> before;
+  if (reads && in_debuggee()) before = watched_values();
+  for (;;) {
+    task_->resume(how);
+    WaitStatus ws = wait_for_stop();
+    // Not an int3 (a step's trap may carry a slot's hit too: DR6 says).
+    if (before.empty() || ws.requested || !ws.is_signal() || ws.signal != SIGTRAP ||
+        task_->siginfo().si_code == SI_KERNEL) {
+      return ws;
+    }
+    // Which slots fired, and whether all belong to read watchpoints whose
+    // bytes changed.
+    uint64_t dr6 = task_->debug_register(6);
+    uint64_t fired = 0;
+    bool written_only = true;
+    for (std::size_t i = 0; i < slot_owner_.size(); ++i) {
+      if (!(dr6 & (1u << i))) continue;
+      fired |= 1u << i;
+      std::size_t k = slot_owner_[i];
+      const Watchpoint& w = traps_.watchpoints[k];
+      std::vector<uint8_t> now = read_memory(w.addr, w.len);
+      if (w.kind != WatchKind::Read || now == before[k]) {
+        written_only = false;
+      } else {
+        before[k] = std::move(now);
+      }
+    }
+    if (fired == 0 || !written_only) return ws;
+    // A step that ran too is reported as the step; a run goes on.
+    task_->set_debug_register(6, dr6 & ~fired);
+    if (how == ResumeHow::SysemuSingleStep || how == ResumeHow::SingleStep) return ws;
+  }
 }
 
 std::vector<uint8_t> ReplaySession::read_memory(uint64_t addr, std::size_t len) {

@@ -71,12 +71,13 @@ int CheckpointStore::add(Kind kind, const Mark& mark, const Fork& fork) {
   return id;
 }
 
-bool CheckpointStore::add_if_due(const Mark& here, const Fork& fork) {
+bool CheckpointStore::add_if_due(const Mark& here, const Fork& fork, Pace pace) {
   if (!here.at_boundary()) return false;
   uint64_t newest = 0;
   for (const Checkpoint& cp : list_) newest = std::max(newest, cp.mark.event);
   bool due = here.event >= newest + kEventsPerCheckpoint ||
-             (here.event > newest && Clock::now() - last_automatic_time_ >= time_per_checkpoint());
+             (here.event > newest &&
+              (pace == Pace::EveryBoundary || Clock::now() - last_automatic_time_ >= time_per_checkpoint()));
   if (!due) return false;
   add(Kind::Automatic, here, fork);
   last_automatic_time_ = Clock::now();

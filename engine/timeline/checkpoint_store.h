@@ -73,10 +73,17 @@ class CheckpointStore {
   // A new checkpoint at `mark`; returns its id. An automatic one first
   // makes room within the count bound, and then thins the others.
   int add(Kind kind, const Mark& mark, const Fork& fork);
+  // How often automatic checkpoints are due along forward replay: after
+  // some replay time (Timed), or at every new event boundary where the
+  // replay crawls (watchpoints emulated by single steps, 20-40 us an
+  // instruction: a backward search from an older checkpoint would crawl
+  // all the way, and a fork costs less than a few dozen steps).
+  enum class Pace { Timed, EveryBoundary };
   // An automatic checkpoint at `here` if one is due there: at an event
   // boundary, kEventsPerCheckpoint events or (past the newest) some replay
-  // time since the last. Returns whether one was made.
-  bool add_if_due(const Mark& here, const Fork& fork);
+  // time since the last, or any boundary past the newest at
+  // Pace::EveryBoundary. Returns whether one was made.
+  bool add_if_due(const Mark& here, const Fork& fork, Pace pace = Pace::Timed);
 
   // The latest checkpoint at or before `target` on its way (a prefix of it);
   // nullptr if none.

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "engine/core/compat_syscalls.h"
+#include "engine/core/hit_counter.h"
 #include "values/log.h"
 #include "engine/core/syscall_stub.h"
 #include "engine/timeline/checkpoint_policy.h"
@@ -446,11 +447,11 @@ std::optional<TargetStop> ReplayTimeline::user_trap(const ReplayStop& s, ReplayS
     return stop;
   }
   if (s.kind == ReplayStop::Kind::Watchpoint) {
-    for (const Watchpoint& w : watchpoints_) {
-      if (w.addr != s.address) continue;
+    Anchor a = trap_of(s, watchpoints_);
+    if (std::find(watchpoints_.begin(), watchpoints_.end(), a.watch) != watchpoints_.end()) {
       stop.kind = TargetStop::Kind::Watchpoint;
       stop.address = s.address;
-      stop.watch_kind = w.kind;
+      stop.watch_kind = a.watch.kind;
       return stop;
     }
   }
@@ -603,7 +604,10 @@ TargetStop ReplayTimeline::continue_forward(const std::function<bool()>& interru
           stop.exec_path = exe_path();
           return stop;
         }
-        checkpoints_.add_if_due(mark_, fork_of(*current_));
+        checkpoints_.add_if_due(mark_, fork_of(*current_),
+                                watchpoints_.empty() || HitCounter::debug_registers_work()
+                                    ? CheckpointStore::Pace::Timed
+                                    : CheckpointStore::Pace::EveryBoundary);
         if (until_turn_of != 0 && current_->next_thread() == static_cast<uint32_t>(until_turn_of)) {
           stretch_.end(0);
           current_->set_echo(false);
@@ -624,10 +628,7 @@ TargetStop ReplayTimeline::continue_forward(const std::function<bool()>& interru
         if (s.by_kernel) {
           mark_ = Mark{current_->next_event(), {}, 0};
         } else {
-          Anchor a;
-          a.kind = Anchor::Kind::Watchpoint;
-          for (const Watchpoint& w : watchpoints_) if (w.addr == s.address) a.watch = w;
-          mark_ = mark_.after_trap(a);
+          mark_ = mark_.after_trap(trap_of(s, watchpoints_));
         }
         current_->set_echo(false);
         if (auto stop = user_trap(s, *current_)) return *stop;

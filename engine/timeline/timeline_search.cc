@@ -53,9 +53,12 @@ Anchor ReplayTimeline::trap_of(const ReplayStop& r, const std::vector<Watchpoint
   a.watch.addr = r.address;
   if (r.kind == ReplayStop::Kind::Watchpoint) {
     a.kind = Anchor::Kind::Watchpoint;
+    // The one of that kind: `watch` and `rwatch` may name the same address.
+    const Watchpoint* found = nullptr;
     for (const Watchpoint& w : watches) {
-      if (w.addr == r.address) a.watch = w;
+      if (w.addr == r.address && (!found || w.kind == r.watch_kind)) found = &w;
     }
+    if (found) a.watch = *found;
   }
   return a;
 }
