@@ -219,6 +219,12 @@ class ReplayTimeline : public DebugTarget {
   Mark end_mark() const;
   bool catches(int syscall) const;  // `catch syscall` set for it
   bool stops_before(const trace::Event& e) const;
+  // A signal's delivery that the user stops at (not a passed signal).
+  bool stops_at_delivery(const trace::Event& e) const;
+  // Going back from `at` (by `thread`, 0: any), a delivery the user stops at
+  // comes before the instruction before: where it was reported going
+  // forward ("event reached"), if there is one.
+  std::optional<Mark> delivery_before(const Mark& at, pid_t thread);
   TargetStop pending_stop(const trace::Event& e);
   // Steps from `p` until `reached` says so; returns how many, or nullopt
   // after `limit` steps (the replay then stands there, mark_ naming it).

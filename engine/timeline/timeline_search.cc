@@ -134,8 +134,29 @@ TargetStop ReplayTimeline::land_backward(const Candidate& hit) {
   return hit.stop;
 }
 
+std::optional<Mark> ReplayTimeline::delivery_before(const Mark& at, pid_t thread) {
+  // A delivery is an event boundary's own: the handler's first instruction
+  // (or the faulting one's handler) follows it at once, with only flushes
+  // of buffered calls in between, which run nothing.
+  if (!at.at_boundary()) return std::nullopt;
+  for (uint64_t n = at.event; n-- > checkpoints_.front().mark.event;) {
+    const trace::Event& e = event_at(n);
+    if (e.kind == trace::EventKind::BufferFlush) continue;
+    if (!stops_at_delivery(e) || (thread != 0 && e.tid != static_cast<uint32_t>(thread))) return std::nullopt;
+    return Mark{n, {}, 0, true};
+  }
+  return std::nullopt;
+}
+
 TargetStop ReplayTimeline::step_backward(pid_t thread, Landing landing) {
   Mark from = mark_;
+  if (std::optional<Mark> delivery = delivery_before(mark_, thread)) {
+    // Stepping forward reported the signal before entering its handler:
+    // stepping back reports it on the way out, at the same place.
+    hit_list_.note_step_back(from, *delivery);
+    seek(*delivery);
+    return pending_stop(event_at(delivery->event));
+  }
   std::optional<Mark> before = search_mark_before(mark_);
   if (!before) return make_stop(TargetStop::Kind::HistoryStart);
   uint32_t tid = static_cast<uint32_t>(thread);
