@@ -184,6 +184,11 @@ TargetStop ReplayTimeline::step_backward(pid_t thread, Landing landing) {
       return stop;
     }
     seek(*own);
+    // The other threads ran between: a step forward from `own` would have
+    // stopped at their breakpoints, watchpoints, caught calls and signals,
+    // so the step back stops at the last of them, as reverse-continue
+    // would (gdb without scheduler-locking).
+    if (std::optional<Candidate> hit = others_stop_between(*own, from)) return land_backward(*hit);
   }
   if (!watchpoints_.empty()) {
     // Stepping back over a write to a watched range reports the watchpoint,
@@ -200,6 +205,14 @@ TargetStop ReplayTimeline::step_backward(pid_t thread, Landing landing) {
   TargetStop stop = make_stop(TargetStop::Kind::Step);
   stop.tid = static_cast<pid_t>(current_->next_thread());
   return stop;
+}
+
+std::optional<Candidate> ReplayTimeline::others_stop_between(const Mark& own, const Mark& to) {
+  // A search from a copy of the replay standing at `own` (no stored
+  // checkpoint: a stop exactly there is the step's own landing, which the
+  // search does not see).
+  Checkpoint start{0, own, fork_of(*current_)()};
+  return BackwardSearch(*this, start, to, BackwardSearch::End::Excluded).run(nullptr).hit;
 }
 
 std::optional<Mark> ReplayTimeline::thread_instruction_before(uint32_t tid, uint64_t limit, const Mark& otherwise) {
