@@ -215,10 +215,10 @@ class ReplayTimeline : public DebugTarget {
   // runs none: its entry did). nullopt when it ran none since it started;
   // `otherwise` when its last event is a forced position (not searched).
   std::optional<Mark> thread_instruction_before(uint32_t tid, uint64_t limit, const Mark& otherwise);
-  // The last of the user's stops (any thread's) after `own`, where the
-  // replay stands, and before `to`: what a step back of one thread from
-  // `to` to its instruction at `own` crosses of the others.
-  std::optional<Candidate> others_stop_between(const Mark& own, const Mark& to);
+  // The last of the user's stops by threads other than `thread` after
+  // `own`, where the replay stands, and before `to`: what a step back of
+  // `thread` from `to` to its instruction at `own` crosses of the others.
+  std::optional<Candidate> others_stop_between(pid_t thread, const Mark& own, const Mark& to);
   TargetStop stop_at_program_end();
   Mark end_mark() const;
   bool catches(int syscall) const;  // `catch syscall` set for it

@@ -188,7 +188,7 @@ TargetStop ReplayTimeline::step_backward(pid_t thread, Landing landing) {
     // stopped at their breakpoints, watchpoints, caught calls and signals,
     // so the step back stops at the last of them, as reverse-continue
     // would (gdb without scheduler-locking).
-    if (std::optional<Candidate> hit = others_stop_between(*own, from)) return land_backward(*hit);
+    if (std::optional<Candidate> hit = others_stop_between(thread, *own, from)) return land_backward(*hit);
   }
   if (!watchpoints_.empty()) {
     // Stepping back over a write to a watched range reports the watchpoint,
@@ -207,12 +207,20 @@ TargetStop ReplayTimeline::step_backward(pid_t thread, Landing landing) {
   return stop;
 }
 
-std::optional<Candidate> ReplayTimeline::others_stop_between(const Mark& own, const Mark& to) {
+std::optional<Candidate> ReplayTimeline::others_stop_between(pid_t thread, const Mark& own, const Mark& to) {
   // A search from a copy of the replay standing at `own` (no stored
   // checkpoint: a stop exactly there is the step's own landing, which the
   // search does not see).
   Checkpoint start{0, own, fork_of(*current_)()};
-  return BackwardSearch(*this, start, to, BackwardSearch::End::Excluded).run(nullptr).hit;
+  std::deque<Candidate> all;
+  BackwardSearch(*this, start, to, BackwardSearch::End::Excluded, &all).run(nullptr);
+  // The stepping thread's own stops there are its call's (a caught entry
+  // reached as it returns): the step forward over the call does not stop
+  // at them either.
+  for (auto c = all.rbegin(); c != all.rend(); ++c) {
+    if (c->stop.tid != thread) return *c;
+  }
+  return std::nullopt;
 }
 
 std::optional<Mark> ReplayTimeline::thread_instruction_before(uint32_t tid, uint64_t limit, const Mark& otherwise) {
