@@ -1,6 +1,6 @@
 // The timeline on a real recording: breakpoints and watchpoints forwards
 // and backwards (at any address and length), stepping both ways, the ends
-// of history, checkpoints, $_siginfo.
+// of history, checkpoints, $_siginfo, a signal's delivery met by steps.
 #define BOOST_TEST_MODULE timeline
 #include <boost/test/unit_test.hpp>
 
@@ -446,4 +446,51 @@ BOOST_AUTO_TEST_CASE(reverse_catch_syscall_sees_a_return_at_a_checkpoint) {
   BOOST_TEST(back.kind == TargetStop::Kind::Syscall);
   BOOST_TEST(back.syscall_return);
   BOOST_TEST(t.current_event() == returned_at);
+}
+
+// Steps meet a signal's delivery as a debugger's steps do natively: the
+// step over the syscall that raised it ends after the call, the next
+// reports the signal there, the next enters the handler. Back from the
+// handler, the signal is reported at the same place, then the syscall
+// instruction comes. A passed signal stops neither way.
+BOOST_AUTO_TEST_CASE(steps_report_a_signal_delivery_both_ways) {
+  testing::Recording rec(SIGNAL_TARGET);
+  BOOST_REQUIRE(rec.result().completed);
+  BOOST_REQUIRE_EQUAL(rec.result().exit_status, SIGUSR1);
+  uint64_t kill_insn = symbol_address(rec.binary(), "kill_insn");
+  uint64_t handler = symbol_address(rec.binary(), "on_usr1");
+  const uint64_t after = kill_insn + 2;  // `syscall` is two bytes
+  ReplayTimeline t(rec.trace());
+  auto ip = [&] { return t.registers(0).ip(); };
+  constexpr auto kStep = ResumeRequest::How::Step;
+  BOOST_REQUIRE(t.set_breakpoint(kill_insn, TrapKind::Software));
+  BOOST_REQUIRE_EQUAL(go(t, kFwd).kind, TargetStop::Kind::Breakpoint);
+  BOOST_REQUIRE(t.remove_breakpoint(kill_insn, TrapKind::Software));
+
+  BOOST_REQUIRE_EQUAL(go(t, kFwd, kStep).kind, TargetStop::Kind::Step);
+  BOOST_TEST(ip() == after);
+  TargetStop sig = go(t, kFwd, kStep);
+  BOOST_REQUIRE_EQUAL(sig.kind, TargetStop::Kind::Signal);
+  BOOST_TEST(sig.signal == SIGUSR1);
+  BOOST_TEST(ip() == after);
+  BOOST_REQUIRE_EQUAL(go(t, kFwd, kStep).kind, TargetStop::Kind::Step);
+  BOOST_TEST(ip() == handler);
+
+  sig = go(t, kBack, kStep);
+  BOOST_REQUIRE_EQUAL(sig.kind, TargetStop::Kind::Signal);
+  BOOST_TEST(sig.signal == SIGUSR1);
+  BOOST_TEST(ip() == after);
+  siginfo_t si;
+  std::memcpy(&si, t.siginfo().data(), sizeof(si));
+  BOOST_TEST(si.si_signo == SIGUSR1);
+  BOOST_REQUIRE_EQUAL(go(t, kBack, kStep).kind, TargetStop::Kind::Step);
+  BOOST_TEST(ip() == kill_insn);
+
+  t.set_pass_signals({SIGUSR1});
+  BOOST_REQUIRE_EQUAL(go(t, kFwd, kStep).kind, TargetStop::Kind::Step);
+  BOOST_TEST(ip() == after);
+  BOOST_REQUIRE_EQUAL(go(t, kFwd, kStep).kind, TargetStop::Kind::Step);
+  BOOST_TEST(ip() == handler);
+  BOOST_REQUIRE_EQUAL(go(t, kBack, kStep).kind, TargetStop::Kind::Step);
+  BOOST_TEST(ip() == kill_insn);
 }

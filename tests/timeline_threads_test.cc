@@ -132,6 +132,34 @@ BOOST_AUTO_TEST_CASE(stepping_a_waiting_thread_runs_the_others_to_its_turn) {
   }
 }
 
+// A step back of main over its wait in pthread_join, while the worker
+// called work(): it stops at the worker's hit, as reverse-continue would
+// (and as the step forward over the wait stops at it).
+BOOST_AUTO_TEST_CASE(stepping_a_thread_back_stops_at_the_others_last_hit) {
+  Recording rec;
+  ReplayTimeline t(rec.trace());
+  pid_t pid = t.process_id();
+  uint64_t work = testing::symbol_address(THREADS_TARGET, "work");
+  t.set_breakpoint(work, TrapKind::Software);
+  TargetStop hit = go(t, RunDirection::Forward);
+  BOOST_REQUIRE_EQUAL(hit.kind, TargetStop::Kind::Breakpoint);
+  pid_t w1 = hit.tid;
+  t.remove_breakpoint(work, TrapKind::Software);
+  bool in_call = t.registers(pid).syscall_result() == -ENOSYS;  // parked at a call's entry
+  BOOST_REQUIRE_EQUAL(go(t, RunDirection::Forward, ResumeRequest::How::Step, pid).kind, TargetStop::Kind::Step);
+  t.set_breakpoint(work, TrapKind::Software);
+  TargetStop back = go(t, RunDirection::Backward, ResumeRequest::How::Step, pid);
+  BOOST_TEST_MESSAGE("main was " << (in_call ? "in pthread_join's wait" : "between calls") << " at the hit");
+  if (in_call) {
+    BOOST_REQUIRE_EQUAL(back.kind, TargetStop::Kind::Breakpoint);
+    BOOST_TEST(back.tid == w1);
+    BOOST_TEST(t.registers(w1).ip() == work);
+  } else {
+    // The instruction main stepped ran after the worker ended: nothing crossed.
+    BOOST_TEST(back.kind == TargetStop::Kind::Step);
+  }
+}
+
 // Right after a thread's ThreadExit event the session has no current
 // thread (the next event names the one that goes on). A checkpoint made
 // there (by the user, or an automatic one that falls due by time at that

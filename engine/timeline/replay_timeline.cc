@@ -504,6 +504,10 @@ bool ReplayTimeline::catches(int syscall) const {
   return catch_syscalls_ && (catch_syscalls_->empty() || catch_syscalls_->count(syscall));
 }
 
+bool ReplayTimeline::stops_at_delivery(const trace::Event& e) const {
+  return e.kind == trace::EventKind::Signal && stops_before(e);
+}
+
 bool ReplayTimeline::stops_before(const trace::Event& e) const {
   if (e.kind == trace::EventKind::Signal) return !pass_signals_.count(static_cast<int>(e.status));
   if (e.kind == trace::EventKind::Syscall) {
@@ -680,7 +684,20 @@ TargetStop ReplayTimeline::step_once() {
   // blocking call's entry, a thread's start or end) stops right after it,
   // not one instruction into the thread that runs next.
   bool threads = current_->thread_count() > 1;
-  ReplayStop s = current_->resume({.single_step = true, .stop_after_event = threads, .traps = watch_traps()});
+  // A signal the user stops at is reported before its delivery, as the
+  // kernel reports it to a debugger that steps: the step that reaches it
+  // (a syscall that raised it, a faulting instruction) ends there, the
+  // next one enters the handler.
+  ReplayStop s = current_->resume({.single_step = true,
+                                   .stop_after_event = threads,
+                                   .stop_before = [this](const trace::Event& e) { return stops_at_delivery(e); },
+                                   .traps = watch_traps()});
+  if (s.kind == ReplayStop::Kind::EventPending) {
+    current_->set_echo(false);
+    end_reported_ = false;
+    mark_ = Mark{current_->next_event(), {}, 0, true};
+    return pending_stop(*current_->peek_next());
+  }
   if (s.kind == ReplayStop::Kind::EventReplayed) {
     // A fatal signal was delivered: on to the end, as without threads.
     s = current_->resume({.single_step = true, .traps = watch_traps()});

@@ -217,10 +217,20 @@ class ReplayTimeline : public DebugTarget {
   // runs none: its entry did). nullopt when it ran none since it started;
   // `otherwise` when its last event is a forced position (not searched).
   std::optional<Mark> thread_instruction_before(uint32_t tid, uint64_t limit, const Mark& otherwise);
+  // The last of the user's stops by threads other than `thread` after
+  // `own`, where the replay stands, and before `to`: what a step back of
+  // `thread` from `to` to its instruction at `own` crosses of the others.
+  std::optional<Candidate> others_stop_between(pid_t thread, const Mark& own, const Mark& to);
   TargetStop stop_at_program_end();
   Mark end_mark() const;
   bool catches(int syscall) const;  // `catch syscall` set for it
   bool stops_before(const trace::Event& e) const;
+  // A signal's delivery that the user stops at (not a passed signal).
+  bool stops_at_delivery(const trace::Event& e) const;
+  // Going back from `at` (by `thread`, 0: any), a delivery the user stops at
+  // comes before the instruction before: where it was reported going
+  // forward ("event reached"), if there is one.
+  std::optional<Mark> delivery_before(const Mark& at, pid_t thread);
   TargetStop pending_stop(const trace::Event& e);
   // Steps from `p` until `reached` says so; returns how many, or nullopt
   // after `limit` steps (the replay then stands there, mark_ naming it).

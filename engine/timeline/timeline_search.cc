@@ -137,8 +137,29 @@ TargetStop ReplayTimeline::land_backward(const Candidate& hit) {
   return hit.stop;
 }
 
+std::optional<Mark> ReplayTimeline::delivery_before(const Mark& at, pid_t thread) {
+  // A delivery is an event boundary's own: the handler's first instruction
+  // (or the faulting one's handler) follows it at once, with only flushes
+  // of buffered calls in between, which run nothing.
+  if (!at.at_boundary()) return std::nullopt;
+  for (uint64_t n = at.event; n-- > checkpoints_.front().mark.event;) {
+    const trace::Event& e = event_at(n);
+    if (e.kind == trace::EventKind::BufferFlush) continue;
+    if (!stops_at_delivery(e) || (thread != 0 && e.tid != static_cast<uint32_t>(thread))) return std::nullopt;
+    return Mark{n, {}, 0, true};
+  }
+  return std::nullopt;
+}
+
 TargetStop ReplayTimeline::step_backward(pid_t thread, Landing landing) {
   Mark from = mark_;
+  if (std::optional<Mark> delivery = delivery_before(mark_, thread)) {
+    // Stepping forward reported the signal before entering its handler:
+    // stepping back reports it on the way out, at the same place.
+    hit_list_.note_step_back(from, *delivery);
+    seek(*delivery);
+    return pending_stop(event_at(delivery->event));
+  }
   std::optional<Mark> before = search_mark_before(mark_);
   if (!before) return make_stop(TargetStop::Kind::HistoryStart);
   uint32_t tid = static_cast<uint32_t>(thread);
@@ -166,6 +187,11 @@ TargetStop ReplayTimeline::step_backward(pid_t thread, Landing landing) {
       return stop;
     }
     seek(*own);
+    // The other threads ran between: a step forward from `own` would have
+    // stopped at their breakpoints, watchpoints, caught calls and signals,
+    // so the step back stops at the last of them, as reverse-continue
+    // would (gdb without scheduler-locking).
+    if (std::optional<Candidate> hit = others_stop_between(thread, *own, from)) return land_backward(*hit);
   }
   if (!watchpoints_.empty()) {
     // Stepping back over a write to a watched range reports the watchpoint,
@@ -182,6 +208,22 @@ TargetStop ReplayTimeline::step_backward(pid_t thread, Landing landing) {
   TargetStop stop = make_stop(TargetStop::Kind::Step);
   stop.tid = static_cast<pid_t>(current_->next_thread());
   return stop;
+}
+
+std::optional<Candidate> ReplayTimeline::others_stop_between(pid_t thread, const Mark& own, const Mark& to) {
+  // A search from a copy of the replay standing at `own` (no stored
+  // checkpoint: a stop exactly there is the step's own landing, which the
+  // search does not see).
+  Checkpoint start{0, own, fork_of(*current_)()};
+  std::deque<Candidate> all;
+  BackwardSearch(*this, start, to, BackwardSearch::End::Excluded, &all).run(nullptr);
+  // The stepping thread's own stops there are its call's (a caught entry
+  // reached as it returns): the step forward over the call does not stop
+  // at them either.
+  for (auto c = all.rbegin(); c != all.rend(); ++c) {
+    if (c->stop.tid != thread) return *c;
+  }
+  return std::nullopt;
 }
 
 std::optional<Mark> ReplayTimeline::thread_instruction_before(uint32_t tid, uint64_t limit, const Mark& otherwise) {
