@@ -122,7 +122,18 @@ BackwardSearch::Stage1 BackwardSearch::run_to_boundary(const std::function<bool(
 void BackwardSearch::keep_hits_before(ReplaySession& session, const Mark& prefix, const Mark& at_state) {
   std::unique_ptr<ReplaySession> probe = t_.session_at(at_state);
   std::optional<StateKey> first_after = t_.first_hit_state(*probe);
-  for (Candidate& c : t_.hits_to_event(session, prefix, first_after)) keep(std::move(c));
+  bool missed = false;
+  std::vector<Candidate> hits = t_.hits_to_event(session, prefix, first_after, &missed);
+  if (missed) {
+    // The run from the prefix never met the hit the probe saw after the
+    // anchor (under syscall buffering a replay's path to the anchor's
+    // state has been seen to differ: gdb.buf_step, 1 run in 3). The exact
+    // way: from the prefix again, stopping at every pass through the
+    // anchor's pc as well, up to the anchor itself.
+    std::unique_ptr<ReplaySession> again = t_.session_at(prefix);
+    hits = t_.hits_to_state(*again, prefix, at_state.anchors.back());
+  }
+  for (Candidate& c : hits) keep(std::move(c));
 }
 
 std::optional<Candidate> BackwardSearch::done() {

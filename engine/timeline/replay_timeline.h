@@ -275,8 +275,14 @@ class ReplayTimeline : public DebugTarget {
   // The user's trap hits from `from` (where `session` is) up to the next
   // event (not replayed), or up to the hit in `until`'s state, which is
   // not counted.
+  // With `until`, `*missed` (when given) says the next event came first,
+  // the hit in that state not met (an assertion without it).
   std::vector<Candidate> hits_to_event(ReplaySession& session, const Mark& from,
-                                       const std::optional<StateKey>& until);
+                                       const std::optional<StateKey>& until, bool* missed = nullptr);
+  // The user's trap hits from `from` (where `session` is) up to the
+  // moment of State anchor `state` (not counted), stopping at every pass
+  // through its pc as well: exact, at the cost of those stops.
+  std::vector<Candidate> hits_to_state(ReplaySession& session, const Mark& from, const Anchor& state);
 
   // Diversions (timeline_diversion.cc). Starts one at the position unless
   // one is under way (and wakes a dormant one).

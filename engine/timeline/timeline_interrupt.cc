@@ -155,17 +155,41 @@ std::optional<StateKey> ReplayTimeline::first_hit_state(ReplaySession& session) 
 }
 
 std::vector<Candidate> ReplayTimeline::hits_to_event(ReplaySession& session, const Mark& from,
-                                                                     const std::optional<StateKey>& until) {
+                                                     const std::optional<StateKey>& until, bool* missed) {
   Mark cur = from;
   std::vector<Candidate> out;
   for (;;) {
     ReplayStop r = session.resume({.stop_after_event = true, .stop_before = always, .traps = user_traps()});
     if (r.event || (r.kind != ReplayStop::Kind::Breakpoint && r.kind != ReplayStop::Kind::Watchpoint)) {
+      if (until && missed) {
+        *missed = true;
+        return out;
+      }
       BS_ASSERT(!until, "from " << from.describe() << ", the next event came before a trap hit seen from later");
       return out;
     }
     std::optional<TargetStop> stop = user_trap(r, session);
     if (stop && until && in_state(session, *until)) return out;
+    cur = cur.after_trap(trap_of(r, watchpoints_));
+    if (stop) out.push_back({cur, *stop});
+  }
+}
+
+std::vector<Candidate> ReplayTimeline::hits_to_state(ReplaySession& session, const Mark& from, const Anchor& state) {
+  Traps traps = user_traps();
+  const bool users = traps.breakpoints.count(state.addr()) != 0;
+  traps.breakpoints.insert(state.addr());
+  traps.images.erase(state.addr());  // the state's pc is where the program is
+  Mark cur = from;
+  std::vector<Candidate> out;
+  for (;;) {
+    ReplayStop r = session.resume({.stop_after_event = true, .stop_before = always, .traps = traps});
+    if (r.event || (r.kind != ReplayStop::Kind::Breakpoint && r.kind != ReplayStop::Kind::Watchpoint)) return out;
+    const bool at_pc = r.kind == ReplayStop::Kind::Breakpoint && r.address == state.addr();
+    // The anchor's moment itself: a hit there is the position, not before it.
+    if (at_pc && in_state(session, state.state)) return out;
+    if (at_pc && !users) continue;  // a pass through the state's pc only
+    std::optional<TargetStop> stop = user_trap(r, session);
     cur = cur.after_trap(trap_of(r, watchpoints_));
     if (stop) out.push_back({cur, *stop});
   }
