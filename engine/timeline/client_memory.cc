@@ -16,6 +16,16 @@ constexpr uint64_t kLowest = 0x10000000;
 
 bool overlaps(uint64_t a, uint64_t a_end, uint64_t b, uint64_t b_end) { return a < b_end && b < a_end; }
 
+// The region of `regions` (by start) holding `addr`, or end(); for find()
+// and write() alike.
+template <class Regions>
+auto containing(Regions& regions, uint64_t addr) {
+  auto it = regions.upper_bound(addr);
+  if (it == regions.begin()) return regions.end();
+  --it;
+  return addr < it->first + it->second.size ? it : regions.end();
+}
+
 }  // namespace
 
 std::optional<uint64_t> ClientMemory::allocate(uint64_t size, int prot, const std::vector<MemoryMapping>& taken) {
@@ -46,10 +56,8 @@ std::optional<uint64_t> ClientMemory::allocate(uint64_t size, int prot, const st
 bool ClientMemory::deallocate(uint64_t addr) { return regions_.erase(addr) != 0; }
 
 const ClientMemory::Region* ClientMemory::find(uint64_t addr, uint64_t* start) const {
-  auto it = regions_.upper_bound(addr);
-  if (it == regions_.begin()) return nullptr;
-  --it;
-  if (addr >= it->first + it->second.size) return nullptr;
+  auto it = containing(regions_, addr);
+  if (it == regions_.end()) return nullptr;
   if (start) *start = it->first;
   return &it->second;
 }
@@ -64,10 +72,8 @@ std::vector<uint8_t> ClientMemory::read(uint64_t addr, std::size_t len) const {
 }
 
 std::size_t ClientMemory::write(uint64_t addr, const std::vector<uint8_t>& bytes) {
-  auto it = regions_.upper_bound(addr);
-  if (it == regions_.begin()) return 0;
-  --it;
-  if (addr >= it->first + it->second.size) return 0;
+  auto it = containing(regions_, addr);
+  if (it == regions_.end()) return 0;
   Region* r = &it->second;
   uint64_t off = addr - it->first;
   std::size_t n = static_cast<std::size_t>(std::min<uint64_t>(bytes.size(), r->size - off));
