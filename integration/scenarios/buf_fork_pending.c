@@ -4,7 +4,11 @@
 // with lseek (buffered once its site is patched), forks at once, and the
 // child seeks and reads the same descriptor with the same buffered calls;
 // both print what they got, the child first.
-// expect-buffered: 40
+// Unloaded, 40 calls are buffered. Under load a time slice can end while
+// the parent runs, and the recorder then asks for a switch point: the next
+// call is traced (forced_position.cc). 36 leaves room for that and still
+// fails if the children's 6 buffered calls are lost.
+// expect-buffered: 36
 #include "proc_util.h"
 
 #include <fcntl.h>
