@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <type_traits>
 #include <variant>
 
 #include "values/log.h"
@@ -36,7 +37,12 @@ void GdbSession::dispatch(const std::string& payload) {
     return;
   }
   try {
-    std::visit([this](const auto& request) { handle(request); }, std::get<rsp::Request>(parsed));
+    std::visit(
+        [this](const auto& request) {
+          if (general_child_ != 0 && names_child_state(request)) return;
+          handle(request);
+        },
+        std::get<rsp::Request>(parsed));
   } catch (const std::exception& e) {
     // The target could not do it (a divergence, a dead tracee): tell the
     // user on the console and keep serving.
@@ -45,6 +51,35 @@ void GdbSession::dispatch(const std::string& payload) {
     connection_.send_packet(rsp::console_output(text));
     reply(error_reply(rsp::ErrorCode::Failed, e.what()));
   }
+}
+
+template <typename Request>
+bool GdbSession::names_child_state(const Request&) {
+  // After Hg on a forked child the client has not detached
+  // (`detach-on-fork off`): only the debugged process has memory and
+  // breakpoints here, so the child's memory is refused with why, and a
+  // breakpoint put into it is taken without effect (gdb would otherwise
+  // abort the command that resumes). Its registers are those it started
+  // with (request_registers), where the client holds it.
+  constexpr bool reads_or_writes =
+      std::is_same_v<Request, rsp::ReadMemory> || std::is_same_v<Request, rsp::SearchMemory> ||
+      std::is_same_v<Request, rsp::WriteRegisters> || std::is_same_v<Request, rsp::WriteRegister> ||
+      std::is_same_v<Request, rsp::WriteMemory> || std::is_same_v<Request, rsp::WriteMemoryBinary>;
+  if constexpr (reads_or_writes) {
+    reply(error_reply(rsp::ErrorCode::NoSuchThread, child_refusal(general_child_)));
+    return true;
+  } else if constexpr (std::is_same_v<Request, rsp::InsertBreakpoint>) {
+    reply(rsp::ok());
+    return true;
+  }
+  return false;
+}
+
+std::string GdbSession::child_refusal(std::int64_t wire_child) const {
+  std::int64_t recorded = lldb_ ? wire_child - kLldbPidOffset : wire_child;
+  return "process " + std::to_string(recorded) +
+         " is a child the debugged process made: it is replayed as recorded, not debugged here "
+         "(`backstep replay --onfork " + std::to_string(recorded) + " TRACE` debugs it)";
 }
 
 bool GdbSession::progress_to_stderr_ = false;
@@ -75,6 +110,23 @@ void GdbSession::resume(const ResumeRequest& request) {
     reply(stop_reply(last_stop_));
     return;
   }
+  for (const auto& [child, regs] : forked_children_) {
+    // Not detached (`detach-on-fork off`): say once that it stays out.
+    if (noted_children_.insert(child).second) {
+      connection_.send_packet(rsp::console_output("backstep: " + child_refusal(child) + "\n"));
+    }
+  }
+  if (std::exchange(vfork_done_pending_, false)) {
+    // The vfork's child runs outside the debugged process, so its parent's
+    // wait is over as far as the client can see: it puts its breakpoints
+    // back (gdb took them out of the shared memory) and resumes again.
+    rsp::StopReply r;
+    r.signal = kGdbSigTrap;
+    r.thread = thread_id(stopped_thread());
+    r.reason = rsp::VforkDone{};
+    reply(rsp::stop_reply(r));
+    return;
+  }
   if (hold_next_resume_) {
     hold_next_resume_ = false;
     if (!held_stop_message_.empty()) connection_.send_packet(rsp::console_output(held_stop_message_));
@@ -95,7 +147,7 @@ void GdbSession::resume(const ResumeRequest& request) {
   const bool in_call = request.direction == RunDirection::Forward && target_.in_called_function();
   DebugTarget::Activity before = target_.activity();
   auto last_note = started;
-  TargetStop stop = target_.resume(request, [&] {
+  auto poll = [&] {
     auto now = std::chrono::steady_clock::now();
     if (now >= next_note) {
       next_note = now + progress_interval();
@@ -117,7 +169,14 @@ void GdbSession::resume(const ResumeRequest& request) {
       if (progress_to_stderr_) std::fputs(text.c_str(), stderr);
     }
     return connection_.poll_interrupt();
-  });
+  };
+  TargetStop stop = target_.resume(request, poll);
+  // A fork whose child the client still holds (`detach-on-fork off`),
+  // reached again after going back: the client knows that child already
+  // (a second report would make it a second inferior), so the run goes on.
+  while (stop.kind == TargetStop::Kind::Fork && forked_children_.count(wire_pid(stop.child))) {
+    stop = target_.resume(request, poll);
+  }
   if (std::string note = target_.take_note(); !note.empty()) {
     connection_.send_packet(rsp::console_output(note));
     if (progress_to_stderr_) std::fputs(note.c_str(), stderr);
@@ -127,6 +186,11 @@ void GdbSession::resume(const ResumeRequest& request) {
   // gdb makes the stopping thread its current one; Hg and Hc follow it.
   general_thread_ = 0;
   continue_thread_ = 0;
+  general_child_ = 0;
+  if (stop.kind == TargetStop::Kind::Fork) {
+    forked_children_[wire_pid(stop.child)] = stop.child_regs;
+    vfork_done_pending_ = stop.vfork;
+  }
   reply(stop_reply(stop));
 }
 
@@ -187,6 +251,9 @@ std::string GdbSession::stop_reply(const TargetStop& stop) {
       break;
     case TargetStop::Kind::Exec:
       r.reason = rsp::Exec{stop.exec_path};
+      break;
+    case TargetStop::Kind::Fork:
+      r.reason = rsp::Fork{rsp::ThreadId::in_process(wire_pid(stop.child), stop.child), stop.vfork};
       break;
     default:
       break;

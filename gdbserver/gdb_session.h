@@ -162,6 +162,7 @@ class GdbSession {
   // The pid the client sees: the recorded one, or for lldb that plus
   // kLldbPidOffset.
   std::int64_t wire_pid() const;
+  std::int64_t wire_pid(pid_t recorded) const;
   bool thread_alive(pid_t tid) const;
   // A specific thread of the recorded process (or of any process): its
   // tid; nullopt for "any"/"all"; 0 for one that does not exist here.
@@ -216,6 +217,27 @@ class GdbSession {
   // (every stop resets both to that, as gdb assumes).
   pid_t general_thread_ = 0;
   pid_t continue_thread_ = 0;
+  // Fork events (fork-events+ and vfork-events+, both offered): the
+  // children reported, by wire pid, until the client detaches them (D;pid).
+  // The client takes its breakpoints out of a child first (Hg on the child,
+  // then z packets): with `general_child_` set to it those change nothing,
+  // as the child is not debugged. After a vfork the next resume answers
+  // vforkdone at once (the child runs outside the debugged process).
+  bool fork_events_ = false;
+  // Each with its registers as it started: a child held by the client
+  // (`detach-on-fork off`) stands there in the client's view.
+  std::map<std::int64_t, Registers> forked_children_;
+  std::int64_t general_child_ = 0;
+  bool vfork_done_pending_ = false;
+  std::set<std::int64_t> noted_children_;  // told that they are not debugged
+  // The debugged process was detached while forked children were still
+  // held: the session ends when the last of them is detached too.
+  bool parent_detached_ = false;
+  // A request about the state of the Hg child (general_child_): answered
+  // here when it is one the child cannot serve.
+  template <typename Request>
+  bool names_child_state(const Request& request);
+  std::string child_refusal(std::int64_t wire_child) const;
   // After `run cN` / `run N`, gdb continues at once; that first resume must
   // stay at the restart point (answered "Program stopped.").
   bool hold_next_resume_ = false;

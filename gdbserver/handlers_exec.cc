@@ -107,9 +107,23 @@ void GdbSession::handle(const rsp::Kill&) {
   done_ = true;
 }
 
-void GdbSession::handle(const rsp::Detach&) {
+void GdbSession::handle(const rsp::Detach& r) {
+  // A forked child the client lets go (detach-on-fork): it is not
+  // debugged, and the session goes on with the parent.
+  if (r.pid && forked_children_.erase(*r.pid)) {
+    if (general_child_ == *r.pid) general_child_ = 0;
+    reply(rsp::ok());
+    done_ = parent_detached_ && forked_children_.empty();
+    return;
+  }
+  if (r.pid && *r.pid != wire_pid()) {
+    reply(error_reply(rsp::ErrorCode::NoSuchThread));
+    return;
+  }
   reply(rsp::ok());
-  done_ = true;
+  // gdb detaches each inferior in turn: held children may come after.
+  parent_detached_ = true;
+  done_ = !r.pid || forked_children_.empty();
 }
 
 void GdbSession::handle(const rsp::VRun& r) {

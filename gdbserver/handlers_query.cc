@@ -13,12 +13,19 @@ void GdbSession::handle(const rsp::QuerySupported& r) {
   // breakpoints in the new program (`catch exec` stops there).
   const bool exec_events = r.supports("exec-events");
   target_.set_report_exec(exec_events);
+  // Fork events: the client hears of each process the debugged one makes,
+  // takes its breakpoints out of it and detaches it (`catch fork` stops
+  // there). Both kinds or neither: a vfork reported to a client that knows
+  // only forks would leave it waiting for its end. They need multiprocess
+  // thread ids, which name the child.
+  fork_events_ = multiprocess_ && r.supports("fork-events") && r.supports("vfork-events");
+  target_.set_report_forks(fork_events_);
   reply(
       "PacketSize=" + rsp::hex_number(kPacketSize) + ";QStartNoAckMode+;qXfer:features:read+;qXfer:auxv:read+;"
       "qXfer:exec-file:read+;qXfer:siginfo:read+;qXfer:threads:read+;qXfer:libraries-svr4:read+;"
       "multiprocess+;swbreak+;"
       "hwbreak+;vContSupported+;QPassSignals+;QCatchSyscalls+;ReverseContinue+;ReverseStep+" +
-      std::string(exec_events ? ";exec-events+" : ""));
+      std::string(exec_events ? ";exec-events+" : "") + std::string(fork_events_ ? ";fork-events+;vfork-events+" : ""));
 }
 
 void GdbSession::handle(const rsp::StartNoAckMode&) {

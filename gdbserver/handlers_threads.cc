@@ -34,9 +34,10 @@ std::string xml_escape(const std::string& text) {
 
 }  // namespace
 
-std::int64_t GdbSession::wire_pid() const {
-  std::int64_t pid = target_.process_id();
-  return lldb_ ? pid + kLldbPidOffset : pid;
+std::int64_t GdbSession::wire_pid() const { return wire_pid(target_.process_id()); }
+
+std::int64_t GdbSession::wire_pid(pid_t recorded) const {
+  return lldb_ ? std::int64_t{recorded} + kLldbPidOffset : recorded;
 }
 
 rsp::ThreadId GdbSession::thread_id(pid_t tid) const {
@@ -113,6 +114,14 @@ void GdbSession::handle(const rsp::QueryTlsAddress& r) {
 }
 
 void GdbSession::handle(const rsp::SetThread& r) {
+  // A forked child the client has not detached yet: it takes its
+  // breakpoints out of it (z packets, answered without effect).
+  if (r.purpose == rsp::SetThread::Purpose::General && r.thread.pid && forked_children_.count(*r.thread.pid)) {
+    general_child_ = *r.thread.pid;
+    reply(rsp::ok());
+    return;
+  }
+  if (r.purpose == rsp::SetThread::Purpose::General) general_child_ = 0;
   // An unknown thread is refused and the previous choice stays (as rr).
   std::optional<pid_t> named = named_thread(r.thread);
   if (named && *named == 0) {

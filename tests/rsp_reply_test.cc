@@ -75,6 +75,11 @@ BOOST_AUTO_TEST_CASE(stop_replies_with_each_reason) {
                     "T05thread:p1a2.1a3;replaylog:end;");
   BOOST_CHECK_EQUAL(stop_reply(stop(SyscallEntry{1})), "T05thread:p1a2.1a3;syscall_entry:1;");
   BOOST_CHECK_EQUAL(stop_reply(stop(SyscallReturn{0xca})), "T05thread:p1a2.1a3;syscall_return:ca;");
+  BOOST_CHECK_EQUAL(stop_reply(stop(Fork{ThreadId::in_process(0x1b0, 0x1b0), false})),
+                    "T05thread:p1a2.1a3;fork:p1b0.1b0;");
+  BOOST_CHECK_EQUAL(stop_reply(stop(Fork{ThreadId::in_process(0x1b0, 0x1b0), true})),
+                    "T05thread:p1a2.1a3;vfork:p1b0.1b0;");
+  BOOST_CHECK_EQUAL(stop_reply(stop(VforkDone{})), "T05thread:p1a2.1a3;vforkdone:;");
   StopReply killed;
   killed.signal = 9;
   BOOST_CHECK_EQUAL(stop_reply(killed), "T09");

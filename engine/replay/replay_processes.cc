@@ -105,6 +105,10 @@ void ReplaySession::start_process(const trace::Event& event) {
   processes_.insert(event.tid);
   execs_[event.tid] = execs_.at(from.pid);
   if (auto image = images_.find(from.pid); image != images_.end()) images_[event.tid] = image->second;
+  if (from.pid == debuggee_) {
+    last_birth_ = Birth{event_number_, event.tid, creator->first, (event.clone_flags & CLONE_VFORK) != 0,
+                        Registers::from_block(*event.regs)};
+  }
 }
 
 void ReplaySession::exec_process(const trace::Event& event) {

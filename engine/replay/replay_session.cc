@@ -118,6 +118,7 @@ ReplaySession::ReplaySession(const ReplaySession& parent, pid_t child)
       debuggee_(parent.debuggee_),
       stored_states_(parent.stored_states_),
       last_tid_(parent.last_tid_),
+      last_birth_(parent.last_birth_),
       root_status_(parent.root_status_) {
   // The trace reader and /proc/PID/mem are opened on first use: most
   // checkpoints are only ever cloned again, never resumed.

@@ -295,6 +295,17 @@ class ReplaySession : public Session {
   std::optional<uint64_t> stored_state_event(uint32_t pid) const;
   // The recorded thread of the last event replayed.
   uint32_t last_event_tid() const { return last_tid_; }
+  // The latest process the debugged process created (a fork, a vfork, a
+  // clone of a new process), at its ProcessStart event: `event` is that
+  // event's number (0: none yet), so a caller sees a new one come.
+  struct Birth {
+    uint64_t event = 0;
+    uint32_t child = 0;    // its pid (and its first thread's tid), as recorded
+    uint32_t creator = 0;  // the thread of the debugged process that made it
+    bool vfork = false;    // CLONE_VFORK: the creator waits until it execs or exits
+    Registers regs;        // the child's, as it starts
+  };
+  const Birth& last_birth() const { return last_birth_; }
   Registers registers() { return task_->regs(); }
   std::vector<uint8_t> xstate() { return task_->xstate(); }
   // Memory as the program sees it: breakpoint bytes hidden.
@@ -618,6 +629,7 @@ class ReplaySession : public Session {
   };
   std::map<uint32_t, HeldState> stored_states_;
   uint32_t last_tid_ = 0;
+  Birth last_birth_;  // last_birth()
   std::optional<int> root_status_;
 };
 

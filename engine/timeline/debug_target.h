@@ -50,6 +50,9 @@ struct TargetStop {
     Interrupted,   // the client asked to stop (^C)
     Exec,          // going forward, the program exec'd `exec_path` (only when asked:
                    // set_report_exec); it stands at the new program's first instruction
+    Fork,          // going forward, thread `tid` made process `child` (a fork, or a
+                   // vfork when `vfork`), and stands after that call (only when
+                   // asked: set_report_forks); the child is not debugged
   };
   Kind kind = Kind::Step;
   pid_t tid = 0;             // recorded thread id
@@ -60,6 +63,9 @@ struct TargetStop {
   int syscall = -1;
   bool syscall_return = false;
   std::string exec_path;  // Exec: the new program, as the recording named it
+  pid_t child = 0;           // Fork: the new process (its pid and first tid), as recorded
+  bool vfork = false;        // Fork: by vfork (CLONE_VFORK)
+  Registers child_regs;      // Fork: the child's registers as it starts
   bool hardware = false;     // Breakpoint: set as a hardware breakpoint
 };
 
@@ -76,6 +82,7 @@ inline const char* to_string(TargetStop::Kind kind) {
     case TargetStop::Kind::Killed: return "killed";
     case TargetStop::Kind::Interrupted: return "interrupted";
     case TargetStop::Kind::Exec: return "exec";
+    case TargetStop::Kind::Fork: return "fork";
   }
   return "?";
 }
@@ -192,6 +199,9 @@ class DebugTarget {
   // Whether a forward run stops where the debugged process execs a new
   // program (an Exec stop: gdb's exec-events, `catch exec`).
   virtual void set_report_exec(bool report) = 0;
+  // Whether a forward run stops where the debugged process creates a
+  // process (a Fork stop: gdb's fork-events and vfork-events, `catch fork`).
+  virtual void set_report_forks(bool report) = 0;
 
   // Runs until something stops it. `interrupted` is polled between stops.
   virtual TargetStop resume(const ResumeRequest& request, const std::function<bool()>& interrupted) = 0;

@@ -558,6 +558,7 @@ TargetStop ReplayTimeline::continue_forward(const std::function<bool()>& interru
   };
   stretch_.begin(mark_);
   uint64_t image = current_->image();
+  uint64_t birth = current_->last_birth().event;
   // After a copy the program stands inside the stretch, not at mark_: a
   // client's ^C is then served by stop_at_interrupt(), which names it.
   bool mid_stretch = false;
@@ -606,6 +607,19 @@ TargetStop ReplayTimeline::continue_forward(const std::function<bool()>& interru
           current_->set_echo(false);
           TargetStop stop = make_stop(TargetStop::Kind::Exec);
           stop.exec_path = exe_path();
+          return stop;
+        }
+        if (current_->last_birth().event != std::exchange(birth, current_->last_birth().event) && report_forks_) {
+          // The debugged process made a process (forwards only, as for an
+          // exec): its thread stands after the call, the child is created.
+          stretch_.end(0);
+          current_->set_echo(false);
+          const ReplaySession::Birth& b = current_->last_birth();
+          TargetStop stop = make_stop(TargetStop::Kind::Fork);
+          stop.tid = static_cast<pid_t>(b.creator);
+          stop.child = static_cast<pid_t>(b.child);
+          stop.vfork = b.vfork;
+          stop.child_regs = b.regs;
           return stop;
         }
         checkpoints_.add_if_due(mark_, fork_of(*current_),

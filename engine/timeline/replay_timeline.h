@@ -85,6 +85,7 @@ class ReplayTimeline : public DebugTarget {
   void set_catch_syscalls(std::optional<std::vector<int>> syscalls) override;
   void set_pass_signals(const std::vector<int>& linux_signals) override;
   void set_report_exec(bool report) override { report_exec_ = report; }
+  void set_report_forks(bool report) override { report_forks_ = report; }
 
   TargetStop resume(const ResumeRequest& request, const std::function<bool()>& interrupted) override;
 
@@ -423,6 +424,7 @@ class ReplayTimeline : public DebugTarget {
   // exec replaces the code, and the int3 does not go into the new one.
   std::map<uint64_t, uint64_t> breakpoint_images_;
   bool report_exec_ = false;  // set_report_exec
+  bool report_forks_ = false;  // set_report_forks
   // Software breakpoints outside the replay's code: for diversions only.
   std::set<uint64_t> diversion_breakpoints_;
   // Those of breakpoints_ set where nothing was mapped (Traps::pending).

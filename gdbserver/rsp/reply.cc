@@ -44,6 +44,8 @@ struct ReasonWriter {
     out += "syscall_return:" + hex_number(s.number) + ";";
   }
   void operator()(const Exec& e) const { out += "exec:" + hex_encode(e.path) + ";"; }
+  void operator()(const Fork& f) const { out += (f.vfork ? "vfork:" : "fork:") + to_string(f.child) + ";"; }
+  void operator()(const VforkDone&) const { out += "vforkdone:;"; }
 };
 
 template <typename T, typename Format>

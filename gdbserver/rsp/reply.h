@@ -64,8 +64,13 @@ struct SyscallReturn {  // "syscall_return:<nr>;"
 struct Exec {  // "exec:<hex of the path>;" (gdb, with exec-events+)
   std::string path;
 };
+struct Fork {  // "fork:p<pid>.<tid>;" or "vfork:...;" (fork-events+ / vfork-events+)
+  ThreadId child;
+  bool vfork = false;
+};
+struct VforkDone {};  // "vforkdone:;": the vfork child has exec'd or exited
 using StopReason = std::variant<std::monostate, SoftwareBreak, HardwareBreak, Watchpoint,
-                                HistoryBoundary, SyscallEntry, SyscallReturn, Exec>;
+                                HistoryBoundary, SyscallEntry, SyscallReturn, Exec, Fork, VforkDone>;
 
 // A register value sent along with a stop, so the client need not ask: "n:value;".
 struct ExpeditedRegister {

@@ -36,6 +36,9 @@ Subtests (the program: programs/lldb_target.c, total = 3 + 6 + 9):
   direction  after going backwards, `c`, `continue` and `finish` go
            forwards (the launcher's aliases; lldb itself keeps the last
            direction), `rc` and `reverse-continue` backwards;
+  fork     (../gdb/scenarios/tree_parent.c) fork events: lldb hears of
+           each child (fork:), detaches it (D;pid) and goes on; the
+           breakpoint in the parent stops at every pass, both ways;
   expression_resume  lldb's memory for expressions (_M) stays valid after
            resumes both ways: expressions at later and earlier stops, and a
            breakpoint condition that calls a function;
@@ -76,6 +79,9 @@ LINE_FOR = 27        # main: for (int i = 1; i <= 3; i++) {
 LINE_CALL = 28       # main:   accumulate(i);
 LINE_REPORT = 30     # main: report();
 LINE_RETURN_0 = 31   # main: return 0;
+
+# The fork subtest's packet log, in the work directory.
+FORK_LOG = "lldb-packets.log"
 
 SUBTESTS = {
     "forward": [
@@ -161,6 +167,16 @@ SUBTESTS = {
         "target variable tls_count tls_name",
         "process continue --reverse",
         "target variable tls_count tls_name",
+    ],
+    "fork": [
+        "log enable -f %s gdb-remote packets" % FORK_LOG,
+        "breakpoint set -n reaped",
+        "continue",
+        "continue",
+        "continue",
+        "frame variable",
+        "process continue --reverse",
+        "frame variable",
     ],
     "direction": [
         "breakpoint set -f lldb_target.c -l %d" % LINE_RETURN_R,
@@ -485,6 +501,25 @@ def check_direction(s):
                "step-out -m this-thread")
 
 
+def check_fork(s, root):
+    # The three children exit with 55, 10 and 65 (tree_parent.c).
+    s.take("log enable -f %s gdb-remote packets" % FORK_LOG)
+    s.take("breakpoint set -n reaped")
+    for i, status in ((0, 55), (1, 10), (2, 65)):
+        text = s.take("continue")
+        need(r"reaped\(i=%d, status=%d\)" % (i, status), text, "pass %d of reaped" % i)
+    need(r"^\(int\) i = 2$", s.take("frame variable"), "the third pass")
+    s.take("process continue --reverse")
+    need(r"^\(int\) i = 1$", s.take("frame variable"), "back at the second pass")
+    with open(os.path.join(root, FORK_LOG), errors="replace") as f:
+        log = f.read()
+    forks = re.findall(r"read packet: \$T05thread:p[0-9a-f]+\.[0-9a-f]+;fork:p([0-9a-f]+)\.", log)
+    detached = re.findall(r"send packet: \$D;0*([0-9a-f]+)#", log)
+    if len(set(forks)) != 3 or not set(forks) <= set(detached):
+        raise Failure("fork events %r and detaches %r: expected each of the 3 children reported and detached"
+                      % (forks, detached))
+
+
 def child_pid(backstep, trace):
     """The first child process, from `backstep ps` (as a user finds it)."""
     table = subprocess.run([backstep, "ps", trace], capture_output=True, text=True, check=True).stdout
@@ -526,7 +561,7 @@ def run_one(opts, root, backstep):
         {"forward": check_forward, "reverse": check_reverse, "onexec": check_onexec,
          "expression": check_expression, "signal": check_signal,
          "expression_resume": check_expression_resume, "direction": check_direction,
-         "tls": check_tls}[opts.subtest](s)
+         "tls": check_tls, "fork": lambda s: check_fork(s, root)}[opts.subtest](s)
         if res.status() != 0:
             raise Failure("backstep replay --debugger lldb exited with %s" % res.describe())
         if os.path.lexists(os.path.join(root, SANDBOX_FILE)):

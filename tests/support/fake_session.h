@@ -7,6 +7,7 @@
 
 #include <boost/test/unit_test.hpp>
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <string>
 #include <thread>
@@ -24,6 +25,9 @@ class FakeTarget : public DebugTarget {
   std::vector<pid_t> tids{0x64, 0x65, 0x66};
   ResumeRequest last_request;
   pid_t stop_in = 0x66;  // the thread every resume stops in
+  std::deque<TargetStop> stops;  // if any, what the next resumes return, in turn
+  int resumes = 0;
+  bool report_forks = false;  // set_report_forks
   int stop_signal = 0;    // a Linux signal every resume stops with (0: a breakpoint)
   std::vector<CpuidLeaf> cpuid;
   std::optional<uint64_t> debug_slot;
@@ -69,8 +73,15 @@ class FakeTarget : public DebugTarget {
   void set_catch_syscalls(std::optional<std::vector<int>>) override {}
   void set_pass_signals(const std::vector<int>&) override {}
   void set_report_exec(bool) override {}
+  void set_report_forks(bool report) override { report_forks = report; }
   TargetStop resume(const ResumeRequest& request, const std::function<bool()>&) override {
     last_request = request;
+    ++resumes;
+    if (!stops.empty()) {
+      TargetStop next = stops.front();
+      stops.pop_front();
+      return next;
+    }
     TargetStop stop;
     stop.kind = stop_signal ? TargetStop::Kind::Signal : TargetStop::Kind::Breakpoint;
     stop.signal = stop_signal;
