@@ -120,6 +120,17 @@ void GdbSession::handle(const rsp::Detach& r) {
     reply(error_reply(rsp::ErrorCode::NoSuchThread));
     return;
   }
+  if (r.pid && last_stop_.kind == TargetStop::Kind::Fork && forked_children_.count(wire_pid(last_stop_.child))) {
+    // At a fork, the parent let go before its child: gdb's
+    // `follow-fork-mode child`. The session cannot move to the child (a
+    // session debugs one process from its start): refused, with the way.
+    std::string why = "backstep: the session stays with the parent (follow-fork-mode child is not "
+                      "followed): `set follow-fork-mode parent`, and `backstep replay --onfork " +
+                      std::to_string(last_stop_.child) + " TRACE` debugs the child\n";
+    connection_.send_packet(rsp::console_output(why));
+    reply(error_reply(rsp::ErrorCode::NotSupported, why));
+    return;
+  }
   reply(rsp::ok());
   // gdb detaches each inferior in turn: held children may come after.
   parent_detached_ = true;
