@@ -78,9 +78,32 @@ void place_writer(trace::TraceWriter& writer, const RecorderDisguise& disguise, 
   if (!writer.place_background(others)) BS_LOG(Record, "the trace writer stays on CPU " << cpu);
 }
 
+// Appends `option` to the colon-separated list in variable `name` (made if
+// absent): the program's own options come first.
+void add_option(std::vector<std::string>& envp, const std::string& name, const std::string& option) {
+  const std::string prefix = name + "=";
+  for (std::string& e : envp) {
+    if (e.rfind(prefix, 0) == 0) {
+      e += (e.size() == prefix.size() ? "" : ":") + option;
+      return;
+    }
+  }
+  envp.push_back(prefix + option);
+}
+
 // The preload library goes first in LD_PRELOAD (the program's own list, if
 // any, follows), so that every process of the tree loads it.
+//
+// A program built with AddressSanitizer's shared runtime (gcc's
+// -fsanitize=address, clang's -shared-libasan) refuses to start unless
+// libasan is the first library loaded ("ASan runtime does not come first in
+// initial library list"). The preload library interposes nothing ASan
+// needs to see first (only the vDSO's clock calls), so ASan is told not to
+// check (verify_asan_link_order=0, after the program's own ASAN_OPTIONS):
+// preloading libasan instead would load ASan into every program of the
+// tree, instrumented or not. Programs without ASan ignore the variable.
 void add_preload(std::vector<std::string>& envp, const std::string& library) {
+  add_option(envp, "ASAN_OPTIONS", "verify_asan_link_order=0");
   for (std::string& e : envp) {
     if (e.rfind("LD_PRELOAD=", 0) == 0) {
       std::string rest = e.substr(11);
