@@ -177,6 +177,17 @@ void RecordSession::deliver_to_handler(RecordTask& t, const siginfo_t& info, con
     throw TaskGone("the program died while signal " + std::to_string(info.si_signo) +
                    " was delivered: " + ws.describe());
   }
+  if (ws.is_signal() && ws.signal == SIGSEGV && task.regs().ip() == before.ip()) {
+    // The kernel could not write the signal's frame: the stack has no room
+    // left (a stack overflow, with a handler but no alternate stack) or the
+    // alternate stack is unusable. It forces a SIGSEGV instead, with that
+    // signal's handler reset to the default when SIGSEGV was the one being
+    // delivered (the process then dies of it), and stops here for it: a
+    // signal like any other. Replay reaches the same instruction and fault.
+    BS_LOG(Record, "signal " << info.si_signo << " could not be delivered: the kernel forces SIGSEGV");
+    on_signal(t, SIGSEGV);
+    return;
+  }
   if (!ws.is_signal() || ws.signal != SIGTRAP) {
     throw RecordingRefused("delivering signal " + std::to_string(info.si_signo) +
                            " did not reach its handler (" + ws.describe() + ")");
