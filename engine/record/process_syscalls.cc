@@ -56,8 +56,37 @@ void enter_arch_prctl(SyscallContext& ctx) {
   }
 }
 
+// What each arch_prctl request does beyond its result (<asm/prctl.h>, as of
+// Linux 6.18; numbers spelled out for headers older than some of them).
+enum class ArchEffect { None, WritesWord, Unreplayable };
+struct ArchRequest {
+  uint64_t code;
+  ArchEffect effect;
+  const char* why;  // Unreplayable: what replay could not rebuild
+};
+constexpr ArchRequest kArchRequests[] = {
+    {0x1003, ArchEffect::WritesWord, nullptr},  // ARCH_GET_FS
+    {0x1004, ArchEffect::WritesWord, nullptr},  // ARCH_GET_GS
+    {0x1021, ArchEffect::WritesWord, nullptr},  // ARCH_GET_XCOMP_SUPP
+    {0x1022, ArchEffect::WritesWord, nullptr},  // ARCH_GET_XCOMP_PERM
+    {0x1024, ArchEffect::WritesWord, nullptr},  // ARCH_GET_XCOMP_GUEST_PERM
+    {0x4001, ArchEffect::WritesWord, nullptr},  // ARCH_GET_UNTAG_MASK
+    {0x4003, ArchEffect::WritesWord, nullptr},  // ARCH_GET_MAX_TAG_BITS
+    {0x5005, ArchEffect::WritesWord, nullptr},  // ARCH_SHSTK_STATUS
+    {0x2001, ArchEffect::Unreplayable, "ARCH_MAP_VDSO_X32 mapped a vDSO image, which replay cannot map"},
+    {0x2002, ArchEffect::Unreplayable, "ARCH_MAP_VDSO_32 mapped a vDSO image, which replay cannot map"},
+    {0x2003, ArchEffect::Unreplayable, "ARCH_MAP_VDSO_64 mapped a vDSO image, which replay cannot map"},
+    {0x4002, ArchEffect::Unreplayable,
+     "ARCH_ENABLE_TAGGED_ADDR made the CPU ignore address bits (LAM), which replay does not set up"},
+    {0x5001, ArchEffect::Unreplayable, "ARCH_SHSTK_ENABLE turned on a shadow stack, which replay does not set up"},
+};
+
 void exit_arch_prctl(SyscallContext& ctx) {
-  if (ctx.arg(0) == ARCH_GET_FS || ctx.arg(0) == ARCH_GET_GS) ctx.record_memory(ctx.arg(1), 8);
+  for (const ArchRequest& r : kArchRequests) {
+    if (r.code != ctx.arg(0)) continue;
+    if (r.effect == ArchEffect::WritesWord && !ctx.failed()) ctx.record_memory(ctx.arg(1), 8);
+    if (r.effect == ArchEffect::Unreplayable && !ctx.failed()) ctx.refuse_after_call(r.why);
+  }
   RecorderDisguise& d = ctx.session.disguise();
   if (!d.cpuid_faulting) return;
   if (ctx.arg(0) == ARCH_SET_CPUID) {

@@ -22,6 +22,8 @@
 namespace backstep {
 namespace {
 
+constexpr uint64_t kArchReqXcompPerm = 0x1023;  // <asm/prctl.h> ARCH_REQ_XCOMP_PERM
+
 // Room the stack may grow into during replay, as under the default
 // RLIMIT_STACK of the recording; the kernel keeps mmap_base below it.
 constexpr uint64_t kStackReserve = 8 * 1024 * 1024;
@@ -238,6 +240,11 @@ std::string replay_address_space_call(ReplayMmCall& call) {
     case sys::ReplayAction::ModifyLdt:
       if (e.arg(0) != 1 && e.arg(0) != 0x11) return "";
       return expect(tool_syscall(task, SYS_modify_ldt, e.arg(0), e.arg(1), e.arg(2)), 0, "modify_ldt");
+    // A permission to use an extended state component (AMX tiles): the
+    // replayed code uses it as the recorded code did.
+    case sys::ReplayAction::ArchPrctl:
+      if (e.arg(0) != kArchReqXcompPerm) return "";
+      return expect(tool_syscall(task, SYS_arch_prctl, e.arg(0), e.arg(1)), 0, "arch_prctl(ARCH_REQ_XCOMP_PERM)");
     case sys::ReplayAction::Madvise: {
       uint64_t advice = e.arg(2);
       if (advice == MADV_FREE) advice = MADV_DONTNEED;  // as the recorder made it

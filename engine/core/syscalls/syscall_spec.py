@@ -61,6 +61,7 @@ REPLAY_ACTIONS = {
     "madvise": "Madvise",
     "mremap": "Mremap",
     "modify_ldt": "ModifyLdt",
+    "arch_prctl": "ArchPrctl",
 }
 REPLAY_RE = re.compile(r"replay=(?P<action>[a-z_]+)\Z")
 

@@ -64,6 +64,7 @@ enum class ReplayAction : uint8_t {
   Madvise,         // the same, for advice that changes memory
   Mremap,          // the same, to the recorded address
   ModifyLdt,       // the same, for writes to the LDT
+  ArchPrctl,       // the same, for a permission to use extended state (AMX)
 };
 
 // Some of a call's operations, named by one argument (the spec's
