@@ -24,9 +24,6 @@ namespace {
 
 constexpr uint64_t kArchReqXcompPerm = 0x1023;  // <asm/prctl.h> ARCH_REQ_XCOMP_PERM
 
-// Room the stack may grow into during replay, as under the default
-// RLIMIT_STACK of the recording; the kernel keeps mmap_base below it.
-constexpr uint64_t kStackReserve = 8 * 1024 * 1024;
 constexpr uint32_t kMapTypeBits = MAP_SHARED | MAP_PRIVATE | MAP_SHARED_VALIDATE;
 
 // Maps the trace's copy of the file. The copy is checked against what was
@@ -154,10 +151,11 @@ void rebuild_address_space(Task& task, const trace::Event& exec, const trace::Tr
     // area (the recorder's other Tool mapping) is mapped again, empty: the
     // stubs come with the events that wrote them.
     if (m.kind == trace::MappingKind::Tool && m.start == kToolPageAddr) continue;
-    if (m.kind == trace::MappingKind::Stack) {
-      uint64_t low = m.end > kStackReserve ? m.end - kStackReserve : 0;
-      m.start = std::min(m.start, std::max(low, below_stack));
-    }
+    // The stack's room is the recording's: its Stack mapping starts where
+    // RLIMIT_STACK let it grow to (record/exec_snapshot.cc), so a program
+    // that overflows faults at the same depth (never more than 8 MiB of
+    // replay's own, nor less under a raised limit).
+    if (m.kind == trace::MappingKind::Stack) m.start = std::max(m.start, below_stack);
     if (int64_t r = map_recorded(task, m, reader, shared); r != 0) {
       std::ostringstream os;
       os << "cannot recreate the recorded mapping " << std::hex << m.start << "-" << m.end
