@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "stack_overflow.h"
+
 static char alternate[64 * 1024];
 
 static void handler(int sig, siginfo_t* info, void* context) {
@@ -16,13 +18,6 @@ static void handler(int sig, siginfo_t* info, void* context) {
                      info->si_code == SEGV_MAPERR || info->si_code == SEGV_ACCERR ? "fault" : "other");
   write(1, line, (size_t)len);
   _exit(3);
-}
-
-__attribute__((noinline)) int recurse(int n) {
-  volatile char frame[1024];
-  frame[0] = (char)n;
-  if (n < 0) return 0;  // never: each call goes one frame deeper
-  return recurse(n + 1) + frame[0];
 }
 
 int main(void) {

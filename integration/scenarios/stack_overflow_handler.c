@@ -8,16 +8,11 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "stack_overflow.h"
+
 static void handler(int sig) {
   (void)sig;
   _exit(4);  // never runs: there is no stack left for it
-}
-
-__attribute__((noinline)) int recurse(int n) {
-  volatile char frame[1024];
-  frame[0] = (char)n;
-  if (n < 0) return 0;  // never: each call goes one frame deeper
-  return recurse(n + 1) + frame[0];
 }
 
 int main(void) {
