@@ -171,6 +171,7 @@ void GdbSession::handle(const rsp::VRun& r) {
   }
   exited_ = false;
   hold_next_resume_ = !arg.empty();
+  vfork_done_pending_ = false;  // that vfork is in the past now
   last_stop_ = TargetStop{};
   last_stop_.kind = TargetStop::Kind::Step;
   last_stop_.tid = stopped_thread();
