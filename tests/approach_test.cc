@@ -112,8 +112,12 @@ BOOST_AUTO_TEST_CASE(reverse_steps_into_a_long_stretch_land_on_its_last_instruct
     require_same(state(t), state(ref), where);
     if (k == steps_to_after) require_same(state(t), at_last_pass, where + ", the last pass");
   }
-  BOOST_REQUIRE_EQUAL(t.approaches(), 1u);
-  BOOST_TEST_MESSAGE("approached: " << t.describe_position());
+  // At least one approach: how many got closer depends on where the task
+  // clock's stops fell (a second one under load, when the first landed so
+  // near the hit that the 40 steps beyond the last pass needed another).
+  // The lockstep states above are what must not vary.
+  BOOST_REQUIRE_GE(t.approaches(), 1u);
+  BOOST_TEST_MESSAGE("approached " << t.approaches() << " time(s): " << t.describe_position());
 
   // From a position the approach named: back to tick()'s last hits by
   // searches (the one across the approach's State anchor stops at each
@@ -171,7 +175,7 @@ BOOST_AUTO_TEST_CASE(an_approach_with_few_checkpoints_keeps_within_them,
     require_same(state(t), forward[forward.size() - 1 - k], "reverse-stepi " + std::to_string(k));
     BOOST_REQUIRE_LE(t.checkpoint_count(), 2u + 1u + 8u);  // the bound, the start, held states
   }
-  BOOST_REQUIRE_EQUAL(t.approaches(), 1u);
+  BOOST_REQUIRE_GE(t.approaches(), 1u);  // as above: one, or more where the clock's stops fell near the hit
   // Forward again over the same instructions, and a step back from there.
   BOOST_REQUIRE_EQUAL(go(t, RunDirection::Forward).kind, TargetStop::Kind::Breakpoint);
   BOOST_REQUIRE_EQUAL(go(t, RunDirection::Backward, ResumeRequest::How::Step).kind, TargetStop::Kind::Step);
