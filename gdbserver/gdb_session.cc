@@ -59,8 +59,10 @@ bool GdbSession::names_child_state(const Request&) {
   // (`detach-on-fork off`): only the debugged process has memory and
   // breakpoints here, so the child's memory is refused with why, and a
   // breakpoint put into it is taken without effect (gdb would otherwise
-  // abort the command that resumes). Its registers are those it started
-  // with (request_registers), where the client holds it.
+  // abort the command that resumes); one taken out of it changes nothing,
+  // as it has none and the parent keeps its own (gdb's detach-on-fork
+  // takes them out of the child before D;pid). Its registers are those it
+  // started with (request_registers), where the client holds it.
   constexpr bool reads_or_writes =
       std::is_same_v<Request, rsp::ReadMemory> || std::is_same_v<Request, rsp::SearchMemory> ||
       std::is_same_v<Request, rsp::WriteRegisters> || std::is_same_v<Request, rsp::WriteRegister> ||
@@ -68,7 +70,7 @@ bool GdbSession::names_child_state(const Request&) {
   if constexpr (reads_or_writes) {
     reply(error_reply(rsp::ErrorCode::NoSuchThread, child_refusal(general_child_)));
     return true;
-  } else if constexpr (std::is_same_v<Request, rsp::InsertBreakpoint>) {
+  } else if constexpr (std::is_same_v<Request, rsp::InsertBreakpoint> || std::is_same_v<Request, rsp::RemoveBreakpoint>) {
     reply(rsp::ok());
     return true;
   }
@@ -76,7 +78,7 @@ bool GdbSession::names_child_state(const Request&) {
 }
 
 std::string GdbSession::child_refusal(std::int64_t wire_child) const {
-  std::int64_t recorded = lldb_ ? wire_child - kLldbPidOffset : wire_child;
+  std::int64_t recorded = recorded_pid(wire_child);
   return "process " + std::to_string(recorded) +
          " is a child the debugged process made: it is replayed as recorded, not debugged here "
          "(`backstep replay --onfork " + std::to_string(recorded) + " TRACE` debugs it)";

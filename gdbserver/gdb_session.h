@@ -163,6 +163,7 @@ class GdbSession {
   // kLldbPidOffset.
   std::int64_t wire_pid() const;
   std::int64_t wire_pid(pid_t recorded) const;
+  std::int64_t recorded_pid(std::int64_t wire) const;  // wire_pid's inverse
   bool thread_alive(pid_t tid) const;
   // A specific thread of the recorded process (or of any process): its
   // tid; nullopt for "any"/"all"; 0 for one that does not exist here.

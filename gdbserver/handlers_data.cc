@@ -16,7 +16,7 @@ std::optional<GdbSession::ThreadRegisters> GdbSession::request_registers(const s
     // A forked child the client holds: where it started (no XSAVE state).
     auto child = forked_children_.find(general_child_);
     if (child != forked_children_.end()) {
-      return ThreadRegisters{static_cast<pid_t>(lldb_ ? child->first - kLldbPidOffset : child->first), child->second, {}};
+      return ThreadRegisters{static_cast<pid_t>(recorded_pid(child->first)), child->second, {}};
     }
   }
   pid_t tid = register_thread(suffix);
@@ -93,10 +93,6 @@ std::optional<std::string> GdbSession::unservable(const rsp::BreakpointSpec& b) 
 
 void GdbSession::handle(const rsp::InsertBreakpoint& r) {
   const rsp::BreakpointSpec& b = r.spec;
-  if (general_child_ != 0) {
-    reply(error_reply(rsp::ErrorCode::NotSupported, "a forked child is not debugged: detach it"));
-    return;
-  }
   if (std::optional<std::string> why = unservable(b)) {
     reply(error_reply(rsp::ErrorCode::InvalidArgument, *why));
     return;
@@ -129,12 +125,6 @@ void GdbSession::handle(const rsp::InsertBreakpoint& r) {
 
 void GdbSession::handle(const rsp::RemoveBreakpoint& r) {
   const rsp::BreakpointSpec& b = r.spec;
-  if (general_child_ != 0) {
-    // A forked child, about to be detached: it has no breakpoints to take
-    // out (only the debugged process has any), and the parent keeps its own.
-    reply(rsp::ok());
-    return;
-  }
   switch (b.type) {
     case rsp::BreakpointType::Software:
     case rsp::BreakpointType::Hardware:

@@ -40,6 +40,8 @@ std::int64_t GdbSession::wire_pid(pid_t recorded) const {
   return lldb_ ? std::int64_t{recorded} + kLldbPidOffset : recorded;
 }
 
+std::int64_t GdbSession::recorded_pid(std::int64_t wire) const { return lldb_ ? wire - kLldbPidOffset : wire; }
+
 rsp::ThreadId GdbSession::thread_id(pid_t tid) const {
   return multiprocess_ ? rsp::ThreadId::in_process(wire_pid(), tid) : rsp::ThreadId::specific(tid);
 }
