@@ -1,20 +1,22 @@
 #!/usr/bin/env python3
-"""A program that calls ptrace ends its recording at once, never hangs.
+"""A program that uses ptrace in a way not emulated yet ends its recording
+at once, never hangs; one whose ptrace calls are emulated records and replays.
 
   run_ptrace_refused.py --backstep PATH --helper PATH --mode MODE [--tmp-root DIR]
 
 The helper (bad_input/ptrace_user.c) uses ptrace as MODE says. Recorded
-with and without syscall buffering, every ptrace call must stop the
-recording at its entry (status 125) with a message naming the request
-("the program called ptrace(PTRACE_TRACEME): a recorded program cannot use
-ptrace yet"), leave no process of the program behind, and replay must run
-up to the call and say why the recording stopped. Before this was refused,
-PTRACE_TRACEME failed with EPERM (backstep is the tracer) and the program
-waited for a stop that never came: `record` hung until killed. Each run has
-a time limit, so that a regression fails instead of hanging.
-
-MODE set-ptracer makes no ptrace call (prctl(PR_SET_PTRACER)): it must be
-recorded and replayed like any other program.
+with and without syscall buffering:
+- a refused MODE must stop the recording at the call's entry (status 125)
+  with a message naming the request ("the program called
+  ptrace(PTRACE_TRACEME): not emulated yet ..."), leave no process of the
+  program behind, and replay must run up to the call and say why the
+  recording stopped. Before ptrace was refused, PTRACE_TRACEME failed with
+  EPERM (backstep is the tracer) and the program waited for a stop that
+  never came: `record` hung until killed.
+- a recorded MODE (peek: ESRCH for a task the program does not trace, as
+  natively; set-ptracer: a prctl, no ptrace call) must print what it prints
+  natively, exit 0, and replay the same.
+Each run has a time limit, so that a regression fails instead of hanging.
 """
 import argparse
 import os
@@ -27,14 +29,17 @@ import refusals
 
 LIMIT = 60  # seconds for one record or replay; they take well under one
 
+# mode -> (request named, what the message says of it) for refused modes,
+# or the stdout of a recorded one.
 REQUESTS = {
-    "traceme-stop": "PTRACE_TRACEME",
-    "traceme-exec": "PTRACE_TRACEME",
-    "attach": "PTRACE_ATTACH",
-    "seize": "PTRACE_SEIZE",
-    "child-traceme": "PTRACE_TRACEME",
-    "peek": "PTRACE_PEEKDATA",
-    "set-ptracer": None,
+    "traceme-stop": ("PTRACE_TRACEME", "not emulated yet"),
+    "traceme-exec": ("PTRACE_TRACEME", "not emulated yet"),
+    "child-traceme": ("PTRACE_TRACEME", "not emulated yet"),
+    "syscall": ("PTRACE_SYSCALL", "not emulated yet"),
+    "cont-signal": ("PTRACE_CONT", "delivering a signal to a tracee is not emulated yet"),
+    "outside": ("PTRACE_ATTACH", "on task 1, which is not part of the recording"),
+    "peek": b"before\npeek: No such process\nafter\n",
+    "set-ptracer": b"before\nset-ptracer: done\nafter\n",
 }
 
 
@@ -91,28 +96,30 @@ def check_mode(backstep, helper, mode, buffering, work, failures):
         return
     if left:
         failures.append("%s: record left processes of the program behind" % label)
-    if request is None:
-        want_out = b"before\nset-ptracer: done\nafter\n"
+    if isinstance(request, bytes):
+        want_out = request
         if rc != 0 or out != want_out:
             failures.append("%s: record exit %d, stdout %r, expected 0 and %r: %s" % (label, rc, out, want_out, err))
             return
         reason = None
     else:
-        reason = ("recording stopped: the program called ptrace(%s): a recorded program cannot use ptrace yet" %
-                  request)
+        name, tail = request
+        reason = "recording stopped: the program called ptrace(%s)" % name
         if rc != 125:
             failures.append("%s: record exit %d, expected 125 (refused): %s" % (label, rc, err))
-        if reason not in err:
-            failures.append("%s: record's message does not say %r: %s" % (label, reason, err))
-        if out != b"before\n":
-            failures.append("%s: record stdout %r, expected only b'before\\n' (the call never ran)" % (label, out))
-        want_out = b"before\n"
+        if reason not in err or tail not in err:
+            failures.append("%s: record's message does not say %r ... %r: %s" % (label, reason, tail, err))
+        # What the mode printed before its refused call: "before", and the
+        # attach and its stop where the mode traces a child first.
+        want_out = b"before\n" + (b"attach: ok\nwaitpid: ok\n" if mode in ("syscall", "cont-signal") else b"")
+        if out != want_out:
+            failures.append("%s: record stdout %r, expected only %r (the call never ran)" % (label, out, want_out))
     rc, rout, rerr, left = run([backstep, "replay", "--autopilot", trace], "/", env)
     if rc is None:
         failures.append("%s: replay hung (killed after %d s): %s" % (label, LIMIT, rerr))
         return
     want_rc = 0 if reason is None else 125
-    if rc != want_rc or rout != want_out or "diverged" in rerr or (reason and request not in rerr):
+    if rc != want_rc or rout != want_out or "diverged" in rerr or (reason and request[0] not in rerr):
         failures.append("%s: replay exit %d, stdout %r, expected %d and the recording's end: %s" %
                         (label, rc, rout, want_rc, rerr))
     if left:

@@ -19,6 +19,11 @@ void enter_exec(SyscallContext& ctx) {
   ctx.session.descriptors().table_changing(ctx.task.tid());
   RecordTask* t = ctx.session.record_task(ctx.task.tid());
   if (!t) return;
+  if (const EmulatedTracee* traced = ctx.session.ptrace_emulation().tracee(t->tid())) {
+    // Natively its tracer would see the exec stop (ptrace_emulation.h).
+    ctx.refuse("thread " + std::to_string(t->tid()) + ", which thread " + std::to_string(traced->tracer) +
+               " traces, calls exec: a tracee's exec stop is not emulated yet");
+  }
   bool at = ctx.entry.syscallno() == SYS_execveat;
   constexpr std::size_t kMaxArgs = 4096, kMaxLength = 1 << 16;
   t->exec_path = ctx.task.read_c_string(remote_ptr<char>(ctx.arg(at ? 1 : 0)), kMaxLength);

@@ -1,86 +1,340 @@
-// ptrace: refused at its entry, whatever the request, until backstep
-// emulates it. The program is backstep's tracee, so the kernel would refuse
-// PTRACE_TRACEME (EPERM) and an attach to one of its own children (already
-// traced by backstep); a program written to debug, sandbox or test
-// processes then goes on as if it had succeeded and waits for a stop that
-// never comes (a child that raised SIGSTOP for a tracer that is not there),
-// and the recording hangs with it. Refusing the call before it runs ends
-// the recording at once, with the request in the message, and replay runs
-// up to it.
+// ptrace: emulated between recorded tasks (ptrace_emulation.h). Each
+// request the emulation knows is answered at the call's entry, from the
+// recorder's view of the tracee: the kernel runs no call (a recorded
+// program cannot trace another, since backstep traces both), and what the
+// answer wrote into the caller's memory is recorded like any call's
+// output, so replay applies it as it applies a read(2). A request not
+// emulated yet ends the recording at its entry, naming the request: a
+// program written to debug, sandbox or test processes must never wait for
+// a stop that cannot come.
+#include <elf.h>
+#include <signal.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <cstddef>
+#include <cstdio>
+#include <cstring>
 #include <string>
+#include <vector>
 
+#include "engine/record/record_session.h"
 #include "engine/record/syscall_context.h"
 
 namespace backstep {
 namespace {
 
-struct RequestName {
-  long request;
+struct PtraceCall {
+  SyscallContext& ctx;
+  RecordSession& session;
+  RecordTask& caller;
+  pid_t tid;               // argument 1: the task asked about
+  uint64_t addr, data;     // arguments 2 and 3
+  RecordTask* target;      // that task, when it is recorded and alive
+  EmulatedTracee* tracee;  // the caller's process traces it
+};
+
+using Emulate = int64_t (*)(PtraceCall&);
+
+// Writes into the caller's memory, recorded as the call's output; false
+// where the address is not the caller's to write (the kernel's EFAULT).
+bool put(PtraceCall& c, uint64_t addr, const void* bytes, std::size_t len) {
+  try {
+    c.ctx.task.write_bytes(remote_ptr<void>(addr), bytes, len);
+  } catch (const std::exception&) {
+    return false;
+  }
+  c.ctx.record_memory(addr, len);
+  return true;
+}
+
+int64_t put_result(PtraceCall& c, uint64_t addr, const void* bytes, std::size_t len) {
+  return put(c, addr, bytes, len) ? 0 : -EFAULT;
+}
+
+// The tracee's registers as its tracer sees them in the stop. A thread at
+// one of the recorder's stops has its own. One waiting in the kernel (a
+// call that blocks) shows the call interrupted, as the kernel shows a call
+// the stop's signal broke off (-ERESTARTSYS, restarted when it runs again);
+// here the call goes on waiting, unseen, since no user code runs meanwhile.
+std::optional<Registers> tracee_regs(RecordTask& t) {
+  constexpr int64_t kErestartsys = 512;
+  if (t.run == RunState::InKernel) {
+    if (!t.in_syscall || !t.in_syscall->event.regs) return std::nullopt;
+    Registers r = Registers::from_block(*t.in_syscall->event.regs);
+    r.set_syscall_result(static_cast<uint64_t>(-kErestartsys));
+    return r;
+  }
+  try {
+    return t.task.regs();
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+// Its extended state (XSAVE layout, as NT_X86_XSTATE gives it). Not read
+// for a thread waiting in the kernel: such a regset read fails (EINVAL).
+std::optional<std::vector<uint8_t>> tracee_xstate(RecordTask& t) {
+  if (t.run == RunState::InKernel) return std::nullopt;
+  try {
+    return t.task.xstate();
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+constexpr std::size_t kFxsaveSize = 512;  // user_fpregs_struct, the XSAVE area's legacy part
+
+// PTRACE_O_TRACESYSGOOD changes no stop the emulation makes; the event
+// options would make stops it does not make yet.
+int64_t check_options(PtraceCall& c, uint64_t options, const char* request) {
+  if (options & ~static_cast<uint64_t>(PTRACE_O_MASK)) return -EINVAL;
+  if (options & ~static_cast<uint64_t>(PTRACE_O_TRACESYSGOOD)) {
+    char hex[32];
+    std::snprintf(hex, sizeof(hex), "%#llx", static_cast<unsigned long long>(options));
+    c.ctx.refuse(std::string("the program called ptrace(") + request + ") with options " + hex +
+                 ": tracing events (fork, clone, exec, exit, seccomp) are not emulated yet");
+  }
+  return 0;
+}
+
+int64_t attach(PtraceCall& c, bool seize) {
+  if (!c.target) {
+    if (::kill(c.tid, 0) != 0) return -ESRCH;
+    c.ctx.refuse("the program called ptrace(" + std::string(seize ? "PTRACE_SEIZE" : "PTRACE_ATTACH") +
+                 ") on task " + std::to_string(c.tid) + ", which is not part of the recording");
+  }
+  // Its own process, or a task someone traces already: the kernel's EPERM.
+  if (c.target->process == c.caller.process || c.session.ptrace_emulation().tracee(c.tid)) return -EPERM;
+  if (seize) {
+    if (c.addr != 0) return -EIO;
+    if (int64_t bad = check_options(c, c.data, "PTRACE_SEIZE")) return bad;
+  }
+  EmulatedTracee& t =
+      c.session.ptrace_emulation().attach(c.tid, c.caller.tid(), c.caller.process->pid, seize);
+  t.options = seize ? c.data : 0;
+  if (!seize) {
+    // The SIGSTOP the kernel sends: the tracee stops at once, for the
+    // scheduler, since it runs no user code while the tracer runs.
+    siginfo_t info{};
+    info.si_signo = SIGSTOP;
+    info.si_code = SI_KERNEL;
+    c.session.ptrace_emulation().stop(t, (SIGSTOP << 8) | 0x7f, info);
+  }
+  return 0;
+}
+
+int64_t attach_stop(PtraceCall& c) { return attach(c, false); }
+int64_t seize(PtraceCall& c) { return attach(c, true); }
+
+int64_t interrupt(PtraceCall& c) {
+  if (!c.tracee->seized) return -EIO;
+  if (c.tracee->stopped) return 0;
+  siginfo_t info{};
+  info.si_signo = SIGTRAP;
+  info.si_code = (PTRACE_EVENT_STOP << 8) | SIGTRAP;
+  info.si_pid = c.caller.process->pid;
+  c.session.ptrace_emulation().stop(*c.tracee, (((PTRACE_EVENT_STOP << 8) | SIGTRAP) << 8) | 0x7f, info);
+  return 0;
+}
+
+int64_t peek_memory(PtraceCall& c) {
+  uint64_t word = 0;
+  if (c.target->task.read_some(remote_ptr<void>(c.addr), &word, sizeof(word)) != sizeof(word)) return -EIO;
+  return put_result(c, c.data, &word, sizeof(word));
+}
+
+int64_t peek_user(PtraceCall& c) {
+  // struct user: the registers first; the debug registers (which a
+  // recorded program cannot set) and the rest read as 0.
+  if (c.addr % sizeof(uint64_t) != 0 || c.addr >= sizeof(struct user)) return -EIO;
+  uint64_t word = 0;
+  if (c.addr < sizeof(user_regs_struct)) {
+    std::optional<Registers> regs = tracee_regs(*c.target);
+    if (!regs) return -ESRCH;
+    std::memcpy(&word, reinterpret_cast<const uint8_t*>(&regs->raw()) + c.addr, sizeof(word));
+  }
+  return put_result(c, c.data, &word, sizeof(word));
+}
+
+int64_t get_regs(PtraceCall& c) {
+  std::optional<Registers> regs = tracee_regs(*c.target);
+  if (!regs) return -ESRCH;
+  return put_result(c, c.data, &regs->raw(), sizeof(user_regs_struct));
+}
+
+int64_t get_fpregs(PtraceCall& c) {
+  std::optional<std::vector<uint8_t>> xstate = tracee_xstate(*c.target);
+  if (!xstate || xstate->size() < kFxsaveSize) return -EINVAL;
+  return put_result(c, c.data, xstate->data(), kFxsaveSize);
+}
+
+int64_t get_regset(PtraceCall& c) {
+  iovec io{};
+  if (c.ctx.task.read_some(remote_ptr<void>(c.data), &io, sizeof(io)) != sizeof(io)) return -EFAULT;
+  std::vector<uint8_t> bytes;
+  if (c.addr == NT_PRSTATUS) {
+    std::optional<Registers> regs = tracee_regs(*c.target);
+    if (!regs) return -ESRCH;
+    const auto* raw = reinterpret_cast<const uint8_t*>(&regs->raw());
+    bytes.assign(raw, raw + sizeof(user_regs_struct));
+  } else if (c.addr == NT_PRFPREG || c.addr == NT_X86_XSTATE) {
+    std::optional<std::vector<uint8_t>> xstate = tracee_xstate(*c.target);
+    if (!xstate || xstate->size() < kFxsaveSize) return -EINVAL;
+    bytes = std::move(*xstate);
+    if (c.addr == NT_PRFPREG) bytes.resize(kFxsaveSize);
+  } else {
+    return -EINVAL;
+  }
+  // The kernel copies what fits and says how much in iov_len.
+  std::size_t len = std::min<std::size_t>(bytes.size(), io.iov_len);
+  if (len && !put(c, reinterpret_cast<uint64_t>(io.iov_base), bytes.data(), len)) return -EFAULT;
+  io.iov_len = len;
+  return put_result(c, c.data + offsetof(iovec, iov_len), &io.iov_len, sizeof(io.iov_len));
+}
+
+int64_t get_siginfo(PtraceCall& c) { return put_result(c, c.data, &c.tracee->siginfo, sizeof(siginfo_t)); }
+
+int64_t get_event_message(PtraceCall& c) {
+  unsigned long message = 0;  // no event stop the emulation makes carries one
+  return put_result(c, c.data, &message, sizeof(message));
+}
+
+int64_t set_options(PtraceCall& c) {
+  if (int64_t bad = check_options(c, c.data, "PTRACE_SETOPTIONS")) return bad;
+  c.tracee->options = c.data;
+  return 0;
+}
+
+void refuse_signal(PtraceCall& c, const char* request) {
+  if (c.data == 0) return;
+  c.ctx.refuse(std::string("the program called ptrace(") + request + ") with signal " + std::to_string(c.data) +
+               " for task " + std::to_string(c.tid) + ": delivering a signal to a tracee is not emulated yet");
+}
+
+int64_t cont(PtraceCall& c) {
+  refuse_signal(c, "PTRACE_CONT");
+  c.tracee->stopped = false;
+  c.tracee->unreported.reset();
+  return 0;
+}
+
+int64_t detach(PtraceCall& c) {
+  refuse_signal(c, "PTRACE_DETACH");
+  c.session.ptrace_emulation().detach(c.tid);
+  return 0;
+}
+
+int64_t kill_tracee(PtraceCall& c) {
+  // SIGKILL, as the kernel sends it: the tracee's process dies, and the
+  // recorder sees it die like any other.
+  ::syscall(SYS_tgkill, c.target->process->pid, c.tid, SIGKILL);
+  return 0;
+}
+
+enum class Needs { Nothing, Tracee, Stopped };
+
+struct Request {
+  long number;
   const char* name;
+  Emulate emulate;  // nullptr: not emulated yet, the recording ends at the call
+  Needs needs;
 };
 
 // <sys/ptrace.h>'s requests on x86-64 (as of Linux 6.18), by number: the
 // numbers are the kernel ABI, spelled out for those newer than some headers.
-constexpr RequestName kRequests[] = {
-    {0, "PTRACE_TRACEME"},
-    {1, "PTRACE_PEEKTEXT"},
-    {2, "PTRACE_PEEKDATA"},
-    {3, "PTRACE_PEEKUSER"},
-    {4, "PTRACE_POKETEXT"},
-    {5, "PTRACE_POKEDATA"},
-    {6, "PTRACE_POKEUSER"},
-    {7, "PTRACE_CONT"},
-    {8, "PTRACE_KILL"},
-    {9, "PTRACE_SINGLESTEP"},
-    {12, "PTRACE_GETREGS"},
-    {13, "PTRACE_SETREGS"},
-    {14, "PTRACE_GETFPREGS"},
-    {15, "PTRACE_SETFPREGS"},
-    {16, "PTRACE_ATTACH"},
-    {17, "PTRACE_DETACH"},
-    {18, "PTRACE_GETFPXREGS"},
-    {19, "PTRACE_SETFPXREGS"},
-    {24, "PTRACE_SYSCALL"},
-    {25, "PTRACE_GET_THREAD_AREA"},
-    {26, "PTRACE_SET_THREAD_AREA"},
-    {30, "PTRACE_ARCH_PRCTL"},
-    {31, "PTRACE_SYSEMU"},
-    {32, "PTRACE_SYSEMU_SINGLESTEP"},
-    {33, "PTRACE_SINGLEBLOCK"},
-    {0x4200, "PTRACE_SETOPTIONS"},
-    {0x4201, "PTRACE_GETEVENTMSG"},
-    {0x4202, "PTRACE_GETSIGINFO"},
-    {0x4203, "PTRACE_SETSIGINFO"},
-    {0x4204, "PTRACE_GETREGSET"},
-    {0x4205, "PTRACE_SETREGSET"},
-    {0x4206, "PTRACE_SEIZE"},
-    {0x4207, "PTRACE_INTERRUPT"},
-    {0x4208, "PTRACE_LISTEN"},
-    {0x4209, "PTRACE_PEEKSIGINFO"},
-    {0x420a, "PTRACE_GETSIGMASK"},
-    {0x420b, "PTRACE_SETSIGMASK"},
-    {0x420c, "PTRACE_SECCOMP_GET_FILTER"},
-    {0x420d, "PTRACE_SECCOMP_GET_METADATA"},
-    {0x420e, "PTRACE_GET_SYSCALL_INFO"},
-    {0x420f, "PTRACE_GET_RSEQ_CONFIGURATION"},
-    {0x4210, "PTRACE_SET_SYSCALL_USER_DISPATCH_CONFIG"},
-    {0x4211, "PTRACE_GET_SYSCALL_USER_DISPATCH_CONFIG"},
+constexpr Request kRequests[] = {
+    {0, "PTRACE_TRACEME", nullptr, Needs::Nothing},
+    {1, "PTRACE_PEEKTEXT", peek_memory, Needs::Stopped},
+    {2, "PTRACE_PEEKDATA", peek_memory, Needs::Stopped},
+    {3, "PTRACE_PEEKUSER", peek_user, Needs::Stopped},
+    {4, "PTRACE_POKETEXT", nullptr, Needs::Stopped},
+    {5, "PTRACE_POKEDATA", nullptr, Needs::Stopped},
+    {6, "PTRACE_POKEUSER", nullptr, Needs::Stopped},
+    {7, "PTRACE_CONT", cont, Needs::Stopped},
+    {8, "PTRACE_KILL", kill_tracee, Needs::Tracee},
+    {9, "PTRACE_SINGLESTEP", nullptr, Needs::Stopped},
+    {12, "PTRACE_GETREGS", get_regs, Needs::Stopped},
+    {13, "PTRACE_SETREGS", nullptr, Needs::Stopped},
+    {14, "PTRACE_GETFPREGS", get_fpregs, Needs::Stopped},
+    {15, "PTRACE_SETFPREGS", nullptr, Needs::Stopped},
+    {16, "PTRACE_ATTACH", attach_stop, Needs::Nothing},
+    {17, "PTRACE_DETACH", detach, Needs::Stopped},
+    {18, "PTRACE_GETFPXREGS", nullptr, Needs::Stopped},
+    {19, "PTRACE_SETFPXREGS", nullptr, Needs::Stopped},
+    {24, "PTRACE_SYSCALL", nullptr, Needs::Stopped},
+    {25, "PTRACE_GET_THREAD_AREA", nullptr, Needs::Stopped},
+    {26, "PTRACE_SET_THREAD_AREA", nullptr, Needs::Stopped},
+    {30, "PTRACE_ARCH_PRCTL", nullptr, Needs::Stopped},
+    {31, "PTRACE_SYSEMU", nullptr, Needs::Stopped},
+    {32, "PTRACE_SYSEMU_SINGLESTEP", nullptr, Needs::Stopped},
+    {33, "PTRACE_SINGLEBLOCK", nullptr, Needs::Stopped},
+    {0x4200, "PTRACE_SETOPTIONS", set_options, Needs::Stopped},
+    {0x4201, "PTRACE_GETEVENTMSG", get_event_message, Needs::Stopped},
+    {0x4202, "PTRACE_GETSIGINFO", get_siginfo, Needs::Stopped},
+    {0x4203, "PTRACE_SETSIGINFO", nullptr, Needs::Stopped},
+    {0x4204, "PTRACE_GETREGSET", get_regset, Needs::Stopped},
+    {0x4205, "PTRACE_SETREGSET", nullptr, Needs::Stopped},
+    {0x4206, "PTRACE_SEIZE", seize, Needs::Nothing},
+    {0x4207, "PTRACE_INTERRUPT", interrupt, Needs::Tracee},
+    {0x4208, "PTRACE_LISTEN", nullptr, Needs::Stopped},
+    {0x4209, "PTRACE_PEEKSIGINFO", nullptr, Needs::Stopped},
+    {0x420a, "PTRACE_GETSIGMASK", nullptr, Needs::Stopped},
+    {0x420b, "PTRACE_SETSIGMASK", nullptr, Needs::Stopped},
+    {0x420c, "PTRACE_SECCOMP_GET_FILTER", nullptr, Needs::Stopped},
+    {0x420d, "PTRACE_SECCOMP_GET_METADATA", nullptr, Needs::Stopped},
+    {0x420e, "PTRACE_GET_SYSCALL_INFO", nullptr, Needs::Stopped},
+    {0x420f, "PTRACE_GET_RSEQ_CONFIGURATION", nullptr, Needs::Stopped},
+    {0x4210, "PTRACE_SET_SYSCALL_USER_DISPATCH_CONFIG", nullptr, Needs::Stopped},
+    {0x4211, "PTRACE_GET_SYSCALL_USER_DISPATCH_CONFIG", nullptr, Needs::Stopped},
 };
-static_assert(PTRACE_TRACEME == 0 && PTRACE_ATTACH == 16 && PTRACE_SEIZE == 0x4206 && PTRACE_LISTEN == 0x4208,
+static_assert(PTRACE_TRACEME == 0 && PTRACE_ATTACH == 16 && PTRACE_SEIZE == 0x4206 && PTRACE_LISTEN == 0x4208 &&
+                  PTRACE_GETREGSET == 0x4204 && PTRACE_INTERRUPT == 0x4207,
               "the kernel's ptrace request numbers");
 
-std::string request_name(uint64_t request) {
-  for (const RequestName& r : kRequests) {
-    if (static_cast<uint64_t>(r.request) == request) return r.name;
+const Request* find_request(uint64_t number) {
+  for (const Request& r : kRequests) {
+    if (static_cast<uint64_t>(r.number) == number) return &r;
   }
-  return "request " + std::to_string(static_cast<long>(request));
+  return nullptr;
+}
+
+int64_t answer(PtraceCall& c, const Request& r) {
+  if (r.needs != Needs::Nothing) {
+    // Whatever the request, a task the caller does not trace is "no such
+    // process", as is one not in a stop for requests that need one.
+    if (!c.tracee || !c.target) return -ESRCH;
+    if (r.needs == Needs::Stopped && !c.tracee->stopped) return -ESRCH;
+  }
+  return r.emulate(c);
 }
 
 void enter_ptrace(SyscallContext& ctx) {
-  ctx.refuse("the program called ptrace(" + request_name(ctx.arg(0)) +
-             "): a recorded program cannot use ptrace yet");
+  RecordSession& session = ctx.session;
+  RecordTask* caller = session.record_task(ctx.task.tid());
+  if (!caller || !caller->process) ctx.refuse("ptrace from a task the recorder does not know");
+  const Request* r = find_request(ctx.arg(0));
+  if (!r) {
+    ctx.emulate(-EIO);  // a request the kernel does not know either
+    return;
+  }
+  if (!r->emulate) {
+    ctx.refuse(std::string("the program called ptrace(") + r->name + "): not emulated yet for a recorded program");
+  }
+  session.settle_other_threads(*caller);
+  pid_t tid = static_cast<pid_t>(ctx.arg(1));
+  RecordTask* target = session.record_task(tid);
+  if (target && target->run == RunState::Gone) target = nullptr;
+  PtraceCall c{ctx, session, *caller, tid, ctx.arg(2), ctx.arg(3), target, nullptr};
+  if (EmulatedTracee* t = session.ptrace_emulation().tracee(tid); t && t->tracer_process == caller->process->pid) {
+    c.tracee = t;
+  }
+  ctx.emulate(answer(c, *r));
 }
 
 }  // namespace

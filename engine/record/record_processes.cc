@@ -237,13 +237,16 @@ bool RecordSession::on_group_stop(RecordTask& t) {
 
 bool RecordSession::on_task_gone(RecordTask& t, const WaitStatus& ws) {
   t.run = RunState::Gone;
+  ptrace_.forget(t.tid());
   if (current_ == &t) current_ = nullptr;
   RecordProcess& p = *t.process;
   if (!t.is_leader() || p.ended) return false;
   // The first thread's status is the process's: the kernel reports it once
   // every thread of the process is gone.
   for (auto& [tid, other] : record_tasks_) {
-    if (other->process == &p) other->run = RunState::Gone;
+    if (other->process != &p) continue;
+    other->run = RunState::Gone;
+    ptrace_.forget(tid);
   }
   trace::Event exit_event;
   exit_event.kind = trace::EventKind::Exit;

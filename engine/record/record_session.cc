@@ -562,7 +562,8 @@ void RecordSession::enter_syscall(RecordTask& t, const Registers& regs) {
     task.resume(ResumeHow::Syscall);
     return;
   }
-  if (live_threads() > 1 && !exiting(t) && may_block(call)) {
+  // A call its handler rewrote or answers itself blocks as rewritten.
+  if (live_threads() > 1 && !exiting(t) && may_block(ctx.entry_rewritten ? ctx.entry : call)) {
     // Other threads run while this one waits in the kernel.
     trace::Event entered;
     entered.kind = trace::EventKind::SyscallEntered;
@@ -617,6 +618,11 @@ void RecordSession::on_syscall_exit(RecordTask& t, bool resume) {
   Task& task = t.task;
   SyscallContext& ctx = *t.in_syscall;
   ctx.exit = task.regs();
+  if (ctx.emulated_result) {
+    ctx.exit.set_syscallno(ctx.info.nr);
+    ctx.exit.set_syscall_result(static_cast<uint64_t>(*ctx.emulated_result));
+    task.set_regs(ctx.exit);
+  }
   if (!ctx.info.custom) {
     for (uint8_t i = 0; i < ctx.info.out_count; ++i) {
       const sys::OutParam& out = ctx.info.outs[i];

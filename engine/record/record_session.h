@@ -17,6 +17,7 @@
 #include "engine/core/syscall_stub.h"
 #include "engine/record/disguise.h"
 #include "engine/record/mapped_file_sizes.h"
+#include "engine/record/ptrace_emulation.h"
 #include "engine/record/record_task.h"
 #include "engine/record/descriptor_cache.h"
 #include "engine/record/recorder_signals.h"
@@ -144,6 +145,15 @@ class RecordSession : public Session {
   RecorderSignals& recorder_signals() { return *signals_; }
 
   // The recorder's state for thread `tid`, or nullptr.
+  // ptrace between recorded tasks (ptrace_emulation.h).
+  PtraceEmulation& ptrace_emulation() { return ptrace_; }
+  // Before a tracer reads another thread's state: the calls other threads
+  // finished in the kernel get their events (and the recorder's changes to
+  // their results) first.
+  void settle_other_threads(RecordTask& running) {
+    if (live_threads() > 1) flush_completed_calls(running);
+  }
+
   RecordTask* record_task(pid_t tid) {
     auto it = record_tasks_.find(tid);
     return it == record_tasks_.end() ? nullptr : it->second.get();
@@ -418,6 +428,7 @@ class RecordSession : public Session {
   pid_t process_of(Task& task);
   MappedFileSizes mapped_file_sizes_;
   TscPatcher tsc_patcher_;
+  PtraceEmulation ptrace_;
   std::map<std::pair<dev_t, ino_t>, uint64_t> shared_objects_;
   RecorderDisguise disguise_;
   std::unique_ptr<RecorderSignals> signals_;

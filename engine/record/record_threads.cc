@@ -114,7 +114,7 @@ std::size_t RecordSession::live_threads() const {
 bool RecordSession::others_waiting(const RecordTask& t) const {
   for (const auto& [tid, other] : record_tasks_) {
     if (other.get() == &t) continue;
-    if (other->run == RunState::Stopped) return true;
+    if (other->run == RunState::Stopped && !ptrace_.holds(tid)) return true;
   }
   return false;
 }
@@ -132,6 +132,7 @@ RecordTask* RecordSession::pick_next(bool any) {
       RecordTask& t = *it->second;
       in_kernel |= t.run == RunState::InKernel;
       if (t.run != RunState::Stopped || exiting(t)) continue;
+      if (ptrace_.holds(t.tid())) continue;  // in an emulated ptrace stop
       if (any || !t.spin_digest || t.task.has_kept_status()) return &t;
       // A spinner whose state has not changed would only spin again.
       auto digest = digests.find(t.process);

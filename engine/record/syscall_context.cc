@@ -34,6 +34,13 @@ void SyscallContext::echo_if_stdio(int fd, std::vector<uint8_t> data) {
   if (std::optional<int> stream = session.stdio_stream(task, fd)) event.echoes.push_back({*stream, std::move(data)});
 }
 
+void SyscallContext::emulate(int64_t result) {
+  entry.set_syscallno(static_cast<uint64_t>(-1));
+  task.set_regs(entry);
+  entry_rewritten = true;
+  emulated_result = result;
+}
+
 void SyscallContext::refuse(const std::string& why) const {
   std::ostringstream os;
   os << why << " (system call " << info.name << ", event " << session.next_event() << ")";

@@ -40,6 +40,9 @@ struct SyscallContext {
   // Set by enter() when it rewrote the call's arguments; exit() then sees
   // the rewritten entry registers, and replay compares against the original.
   bool entry_rewritten = false;
+  // A call the recorder answers itself (emulate()): the kernel runs none,
+  // and the exit stop is given this result.
+  std::optional<int64_t> emulated_result;
   // What a write-like call took from the program's memory (read once at the
   // exit stop; the echo of stdout/stderr and the trace's WrittenData use it).
   std::optional<std::vector<uint8_t>> written;
@@ -56,6 +59,11 @@ struct SyscallContext {
   // If the tracee's `fd` (any number) is the same file as backstep's stdout
   // or stderr, remembers `data` so that replay re-emits it there.
   void echo_if_stdio(int fd, std::vector<uint8_t> data);
+
+  // At the entry stop: the kernel is given no call to run (number -1, which
+  // it answers with -ENOSYS at once), and the exit shows `result` and the
+  // call's own number, as if the kernel had run it.
+  void emulate(int64_t result);
 
   [[noreturn]] void refuse(const std::string& why) const;
   // At the exit stop, for a call the kernel has run but whose effect cannot

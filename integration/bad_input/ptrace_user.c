@@ -1,15 +1,17 @@
-// Programs that use ptrace themselves, one per argv[1]. Each prints
-// "before" first; under `backstep record` every ptrace call must end the
-// recording at once with a message naming the request (never hang), until
-// backstep emulates ptrace. Natively (or where the call failed and the
-// program went on) the rest of the mode runs.
+// Programs that use ptrace in ways backstep does not emulate yet, one per
+// argv[1], and two it records. Each prints "before" first; under `backstep
+// record` a request that is not emulated must end the recording at once
+// with a message naming it (never hang). Natively (or where the call
+// failed and the program went on) the rest of the mode runs.
 //   traceme-stop   PTRACE_TRACEME, then raise(SIGSTOP) for the tracer
 //   traceme-exec   PTRACE_TRACEME, then exec /bin/true (stops for the tracer)
-//   attach         fork a child, PTRACE_ATTACH it, waitpid(__WALL) its stop
-//   seize          the same with PTRACE_SEIZE + PTRACE_INTERRUPT
 //   child-traceme  a child does PTRACE_TRACEME and raises SIGSTOP; the parent
 //                  waitpid()s for that stop (the child makes the call)
-//   peek           PTRACE_PEEKDATA of init, a debugger check that fails natively
+//   syscall        attach a child, then PTRACE_SYSCALL it
+//   cont-signal    attach a child, then PTRACE_CONT it with SIGUSR1
+//   outside        PTRACE_ATTACH to init, a process outside the recording
+//   peek           PTRACE_PEEKDATA of init, which the program does not trace:
+//                  ESRCH, natively and emulated; recorded and replayed
 //   set-ptracer    prctl(PR_SET_PTRACER, ANY): no ptrace call, recorded
 //                  and replayed like any prctl
 #define _GNU_SOURCE
@@ -27,18 +29,20 @@ static void report(const char* what, long r) {
   fflush(stdout);
 }
 
-static void trace_a_child(int seize) {
+// Forks a child that waits, attaches to it and takes its attach stop.
+static pid_t attached_child(void) {
   pid_t child = fork();
   if (child == 0) {
     for (;;) pause();
   }
-  long r = seize ? ptrace(PTRACE_SEIZE, child, 0, 0) : ptrace(PTRACE_ATTACH, child, 0, 0);
-  report(seize ? "seize" : "attach", r);
+  report("attach", ptrace(PTRACE_ATTACH, child, 0, 0));
   int status = 0;
-  if (r == 0) {
-    if (seize) ptrace(PTRACE_INTERRUPT, child, 0, 0);
-    report("waitpid", waitpid(child, &status, __WALL));
-  }
+  report("waitpid", waitpid(child, &status, __WALL));
+  return child;
+}
+
+static void end_child(pid_t child) {
+  int status = 0;
   kill(child, SIGKILL);
   waitpid(child, &status, __WALL);
 }
@@ -54,8 +58,18 @@ int main(int argc, char** argv) {
   } else if (!strcmp(mode, "traceme-exec")) {
     report("traceme", ptrace(PTRACE_TRACEME, 0, 0, 0));
     execl("/bin/true", "true", (char*)0);
-  } else if (!strcmp(mode, "attach") || !strcmp(mode, "seize")) {
-    trace_a_child(!strcmp(mode, "seize"));
+  } else if (!strcmp(mode, "syscall")) {
+    pid_t child = attached_child();
+    report("syscall", ptrace(PTRACE_SYSCALL, child, 0, 0));
+    end_child(child);
+  } else if (!strcmp(mode, "cont-signal")) {
+    pid_t child = attached_child();
+    report("cont", ptrace(PTRACE_CONT, child, 0, SIGUSR1));
+    end_child(child);
+  } else if (!strcmp(mode, "outside")) {
+    long r = ptrace(PTRACE_ATTACH, 1, 0, 0);
+    report("attach", r);
+    if (r == 0) ptrace(PTRACE_DETACH, 1, 0, 0);
   } else if (!strcmp(mode, "child-traceme")) {
     pid_t child = fork();
     if (child == 0) {

@@ -3,9 +3,8 @@
 // in the loaded libraries), recorded with syscall buffering on: the recorder
 // tells ASan not to check that order, since the preload library goes first.
 // It builds lists on the heap, frees them, and reads and writes a file
-// through buffered calls. LeakSanitizer is off (its stop-the-world uses
-// ptrace, which a recorded program cannot use yet).
-// env: ASAN_OPTIONS=detect_leaks=0
+// through buffered calls. LeakSanitizer's check at exit finds nothing
+// (its stop-the-world uses ptrace, which the recorder emulates).
 // expect-buffered: 120
 #include <fcntl.h>
 #include <stdio.h>

@@ -3,7 +3,6 @@
 // the program exits 1, recorded and replayed alike (the report's addresses
 // and pid vary from run to run: stderr is not compared with the native
 // run's, and replay must reproduce the recorded one byte for byte).
-// env: ASAN_OPTIONS=detect_leaks=0
 // expect-exit: 1
 // stderr: any
 #include <stdio.h>

@@ -1,0 +1,55 @@
+#include "engine/record/ptrace_emulation.h"
+
+#include <unistd.h>
+
+namespace backstep {
+
+EmulatedTracee* PtraceEmulation::tracee(pid_t tid) {
+  auto it = tracees_.find(tid);
+  return it == tracees_.end() ? nullptr : &it->second;
+}
+
+bool PtraceEmulation::holds(pid_t tid) const {
+  auto it = tracees_.find(tid);
+  return it != tracees_.end() && it->second.stopped;
+}
+
+bool PtraceEmulation::traced_running(pid_t tid) const {
+  auto it = tracees_.find(tid);
+  return it != tracees_.end() && !it->second.stopped;
+}
+
+EmulatedTracee& PtraceEmulation::attach(pid_t tid, pid_t tracer, pid_t tracer_process, bool seized) {
+  EmulatedTracee& t = tracees_[tid];
+  t = EmulatedTracee{};
+  t.tracer = tracer;
+  t.tracer_process = tracer_process;
+  t.seized = seized;
+  return t;
+}
+
+void PtraceEmulation::stop(EmulatedTracee& t, int status, const siginfo_t& info) {
+  t.stopped = true;
+  t.unreported = status;
+  t.siginfo = info;
+}
+
+void PtraceEmulation::forget(pid_t tid) {
+  tracees_.erase(tid);
+  for (auto it = tracees_.begin(); it != tracees_.end();) {
+    it = it->second.tracer == tid ? tracees_.erase(it) : std::next(it);
+  }
+}
+
+std::vector<pid_t> PtraceEmulation::matching(pid_t process, pid_t pid) const {
+  std::vector<pid_t> found;
+  pid_t group = pid == 0 ? ::getpgid(process) : -pid;
+  for (const auto& [tid, t] : tracees_) {
+    if (t.tracer_process != process) continue;
+    bool match = pid > 0 ? tid == pid : pid == -1 ? true : ::getpgid(tid) == group;
+    if (match) found.push_back(tid);
+  }
+  return found;
+}
+
+}  // namespace backstep

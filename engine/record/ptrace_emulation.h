@@ -1,0 +1,69 @@
+// ptrace between recorded tasks, emulated (issue 34). backstep is the real
+// tracer of every recorded task, and the kernel allows one tracer per task,
+// so when a recorded program traces another recorded task (LeakSanitizer's
+// stop-the-world, a debugger, strace) the recorder plays the kernel's part:
+// its ptrace and its waits for tracees never reach the kernel
+// (ptrace_syscalls.cc, ptrace_waits.cc); they are answered here from what
+// the recorder knows of the tracee, and their results are recorded like any
+// call's, so replay needs nothing of its own.
+//
+// A tracee in an emulated ptrace stop is simply not scheduled
+// (record_threads.cc): it sits at the recorder's own stop, or in the
+// kernel in a call that, when it returns, leaves it at such a stop.
+//
+// What is emulated so far: ATTACH and SEIZE of a recorded task of another
+// process, INTERRUPT, the stop each makes (reported by wait4 and waitid),
+// reading the tracee's registers, extended state, memory and siginfo, CONT
+// without a signal, KILL and DETACH. What a tracee does after CONT that the
+// tracer would see (a signal, an exec, a fork with event options) ends the
+// recording with a message instead, as does every request not emulated yet.
+#pragma once
+
+#include <signal.h>
+#include <sys/types.h>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <vector>
+
+namespace backstep {
+
+struct EmulatedTracee {
+  pid_t tracer = 0;          // the thread that attached
+  pid_t tracer_process = 0;  // its process: any of its threads may wait and ask
+  bool seized = false;       // PTRACE_SEIZE (INTERRUPT allowed, event stops)
+  uint64_t options = 0;      // PTRACE_SETOPTIONS
+  // In an emulated ptrace stop: the scheduler passes it over, and the
+  // requests that need a stopped tracee are answered.
+  bool stopped = false;
+  // That stop's wait status, until a wait reports it.
+  std::optional<int> unreported;
+  siginfo_t siginfo{};  // what PTRACE_GETSIGINFO gives at that stop
+};
+
+class PtraceEmulation {
+ public:
+  EmulatedTracee* tracee(pid_t tid);
+  // `tid` is in an emulated ptrace stop: it must not run.
+  bool holds(pid_t tid) const;
+  // `tid` is traced and not stopped: what it meets that a tracer would
+  // see (a signal, an exec) cannot be emulated yet.
+  bool traced_running(pid_t tid) const;
+  EmulatedTracee& attach(pid_t tid, pid_t tracer, pid_t tracer_process, bool seized);
+  // Puts a tracee into a stop with this wait status (its low byte 0x7f).
+  void stop(EmulatedTracee& t, int status, const siginfo_t& info);
+  void detach(pid_t tid) { tracees_.erase(tid); }
+  // `tid` is gone: as a tracee it is forgotten; as a tracer, its tracees
+  // are let go (the kernel detaches them), and they run again.
+  void forget(pid_t tid);
+
+  // The tracees of `process` that a wait for `pid` (wait4's meaning: > 0
+  // one task, -1 any, 0 or < -1 a process group) may report, in tid order.
+  std::vector<pid_t> matching(pid_t process, pid_t pid) const;
+
+ private:
+  std::map<pid_t, EmulatedTracee> tracees_;
+};
+
+}  // namespace backstep

@@ -1,0 +1,150 @@
+// wait4 and waitid for emulated tracees (ptrace_emulation.h). The kernel
+// does not know the tracer traces anyone, so a wait that names a tracee
+// is answered here while one of its stops is unreported: the status (or
+// siginfo) is written as the kernel writes it, and the spec's outputs
+// record it. Otherwise the kernel gets the call as it is:
+//  - with WNOHANG, unless no real child could answer (then 0, nothing yet);
+//  - for tracees that are the caller's real children: what can still come
+//    from them is their death (a tracee that is not stopped and meets a
+//    signal ends the recording, record_signals.cc), which the kernel
+//    reports;
+//  - a blocking wait for the next stop of a tracee the caller did not
+//    create is not emulated yet: the recording ends, naming it.
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include <cstddef>
+#include <string>
+
+#include "engine/record/record_session.h"
+#include "engine/record/syscall_context.h"
+
+namespace backstep {
+namespace {
+
+struct WaitCall {
+  bool waitid = false;
+  pid_t pid = -1;  // wait4's meaning: > 0 one task, -1 any, 0 or < -1 a process group
+  int options = 0;
+  uint64_t out = 0;     // wait4's int status, waitid's siginfo_t
+  uint64_t rusage = 0;  // struct rusage, or 0
+};
+
+// The call's arguments, in wait4's terms; nullopt for what the kernel
+// refuses or the emulation leaves to it (pidfds).
+std::optional<WaitCall> read_call(const SyscallContext& ctx) {
+  WaitCall w;
+  if (ctx.info.nr == SYS_wait4) {
+    w.pid = static_cast<pid_t>(ctx.arg(0));
+    w.out = ctx.arg(1);
+    w.options = static_cast<int>(ctx.arg(2));
+    w.rusage = ctx.arg(3);
+    if (w.options & ~(WNOHANG | WUNTRACED | WCONTINUED | __WNOTHREAD | __WCLONE | __WALL)) return std::nullopt;
+    return w;
+  }
+  w.waitid = true;
+  auto id = static_cast<pid_t>(ctx.arg(1));
+  switch (static_cast<idtype_t>(ctx.arg(0))) {
+    case P_ALL: w.pid = -1; break;
+    case P_PID: w.pid = id; break;
+    case P_PGID: w.pid = id == 0 ? 0 : -id; break;
+    default: return std::nullopt;
+  }
+  w.out = ctx.arg(2);
+  w.options = static_cast<int>(ctx.arg(3));
+  w.rusage = ctx.arg(4);
+  if (!(w.options & (WEXITED | WSTOPPED | WCONTINUED))) return std::nullopt;
+  return w;
+}
+
+bool write_out(SyscallContext& ctx, uint64_t addr, const void* bytes, std::size_t len) {
+  if (addr == 0) return true;
+  try {
+    ctx.task.write_bytes(remote_ptr<void>(addr), bytes, len);
+  } catch (const std::exception&) {
+    return false;
+  }
+  return true;
+}
+
+uid_t owner(pid_t tid) {
+  struct stat st{};
+  std::string path = "/proc/" + std::to_string(tid);
+  return ::stat(path.c_str(), &st) == 0 ? st.st_uid : 0;
+}
+
+// Reports tracee `tid`'s stop, as the kernel's wait does. The spec records
+// what was written (wait4's status and rusage, waitid's siginfo and rusage).
+int64_t report(SyscallContext& ctx, const WaitCall& w, pid_t tid, int status) {
+  struct rusage usage {};  // a stopped tracee's usage is not followed: zero
+  if (!write_out(ctx, w.rusage, &usage, sizeof(usage))) return -EFAULT;
+  if (!w.waitid) return write_out(ctx, w.out, &status, sizeof(status)) ? tid : -EFAULT;
+  siginfo_t info{};
+  info.si_signo = SIGCHLD;
+  info.si_code = CLD_TRAPPED;
+  info.si_pid = tid;
+  info.si_uid = owner(tid);
+  info.si_status = (status >> 8) & 0xffff;
+  return write_out(ctx, w.out, &info, sizeof(info)) ? 0 : -EFAULT;
+}
+
+// WNOHANG and nothing to report: 0, and waitid's siginfo fields zeroed.
+int64_t nothing_yet(SyscallContext& ctx, const WaitCall& w) {
+  if (w.waitid) {
+    siginfo_t info{};
+    if (!write_out(ctx, w.out, &info, offsetof(siginfo_t, si_status) + sizeof(int))) return -EFAULT;
+  }
+  return 0;
+}
+
+bool real_child(RecordSession& session, pid_t tid, pid_t process) {
+  RecordTask* t = session.record_task(tid);
+  return t && t->is_leader() && t->process->parent == process;
+}
+
+void enter_wait(SyscallContext& ctx) {
+  RecordSession& session = ctx.session;
+  RecordTask* caller = session.record_task(ctx.task.tid());
+  if (!caller || !caller->process) return;
+  std::optional<WaitCall> w = read_call(ctx);
+  if (!w) return;
+  PtraceEmulation& emulation = session.ptrace_emulation();
+  std::vector<pid_t> tracees = emulation.matching(caller->process->pid, w->pid);
+  if (w->options & __WNOTHREAD) {
+    std::erase_if(tracees, [&](pid_t tid) { return emulation.tracee(tid)->tracer != caller->tid(); });
+  }
+  if (tracees.empty()) return;
+  for (pid_t tid : tracees) {
+    EmulatedTracee* t = emulation.tracee(tid);
+    if (!t->unreported) continue;
+    int status = *t->unreported;
+    if (!(w->waitid && (w->options & WNOWAIT))) t->unreported.reset();
+    ctx.emulate(report(ctx, *w, tid, status));
+    return;
+  }
+  bool any_child = false, all_children = true;
+  for (pid_t tid : tracees) {
+    bool child = real_child(session, tid, caller->process->pid);
+    any_child |= child;
+    all_children &= child;
+  }
+  if (w->options & WNOHANG) {
+    if (!any_child) ctx.emulate(nothing_yet(ctx, *w));
+    return;
+  }
+  if (all_children) return;
+  ctx.refuse("the program waits for task " + std::to_string(tracees.front()) +
+             ", which it traces but did not create, to stop again: a tracee's stops after PTRACE_CONT "
+             "are not emulated yet");
+}
+
+}  // namespace
+
+namespace recorders {
+extern const SyscallRecorder wait{enter_wait, nullptr};
+}  // namespace recorders
+
+}  // namespace backstep
