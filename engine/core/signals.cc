@@ -56,6 +56,10 @@ SignalAction signal_action(pid_t pid, int sig) {
   return default_action(sig);
 }
 
+bool signal_ignored(pid_t pid, int sig) {
+  return (status_mask(pid, "SigIgn") & (uint64_t{1} << (sig - 1))) != 0;
+}
+
 std::vector<uint8_t> siginfo_bytes(const siginfo_t& info) {
   std::vector<uint8_t> out(sizeof(info));
   std::memcpy(out.data(), &info, sizeof(info));

@@ -21,6 +21,9 @@ enum class SignalAction { Ignore, Handler, Terminate, Stop };
 // What delivering `sig` does in process `pid` now (its handler table from
 // /proc/PID/status, and the default actions).
 SignalAction signal_action(pid_t pid, int sig);
+// Whether process `pid` set `sig` to SIG_IGN itself (not the default
+// action's ignoring).
+bool signal_ignored(pid_t pid, int sig);
 
 std::vector<uint8_t> siginfo_bytes(const siginfo_t& info);
 siginfo_t siginfo_from_bytes(const std::vector<uint8_t>& bytes);

@@ -19,10 +19,12 @@ void enter_exec(SyscallContext& ctx) {
   ctx.session.descriptors().table_changing(ctx.task.tid());
   RecordTask* t = ctx.session.record_task(ctx.task.tid());
   if (!t) return;
-  if (const EmulatedTracee* traced = ctx.session.ptrace_emulation().tracee(t->tid())) {
-    // Natively its tracer would see the exec stop (ptrace_emulation.h).
-    ctx.refuse("thread " + std::to_string(t->tid()) + ", which thread " + std::to_string(traced->tracer) +
-               " traces, calls exec: a tracee's exec stop is not emulated yet");
+  if (const EmulatedTracee* traced = ctx.session.ptrace_emulation().tracee(t->tid());
+      traced && traced->tracer_process == 0) {
+    // Natively it would stop for a tracer outside the recording
+    // (record_tracees.cc raises the exec's SIGTRAP for one inside).
+    ctx.refuse("thread " + std::to_string(t->tid()) + ", which called PTRACE_TRACEME with a parent outside the "
+               "recording, calls exec: it would stop for a tracer that is not recorded");
   }
   bool at = ctx.entry.syscallno() == SYS_execveat;
   constexpr std::size_t kMaxArgs = 4096, kMaxLength = 1 << 16;

@@ -11,12 +11,13 @@
 // (record_threads.cc): it sits at the recorder's own stop, or in the
 // kernel in a call that, when it returns, leaves it at such a stop.
 //
-// What is emulated so far: ATTACH and SEIZE of a recorded task of another
-// process, INTERRUPT, the stop each makes (reported by wait4 and waitid),
-// reading the tracee's registers, extended state, memory and siginfo, CONT
-// without a signal, KILL and DETACH. What a tracee does after CONT that the
-// tracer would see (a signal, an exec, a fork with event options) ends the
-// recording with a message instead, as does every request not emulated yet.
+// What is emulated so far: TRACEME, ATTACH and SEIZE of a recorded task of
+// another process, INTERRUPT, the stop each makes, the stops a running
+// tracee makes at a signal or an exec (record_tracees.cc), SIGCHLD to the
+// tracer, wait4 and waitid (held until a stop answers them), reading the
+// tracee's registers, extended state, memory and siginfo, CONT and DETACH
+// with or without a signal, and KILL. A request not emulated yet ends the
+// recording with a message instead.
 #pragma once
 
 #include <signal.h>
@@ -28,6 +29,9 @@
 #include <vector>
 
 namespace backstep {
+
+struct RecordTask;
+struct SyscallContext;
 
 struct EmulatedTracee {
   pid_t tracer = 0;          // the thread that attached
@@ -65,5 +69,11 @@ class PtraceEmulation {
  private:
   std::map<pid_t, EmulatedTracee> tracees_;
 };
+
+// A wait4 or waitid of `caller` (at its entry, or held there): answered
+// from a tracee's stop (the call is emulated), held until something can
+// answer it, or left to the kernel (ptrace_waits.cc).
+enum class WaitOutcome { Kernel, Answered, Held };
+WaitOutcome decide_wait(SyscallContext& ctx, RecordTask& caller);
 
 }  // namespace backstep

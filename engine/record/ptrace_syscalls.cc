@@ -125,6 +125,7 @@ int64_t attach(PtraceCall& c, bool seize) {
     info.si_signo = SIGSTOP;
     info.si_code = SI_KERNEL;
     c.session.ptrace_emulation().stop(t, (SIGSTOP << 8) | 0x7f, info);
+    c.session.notify_tracer(t, c.tid, (SIGSTOP << 8) | 0x7f);
   }
   return 0;
 }
@@ -139,7 +140,9 @@ int64_t interrupt(PtraceCall& c) {
   info.si_signo = SIGTRAP;
   info.si_code = (PTRACE_EVENT_STOP << 8) | SIGTRAP;
   info.si_pid = c.caller.process->pid;
-  c.session.ptrace_emulation().stop(*c.tracee, (((PTRACE_EVENT_STOP << 8) | SIGTRAP) << 8) | 0x7f, info);
+  int status = (((PTRACE_EVENT_STOP << 8) | SIGTRAP) << 8) | 0x7f;
+  c.session.ptrace_emulation().stop(*c.tracee, status, info);
+  c.session.notify_tracer(*c.tracee, c.tid, status);
   return 0;
 }
 
@@ -211,22 +214,48 @@ int64_t set_options(PtraceCall& c) {
   return 0;
 }
 
-void refuse_signal(PtraceCall& c, const char* request) {
-  if (c.data == 0) return;
-  c.ctx.refuse(std::string("the program called ptrace(") + request + ") with signal " + std::to_string(c.data) +
-               " for task " + std::to_string(c.tid) + ": delivering a signal to a tracee is not emulated yet");
+// The signal a resuming request gives (its data), delivered when the
+// tracee runs again (record_tracees.cc): the one it stopped with, with that
+// siginfo, or another one, as the tracer sent it. False: not a signal.
+bool give_signal(PtraceCall& c) {
+  if (c.data == 0) return true;
+  if (c.data >= NSIG) return false;
+  int sig = static_cast<int>(c.data);
+  if (c.target->trace_stop_signal && c.target->trace_stop_signal->si_signo == sig) {
+    c.target->tracer_signal = c.target->trace_stop_signal;
+    return true;
+  }
+  siginfo_t info{};
+  info.si_signo = sig;
+  info.si_code = SI_USER;
+  info.si_pid = c.caller.process->pid;
+  info.si_uid = ::getuid();
+  c.target->tracer_signal = info;
+  return true;
 }
 
 int64_t cont(PtraceCall& c) {
-  refuse_signal(c, "PTRACE_CONT");
+  if (!give_signal(c)) return -EIO;
   c.tracee->stopped = false;
   c.tracee->unreported.reset();
   return 0;
 }
 
 int64_t detach(PtraceCall& c) {
-  refuse_signal(c, "PTRACE_DETACH");
+  if (!give_signal(c)) return -EIO;
   c.session.ptrace_emulation().detach(c.tid);
+  return 0;
+}
+
+int64_t trace_me(PtraceCall& c) {
+  // Its parent becomes its tracer: a process of the recording, or one
+  // outside it (the recording's first process), whose stops cannot be
+  // emulated (record_tracees.cc ends the recording at the first).
+  PtraceEmulation& emulation = c.session.ptrace_emulation();
+  pid_t self = c.caller.tid();
+  if (emulation.tracee(self)) return -EPERM;
+  pid_t parent = c.caller.process->parent;
+  emulation.attach(self, parent, parent, false);
   return 0;
 }
 
@@ -249,7 +278,7 @@ struct Request {
 // <sys/ptrace.h>'s requests on x86-64 (as of Linux 6.18), by number: the
 // numbers are the kernel ABI, spelled out for those newer than some headers.
 constexpr Request kRequests[] = {
-    {0, "PTRACE_TRACEME", nullptr, Needs::Nothing},
+    {0, "PTRACE_TRACEME", trace_me, Needs::Nothing},
     {1, "PTRACE_PEEKTEXT", peek_memory, Needs::Stopped},
     {2, "PTRACE_PEEKDATA", peek_memory, Needs::Stopped},
     {3, "PTRACE_PEEKUSER", peek_user, Needs::Stopped},
@@ -335,6 +364,7 @@ void enter_ptrace(SyscallContext& ctx) {
     c.tracee = t;
   }
   ctx.emulate(answer(c, *r));
+  session.wake_tracers();  // a detach may leave a held wait with no tracee
 }
 
 }  // namespace

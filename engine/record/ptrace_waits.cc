@@ -2,14 +2,13 @@
 // does not know the tracer traces anyone, so a wait that names a tracee
 // is answered here while one of its stops is unreported: the status (or
 // siginfo) is written as the kernel writes it, and the spec's outputs
-// record it. Otherwise the kernel gets the call as it is:
-//  - with WNOHANG, unless no real child could answer (then 0, nothing yet);
-//  - for tracees that are the caller's real children: what can still come
-//    from them is their death (a tracee that is not stopped and meets a
-//    signal ends the recording, record_signals.cc), which the kernel
-//    reports;
-//  - a blocking wait for the next stop of a tracee the caller did not
-//    create is not emulated yet: the recording ends, naming it.
+// record it. Otherwise:
+//  - with WNOHANG, the kernel runs it where a real child could answer,
+//    else it answers 0 (nothing yet);
+//  - a blocking wait is held at its entry (record_tracees.cc) until a
+//    tracee stops, or the kernel has something to report (a child that
+//    ended and was not reaped: then the kernel runs it), or no tracee it
+//    names is left.
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/resource.h>
@@ -105,46 +104,79 @@ bool real_child(RecordSession& session, pid_t tid, pid_t process) {
   return t && t->is_leader() && t->process->parent == process;
 }
 
-void enter_wait(SyscallContext& ctx) {
-  RecordSession& session = ctx.session;
-  RecordTask* caller = session.record_task(ctx.task.tid());
-  if (!caller || !caller->process) return;
-  std::optional<WaitCall> w = read_call(ctx);
-  if (!w) return;
-  PtraceEmulation& emulation = session.ptrace_emulation();
-  std::vector<pid_t> tracees = emulation.matching(caller->process->pid, w->pid);
-  if (w->options & __WNOTHREAD) {
-    std::erase_if(tracees, [&](pid_t tid) { return emulation.tracee(tid)->tracer != caller->tid(); });
+// A child of `parent` that a wait for `pid` may report has ended and was
+// not reaped: the kernel has its exit to report.
+bool ended_child(RecordSession& session, pid_t parent, pid_t pid) {
+  for (const auto& [id, p] : session.processes()) {
+    if (p->parent != parent || !p->ended || p->reaped) continue;
+    if (pid == -1 || pid == id || pid == 0 || (pid < -1 && ::getpgid(id) == -pid)) return true;
   }
-  if (tracees.empty()) return;
+  return false;
+}
+
+void enter_wait(SyscallContext& ctx) {
+  RecordTask* caller = ctx.session.record_task(ctx.task.tid());
+  if (caller && caller->process && decide_wait(ctx, *caller) == WaitOutcome::Held) ctx.held = true;
+}
+
+// A wait the kernel ran that reaped a child: no wait reports it again.
+void exit_wait(SyscallContext& ctx) {
+  if (ctx.emulated_result || ctx.failed()) return;
+  std::optional<WaitCall> w = read_call(ctx);
+  if (!w || w->out == 0) return;
+  pid_t reaped = 0;
+  if (!w->waitid) {
+    int status = 0;
+    if (ctx.result() > 0 && ctx.task.read_some(remote_ptr<void>(w->out), &status, sizeof(status)) == sizeof(status) &&
+        (WIFEXITED(status) || WIFSIGNALED(status))) {
+      reaped = static_cast<pid_t>(ctx.result());
+    }
+  } else if (!(w->options & WNOWAIT)) {
+    siginfo_t info{};
+    if (ctx.task.read_some(remote_ptr<void>(w->out), &info, sizeof(info)) == sizeof(info) &&
+        (info.si_code == CLD_EXITED || info.si_code == CLD_KILLED || info.si_code == CLD_DUMPED)) {
+      reaped = info.si_pid;
+    }
+  }
+  if (reaped == 0) return;
+  for (const auto& [id, p] : ctx.session.processes()) {
+    if (id == reaped) p->reaped = true;
+  }
+}
+
+}  // namespace
+
+WaitOutcome decide_wait(SyscallContext& ctx, RecordTask& caller) {
+  RecordSession& session = ctx.session;
+  std::optional<WaitCall> w = read_call(ctx);
+  if (!w || !caller.process) return WaitOutcome::Kernel;
+  PtraceEmulation& emulation = session.ptrace_emulation();
+  std::vector<pid_t> tracees = emulation.matching(caller.process->pid, w->pid);
+  if (w->options & __WNOTHREAD) {
+    std::erase_if(tracees, [&](pid_t tid) { return emulation.tracee(tid)->tracer != caller.tid(); });
+  }
+  if (tracees.empty()) return WaitOutcome::Kernel;
   for (pid_t tid : tracees) {
     EmulatedTracee* t = emulation.tracee(tid);
     if (!t->unreported) continue;
     int status = *t->unreported;
     if (!(w->waitid && (w->options & WNOWAIT))) t->unreported.reset();
     ctx.emulate(report(ctx, *w, tid, status));
-    return;
-  }
-  bool any_child = false, all_children = true;
-  for (pid_t tid : tracees) {
-    bool child = real_child(session, tid, caller->process->pid);
-    any_child |= child;
-    all_children &= child;
+    return WaitOutcome::Answered;
   }
   if (w->options & WNOHANG) {
-    if (!any_child) ctx.emulate(nothing_yet(ctx, *w));
-    return;
+    bool any_child = false;
+    for (pid_t tid : tracees) any_child |= real_child(session, tid, caller.process->pid);
+    if (any_child) return WaitOutcome::Kernel;
+    ctx.emulate(nothing_yet(ctx, *w));
+    return WaitOutcome::Answered;
   }
-  if (all_children) return;
-  ctx.refuse("the program waits for task " + std::to_string(tracees.front()) +
-             ", which it traces but did not create, to stop again: a tracee's stops after PTRACE_CONT "
-             "are not emulated yet");
+  if (ended_child(session, caller.process->pid, w->pid)) return WaitOutcome::Kernel;
+  return WaitOutcome::Held;
 }
 
-}  // namespace
-
 namespace recorders {
-extern const SyscallRecorder wait{enter_wait, nullptr};
+extern const SyscallRecorder wait{enter_wait, exit_wait};
 }  // namespace recorders
 
 }  // namespace backstep

@@ -124,6 +124,7 @@ void RecordSession::start_created_process(const CreatedThread& c, RecordTask& t)
     t.buffer = creator->buffer;
     p.own_filter = creator->process->own_filter;
     p.strict = creator->process->strict;
+    p.sigchld_nocldstop = creator->process->sigchld_nocldstop;
     if (p.own_filter) t.task.set_syscall_stops(true);
     // A process with a seccomp filter of its own has its buffers switched
     // off (program_seccomp.cc): its child may share them, and that filter
@@ -204,9 +205,11 @@ void RecordSession::on_exec_event(RecordTask& t) {
   p.patchable_code_known = false;
   p.buffer_views.clear();
   p.fork_sensitive = false;
+  p.sigchld_nocldstop = false;  // handlers are reset, and their flags
   p.stored_pages.reset();
   t.reached_boundary(t.task.regs());
   t.interrupted_entry.reset();
+  raise_exec_trap(t);
   resume_or_switch(t);
 }
 
@@ -238,6 +241,7 @@ bool RecordSession::on_group_stop(RecordTask& t) {
 bool RecordSession::on_task_gone(RecordTask& t, const WaitStatus& ws) {
   t.run = RunState::Gone;
   ptrace_.forget(t.tid());
+  wake_tracers();
   if (current_ == &t) current_ = nullptr;
   RecordProcess& p = *t.process;
   if (!t.is_leader() || p.ended) return false;
@@ -256,6 +260,7 @@ bool RecordSession::on_task_gone(RecordTask& t, const WaitStatus& ws) {
   p.ended = true;
   p.buffer_views.clear();
   shared_maps_.erase(p.pid);
+  wake_tracers();  // a wait held for its stops may now be the kernel's
   if (&p == root_) {
     result_.exit_status = ws.kind == WaitStatus::Kind::Exited ? ws.exit_code : 128 + ws.signal;
   }

@@ -542,6 +542,10 @@ void RecordSession::enter_syscall(RecordTask& t, const Registers& regs) {
   redeliver_deferred(t);
   const SyscallRecorder* recorder = syscall_recorder(info->nr);
   if (recorder && recorder->enter && !restart) recorder->enter(ctx);
+  if (ctx.held) {
+    hold_call(t);  // it waits unrun for what answers it (record_tracees.cc)
+    return;
+  }
   if (nr == SYS_exit || nr == SYS_exit_group) {
     // No exit stop follows: the thread (or the process) is gone when the
     // call "returns".

@@ -154,6 +154,13 @@ class RecordSession : public Session {
     if (live_threads() > 1) flush_completed_calls(running);
   }
 
+  // Decides again every wait held for emulated tracees (ptrace_waits.cc):
+  // after a tracee stopped, was let go or died, and after a process ended.
+  void wake_tracers();
+  // The tracer of `tid` learns of its stop: SIGCHLD, as the kernel sends it.
+  void notify_tracer(const EmulatedTracee& tracee, pid_t tid, int status);
+  const std::map<pid_t, std::unique_ptr<RecordProcess>>& processes() const { return processes_; }
+
   RecordTask* record_task(pid_t tid) {
     auto it = record_tasks_.find(tid);
     return it == record_tasks_.end() ? nullptr : it->second.get();
@@ -334,6 +341,20 @@ class RecordSession : public Session {
   // traced call raises it again).
   enum class Abandoned { No, Interrupted, RaisesSignal };
   Abandoned abandon_interrupted_call(RecordTask& t, const siginfo_t* signal = nullptr);
+  // ptrace emulation (record_tracees.cc). A held call waits at its entry
+  // (SyscallEntered written, as for a call that blocks).
+  void hold_call(RecordTask& t);
+  // A traced thread meets signal `info` at a boundary: it stops for its
+  // tracer instead (true), or the signal is one its tracer gave, delivered
+  // as usual (false).
+  bool stop_for_tracer(RecordTask& t, const siginfo_t& info);
+  // A traced thread resumed by its tracer runs again: the signal it was
+  // stopped with is dropped or delivered, or the tracer's is raised.
+  void resume_traced(RecordTask& t);
+  // After the exec of a traced thread: the SIGTRAP the kernel sends it.
+  void raise_exec_trap(RecordTask& t);
+  // The end of on_signal: `info` is delivered as its action says.
+  void deliver_signal(RecordTask& t, const siginfo_t& info, const Registers& regs);
   // Threads (record_threads.cc).
   RecordTask& add_record_task(pid_t tid);
   void start_created_thread();

@@ -130,13 +130,14 @@ void RecordSession::on_signal(RecordTask& t, int sig) {
     return;
   }
 
-  if (const EmulatedTracee* traced = ptrace_.tracee(t.tid()); traced && !traced->stopped) {
-    // Natively it would stop for its tracer, a recorded thread too
-    // (ptrace_emulation.h), whatever the signal's action.
-    throw RecordingRefused("signal " + std::to_string(sig) + " came for thread " + std::to_string(t.tid()) +
-                           ", which thread " + std::to_string(traced->tracer) +
-                           " traces: a tracee's signal stops are not emulated yet");
-  }
+  // A traced thread stops for its tracer instead (record_tracees.cc).
+  if (ptrace_.traced_running(t.tid()) && stop_for_tracer(t, info)) return;
+  deliver_signal(t, info, regs);
+}
+
+void RecordSession::deliver_signal(RecordTask& t, const siginfo_t& info, const Registers& regs) {
+  Task& task = t.task;
+  int sig = info.si_signo;
   switch (signal_action(task.tid(), sig)) {
     case SignalAction::Ignore:
       task.resume(ResumeHow::Syscall);

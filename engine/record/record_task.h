@@ -83,6 +83,12 @@ struct RecordProcess {
     int incremental = 0;
   };
   std::optional<StoredPages> stored_pages;
+  // Its parent reaped it: a wait4 or waitid of the parent returned its
+  // exit (ptrace_waits.cc), so a wait can no longer report it.
+  bool reaped = false;
+  // Its SIGCHLD action has SA_NOCLDSTOP: no SIGCHLD for its tracees' stops
+  // (record_tracees.cc).
+  bool sigchld_nocldstop = false;
 };
 
 struct RecordTask {
@@ -184,6 +190,17 @@ struct RecordTask {
   // When the recorder asked its library to yield (steady clock, ns; 0: not
   // asked since its last stop).
   uint64_t yield_asked_ns = 0;
+  // ptrace emulation (ptrace_emulation.h, record_tracees.cc). It stands
+  // at the real signal-delivery stop of this signal, of which its tracer
+  // was told instead of the signal being delivered:
+  std::optional<siginfo_t> trace_stop_signal;
+  // the signal its tracer gave to PTRACE_CONT or PTRACE_DETACH, delivered
+  // when it next runs; and one raised for that, delivered without a stop:
+  std::optional<siginfo_t> tracer_signal;
+  int injected_signal = 0;
+  // A wait of its for emulated tracees, held at the call's entry until one
+  // of them stops or a child dies (ptrace_waits.cc).
+  bool held_wait = false;
 };
 
 }  // namespace backstep

@@ -114,7 +114,7 @@ std::size_t RecordSession::live_threads() const {
 bool RecordSession::others_waiting(const RecordTask& t) const {
   for (const auto& [tid, other] : record_tasks_) {
     if (other.get() == &t) continue;
-    if (other->run == RunState::Stopped && !ptrace_.holds(tid)) return true;
+    if (other->run == RunState::Stopped && !ptrace_.holds(tid) && !other->held_wait) return true;
   }
   return false;
 }
@@ -132,7 +132,8 @@ RecordTask* RecordSession::pick_next(bool any) {
       RecordTask& t = *it->second;
       in_kernel |= t.run == RunState::InKernel;
       if (t.run != RunState::Stopped || exiting(t)) continue;
-      if (ptrace_.holds(t.tid())) continue;  // in an emulated ptrace stop
+      // In an emulated ptrace stop, or a wait for one (record_tracees.cc).
+      if (ptrace_.holds(t.tid()) || t.held_wait) continue;
       if (any || !t.spin_digest || t.task.has_kept_status()) return &t;
       // A spinner whose state has not changed would only spin again.
       auto digest = digests.find(t.process);
@@ -165,6 +166,10 @@ bool RecordSession::schedule(bool any) {
   next->run = RunState::Running;
   BS_LOG(Record, "thread " << next->tid() << " runs");
   if (next->task.has_kept_status()) return handle_stop(*next, next->task.wait());
+  if (next->trace_stop_signal || next->tracer_signal) {
+    resume_traced(*next);  // its tracer let it go on (record_tracees.cc)
+    return false;
+  }
   try {
     start_handover_count(*next);
     next->task.resume(ResumeHow::Syscall);

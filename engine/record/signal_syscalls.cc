@@ -18,6 +18,14 @@ constexpr uint64_t kSigactionHead = 24;  // handler, flags, restorer; then the m
 
 void exit_rt_sigaction(SyscallContext& ctx) {
   if (!ctx.failed() && ctx.arg(3) <= 128) ctx.record_memory(ctx.arg(2), kSigactionHead + ctx.arg(3));
+  if (!ctx.failed() && ctx.arg(0) == SIGCHLD && ctx.arg(1) != 0) {
+    // Whether the stops of its tracees send it SIGCHLD (record_tracees.cc).
+    uint64_t flags = 0;
+    RecordTask* t = ctx.session.record_task(ctx.task.tid());
+    if (t && t->process && ctx.task.read_some(remote_ptr<void>(ctx.arg(1) + 8), &flags, 8) == 8) {
+      t->process->sigchld_nocldstop = (flags & SA_NOCLDSTOP) != 0;
+    }
+  }
 }
 
 void exit_rt_sigprocmask(SyscallContext& ctx) {

@@ -43,6 +43,10 @@ struct SyscallContext {
   // A call the recorder answers itself (emulate()): the kernel runs none,
   // and the exit stop is given this result.
   std::optional<int64_t> emulated_result;
+  // Set by enter(): the call waits at its entry stop, unrun, until the
+  // recorder answers it or lets the kernel run it (a wait for emulated
+  // tracees, RecordSession::wake_tracers).
+  bool held = false;
   // What a write-like call took from the program's memory (read once at the
   // exit stop; the echo of stdout/stderr and the trace's WrittenData use it).
   std::optional<std::vector<uint8_t>> written;

@@ -1,14 +1,16 @@
 // Programs that use ptrace in ways backstep does not emulate yet, one per
-// argv[1], and two it records. Each prints "before" first; under `backstep
+// argv[1], and some it records. Each prints "before" first; under `backstep
 // record` a request that is not emulated must end the recording at once
 // with a message naming it (never hang). Natively (or where the call
 // failed and the program went on) the rest of the mode runs.
-//   traceme-stop   PTRACE_TRACEME, then raise(SIGSTOP) for the tracer
-//   traceme-exec   PTRACE_TRACEME, then exec /bin/true (stops for the tracer)
+//   traceme-stop   PTRACE_TRACEME, then raise(SIGSTOP) for the tracer (its
+//                  parent, outside the recording: refused at the signal)
+//   traceme-exec   PTRACE_TRACEME, then exec /bin/true (the same, at the exec)
 //   child-traceme  a child does PTRACE_TRACEME and raises SIGSTOP; the parent
-//                  waitpid()s for that stop (the child makes the call)
+//                  waitpid()s for that stop and continues it: recorded
 //   syscall        attach a child, then PTRACE_SYSCALL it
-//   cont-signal    attach a child, then PTRACE_CONT it with SIGUSR1
+//   cont-signal    attach a child, then PTRACE_CONT it with SIGUSR1 (which
+//                  kills it): recorded
 //   outside        PTRACE_ATTACH to init, a process outside the recording
 //   peek           PTRACE_PEEKDATA of init, which the program does not trace:
 //                  ESRCH, natively and emulated; recorded and replayed
