@@ -40,6 +40,7 @@ enum class Effect {
   Auxv,        // PR_GET_AUXV: min(result, arg3) bytes at arg2
   SchedCore,   // PR_SCHED_CORE: PR_SCHED_CORE_GET writes a u64 cookie at arg5
   Tsc,         // PR_SET_TSC: see enter_prctl
+  SetMm,       // PR_SET_MM: see exit_set_mm
   Refused,
 };
 
@@ -71,7 +72,7 @@ const std::map<int, Option>& options() {
       // Only counters the program itself opened; the recorder's are its own.
       {PR_TASK_PERF_EVENTS_DISABLE, {Effect::Result}}, {PR_TASK_PERF_EVENTS_ENABLE, {Effect::Result}},
       {PR_MCE_KILL, {Effect::Result}}, {PR_MCE_KILL_GET, {Effect::Result}},
-      {PR_SET_MM, {Effect::Refused, "it rewrites the layout of the address space (brk, stack, arguments)"}},
+      {PR_SET_MM, {Effect::SetMm}},
       {PR_SET_CHILD_SUBREAPER, {Effect::Result}}, {PR_GET_CHILD_SUBREAPER, {Effect::IntAtArg2}},
       {PR_SET_NO_NEW_PRIVS, {Effect::Result}}, {PR_GET_NO_NEW_PRIVS, {Effect::Result}},
       {PR_GET_TID_ADDRESS, {Effect::U64AtArg2}},
@@ -148,6 +149,23 @@ void enter_prctl(SyscallContext& ctx) {
   }
 }
 
+// PR_SET_MM (CAP_SYS_RESOURCE, or checkpoint/restore): most sub-options
+// move the bounds /proc/PID shows (code, data, stack start, arguments,
+// environment, auxv, exe), whose reads are recorded like any file's.
+// PR_SET_MM_MAP_SIZE writes the size of struct prctl_mm_map. The heap's
+// bounds (START_BRK, BRK, and MAP, which sets all) change what later brk
+// calls do, which replay performs again: done, they end the recording.
+void exit_set_mm(SyscallContext& ctx) {
+  switch (ctx.arg(1)) {
+    case PR_SET_MM_MAP_SIZE: ctx.record_memory(ctx.arg(2), sizeof(unsigned int)); break;
+    case PR_SET_MM_START_BRK:
+    case PR_SET_MM_BRK:
+    case PR_SET_MM_MAP:
+      ctx.refuse_after_call("prctl(PR_SET_MM) moved the heap's bounds, which replay's brk cannot follow");
+    default: break;
+  }
+}
+
 void exit_prctl(SyscallContext& ctx) {
   const Option* option = find_option(ctx.arg(0));
   if (!option) {
@@ -186,6 +204,7 @@ void exit_prctl(SyscallContext& ctx) {
     case Effect::SchedCore:
       if (ctx.arg(1) == kSchedCoreGet) ctx.record_memory(ctx.arg(4), 8);
       break;
+    case Effect::SetMm: exit_set_mm(ctx); break;
     default: break;
   }
 }

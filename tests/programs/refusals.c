@@ -29,7 +29,11 @@ int main(int argc, char** argv) {
   } else if (strcmp(what, "ethtool-fails") == 0) {
     printf("ethtool on a missing interface: %d\n", ethtool_link("no-such-if0"));
   } else if (strcmp(what, "set-mm") == 0) {
-    printf("PR_SET_MM: %d\n", prctl(PR_SET_MM, PR_SET_MM_START_BRK, 0, 0, 0));
+    unsigned int size = 0;
+    int r = prctl(PR_SET_MM, PR_SET_MM_MAP_SIZE, &size, 0, 0);
+    printf("PR_SET_MM_MAP_SIZE: %d, %u\n", r, size);
+    printf("PR_SET_MM_ARG_START: %d\n", prctl(PR_SET_MM, PR_SET_MM_ARG_START, 0, 0, 0));
+    printf("PR_SET_MM_START_BRK: %d\n", prctl(PR_SET_MM, PR_SET_MM_START_BRK, 0, 0, 0));
   } else if (strcmp(what, "unknown-fails") == 0) {
     printf("prctl 999: %d\n", prctl(999, 0, 0, 0, 0));
     printf("fcntl 9999: %d\n", fcntl(0, 9999, 0));
