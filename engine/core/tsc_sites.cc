@@ -79,11 +79,10 @@ bool patching_rdtsc_sites() {
   return !kernel_traps_rdtsc();
 }
 
-std::vector<TscSite> find_tsc_sites(int fd) {
-  std::vector<TscSite> sites;
-  if (elf_version(EV_CURRENT) == EV_NONE) return sites;
+void each_code_section(int fd, const std::function<void(const uint8_t*, std::size_t, uint64_t)>& visit) {
+  if (elf_version(EV_CURRENT) == EV_NONE) return;
   Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
-  if (!elf) return sites;
+  if (!elf) return;
   if (elf_kind(elf) == ELF_K_ELF) {
     Elf_Scn* scn = nullptr;
     while ((scn = elf_nextscn(elf, scn)) != nullptr) {
@@ -91,12 +90,17 @@ std::vector<TscSite> find_tsc_sites(int fd) {
       if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || !(sh.sh_flags & SHF_EXECINSTR)) continue;
       Elf_Data* data = elf_rawdata(scn, nullptr);
       if (!data || !data->d_buf || data->d_size == 0) continue;
-      const auto* code = static_cast<const uint8_t*>(data->d_buf);
-      if (!has_pattern(code, data->d_size)) continue;
-      scan(code, data->d_size, sh.sh_offset, sites);
+      visit(static_cast<const uint8_t*>(data->d_buf), data->d_size, sh.sh_offset);
     }
   }
   elf_end(elf);
+}
+
+std::vector<TscSite> find_tsc_sites(int fd) {
+  std::vector<TscSite> sites;
+  each_code_section(fd, [&](const uint8_t* code, std::size_t size, uint64_t offset) {
+    if (has_pattern(code, size)) scan(code, size, offset, sites);
+  });
   return sites;
 }
 

@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace backstep {
@@ -34,6 +35,9 @@ struct TscSite {
 // The rdtsc and rdtscp instructions in the code sections of the ELF file
 // open at `fd` (none for a file that is not ELF or has no section headers).
 std::vector<TscSite> find_tsc_sites(int fd);
+// Calls `visit(bytes, size, file offset)` for each code section
+// (SHF_EXECINSTR) of the ELF file open at `fd`.
+void each_code_section(int fd, const std::function<void(const uint8_t*, std::size_t, uint64_t)>& visit);
 
 // What a site of `length` bytes becomes: `int 0x2e` (rdtsc) or `int 0x2f;
 // nop` (rdtscp).

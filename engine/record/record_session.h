@@ -355,6 +355,9 @@ class RecordSession : public Session {
   void raise_exec_trap(RecordTask& t);
   // The end of on_signal: `info` is delivered as its action says.
   void deliver_signal(RecordTask& t, const siginfo_t& info, const Registers& regs);
+  // At a SIGSEGV: a patched RDRAND or RDSEED (random_sites.h), answered
+  // and recorded (true), or something else (false).
+  bool answer_random_site(RecordTask& t, const Registers& regs);
   // Threads (record_threads.cc).
   RecordTask& add_record_task(pid_t tid);
   void start_created_thread();

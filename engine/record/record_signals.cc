@@ -4,7 +4,9 @@
 // another signal, before any user instruction). A signal that arrives while
 // user code runs is held back and re-raised at the next syscall entry.
 #include <sys/ptrace.h>
+#include <sys/random.h>
 #include <sys/syscall.h>
+#include <sys/user.h>
 #include <unistd.h>
 #include <x86intrin.h>
 
@@ -13,6 +15,7 @@
 #include "values/log.h"
 #include "engine/core/signals.h"
 #include "engine/core/cpuid_trap.h"
+#include "engine/core/random_sites.h"
 #include "engine/record/record_session.h"
 
 namespace backstep {
@@ -45,7 +48,49 @@ bool already_deferred(const RecordTask& t, int sig) {
   return false;
 }
 
+// What RDRAND or RDSEED leaves in the registers: `value` in the register
+// `r` names (a 32-bit write clears the upper half, a 16-bit one keeps it),
+// CF set (a number is there), OF, SF, ZF, AF and PF clear.
+void set_random_result(Registers& regs, const RandomRequest& r, uint64_t value) {
+  static constexpr unsigned long long user_regs_struct::*kByNumber[16] = {
+      &user_regs_struct::rax, &user_regs_struct::rcx, &user_regs_struct::rdx, &user_regs_struct::rbx,
+      &user_regs_struct::rsp, &user_regs_struct::rbp, &user_regs_struct::rsi, &user_regs_struct::rdi,
+      &user_regs_struct::r8,  &user_regs_struct::r9,  &user_regs_struct::r10, &user_regs_struct::r11,
+      &user_regs_struct::r12, &user_regs_struct::r13, &user_regs_struct::r14, &user_regs_struct::r15};
+  unsigned long long& reg = regs.raw().*kByNumber[r.reg];
+  if (r.width == 64) reg = value;
+  else if (r.width == 32) reg = value & 0xffffffffu;
+  else reg = (reg & ~0xffffull) | (value & 0xffff);
+  constexpr unsigned long long kCf = 1, kPf = 1 << 2, kAf = 1 << 4, kZf = 1 << 6, kSf = 1 << 7, kOf = 1 << 11;
+  regs.raw().eflags = (regs.raw().eflags & ~(kCf | kPf | kAf | kZf | kSf | kOf)) | kCf;
+  regs.set_ip(regs.ip() + static_cast<uint64_t>(r.length));
+}
+
 }  // namespace
+
+bool RecordSession::answer_random_site(RecordTask& t, const Registers& regs) {
+  // A RDRAND or RDSEED patched to fault (random_sites.h): answered with
+  // the recorder's own random bytes, recorded as the registers it set.
+  uint8_t code[5] = {};
+  std::size_t n = t.task.read_some(remote_ptr<void>(regs.ip()), code, sizeof(code));
+  std::optional<RandomRequest> r = patched_random_site(code, n);
+  if (!r) return false;
+  uint64_t value = 0;
+  if (getrandom(&value, sizeof(value), 0) != sizeof(value)) value = __rdtsc();  // never short for 8 bytes
+  Registers after = regs;
+  set_random_result(after, *r, value);
+  trace::Event event;
+  event.kind = trace::EventKind::Rdtsc;  // an instruction the recorder answered at its fault
+  event.tid = static_cast<uint32_t>(t.tid());
+  event.regs = regs.to_block();
+  t.task.set_regs(after);
+  event.reg_changes = after.changes_since(regs);
+  write_event(event);
+  t.reached_boundary(after);
+  redeliver_deferred(t);
+  t.task.resume(ResumeHow::Syscall);
+  return true;
+}
 
 void RecordSession::on_signal(RecordTask& t, int sig) {
   Task& task = t.task;
@@ -72,6 +117,7 @@ void RecordSession::on_signal(RecordTask& t, int sig) {
     return;
   }
 
+  if (sig == SIGSEGV && info.si_code == SI_KERNEL && answer_random_site(t, regs)) return;
   if (sig == SIGSEGV && info.si_code == SI_KERNEL) {
     // The program's own PR_TSC_SIGSEGV: its rdtsc faults, as natively.
     int len = t.tsc_faults ? 0 : rdtsc_length(task, regs.ip(), tsc_patcher_.enabled());

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/core/random_sites.h"
 #include "engine/core/tsc_sites.h"
 #include "engine/trace/event.h"
 
@@ -24,16 +25,21 @@ class TscPatcher {
 
   // A mapping [start, end) at file offset `offset` of the file readable at
   // `path`, whose content hashes to `hash`: patches the sites it holds in
-  // `task` and appends what it wrote to `writes`. Nothing unless enabled,
-  // the mapping is private and executable.
+  // `task` and appends what it wrote to `writes`. Nothing unless the mapping
+  // is private and executable; rdtsc sites only where enabled, RDRAND and
+  // RDSEED sites always (random_sites.h).
   void patch(Task& task, const std::string& path, uint64_t hash, const trace::Mapping& m,
              std::vector<trace::MemoryWrite>& writes);
 
  private:
-  const std::vector<TscSite>& sites_of(const std::string& path, uint64_t hash);
+  struct FileSites {
+    std::vector<TscSite> tsc;
+    std::vector<RandomSite> random;
+  };
+  const FileSites& sites_of(const std::string& path, uint64_t hash);
 
   bool enabled_;
-  std::map<uint64_t, std::vector<TscSite>> sites_;  // by content hash: each file is decoded once
+  std::map<uint64_t, FileSites> sites_;  // by content hash: each file is decoded once
 };
 
 }  // namespace backstep
