@@ -16,7 +16,7 @@
 // tracee makes at a signal or an exec (record_tracees.cc), SIGCHLD to the
 // tracer, wait4 and waitid (held until a stop answers them), reading the
 // tracee's registers, extended state, memory and siginfo, CONT and DETACH
-// with or without a signal, and KILL. A request not emulated yet ends the
+// with or without a signal, SINGLESTEP without one, and KILL. A request not emulated yet ends the
 // recording with a message instead.
 #pragma once
 
@@ -61,6 +61,8 @@ class PtraceEmulation {
   // `tid` is gone: as a tracee it is forgotten; as a tracer, its tracees
   // are let go (the kernel detaches them), and they run again.
   void forget(pid_t tid);
+  // The tasks `tracer` traces.
+  std::vector<pid_t> tracees_of(pid_t tracer) const;
 
   // The tracees of `process` that a wait for `pid` (wait4's meaning: > 0
   // one task, -1 any, 0 or < -1 a process group) may report, in tid order.
@@ -69,6 +71,11 @@ class PtraceEmulation {
  private:
   std::map<pid_t, EmulatedTracee> tracees_;
 };
+
+// SIGTRAP from a single step (the CPU's trap flag, or the kernel's report
+// of a step over a system call): it does not come again where replay runs
+// the same code, as a fault (int3, a bad access) does.
+bool is_step_trap(const siginfo_t& info);
 
 // A wait4 or waitid of `caller` (at its entry, or held there): answered
 // from a tracee's stop (the call is emulated), held until something can

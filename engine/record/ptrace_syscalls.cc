@@ -221,6 +221,11 @@ bool give_signal(PtraceCall& c) {
   if (c.data == 0) return true;
   if (c.data >= NSIG) return false;
   int sig = static_cast<int>(c.data);
+  if (c.target->trace_stop_signal && !c.target->trace_stop_deliverable) {
+    c.ctx.refuse("the program gave signal " + std::to_string(sig) + " to task " + std::to_string(c.tid) +
+                 " stopped by a single step: delivering a signal where replay cannot stop again is not "
+                 "emulated yet");
+  }
   if (c.target->trace_stop_signal && c.target->trace_stop_signal->si_signo == sig) {
     c.target->tracer_signal = c.target->trace_stop_signal;
     return true;
@@ -236,6 +241,17 @@ bool give_signal(PtraceCall& c) {
 
 int64_t cont(PtraceCall& c) {
   if (!give_signal(c)) return -EIO;
+  c.tracee->stopped = false;
+  c.tracee->unreported.reset();
+  return 0;
+}
+
+int64_t single_step(PtraceCall& c) {
+  if (c.data != 0) {
+    c.ctx.refuse("the program called ptrace(PTRACE_SINGLESTEP) with signal " + std::to_string(c.data) +
+                 ": a step into a signal's delivery is not emulated yet");
+  }
+  c.target->trace_step = true;
   c.tracee->stopped = false;
   c.tracee->unreported.reset();
   return 0;
@@ -287,7 +303,7 @@ constexpr Request kRequests[] = {
     {6, "PTRACE_POKEUSER", nullptr, Needs::Stopped},
     {7, "PTRACE_CONT", cont, Needs::Stopped},
     {8, "PTRACE_KILL", kill_tracee, Needs::Tracee},
-    {9, "PTRACE_SINGLESTEP", nullptr, Needs::Stopped},
+    {9, "PTRACE_SINGLESTEP", single_step, Needs::Stopped},
     {12, "PTRACE_GETREGS", get_regs, Needs::Stopped},
     {13, "PTRACE_SETREGS", nullptr, Needs::Stopped},
     {14, "PTRACE_GETFPREGS", get_fpregs, Needs::Stopped},

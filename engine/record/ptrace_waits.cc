@@ -99,16 +99,11 @@ int64_t nothing_yet(SyscallContext& ctx, const WaitCall& w) {
   return 0;
 }
 
-bool real_child(RecordSession& session, pid_t tid, pid_t process) {
-  RecordTask* t = session.record_task(tid);
-  return t && t->is_leader() && t->process->parent == process;
-}
-
-// A child of `parent` that a wait for `pid` may report has ended and was
-// not reaped: the kernel has its exit to report.
-bool ended_child(RecordSession& session, pid_t parent, pid_t pid) {
+// A child of `parent` that a wait for `pid` may report and that was not
+// reaped (`ended`: only one that has ended, whose exit the kernel has).
+bool waitable_child(RecordSession& session, pid_t parent, pid_t pid, bool ended) {
   for (const auto& [id, p] : session.processes()) {
-    if (p->parent != parent || !p->ended || p->reaped) continue;
+    if (p->parent != parent || p->reaped || (ended && !p->ended)) continue;
     if (pid == -1 || pid == id || pid == 0 || (pid < -1 && ::getpgid(id) == -pid)) return true;
   }
   return false;
@@ -165,13 +160,12 @@ WaitOutcome decide_wait(SyscallContext& ctx, RecordTask& caller) {
     return WaitOutcome::Answered;
   }
   if (w->options & WNOHANG) {
-    bool any_child = false;
-    for (pid_t tid : tracees) any_child |= real_child(session, tid, caller.process->pid);
-    if (any_child) return WaitOutcome::Kernel;
+    // A real child may have something for the kernel to report.
+    if (waitable_child(session, caller.process->pid, w->pid, /*ended=*/false)) return WaitOutcome::Kernel;
     ctx.emulate(nothing_yet(ctx, *w));
     return WaitOutcome::Answered;
   }
-  if (ended_child(session, caller.process->pid, w->pid)) return WaitOutcome::Kernel;
+  if (waitable_child(session, caller.process->pid, w->pid, /*ended=*/true)) return WaitOutcome::Kernel;
   return WaitOutcome::Held;
 }
 

@@ -301,6 +301,9 @@ void RecordSession::patch_site(RecordTask& t, SyscallContext& ctx) {
   RecordProcess& p = *t.process;
   uint64_t site = ctx.entry.ip() - 2;
   if (p.in_stub_area(site)) return;
+  // A thread a recorded tracer traces: its tracer would see the patch, and
+  // a thread it steps moved into a stub (ptrace_emulation.h).
+  if (ptrace_.tracee(t.tid())) return;
   if (site >= kToolPageAddr && site < kToolPageAddr + kToolPageSize) return;
   uint8_t code[syscall_stub::kSiteReadLength];
   std::size_t got = task.read_some(remote_ptr<void>(site), code, sizeof(code));

@@ -240,7 +240,7 @@ bool RecordSession::on_group_stop(RecordTask& t) {
 
 bool RecordSession::on_task_gone(RecordTask& t, const WaitStatus& ws) {
   t.run = RunState::Gone;
-  ptrace_.forget(t.tid());
+  let_tracees_go(t.tid());
   wake_tracers();
   if (current_ == &t) current_ = nullptr;
   RecordProcess& p = *t.process;
@@ -250,7 +250,7 @@ bool RecordSession::on_task_gone(RecordTask& t, const WaitStatus& ws) {
   for (auto& [tid, other] : record_tasks_) {
     if (other->process != &p) continue;
     other->run = RunState::Gone;
-    ptrace_.forget(tid);
+    let_tracees_go(tid);
   }
   trace::Event exit_event;
   exit_event.kind = trace::EventKind::Exit;

@@ -656,6 +656,7 @@ void RecordSession::on_syscall_exit(RecordTask& t, bool resume) {
   }
   t.reached_boundary(ctx.exit, ctx.entry.syscallno() == SYS_rt_sigreturn);
   t.in_syscall.reset();
+  raise_step_trap(t);  // a single-stepped tracee stops right after its call
   if (created_) start_created_thread();
   if (!resume) return;
   if (live_threads() > 1 && !exiting(t)) flush_completed_calls(t);

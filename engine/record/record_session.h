@@ -347,10 +347,21 @@ class RecordSession : public Session {
   // A traced thread meets signal `info` at a boundary: it stops for its
   // tracer instead (true), or the signal is one its tracer gave, delivered
   // as usual (false).
-  bool stop_for_tracer(RecordTask& t, const siginfo_t& info);
+  // `deliverable`: a signal can be delivered where it stopped (a boundary,
+  // or a fault that recurs in replay).
+  bool stop_for_tracer(RecordTask& t, const siginfo_t& info, bool deliverable);
+  // After a call of a single-stepped tracee: the trap the kernel sends it
+  // once the call returns.
+  void raise_step_trap(RecordTask& t);
+  // How `t` resumes: one instruction when its tracer single-steps it,
+  // else as usual.
+  ResumeHow tracee_resume_how(RecordTask& t);
   // A traced thread resumed by its tracer runs again: the signal it was
   // stopped with is dropped or delivered, or the tracer's is raised.
   void resume_traced(RecordTask& t);
+  // `tid` is gone: forgotten as a tracee; as a tracer, its tracees are let
+  // go, each with the signal it stopped with (the kernel delivers it).
+  void let_tracees_go(pid_t tid);
   // After the exec of a traced thread: the SIGTRAP the kernel sends it.
   void raise_exec_trap(RecordTask& t);
   // The end of on_signal: `info` is delivered as its action says.

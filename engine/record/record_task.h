@@ -194,6 +194,11 @@ struct RecordTask {
   // at the real signal-delivery stop of this signal, of which its tracer
   // was told instead of the signal being delivered:
   std::optional<siginfo_t> trace_stop_signal;
+  // ... at an event boundary or a fault that recurs where replay runs: a
+  // signal can be delivered there (not at a single step's trap).
+  bool trace_stop_deliverable = true;
+  // PTRACE_SINGLESTEP: it runs one instruction and stops with SIGTRAP.
+  bool trace_step = false;
   // the signal its tracer gave to PTRACE_CONT or PTRACE_DETACH, delivered
   // when it next runs; and one raised for that, delivered without a stop:
   std::optional<siginfo_t> tracer_signal;

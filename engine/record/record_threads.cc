@@ -171,8 +171,10 @@ bool RecordSession::schedule(bool any) {
     return false;
   }
   try {
-    start_handover_count(*next);
-    next->task.resume(ResumeHow::Syscall);
+    // A tracee its tracer single-steps (record_tracees.cc) runs one
+    // instruction, its own (no counting stub in its way).
+    if (!next->trace_step) start_handover_count(*next);
+    next->task.resume(tracee_resume_how(*next));
   } catch (const TaskGone&) {
     // A SIGKILL (from another process of the tree, or from outside) took it
     // out of the ptrace stop it waited in for its turn: it is dying, and its

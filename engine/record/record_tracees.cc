@@ -25,6 +25,23 @@
 
 namespace backstep {
 
+bool is_step_trap(const siginfo_t& info) {
+  return info.si_signo == SIGTRAP && (info.si_code == TRAP_TRACE || info.si_code == TRAP_BRKPT);
+}
+
+ResumeHow RecordSession::tracee_resume_how(RecordTask& t) {
+  if (!t.trace_step) return ResumeHow::Syscall;
+  // A step over a system call: the call is traced as any (a single step
+  // would run it unseen where no seccomp stop comes), and its trap is
+  // raised at its exit (raise_step_trap).
+  uint8_t code[2] = {};
+  if (t.task.read_some(remote_ptr<void>(t.task.regs().ip()), code, 2) == 2 &&
+      ((code[0] == 0x0f && (code[1] == 0x05 || code[1] == 0x34)) || (code[0] == 0xcd && code[1] == 0x80))) {
+    return ResumeHow::Syscall;
+  }
+  return ResumeHow::SingleStep;
+}
+
 void RecordSession::hold_call(RecordTask& t) {
   SyscallContext& ctx = *t.in_syscall;
   BS_LOG(Record, "thread " << t.tid() << ": its " << ctx.info.name << " waits for a tracee");
@@ -60,7 +77,7 @@ void RecordSession::wake_tracers() {
   }
 }
 
-bool RecordSession::stop_for_tracer(RecordTask& t, const siginfo_t& info) {
+bool RecordSession::stop_for_tracer(RecordTask& t, const siginfo_t& info, bool deliverable) {
   int sig = info.si_signo;
   if (t.injected_signal == sig) {
     t.injected_signal = 0;  // the tracer's own, given to PTRACE_CONT
@@ -74,6 +91,8 @@ bool RecordSession::stop_for_tracer(RecordTask& t, const siginfo_t& info) {
   }
   BS_LOG(Record, "thread " << t.tid() << " stops with signal " << sig << " for its tracer " << tracee->tracer);
   t.trace_stop_signal = info;
+  t.trace_stop_deliverable = deliverable;
+  t.trace_step = false;
   ptrace_.stop(*tracee, (sig << 8) | 0x7f, info);
   t.run = RunState::Stopped;
   if (current_ == &t) current_ = nullptr;
@@ -87,7 +106,20 @@ void RecordSession::resume_traced(RecordTask& t) {
   std::optional<siginfo_t> given = std::exchange(t.tracer_signal, std::nullopt);
   if (stopped_with) {
     if (!given) {
-      t.task.resume(ResumeHow::Syscall);  // the tracer dropped it
+      // The tracer dropped it. A fault (int3, a bad access) happens again
+      // where replay runs that code: an event with no effect says it was
+      // dropped there. A single step's trap or a signal sent at a boundary
+      // does not come back in replay: nothing to say.
+      if (is_synchronous_fault(*stopped_with) && !is_step_trap(*stopped_with)) {
+        trace::Event event;
+        event.kind = trace::EventKind::Signal;
+        event.tid = static_cast<uint32_t>(t.tid());
+        event.regs = t.task.regs().to_block();
+        event.siginfo = siginfo_bytes(*stopped_with);
+        event.status = stopped_with->si_signo;
+        write_event(event);
+      }
+      t.task.resume(tracee_resume_how(t));
       return;
     }
     t.task.set_siginfo(*given);
@@ -118,6 +150,23 @@ void RecordSession::notify_tracer(const EmulatedTracee& tracee, pid_t tid, int s
   info.si_status = (status >> 8) & 0xffff;
   tracer->redelivering.push_back(info);
   ::syscall(SYS_tgkill, tracer->process->pid, tracer->tid(), SIGCHLD);
+}
+
+void RecordSession::let_tracees_go(pid_t tid) {
+  for (pid_t tracee : ptrace_.tracees_of(tid)) {
+    RecordTask* t = record_task(tracee);
+    if (t && t->trace_stop_signal && !t->tracer_signal) t->tracer_signal = t->trace_stop_signal;
+  }
+  ptrace_.forget(tid);
+}
+
+void RecordSession::raise_step_trap(RecordTask& t) {
+  if (!t.trace_step || !ptrace_.traced_running(t.tid())) return;
+  siginfo_t info{};
+  info.si_signo = SIGTRAP;
+  info.si_code = TRAP_BRKPT;  // as the kernel reports a step over a system call
+  t.redelivering.push_back(info);
+  ::syscall(SYS_tgkill, t.process->pid, t.tid(), SIGTRAP);
 }
 
 void RecordSession::raise_exec_trap(RecordTask& t) {
