@@ -175,10 +175,11 @@ bool RecordSession::schedule(bool any) {
     // instruction, its own (no counting stub in its way).
     if (!next->trace_step) start_handover_count(*next);
     next->task.resume(tracee_resume_how(*next));
-  } catch (const TaskGone&) {
+  } catch (const TaskGone& e) {
     // A SIGKILL (from another process of the tree, or from outside) took it
     // out of the ptrace stop it waited in for its turn: it is dying, and its
     // death is its next status.
+    BS_LOG(Record, "thread " << next->tid() << " could not resume: " << e.what());
     WaitStatus ws = next->task.wait();
     if (!ws.is_gone()) throw;
     return on_task_gone(*next, ws);
