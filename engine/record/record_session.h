@@ -196,6 +196,9 @@ class RecordSession : public Session {
   void on_signal(RecordTask& t, int sig);
   void deliver_to_handler(RecordTask& t, const siginfo_t& info, const Registers& before);
   void redeliver_deferred(RecordTask& t);
+  // Raises `info`'s signal to `t` itself; on_signal gives the program
+  // `info` when it comes.
+  void raise_with_info(RecordTask& t, const siginfo_t& info);
   // Keeps an asynchronous signal that came while user code ran for the
   // next event boundary (a standard one merges with a copy held already).
   void hold_back_signal(RecordTask& t, const siginfo_t& info);
@@ -366,9 +369,6 @@ class RecordSession : public Session {
   void raise_exec_trap(RecordTask& t);
   // The end of on_signal: `info` is delivered as its action says.
   void deliver_signal(RecordTask& t, const siginfo_t& info, const Registers& regs);
-  // At a SIGSEGV: a patched RDRAND or RDSEED (random_sites.h), answered
-  // and recorded (true), or something else (false).
-  bool answer_random_site(RecordTask& t, const Registers& regs);
   // Threads (record_threads.cc).
   RecordTask& add_record_task(pid_t tid);
   void start_created_thread();

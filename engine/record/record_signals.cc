@@ -66,31 +66,22 @@ void set_random_result(Registers& regs, const RandomRequest& r, uint64_t value) 
   regs.set_ip(regs.ip() + static_cast<uint64_t>(r.length));
 }
 
-}  // namespace
-
-bool RecordSession::answer_random_site(RecordTask& t, const Registers& regs) {
-  // A RDRAND or RDSEED patched to fault (random_sites.h): answered with
-  // the recorder's own random bytes, recorded as the registers it set.
+// At a SIGSEGV: a RDRAND or RDSEED patched to fault (random_sites.h),
+// answered with the recorder's own random bytes (the registers after it),
+// or nullopt for any other instruction.
+std::optional<Registers> answer_random_site(Task& task, const Registers& regs) {
   uint8_t code[5] = {};
-  std::size_t n = t.task.read_some(remote_ptr<void>(regs.ip()), code, sizeof(code));
+  std::size_t n = task.read_some(remote_ptr<void>(regs.ip()), code, sizeof(code));
   std::optional<RandomRequest> r = patched_random_site(code, n);
-  if (!r) return false;
+  if (!r) return std::nullopt;
   uint64_t value = 0;
   if (getrandom(&value, sizeof(value), 0) != sizeof(value)) value = __rdtsc();  // never short for 8 bytes
   Registers after = regs;
   set_random_result(after, *r, value);
-  trace::Event event;
-  event.kind = trace::EventKind::Rdtsc;  // an instruction the recorder answered at its fault
-  event.tid = static_cast<uint32_t>(t.tid());
-  event.regs = regs.to_block();
-  t.task.set_regs(after);
-  event.reg_changes = after.changes_since(regs);
-  write_event(event);
-  t.reached_boundary(after);
-  redeliver_deferred(t);
-  t.task.resume(ResumeHow::Syscall);
-  return true;
+  return after;
 }
+
+}  // namespace
 
 void RecordSession::on_signal(RecordTask& t, int sig) {
   Task& task = t.task;
@@ -117,16 +108,19 @@ void RecordSession::on_signal(RecordTask& t, int sig) {
     return;
   }
 
-  if (sig == SIGSEGV && info.si_code == SI_KERNEL && answer_random_site(t, regs)) return;
   if (sig == SIGSEGV && info.si_code == SI_KERNEL) {
+    // A patched RDRAND or RDSEED, always answered.
+    std::optional<Registers> random = answer_random_site(task, regs);
     // The program's own PR_TSC_SIGSEGV: its rdtsc faults, as natively.
-    int len = t.tsc_faults ? 0 : rdtsc_length(task, regs.ip(), tsc_patcher_.enabled());
+    int len = random || t.tsc_faults ? 0 : rdtsc_length(task, regs.ip(), tsc_patcher_.enabled());
     // CPUID faulting (cpuid_trap.h): answered, unless the program asked for
     // the fault itself (then it is the program's SIGSEGV, below).
-    bool cpuid = !len && !disguise_.program_cpuid_faulting && is_cpuid_at(task, regs.ip());
-    if (len || cpuid) {
+    bool cpuid = !random && !len && !disguise_.program_cpuid_faulting && is_cpuid_at(task, regs.ip());
+    if (random || len || cpuid) {
       Registers after = regs;
-      if (cpuid) {
+      if (random) {
+        after = *random;
+      } else if (cpuid) {
         after = emulate_cpuid(task, regs);
       } else {
         unsigned aux = 0;
@@ -141,8 +135,12 @@ void RecordSession::on_signal(RecordTask& t, int sig) {
       event.tid = static_cast<uint32_t>(task.tid());
       event.regs = regs.to_block();
       // From now on the library reads the counter at this site, if it can.
-      if (!cpuid) buffer_tsc_site(t, after, event);
-      task.set_regs_up_to_ip(after);  // rax, rbx, rcx, rdx and rip are all they change
+      if (len) buffer_tsc_site(t, after, event);
+      if (random) {
+        task.set_regs(after);  // the flags too
+      } else {
+        task.set_regs_up_to_ip(after);  // rax, rbx, rcx, rdx and rip are all rdtsc and cpuid change
+      }
       event.reg_changes = after.changes_since(regs);
       write_event(event);
       t.reached_boundary(after);
@@ -286,19 +284,20 @@ void RecordSession::hold_back_signal(RecordTask& t, const siginfo_t& info) {
 }
 
 void RecordSession::redeliver_deferred(RecordTask& t) {
-  Task& task = t.task;
   cancel_forced_position(t);
-  for (const siginfo_t& info : t.deferred_signals) {
-    // Pending again before the syscall runs, so it is delivered when the call
-    // returns (or interrupts it): an event boundary.
-    // To the thread itself: tgkill's first argument is its thread group.
-    pid_t group = t.process ? t.process->pid : task.tid();
-    if (syscall(SYS_tgkill, group, task.tid(), info.si_signo) != 0) {
-      BS_LOG(Record, "thread " << task.tid() << ": cannot raise signal " << info.si_signo << " again: " << strerror(errno));
-    }
-    t.redelivering.push_back(info);
-  }
+  // Pending again before the syscall runs, so each is delivered when the
+  // call returns (or interrupts it): an event boundary.
+  for (const siginfo_t& info : t.deferred_signals) raise_with_info(t, info);
   t.deferred_signals.clear();
+}
+
+void RecordSession::raise_with_info(RecordTask& t, const siginfo_t& info) {
+  // To the thread itself: tgkill's first argument is its thread group.
+  pid_t group = t.process ? t.process->pid : t.tid();
+  if (syscall(SYS_tgkill, group, t.tid(), info.si_signo) != 0) {
+    BS_LOG(Record, "thread " << t.tid() << ": cannot raise signal " << info.si_signo << ": " << strerror(errno));
+  }
+  t.redelivering.push_back(info);
 }
 
 }  // namespace backstep

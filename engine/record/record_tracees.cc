@@ -128,9 +128,8 @@ void RecordSession::resume_traced(RecordTask& t) {
   }
   // Not at a signal stop (an attach's, an interrupt's): the signal is
   // raised now and delivered when it comes, at the boundary it stands at.
-  t.redelivering.push_back(*given);
   t.injected_signal = given->si_signo;
-  ::syscall(SYS_tgkill, t.process->pid, t.tid(), given->si_signo);
+  raise_with_info(t, *given);
   t.task.resume(ResumeHow::Syscall);
 }
 
@@ -148,8 +147,7 @@ void RecordSession::notify_tracer(const EmulatedTracee& tracee, pid_t tid, int s
   info.si_code = CLD_TRAPPED;
   info.si_pid = tid;
   info.si_status = (status >> 8) & 0xffff;
-  tracer->redelivering.push_back(info);
-  ::syscall(SYS_tgkill, tracer->process->pid, tracer->tid(), SIGCHLD);
+  raise_with_info(*tracer, info);
 }
 
 void RecordSession::let_tracees_go(pid_t tid) {
@@ -165,8 +163,7 @@ void RecordSession::raise_step_trap(RecordTask& t) {
   siginfo_t info{};
   info.si_signo = SIGTRAP;
   info.si_code = TRAP_BRKPT;  // as the kernel reports a step over a system call
-  t.redelivering.push_back(info);
-  ::syscall(SYS_tgkill, t.process->pid, t.tid(), SIGTRAP);
+  raise_with_info(t, info);
 }
 
 void RecordSession::raise_exec_trap(RecordTask& t) {
@@ -175,8 +172,7 @@ void RecordSession::raise_exec_trap(RecordTask& t) {
   info.si_signo = SIGTRAP;
   info.si_code = SI_USER;
   info.si_pid = t.process->pid;
-  t.redelivering.push_back(info);
-  ::syscall(SYS_tgkill, t.process->pid, t.tid(), SIGTRAP);
+  raise_with_info(t, info);
 }
 
 }  // namespace backstep
