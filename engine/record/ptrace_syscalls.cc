@@ -44,11 +44,7 @@ using Emulate = int64_t (*)(PtraceCall&);
 // Writes into the caller's memory, recorded as the call's output; false
 // where the address is not the caller's to write (the kernel's EFAULT).
 bool put(PtraceCall& c, uint64_t addr, const void* bytes, std::size_t len) {
-  try {
-    c.ctx.task.write_bytes(remote_ptr<void>(addr), bytes, len);
-  } catch (const std::exception&) {
-    return false;
-  }
+  if (!c.ctx.write_output(addr, bytes, len)) return false;
   c.ctx.record_memory(addr, len);
   return true;
 }

@@ -41,6 +41,15 @@ void SyscallContext::emulate(int64_t result) {
   emulated_result = result;
 }
 
+bool SyscallContext::write_output(uint64_t addr, const void* bytes, std::size_t len) {
+  try {
+    task.write_bytes(remote_ptr<void>(addr), bytes, len);
+  } catch (const std::exception&) {
+    return false;
+  }
+  return true;
+}
+
 void SyscallContext::refuse(const std::string& why) const {
   std::ostringstream os;
   os << why << " (system call " << info.name << ", event " << session.next_event() << ")";

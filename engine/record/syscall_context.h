@@ -2,6 +2,7 @@
 // being built, and the helpers family code uses to say what the kernel wrote.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -68,6 +69,10 @@ struct SyscallContext {
   // it answers with -ENOSYS at once), and the exit shows `result` and the
   // call's own number, as if the kernel had run it.
   void emulate(int64_t result);
+  // Writes into the calling task's memory what an emulated call outputs;
+  // false where the address is not the task's to write (the kernel's
+  // EFAULT). Not recorded: the spec's outputs or record_memory do that.
+  bool write_output(uint64_t addr, const void* bytes, std::size_t len);
 
   [[noreturn]] void refuse(const std::string& why) const;
   // At the exit stop, for a call the kernel has run but whose effect cannot
