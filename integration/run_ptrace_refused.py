@@ -8,7 +8,7 @@ The helper (bad_input/ptrace_user.c) uses ptrace as MODE says. Recorded
 with and without syscall buffering:
 - a refused MODE must stop the recording at the call's entry (status 125)
   with a message naming the request ("the program called
-  ptrace(PTRACE_SYSCALL): not emulated yet ..."), leave no process of the
+  ptrace(PTRACE_SEIZE) with options 0x80: PTRACE_O_TRACESECCOMP ..."), leave no process of the
   program behind, and replay must run up to the call and say why the
   recording stopped. Before ptrace was refused, PTRACE_TRACEME failed with
   EPERM (backstep is the tracer) and the program waited for a stop that
@@ -35,8 +35,8 @@ LIMIT = 60  # seconds for one record or replay; they take well under one
 REQUESTS = {
     "traceme-stop": ("which called PTRACE_TRACEME with a parent outside the recording", b"before\ntraceme: ok\n"),
     "traceme-exec": ("which called PTRACE_TRACEME with a parent outside the recording", b"before\ntraceme: ok\n"),
-    "syscall": ("the program called ptrace(PTRACE_SYSCALL): not emulated yet",
-                b"before\nattach: ok\nwaitpid: ok\n"),
+    "seccomp-events": ("the program called ptrace(PTRACE_SEIZE) with options 0x80: PTRACE_O_TRACESECCOMP",
+                       b"before\n"),
     "outside": ("the program called ptrace(PTRACE_ATTACH) on task 1, which is not part of the recording", b"before\n"),
     "child-traceme": b"before\nchild traceme: ok\nwaitpid: ok\nafter\n",
     "cont-signal": b"before\nattach: ok\nwaitpid: ok\ncont: ok\nafter\n",

@@ -98,6 +98,7 @@ const struct bs_record *bs_record_call(struct bs_buffer_header *header, const st
     header->yield = 0;
     return 0;
   }
+  if (header->traced != 0) return 0;
   const uint64_t *args = regs->args;
   /* A call that may wait is made with the desched event armed, so that the
    * recorder hears of it if it blocks (desched.c); right after the same call

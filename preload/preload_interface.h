@@ -132,7 +132,11 @@ struct bs_buffer_header {
   uint32_t skip_left;
   uint64_t skip_arg;
   uint32_t skip_next;
-  uint32_t pad0;
+  /* Record mode: set by the recorder while a recorded tracer of this thread
+   * (ptrace, emulated) asks for its system-call stops: every call then
+   * takes the traced path. Replay needs nothing: a call traced in the
+   * recording has no record, and the library traces it there too. */
+  uint32_t traced;
   /* One bit per descriptor: calls gated on a descriptor (BS_GATE_FD) are
    * buffered only when its bit is set in fd_allowed (a file: the call does
    * not block) or, for BS_CALL_MAY_BLOCK calls, in fd_blocking (a pipe or

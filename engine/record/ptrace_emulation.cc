@@ -28,14 +28,14 @@ EmulatedTracee& PtraceEmulation::attach(pid_t tid, pid_t tracer, pid_t tracer_pr
   return t;
 }
 
-void PtraceEmulation::stop(EmulatedTracee& t, int status, const siginfo_t& info) {
+void PtraceEmulation::stop(EmulatedTracee& t, int status, const siginfo_t& info, TraceStop kind) {
   t.stopped = true;
   t.unreported = status;
   t.siginfo = info;
+  t.kind = kind;
 }
 
 void PtraceEmulation::forget(pid_t tid) {
-  tracees_.erase(tid);
   for (auto it = tracees_.begin(); it != tracees_.end();) {
     it = it->second.tracer == tid ? tracees_.erase(it) : std::next(it);
   }

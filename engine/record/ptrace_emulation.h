@@ -13,11 +13,15 @@
 //
 // What is emulated so far: TRACEME, ATTACH and SEIZE of a recorded task of
 // another process, INTERRUPT, the stop each makes, the stops a running
-// tracee makes at a signal or an exec (record_tracees.cc), SIGCHLD to the
-// tracer, wait4 and waitid (held until a stop answers them), reading the
-// tracee's registers, extended state, memory and siginfo, CONT and DETACH
-// with or without a signal, SINGLESTEP without one, and KILL. A request not emulated yet ends the
-// recording with a message instead.
+// tracee makes at a signal or an exec (record_tracees.cc), system-call
+// stops (PTRACE_SYSCALL, GET_SYSCALL_INFO), the event options (fork,
+// vfork and its end, clone, exec, exit: what a tracee creates is traced
+// too), EXITKILL, SIGCHLD to the tracer, wait4 and waitid (held until a
+// stop answers them; a tracee's death is reported to a tracer that is not
+// its parent), reading the tracee's registers, extended state, memory and
+// siginfo, CONT and DETACH with or without a signal, SINGLESTEP without
+// one, and KILL. A request not emulated yet (writes into the tracee:
+// POKE*, SET*) ends the recording with a message instead.
 #pragma once
 
 #include <signal.h>
@@ -33,17 +37,28 @@ namespace backstep {
 struct RecordTask;
 struct SyscallContext;
 
+// What kind of ptrace stop an emulated tracee is in (what
+// PTRACE_GET_SYSCALL_INFO says of it).
+enum class TraceStop : uint8_t { Signal, SyscallEntry, SyscallExit, Event };
+
 struct EmulatedTracee {
   pid_t tracer = 0;          // the thread that attached
   pid_t tracer_process = 0;  // its process: any of its threads may wait and ask
   bool seized = false;       // PTRACE_SEIZE (INTERRUPT allowed, event stops)
   uint64_t options = 0;      // PTRACE_SETOPTIONS
+  // Resumed with PTRACE_SYSCALL: it stops at its next system call's entry
+  // and, resumed so again there, at its exit (record_tracees.cc).
+  bool syscall_stops = false;
   // In an emulated ptrace stop: the scheduler passes it over, and the
   // requests that need a stopped tracee are answered.
   bool stopped = false;
   // That stop's wait status, until a wait reports it.
   std::optional<int> unreported;
   siginfo_t siginfo{};  // what PTRACE_GETSIGINFO gives at that stop
+  TraceStop kind = TraceStop::Signal;
+  unsigned long event_message = 0;  // PTRACE_GETEVENTMSG's answer
+  // It died: `unreported` is its exit status until a wait reaps it.
+  bool dead = false;
 };
 
 class PtraceEmulation {
@@ -56,10 +71,10 @@ class PtraceEmulation {
   bool traced_running(pid_t tid) const;
   EmulatedTracee& attach(pid_t tid, pid_t tracer, pid_t tracer_process, bool seized);
   // Puts a tracee into a stop with this wait status (its low byte 0x7f).
-  void stop(EmulatedTracee& t, int status, const siginfo_t& info);
+  void stop(EmulatedTracee& t, int status, const siginfo_t& info, TraceStop kind = TraceStop::Signal);
   void detach(pid_t tid) { tracees_.erase(tid); }
-  // `tid` is gone: as a tracee it is forgotten; as a tracer, its tracees
-  // are let go (the kernel detaches them), and they run again.
+  // `tid` is gone as a tracer: its tracees are let go (the kernel detaches
+  // them), and they run again.
   void forget(pid_t tid);
   // The tasks `tracer` traces.
   std::vector<pid_t> tracees_of(pid_t tracer) const;

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/core/compat_syscalls.h"
 #include "engine/record/record_session.h"
 #include "engine/record/syscall_context.h"
 
@@ -86,15 +87,21 @@ std::optional<std::vector<uint8_t>> tracee_xstate(RecordTask& t) {
 
 constexpr std::size_t kFxsaveSize = 512;  // user_fpregs_struct, the XSAVE area's legacy part
 
-// PTRACE_O_TRACESYSGOOD changes no stop the emulation makes; the event
-// options would make stops it does not make yet.
+// The options the emulation follows: TRACESYSGOOD (system-call stops say
+// so), EXITKILL (a tracer's death kills its tracees), and the events of
+// fork, vfork (and its end), clone, exec and exit (record_tracees.cc).
+// SECCOMP and SUSPEND_SECCOMP would make stops it does not make yet.
+constexpr uint64_t kEmulatedOptions = PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL | PTRACE_O_TRACEFORK |
+                                      PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC |
+                                      PTRACE_O_TRACEEXIT | PTRACE_O_TRACEVFORKDONE;
+
 int64_t check_options(PtraceCall& c, uint64_t options, const char* request) {
   if (options & ~static_cast<uint64_t>(PTRACE_O_MASK)) return -EINVAL;
-  if (options & ~static_cast<uint64_t>(PTRACE_O_TRACESYSGOOD)) {
+  if (options & ~kEmulatedOptions) {
     char hex[32];
     std::snprintf(hex, sizeof(hex), "%#llx", static_cast<unsigned long long>(options));
     c.ctx.refuse(std::string("the program called ptrace(") + request + ") with options " + hex +
-                 ": tracing events (fork, clone, exec, exit, seccomp) are not emulated yet");
+                 ": PTRACE_O_TRACESECCOMP and PTRACE_O_SUSPEND_SECCOMP are not emulated yet");
   }
   return 0;
 }
@@ -200,8 +207,7 @@ int64_t get_regset(PtraceCall& c) {
 int64_t get_siginfo(PtraceCall& c) { return put_result(c, c.data, &c.tracee->siginfo, sizeof(siginfo_t)); }
 
 int64_t get_event_message(PtraceCall& c) {
-  unsigned long message = 0;  // no event stop the emulation makes carries one
-  return put_result(c, c.data, &message, sizeof(message));
+  return put_result(c, c.data, &c.tracee->event_message, sizeof(c.tracee->event_message));
 }
 
 int64_t set_options(PtraceCall& c) {
@@ -235,11 +241,74 @@ bool give_signal(PtraceCall& c) {
   return true;
 }
 
-int64_t cont(PtraceCall& c) {
-  if (!give_signal(c)) return -EIO;
+// The tracee runs again, stopping at its system calls or not.
+void let_run(PtraceCall& c, bool syscall_stops) {
+  if (c.tracee->syscall_stops != syscall_stops) c.session.set_traced_calls(*c.target, syscall_stops);
+  c.tracee->syscall_stops = syscall_stops;
   c.tracee->stopped = false;
   c.tracee->unreported.reset();
+}
+
+int64_t cont(PtraceCall& c) {
+  if (!give_signal(c)) return -EIO;
+  let_run(c, false);
   return 0;
+}
+
+int64_t syscall_stops(PtraceCall& c) {
+  if (!give_signal(c)) return -EIO;
+  let_run(c, true);
+  return 0;
+}
+
+// struct ptrace_syscall_info, as the kernel lays it out; its size for each
+// kind of stop is the kernel's answer (it copies what fits).
+struct SyscallInfo {
+  uint8_t op;
+  uint8_t reserved;
+  uint16_t flags;
+  uint32_t arch;
+  uint64_t instruction_pointer;
+  uint64_t stack_pointer;
+  union {
+    struct {
+      uint64_t nr;
+      uint64_t args[6];
+    } entry;
+    struct {
+      int64_t rval;
+      uint8_t is_error;
+    } exit;
+  };
+};
+static_assert(offsetof(SyscallInfo, entry) == 24 && sizeof(SyscallInfo) == 80, "struct ptrace_syscall_info");
+
+int64_t get_syscall_info(PtraceCall& c) {
+  constexpr uint32_t kAuditArchX86_64 = 0xc000003e;
+  std::optional<Registers> regs = tracee_regs(*c.target);
+  if (!regs) return -ESRCH;
+  SyscallInfo info{};
+  info.arch = c.target->in_syscall && c.target->in_syscall->event.status == kAuditArchI386 ? kAuditArchI386
+                                                                                              : kAuditArchX86_64;
+  info.instruction_pointer = regs->ip();
+  info.stack_pointer = regs->sp();
+  std::size_t size = offsetof(SyscallInfo, entry);
+  if (c.tracee->kind == TraceStop::SyscallEntry) {
+    info.op = PTRACE_SYSCALL_INFO_ENTRY;
+    info.entry.nr = regs->syscallno();
+    for (int i = 0; i < 6; ++i) info.entry.args[i] = regs->arg(i);
+    size = sizeof(SyscallInfo);
+  } else if (c.tracee->kind == TraceStop::SyscallExit) {
+    info.op = PTRACE_SYSCALL_INFO_EXIT;
+    info.exit.rval = static_cast<int64_t>(regs->syscall_result());
+    info.exit.is_error = info.exit.rval < 0 && info.exit.rval >= -4095;
+    size = offsetof(SyscallInfo, exit.is_error) + 1;
+  } else {
+    info.op = PTRACE_SYSCALL_INFO_NONE;
+  }
+  std::size_t len = std::min<std::size_t>(size, c.addr);
+  if (len && !put(c, c.data, &info, len)) return -EFAULT;
+  return static_cast<int64_t>(size);
 }
 
 int64_t single_step(PtraceCall& c) {
@@ -248,13 +317,13 @@ int64_t single_step(PtraceCall& c) {
                  ": a step into a signal's delivery is not emulated yet");
   }
   c.target->trace_step = true;
-  c.tracee->stopped = false;
-  c.tracee->unreported.reset();
+  let_run(c, false);
   return 0;
 }
 
 int64_t detach(PtraceCall& c) {
   if (!give_signal(c)) return -EIO;
+  if (c.tracee->syscall_stops) c.session.set_traced_calls(*c.target, false);
   c.session.ptrace_emulation().detach(c.tid);
   return 0;
 }
@@ -308,7 +377,7 @@ constexpr Request kRequests[] = {
     {17, "PTRACE_DETACH", detach, Needs::Stopped},
     {18, "PTRACE_GETFPXREGS", nullptr, Needs::Stopped},
     {19, "PTRACE_SETFPXREGS", nullptr, Needs::Stopped},
-    {24, "PTRACE_SYSCALL", nullptr, Needs::Stopped},
+    {24, "PTRACE_SYSCALL", syscall_stops, Needs::Stopped},
     {25, "PTRACE_GET_THREAD_AREA", nullptr, Needs::Stopped},
     {26, "PTRACE_SET_THREAD_AREA", nullptr, Needs::Stopped},
     {30, "PTRACE_ARCH_PRCTL", nullptr, Needs::Stopped},
@@ -329,7 +398,7 @@ constexpr Request kRequests[] = {
     {0x420b, "PTRACE_SETSIGMASK", nullptr, Needs::Stopped},
     {0x420c, "PTRACE_SECCOMP_GET_FILTER", nullptr, Needs::Stopped},
     {0x420d, "PTRACE_SECCOMP_GET_METADATA", nullptr, Needs::Stopped},
-    {0x420e, "PTRACE_GET_SYSCALL_INFO", nullptr, Needs::Stopped},
+    {0x420e, "PTRACE_GET_SYSCALL_INFO", get_syscall_info, Needs::Stopped},
     {0x420f, "PTRACE_GET_RSEQ_CONFIGURATION", nullptr, Needs::Stopped},
     {0x4210, "PTRACE_SET_SYSCALL_USER_DISPATCH_CONFIG", nullptr, Needs::Stopped},
     {0x4211, "PTRACE_GET_SYSCALL_USER_DISPATCH_CONFIG", nullptr, Needs::Stopped},

@@ -82,6 +82,10 @@ int64_t report(SyscallContext& ctx, const WaitCall& w, pid_t tid, int status) {
   info.si_pid = tid;
   info.si_uid = owner(tid);
   info.si_status = (status >> 8) & 0xffff;
+  if (WIFEXITED(status) || WIFSIGNALED(status)) {
+    info.si_code = WIFEXITED(status) ? CLD_EXITED : WCOREDUMP(status) ? CLD_DUMPED : CLD_KILLED;
+    info.si_status = WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status);
+  }
   return write_out(ctx, w.out, &info, sizeof(info)) ? 0 : -EFAULT;
 }
 
@@ -150,7 +154,10 @@ WaitOutcome decide_wait(SyscallContext& ctx, RecordTask& caller) {
     EmulatedTracee* t = emulation.tracee(tid);
     if (!t->unreported) continue;
     int status = *t->unreported;
-    if (!(w->waitid && (w->options & WNOWAIT))) t->unreported.reset();
+    if (!(w->waitid && (w->options & WNOWAIT))) {
+      t->unreported.reset();
+      if (t->dead) emulation.detach(tid);  // reaped
+    }
     ctx.emulate(report(ctx, *w, tid, status));
     return WaitOutcome::Answered;
   }

@@ -98,6 +98,9 @@ void RecordSession::register_buffer(RecordTask& t, SyscallContext& ctx) {
   task.write_bytes(remote_ptr<void>(buffer + offsetof(bs_buffer_header, recorder_tid)), desched, sizeof(desched));
   t.buffer = buffer;
   publish_gate_rules(t);
+  if (const EmulatedTracee* traced = ptrace_.tracee(t.tid()); traced && traced->syscall_stops) {
+    set_traced_calls(t, true);  // its tracer sees every call (record_tracees.cc)
+  }
   RecordProcess& p = *t.process;
   // After the result is set: the view's system calls restore the registers.
   ctx.exit.raw().rax = 0;

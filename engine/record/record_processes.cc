@@ -106,6 +106,7 @@ void RecordSession::on_vfork_event(RecordTask& t) {
   created_ = c;
   start_created_thread();
   t.task.resume(ResumeHow::Syscall);
+  trace_created(t, c.tid, c.flags);  // a traced parent stops (record_tracees.cc)
 }
 
 void RecordSession::start_created_process(const CreatedThread& c, RecordTask& t) {
@@ -209,7 +210,7 @@ void RecordSession::on_exec_event(RecordTask& t) {
   p.stored_pages.reset();
   t.reached_boundary(t.task.regs());
   t.interrupted_entry.reset();
-  raise_exec_trap(t);
+  if (stop_after_exec(t, static_cast<pid_t>(former))) return;  // a traced thread (record_tracees.cc)
   resume_or_switch(t);
 }
 
@@ -240,7 +241,7 @@ bool RecordSession::on_group_stop(RecordTask& t) {
 
 bool RecordSession::on_task_gone(RecordTask& t, const WaitStatus& ws) {
   t.run = RunState::Gone;
-  let_tracees_go(t.tid());
+  let_tracees_go(t, ws.raw);
   wake_tracers();
   if (current_ == &t) current_ = nullptr;
   RecordProcess& p = *t.process;
@@ -250,7 +251,7 @@ bool RecordSession::on_task_gone(RecordTask& t, const WaitStatus& ws) {
   for (auto& [tid, other] : record_tasks_) {
     if (other->process != &p) continue;
     other->run = RunState::Gone;
-    let_tracees_go(tid);
+    let_tracees_go(*other, ws.raw);
   }
   trace::Event exit_event;
   exit_event.kind = trace::EventKind::Exit;

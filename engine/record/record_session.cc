@@ -343,7 +343,11 @@ bool RecordSession::handle_stop(RecordTask& t, const WaitStatus& ws) {
   switch (ws.kind) {
     case WaitStatus::Kind::SyscallStop:
       if (std::exchange(t.exec_done, false) && after_exec(t)) return false;
-      if (t.in_syscall) on_syscall_exit(t); else on_syscall_entry(t);
+      if (t.in_syscall) {
+        on_syscall_exit(t);
+      } else if (!stop_at_syscall_entry(t, ws)) {  // PTRACE_SYSCALL (record_tracees.cc)
+        on_syscall_entry(t);
+      }
       return false;
     case WaitStatus::Kind::SignalStop:
       note_program_signal(task, ws.signal);
@@ -655,9 +659,19 @@ void RecordSession::on_syscall_exit(RecordTask& t, bool resume) {
     t.interrupted_entry.reset();
   }
   t.reached_boundary(ctx.exit, ctx.entry.syscallno() == SYS_rt_sigreturn);
+  bool vfork_done = !ctx.failed() && (ctx.entry.syscallno() == SYS_vfork ||
+                                      (ctx.entry.syscallno() == SYS_clone && (ctx.arg(0) & CLONE_VFORK)));
+  pid_t vfork_child = vfork_done ? static_cast<pid_t>(ctx.result()) : 0;
   t.in_syscall.reset();
   raise_step_trap(t);  // a single-stepped tracee stops right after its call
-  if (created_) start_created_thread();
+  if (created_) {
+    CreatedThread made = *created_;
+    start_created_thread();
+    // A traced creator stops with its ptrace event (record_tracees.cc).
+    if (trace_created(t, made.tid, made.flags)) return;
+  }
+  if (vfork_child && stop_after_vfork(t, vfork_child)) return;  // PTRACE_EVENT_VFORK_DONE
+  if (stop_at_syscall_exit(t)) return;  // PTRACE_SYSCALL (record_tracees.cc)
   if (!resume) return;
   if (live_threads() > 1 && !exiting(t)) flush_completed_calls(t);
   resume_or_switch(t);

@@ -157,8 +157,12 @@ class RecordSession : public Session {
   // Decides again every wait held for emulated tracees (ptrace_waits.cc):
   // after a tracee stopped, was let go or died, and after a process ended.
   void wake_tracers();
-  // The tracer of `tid` learns of its stop: SIGCHLD, as the kernel sends it.
-  void notify_tracer(const EmulatedTracee& tracee, pid_t tid, int status);
+  // The tracer of `tid` learns of its stop (or, `code` CLD_EXITED, its
+  // death): SIGCHLD, as the kernel sends it.
+  void notify_tracer(const EmulatedTracee& tracee, pid_t tid, int status, int code = CLD_TRAPPED);
+  // Every call of `t` takes the traced path (its tracer wants to see each,
+  // PTRACE_SYSCALL): the buffer's `traced` word (record_tracees.cc).
+  void set_traced_calls(RecordTask& t, bool on);
   const std::map<pid_t, std::unique_ptr<RecordProcess>>& processes() const { return processes_; }
 
   RecordTask* record_task(pid_t tid) {
@@ -362,11 +366,31 @@ class RecordSession : public Session {
   // A traced thread resumed by its tracer runs again: the signal it was
   // stopped with is dropped or delivered, or the tracer's is raised.
   void resume_traced(RecordTask& t);
-  // `tid` is gone: forgotten as a tracee; as a tracer, its tracees are let
-  // go, each with the signal it stopped with (the kernel delivers it).
-  void let_tracees_go(pid_t tid);
+  // `t` is gone, with wait status `status`: as a tracee, its death waits for
+  // its tracer's wait (unless its parent, the tracer, reaps it from the
+  // kernel); as a tracer, its tracees are let go, each with the signal it
+  // stopped with (the kernel delivers it).
+  void let_tracees_go(RecordTask& t, int status);
   // After the exec of a traced thread: the SIGTRAP the kernel sends it.
   void raise_exec_trap(RecordTask& t);
+  // System-call stops (PTRACE_SYSCALL): at a call's entry, before the
+  // recorder handles it (`ws`, the entry's stop, is kept for when the
+  // tracer lets it go on), and after its exit is recorded. True: `t` stopped
+  // for its tracer.
+  bool stop_at_syscall_entry(RecordTask& t, const WaitStatus& ws);
+  bool stop_at_syscall_exit(RecordTask& t);
+  // Event stops (the PTRACE_O_TRACE* options). After `t`'s call created
+  // task `child` with `flags`: the child is traced too, stopped, and `t`
+  // stops with PTRACE_EVENT_FORK, VFORK or CLONE. After `t`'s exec
+  // (`former`: the thread that called it): PTRACE_EVENT_EXEC, or the
+  // SIGTRAP without the option. True: `t` stopped for its tracer.
+  bool trace_created(RecordTask& t, pid_t child, uint64_t flags);
+  bool stop_after_exec(RecordTask& t, pid_t former);
+  // At the return of `t`'s vfork of `child`: PTRACE_EVENT_VFORK_DONE.
+  bool stop_after_vfork(RecordTask& t, pid_t child);
+  // An event stop with this PTRACE_EVENT_*, and what PTRACE_GETEVENTMSG
+  // then says.
+  void stop_for_event(RecordTask& t, EmulatedTracee& tracee, int event, unsigned long message);
   // The end of on_signal: `info` is delivered as its action says.
   void deliver_signal(RecordTask& t, const siginfo_t& info, const Registers& regs);
   // Threads (record_threads.cc).

@@ -199,6 +199,16 @@ struct RecordTask {
   bool trace_stop_deliverable = true;
   // PTRACE_SINGLESTEP: it runs one instruction and stops with SIGTRAP.
   bool trace_step = false;
+  // Its tracer has seen the entry of the call it stands at (a system-call
+  // stop, PTRACE_SYSCALL): the stop, kept, is handled as a call's entry
+  // when it runs again.
+  // Bits: kShownEntry (its system-call stop), kShownExit (PTRACE_EVENT_EXIT
+  // at an exit or exit_group).
+  static constexpr uint8_t kShownEntry = 1, kShownExit = 2;
+  uint8_t entry_shown = 0;
+  // After an event stop at a call's exit (a fork's, an exec's): the
+  // system-call stop of that exit comes next, when its tracer lets it go.
+  bool exit_stop_pending = false;
   // the signal its tracer gave to PTRACE_CONT or PTRACE_DETACH, delivered
   // when it next runs; and one raised for that, delivered without a stop:
   std::optional<siginfo_t> tracer_signal;

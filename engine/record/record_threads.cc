@@ -166,6 +166,8 @@ bool RecordSession::schedule(bool any) {
   next->run = RunState::Running;
   BS_LOG(Record, "thread " << next->tid() << " runs");
   if (next->task.has_kept_status()) return handle_stop(*next, next->task.wait());
+  // After an event stop at a call's exit, the exit's own stop.
+  if (std::exchange(next->exit_stop_pending, false) && stop_at_syscall_exit(*next)) return false;
   if (next->trace_stop_signal || next->tracer_signal) {
     resume_traced(*next);  // its tracer let it go on (record_tracees.cc)
     return false;
@@ -218,6 +220,8 @@ void RecordSession::end_thread(RecordTask& t) {
   t.end_written = true;
   t.run = RunState::Gone;
   if (current_ == &t) current_ = nullptr;
+  let_tracees_go(t, ws.raw);  // a traced thread's tracer hears of its end (record_tracees.cc)
+  wake_tracers();
 }
 
 void RecordSession::record_robust_futexes(RecordTask& t, trace::Event& event) {

@@ -13,15 +13,22 @@
 //   call that has not returned (SyscallEntered), until a tracee stops (the
 //   recorder answers it), or until what remains for it is the kernel's to
 //   report (a child's death): then the kernel runs it.
+#include <sched.h>
 #include <signal.h>
+#include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstddef>
 
 #include <string>
 
 #include "values/log.h"
 #include "engine/core/signals.h"
 #include "engine/record/record_session.h"
+#include "preload/preload_interface.h"
 
 namespace backstep {
 
@@ -133,29 +140,59 @@ void RecordSession::resume_traced(RecordTask& t) {
   t.task.resume(ResumeHow::Syscall);
 }
 
-void RecordSession::notify_tracer(const EmulatedTracee& tracee, pid_t tid, int status) {
+void RecordSession::notify_tracer(const EmulatedTracee& tracee, pid_t tid, int status, int code) {
   // The kernel sends SIGCHLD unless the tracer's process ignores it
   // explicitly or asked for no stop notices (SA_NOCLDSTOP).
   RecordTask* tracer = record_task(tracee.tracer);
   if (!tracer || tracer->run == RunState::Gone || !tracer->process) return;
-  if (tracer->process->sigchld_nocldstop || signal_ignored(tracer->process->pid, SIGCHLD)) return;
+  if (signal_ignored(tracer->process->pid, SIGCHLD)) return;
+  if (code == CLD_TRAPPED && tracer->process->sigchld_nocldstop) return;
   for (const siginfo_t& pending : tracer->redelivering) {
     if (pending.si_signo == SIGCHLD) return;  // one SIGCHLD is pending already
   }
   siginfo_t info{};
   info.si_signo = SIGCHLD;
-  info.si_code = CLD_TRAPPED;
+  info.si_code = code;
   info.si_pid = tid;
-  info.si_status = (status >> 8) & 0xffff;
+  if (code == CLD_TRAPPED) {
+    info.si_status = (status >> 8) & 0xffff;
+  } else {
+    info.si_code = WIFEXITED(status) ? CLD_EXITED : WCOREDUMP(status) ? CLD_DUMPED : CLD_KILLED;
+    info.si_status = WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status);
+  }
   raise_with_info(*tracer, info);
 }
 
-void RecordSession::let_tracees_go(pid_t tid) {
+void RecordSession::let_tracees_go(RecordTask& gone, int status) {
+  pid_t tid = gone.tid();
   for (pid_t tracee : ptrace_.tracees_of(tid)) {
     RecordTask* t = record_task(tracee);
-    if (t && t->trace_stop_signal && !t->tracer_signal) t->tracer_signal = t->trace_stop_signal;
+    if (!t || t->run == RunState::Gone) continue;
+    const EmulatedTracee& traced = *ptrace_.tracee(tracee);
+    if (traced.options & PTRACE_O_EXITKILL) {
+      // The kernel kills it; the recorder sees it die like any other.
+      ::syscall(SYS_tgkill, t->process->pid, tracee, SIGKILL);
+      continue;
+    }
+    if (traced.syscall_stops) set_traced_calls(*t, false);
+    if (t->trace_stop_signal && !t->tracer_signal) t->tracer_signal = t->trace_stop_signal;
   }
   ptrace_.forget(tid);
+  EmulatedTracee* self = ptrace_.tracee(tid);
+  if (!self || self->dead) return;
+  // A process's first thread, whose parent traces it: the kernel reports
+  // its death to that parent. Any other tracee's death is its tracer's to
+  // hear of from the emulation.
+  RecordTask* tracer = record_task(self->tracer);
+  bool parent_reaps = gone.is_leader() && gone.process->parent == self->tracer_process;
+  if (parent_reaps || !tracer || tracer->run == RunState::Gone) {
+    ptrace_.detach(tid);
+    return;
+  }
+  BS_LOG(Record, "traced thread " << tid << " died: its tracer " << self->tracer << " hears of it");
+  ptrace_.stop(*self, status, siginfo_t{}, TraceStop::Signal);
+  self->dead = true;
+  notify_tracer(*self, tid, status, CLD_EXITED);
 }
 
 void RecordSession::raise_step_trap(RecordTask& t) {
@@ -173,6 +210,171 @@ void RecordSession::raise_exec_trap(RecordTask& t) {
   info.si_code = SI_USER;
   info.si_pid = t.process->pid;
   raise_with_info(t, info);
+}
+
+namespace {
+
+#ifndef CSIGNAL
+constexpr uint64_t CSIGNAL = 0xff;  // the clone flags' exit signal
+#endif
+
+// A system-call stop's status and siginfo: SIGTRAP, with 0x80 added when
+// the tracer asked for PTRACE_O_TRACESYSGOOD.
+int syscall_stop_signal(const EmulatedTracee& tracee) {
+  return SIGTRAP | ((tracee.options & PTRACE_O_TRACESYSGOOD) ? 0x80 : 0);
+}
+
+}  // namespace
+
+bool RecordSession::stop_at_syscall_entry(RecordTask& t, const WaitStatus& ws) {
+  EmulatedTracee* tracee = ptrace_.tracee(t.tid());
+  uint8_t shown = std::exchange(t.entry_shown, 0);
+  if (tracee && !tracee->stopped) {
+    if (tracee->syscall_stops && !(shown & RecordTask::kShownEntry)) {
+      BS_LOG(Record, "thread " << t.tid() << " stops at a call's entry for its tracer " << tracee->tracer);
+      siginfo_t info{};
+      info.si_signo = SIGTRAP;
+      info.si_code = syscall_stop_signal(*tracee);
+      int status = (syscall_stop_signal(*tracee) << 8) | 0x7f;
+      ptrace_.stop(*tracee, status, info, TraceStop::SyscallEntry);
+      t.run = RunState::Stopped;
+      if (current_ == &t) current_ = nullptr;
+      notify_tracer(*tracee, t.tid(), status);
+      wake_tracers();
+      t.entry_shown = shown | RecordTask::kShownEntry;
+      t.task.keep_status(ws);
+      return true;
+    }
+    Registers regs = t.task.regs();
+    long nr = static_cast<long>(regs.syscallno());
+    if ((nr == SYS_exit || nr == SYS_exit_group) && (tracee->options & PTRACE_O_TRACEEXIT) &&
+        !(shown & RecordTask::kShownExit)) {
+      // PTRACE_EVENT_EXIT, its message the wait status to come.
+      stop_for_event(t, *tracee, PTRACE_EVENT_EXIT, (regs.arg(0) & 0xff) << 8);
+      t.entry_shown = shown | RecordTask::kShownExit;
+      t.task.keep_status(ws);
+      return true;
+    }
+  }
+  if (shown) {
+    // Its tracer let it go on from a stop at the entry: a signal it gave
+    // there is raised now and delivered where the call ends, without a stop.
+    if (std::optional<siginfo_t> given = std::exchange(t.tracer_signal, std::nullopt)) {
+      t.injected_signal = given->si_signo;
+      raise_with_info(t, *given);
+    }
+  }
+  return false;
+}
+
+void RecordSession::stop_for_event(RecordTask& t, EmulatedTracee& tracee, int event, unsigned long message) {
+  BS_LOG(Record, "thread " << t.tid() << " stops with ptrace event " << event << " for its tracer " << tracee.tracer);
+  siginfo_t info{};
+  info.si_signo = SIGTRAP;
+  info.si_code = SIGTRAP | (event << 8);
+  int status = ((SIGTRAP | (event << 8)) << 8) | 0x7f;
+  ptrace_.stop(tracee, status, info, TraceStop::Event);
+  tracee.event_message = message;
+  if (t.run != RunState::InKernel) t.run = RunState::Stopped;
+  if (current_ == &t) current_ = nullptr;
+  notify_tracer(tracee, t.tid(), status);
+  wake_tracers();
+}
+
+bool RecordSession::trace_created(RecordTask& t, pid_t child, uint64_t flags) {
+  EmulatedTracee* tracee = ptrace_.tracee(t.tid());
+  if (!tracee || tracee->stopped || (flags & CLONE_UNTRACED)) return false;
+  int event = PTRACE_EVENT_CLONE;
+  uint64_t option = PTRACE_O_TRACECLONE;
+  if (flags & CLONE_VFORK) {
+    event = PTRACE_EVENT_VFORK;
+    option = PTRACE_O_TRACEVFORK;
+  } else if ((flags & CSIGNAL) == SIGCHLD) {
+    event = PTRACE_EVENT_FORK;
+    option = PTRACE_O_TRACEFORK;
+  }
+  RecordTask* made = record_task(child);
+  if (!(tracee->options & option) || !made) {
+    // Not traced: a copy of its parent's buffer header says nothing of it.
+    if (made && tracee->syscall_stops) set_traced_calls(*made, false);
+    return false;
+  }
+  // The child is traced by the same tracer, with the same options, and
+  // starts in a stop: SIGSTOP's, or for a seized tracer PTRACE_EVENT_STOP.
+  EmulatedTracee copy = *tracee;
+  EmulatedTracee& traced = ptrace_.attach(child, copy.tracer, copy.tracer_process, copy.seized);
+  traced.options = copy.options;
+  siginfo_t info{};
+  int status = (SIGSTOP << 8) | 0x7f;
+  info.si_signo = SIGSTOP;
+  info.si_code = SI_USER;
+  if (copy.seized) {
+    info.si_signo = SIGTRAP;
+    info.si_code = SIGTRAP | (PTRACE_EVENT_STOP << 8);
+    status = ((SIGTRAP | (PTRACE_EVENT_STOP << 8)) << 8) | 0x7f;
+  }
+  if (copy.syscall_stops) set_traced_calls(*made, false);
+  ptrace_.stop(traced, status, info, copy.seized ? TraceStop::Event : TraceStop::Signal);
+  notify_tracer(traced, child, status);
+  // A vfork's parent waits in the kernel for the child meanwhile; the
+  // others stand at their call's exit, whose stop comes after the event.
+  EmulatedTracee& parent = *ptrace_.tracee(t.tid());
+  if (t.run != RunState::InKernel) t.exit_stop_pending = parent.syscall_stops;
+  stop_for_event(t, parent, event, static_cast<unsigned long>(child));
+  return true;
+}
+
+bool RecordSession::stop_after_vfork(RecordTask& t, pid_t child) {
+  EmulatedTracee* tracee = ptrace_.tracee(t.tid());
+  if (!tracee || tracee->stopped || !(tracee->options & PTRACE_O_TRACEVFORKDONE)) return false;
+  t.exit_stop_pending = tracee->syscall_stops;
+  stop_for_event(t, *tracee, PTRACE_EVENT_VFORK_DONE, static_cast<unsigned long>(child));
+  return true;
+}
+
+bool RecordSession::stop_after_exec(RecordTask& t, pid_t former) {
+  EmulatedTracee* tracee = ptrace_.tracee(t.tid());
+  if (!tracee || tracee->stopped) return false;
+  // The call has succeeded: its result, which the kernel writes on the way
+  // out, is 0 already at the stops its tracer sees before that.
+  Registers regs = t.task.regs();
+  if (regs.syscall_result() == -ENOSYS) {
+    regs.set_syscall_result(0);
+    t.task.set_regs(regs);
+  }
+  if (tracee->options & PTRACE_O_TRACEEXEC) {
+    t.exit_stop_pending = tracee->syscall_stops;
+    stop_for_event(t, *tracee, PTRACE_EVENT_EXEC, static_cast<unsigned long>(former));
+    return true;
+  }
+  raise_exec_trap(t);  // delivered after the call's exit stop, as the kernel does
+  return stop_at_syscall_exit(t);
+}
+
+bool RecordSession::stop_at_syscall_exit(RecordTask& t) {
+  EmulatedTracee* tracee = ptrace_.tracee(t.tid());
+  if (!tracee || tracee->stopped || !tracee->syscall_stops) return false;
+  BS_LOG(Record, "thread " << t.tid() << " stops at a call's exit for its tracer " << tracee->tracer);
+  siginfo_t info{};
+  info.si_signo = SIGTRAP;
+  info.si_code = syscall_stop_signal(*tracee);
+  int status = (syscall_stop_signal(*tracee) << 8) | 0x7f;
+  ptrace_.stop(*tracee, status, info, TraceStop::SyscallExit);
+  t.run = RunState::Stopped;
+  if (current_ == &t) current_ = nullptr;
+  notify_tracer(*tracee, t.tid(), status);
+  wake_tracers();
+  return true;
+}
+
+void RecordSession::set_traced_calls(RecordTask& t, bool on) {
+  if (!t.buffer) return;
+  uint32_t word = on ? 1 : 0;
+  try {
+    t.task.write_bytes(remote_ptr<void>(t.buffer + offsetof(bs_buffer_header, traced)), &word, sizeof(word));
+  } catch (const std::exception&) {
+    // Its memory is going (an exit): no call to trace.
+  }
 }
 
 }  // namespace backstep

@@ -8,7 +8,8 @@
 //   traceme-exec   PTRACE_TRACEME, then exec /bin/true (the same, at the exec)
 //   child-traceme  a child does PTRACE_TRACEME and raises SIGSTOP; the parent
 //                  waitpid()s for that stop and continues it: recorded
-//   syscall        attach a child, then PTRACE_SYSCALL it
+//   seccomp-events seize a child with PTRACE_O_TRACESECCOMP (its seccomp
+//                  stops are not emulated)
 //   cont-signal    attach a child, then PTRACE_CONT it with SIGUSR1 (which
 //                  kills it): recorded
 //   outside        PTRACE_ATTACH to init, a process outside the recording
@@ -60,9 +61,12 @@ int main(int argc, char** argv) {
   } else if (!strcmp(mode, "traceme-exec")) {
     report("traceme", ptrace(PTRACE_TRACEME, 0, 0, 0));
     execl("/bin/true", "true", (char*)0);
-  } else if (!strcmp(mode, "syscall")) {
-    pid_t child = attached_child();
-    report("syscall", ptrace(PTRACE_SYSCALL, child, 0, 0));
+  } else if (!strcmp(mode, "seccomp-events")) {
+    pid_t child = fork();
+    if (child == 0) {
+      for (;;) pause();
+    }
+    report("seize", ptrace(PTRACE_SEIZE, child, 0, PTRACE_O_TRACESECCOMP));
     end_child(child);
   } else if (!strcmp(mode, "cont-signal")) {
     pid_t child = attached_child();
