@@ -37,6 +37,8 @@ REQUESTS = {
     "traceme-exec": ("which called PTRACE_TRACEME with a parent outside the recording", b"before\ntraceme: ok\n"),
     "seccomp-events": ("the program called ptrace(PTRACE_SEIZE) with options 0x80: PTRACE_O_TRACESECCOMP",
                        b"before\n"),
+    "mem-write": ("the program wrote into the memory of process", b"before\n"),
+    "vm-write": ("the program wrote into the memory of process", b"before\n"),
     "outside": ("the program called ptrace(PTRACE_ATTACH) on task 1, which is not part of the recording", b"before\n"),
     "child-traceme": b"before\nchild traceme: ok\nwaitpid: ok\nafter\n",
     "cont-signal": b"before\nattach: ok\nwaitpid: ok\ncont: ok\nafter\n",

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <optional>
 #include <string>
@@ -99,7 +100,20 @@ void record_proc_mem_write(SyscallContext& ctx, int fd, std::optional<uint64_t> 
   ssize_t n = readlink(link.c_str(), target, sizeof(target) - 1);
   if (n <= 0) return;
   std::string path(target, static_cast<size_t>(n));
-  if (path != "/proc/" + std::to_string(ctx.task.tid()) + "/mem") return;
+  if (path != "/proc/" + std::to_string(ctx.task.tid()) + "/mem") {
+    // Another process's memory: one of the recording's changed under it,
+    // which replay would not know (a debugger's breakpoints, recorded).
+    unsigned pid = 0;
+    char tail[8] = {};
+    if (std::sscanf(path.c_str(), "/proc/%u/%7s", &pid, tail) == 2 && std::string(tail) == "mem" &&
+        ctx.session.record_task(static_cast<pid_t>(pid))) {
+      ctx.refuse_after_call("the program wrote into the memory of process " + std::to_string(pid) +
+                            " (through /proc/" + std::to_string(pid) +
+                            "/mem), another process of the recording: writes into another recorded "
+                            "process are not recorded yet");
+    }
+    return;
+  }
   if (!offset) {
     std::optional<uint64_t> pos = file_position(ctx.task.tid(), fd);
     if (!pos || *pos < len) return;

@@ -17,11 +17,22 @@ void exit_process_vm_readv(SyscallContext& ctx) {
   if (!ctx.failed()) ctx.record_iovecs(ctx.arg(1), ctx.arg(2), static_cast<uint64_t>(ctx.result()));
 }
 
-// process_vm_writev changes the remote iovecs: our memory only when the
-// program writes into itself. Another process is outside the recording.
+// process_vm_writev changes the remote iovecs: the program's own memory
+// when it writes into itself (recorded), another recorded process's when
+// it names one (not recorded yet: the recording stops), or memory outside
+// the recording.
 void exit_process_vm_writev(SyscallContext& ctx) {
-  if (ctx.failed() || static_cast<pid_t>(ctx.arg(0)) != ctx.task.tid()) return;
-  ctx.record_iovecs(ctx.arg(3), ctx.arg(4), static_cast<uint64_t>(ctx.result()));
+  if (ctx.failed() || ctx.result() == 0) return;
+  auto pid = static_cast<pid_t>(ctx.arg(0));
+  RecordTask* target = ctx.session.record_task(pid);
+  RecordTask* self = ctx.session.record_task(ctx.task.tid());
+  if (target && self && target->process == self->process) {
+    ctx.record_iovecs(ctx.arg(3), ctx.arg(4), static_cast<uint64_t>(ctx.result()));
+  } else if (target) {
+    ctx.refuse_after_call("the program wrote into the memory of process " + std::to_string(pid) +
+                          " (process_vm_writev), another process of the recording: writes into another "
+                          "recorded process are not recorded yet");
+  }
 }
 
 // A filter the program installs is installed for real while recording, and

@@ -344,8 +344,9 @@ ReplayStop ReplaySession::resume(Resume how) {
     // Steps and breakpoints belong to the debugged process; the others run
     // through.
     bool step = how.single_step && (creates || exit || in_debuggee());
-    // A thread that entered a blocking call is already at its entry.
-    bool parked = next->kind == trace::EventKind::Syscall && threads_[current_tid_].at_entry;
+    // A thread that entered a blocking call is already at its entry (also
+    // when the recording stopped after that call, at its Abort).
+    bool parked = (next->kind == trace::EventKind::Syscall || abort) && threads_[current_tid_].at_entry;
     if (!at_pending_event_ && !at_boundary(*next) && !parked) {
       bool stepping_over = false;
       std::optional<ReplayStop> trap = run_to_event(*next, step, stepping_over);

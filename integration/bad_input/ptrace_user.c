@@ -12,6 +12,8 @@
 //                  stops are not emulated)
 //   cont-signal    attach a child, then PTRACE_CONT it with SIGUSR1 (which
 //                  kills it): recorded
+//   mem-write      pwrite into a child's memory through /proc/PID/mem
+//   vm-write       process_vm_writev into a child's memory
 //   outside        PTRACE_ATTACH to init, a process outside the recording
 //   peek           PTRACE_PEEKDATA of init, which the program does not trace:
 //                  ESRCH, natively and emulated; recorded and replayed
@@ -19,11 +21,14 @@
 //                  and replayed like any prctl
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -67,6 +72,25 @@ int main(int argc, char** argv) {
       for (;;) pause();
     }
     report("seize", ptrace(PTRACE_SEIZE, child, 0, PTRACE_O_TRACESECCOMP));
+    end_child(child);
+  } else if (!strcmp(mode, "mem-write") || !strcmp(mode, "vm-write")) {
+    pid_t child = fork();
+    if (child == 0) {
+      for (;;) pause();
+    }
+    static long target = 1;
+    long value = 2;
+    long r;
+    if (!strcmp(mode, "mem-write")) {
+      char path[64];
+      snprintf(path, sizeof(path), "/proc/%d/mem", child);
+      int fd = open(path, O_RDWR);
+      r = fd < 0 ? -1 : pwrite(fd, &value, sizeof(value), (off_t)(uintptr_t)&target);
+    } else {
+      struct iovec local = {&value, sizeof(value)}, remote = {&target, sizeof(target)};
+      r = process_vm_writev(child, &local, 1, &remote, 1, 0);
+    }
+    report(mode, r);
     end_child(child);
   } else if (!strcmp(mode, "cont-signal")) {
     pid_t child = attached_child();
