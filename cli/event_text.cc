@@ -105,6 +105,9 @@ std::string describe(const trace::Event& e) {
                     : std::string(" malformed records");
       break;
     }
+    case trace::EventKind::TraceeChange:
+      if (e.regs) text += " registers set," + rip_text(e);
+      break;
     case trace::EventKind::Position: {
       text += rip_text(e);
       if (!e.position) break;

@@ -94,32 +94,37 @@ void record_object_write(SyscallContext& ctx, int fd, uint64_t object, uint64_t 
 
 // A write to /proc/PID/mem of the program itself is a store into its memory
 // (debuggers, JITs and self-patching code do it): record the bytes now there.
+// One into another recorded process is recorded for that process.
 void record_proc_mem_write(SyscallContext& ctx, int fd, std::optional<uint64_t> offset, uint64_t len) {
   std::string link = "/proc/" + std::to_string(ctx.task.tid()) + "/fd/" + std::to_string(fd);
   char target[64];
   ssize_t n = readlink(link.c_str(), target, sizeof(target) - 1);
   if (n <= 0) return;
   std::string path(target, static_cast<size_t>(n));
-  if (path != "/proc/" + std::to_string(ctx.task.tid()) + "/mem") {
-    // Another process's memory: one of the recording's changed under it,
-    // which replay would not know (a debugger's breakpoints, recorded).
-    unsigned pid = 0;
-    char tail[8] = {};
-    if (std::sscanf(path.c_str(), "/proc/%u/%7s", &pid, tail) == 2 && std::string(tail) == "mem" &&
-        ctx.session.record_task(static_cast<pid_t>(pid))) {
-      ctx.refuse_after_call("the program wrote into the memory of process " + std::to_string(pid) +
-                            " (through /proc/" + std::to_string(pid) +
-                            "/mem), another process of the recording: writes into another recorded "
-                            "process are not recorded yet");
-    }
-    return;
+  // /proc/PID/mem, or a thread's /proc/PID/task/TID/mem (gdb's).
+  unsigned pid = 0, tid = 0;
+  int end = 0;
+  auto whole = [&](int matched, int wanted) { return matched == wanted && end > 0 && std::size_t(end) == path.size(); };
+  bool mem = whole(std::sscanf(path.c_str(), "/proc/%u/mem%n", &pid, &end), 1);
+  if (!mem) {
+    end = 0;
+    mem = whole(std::sscanf(path.c_str(), "/proc/%u/task/%u/mem%n", &pid, &tid, &end), 2);
   }
+  if (!mem) return;
+  RecordTask* writer = ctx.session.record_task(ctx.task.tid());
+  RecordTask* owner = ctx.session.record_task(static_cast<pid_t>(pid));
+  if (!owner || !writer) return;  // memory outside the recording
   if (!offset) {
     std::optional<uint64_t> pos = file_position(ctx.task.tid(), fd);
     if (!pos || *pos < len) return;
     offset = *pos - len;  // the write ended at the new file position
   }
-  ctx.record_memory(*offset, len);
+  if (owner->process == writer->process) {
+    ctx.record_memory(*offset, len);
+  } else {
+    // Another recorded process's memory (a debugger's breakpoints).
+    ctx.session.record_write_into(ctx, static_cast<pid_t>(pid), {{*offset, len}});
+  }
 }
 
 // What a write into file `fd` changed besides the file: mappings of it, or

@@ -3,6 +3,7 @@
 #include <linux/seccomp.h>
 #include <sys/syscall.h>
 
+#include <algorithm>
 #include <string>
 
 #include "engine/record/record_session.h"
@@ -18,9 +19,8 @@ void exit_process_vm_readv(SyscallContext& ctx) {
 }
 
 // process_vm_writev changes the remote iovecs: the program's own memory
-// when it writes into itself (recorded), another recorded process's when
-// it names one (not recorded yet: the recording stops), or memory outside
-// the recording.
+// when it writes into itself, another recorded process's when it names one
+// (recorded for that process), or memory outside the recording.
 void exit_process_vm_writev(SyscallContext& ctx) {
   if (ctx.failed() || ctx.result() == 0) return;
   auto pid = static_cast<pid_t>(ctx.arg(0));
@@ -29,9 +29,17 @@ void exit_process_vm_writev(SyscallContext& ctx) {
   if (target && self && target->process == self->process) {
     ctx.record_iovecs(ctx.arg(3), ctx.arg(4), static_cast<uint64_t>(ctx.result()));
   } else if (target) {
-    ctx.refuse_after_call("the program wrote into the memory of process " + std::to_string(pid) +
-                          " (process_vm_writev), another process of the recording: writes into another "
-                          "recorded process are not recorded yet");
+    // The remote iovecs, as far as the call wrote.
+    std::vector<std::pair<uint64_t, uint64_t>> ranges;
+    uint64_t left = static_cast<uint64_t>(ctx.result());
+    for (uint64_t i = 0; i < ctx.arg(4) && left > 0 && i < 1024; ++i) {
+      uint64_t iov[2] = {};
+      if (ctx.task.read_some(remote_ptr<void>(ctx.arg(3) + i * 16), iov, sizeof(iov)) != sizeof(iov)) break;
+      uint64_t len = std::min(iov[1], left);
+      if (len) ranges.emplace_back(iov[0], len);
+      left -= len;
+    }
+    ctx.session.record_write_into(ctx, pid, ranges);
   }
 }
 

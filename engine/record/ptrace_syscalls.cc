@@ -168,6 +168,83 @@ int64_t peek_user(PtraceCall& c) {
   return put_result(c, c.data, &word, sizeof(word));
 }
 
+// Writes into a stopped tracee: done at once (the tracer may read them
+// back), and recorded as a TraceeChange event of the tracee, which replay
+// applies where the tracee stands. The stop's position goes into the trace
+// first where it is not there yet; where it cannot be, the recording ends.
+void before_change(PtraceCall& c, const char* request) {
+  std::string why;
+  if (!c.session.before_tracee_change(*c.target, why)) {
+    c.ctx.refuse(std::string("the program called ptrace(") + request + "): " + why +
+                 ", where its change cannot be replayed yet");
+  }
+}
+
+int64_t poke_memory(PtraceCall& c) {
+  uint64_t word = c.data;
+  uint64_t old = 0;
+  if (c.target->task.read_some(remote_ptr<void>(c.addr), &old, sizeof(old)) != sizeof(old)) return -EIO;
+  before_change(c, "PTRACE_POKEDATA");
+  try {
+    c.target->task.write_bytes(remote_ptr<void>(c.addr), &word, sizeof(word));
+  } catch (const std::exception&) {
+    return -EIO;
+  }
+  std::vector<uint8_t> bytes(sizeof(word));
+  std::memcpy(bytes.data(), &word, sizeof(word));
+  c.session.record_tracee_change(*c.target, {trace::MemoryWrite{c.addr, std::move(bytes)}}, std::nullopt);
+  return 0;
+}
+
+// New registers for the tracee, as PTRACE_SETREGS and POKEUSER give them;
+// the kernel's checks on segment selectors are not repeated: a selector
+// the tracer changes is refused.
+int64_t set_tracee_regs(PtraceCall& c, const user_regs_struct& wanted, const char* request) {
+  if (c.target->run == RunState::InKernel) {
+    c.ctx.refuse(std::string("the program called ptrace(") + request + ") on thread " + std::to_string(c.tid) +
+                 ", which waits in a blocking call: not emulated yet");
+  }
+  std::optional<Registers> now = tracee_regs(*c.target);
+  if (!now) return -ESRCH;
+  const user_regs_struct& cur = now->raw();
+  if (wanted.cs != cur.cs || wanted.ss != cur.ss || wanted.ds != cur.ds || wanted.es != cur.es ||
+      wanted.fs != cur.fs || wanted.gs != cur.gs) {
+    c.ctx.refuse(std::string("the program called ptrace(") + request +
+                 ") changing a segment selector: not emulated yet");
+  }
+  before_change(c, request);
+  Registers regs = *now;
+  regs.raw() = wanted;
+  try {
+    c.target->task.set_regs(regs);
+  } catch (const std::exception&) {
+    return -EIO;
+  }
+  c.session.record_tracee_change(*c.target, {}, c.target->task.regs());
+  return 0;
+}
+
+int64_t set_regs(PtraceCall& c) {
+  user_regs_struct wanted{};
+  if (c.ctx.task.read_some(remote_ptr<void>(c.data), &wanted, sizeof(wanted)) != sizeof(wanted)) return -EFAULT;
+  return set_tracee_regs(c, wanted, "PTRACE_SETREGS");
+}
+
+int64_t poke_user(PtraceCall& c) {
+  if (c.addr % sizeof(uint64_t) != 0 || c.addr >= sizeof(struct user)) return -EIO;
+  if (c.addr >= offsetof(struct user, u_debugreg) &&
+      c.addr < offsetof(struct user, u_debugreg) + sizeof(((struct user*)nullptr)->u_debugreg)) {
+    c.ctx.refuse("the program called ptrace(PTRACE_POKEUSER) on a debug register: hardware breakpoints and "
+                 "watchpoints of a recorded tracer are not emulated yet");
+  }
+  if (c.addr >= sizeof(user_regs_struct)) return 0;  // the rest of struct user: the kernel ignores it
+  std::optional<Registers> now = tracee_regs(*c.target);
+  if (!now) return -ESRCH;
+  user_regs_struct wanted = now->raw();
+  std::memcpy(reinterpret_cast<uint8_t*>(&wanted) + c.addr, &c.data, sizeof(c.data));
+  return set_tracee_regs(c, wanted, "PTRACE_POKEUSER");
+}
+
 int64_t get_regs(PtraceCall& c) {
   std::optional<Registers> regs = tracee_regs(*c.target);
   if (!regs) return -ESRCH;
@@ -363,14 +440,14 @@ constexpr Request kRequests[] = {
     {1, "PTRACE_PEEKTEXT", peek_memory, Needs::Stopped},
     {2, "PTRACE_PEEKDATA", peek_memory, Needs::Stopped},
     {3, "PTRACE_PEEKUSER", peek_user, Needs::Stopped},
-    {4, "PTRACE_POKETEXT", nullptr, Needs::Stopped},
-    {5, "PTRACE_POKEDATA", nullptr, Needs::Stopped},
-    {6, "PTRACE_POKEUSER", nullptr, Needs::Stopped},
+    {4, "PTRACE_POKETEXT", poke_memory, Needs::Stopped},
+    {5, "PTRACE_POKEDATA", poke_memory, Needs::Stopped},
+    {6, "PTRACE_POKEUSER", poke_user, Needs::Stopped},
     {7, "PTRACE_CONT", cont, Needs::Stopped},
     {8, "PTRACE_KILL", kill_tracee, Needs::Tracee},
     {9, "PTRACE_SINGLESTEP", single_step, Needs::Stopped},
     {12, "PTRACE_GETREGS", get_regs, Needs::Stopped},
-    {13, "PTRACE_SETREGS", nullptr, Needs::Stopped},
+    {13, "PTRACE_SETREGS", set_regs, Needs::Stopped},
     {14, "PTRACE_GETFPREGS", get_fpregs, Needs::Stopped},
     {15, "PTRACE_SETFPREGS", nullptr, Needs::Stopped},
     {16, "PTRACE_ATTACH", attach_stop, Needs::Nothing},

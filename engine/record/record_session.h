@@ -163,6 +163,18 @@ class RecordSession : public Session {
   // Every call of `t` takes the traced path (its tracer wants to see each,
   // PTRACE_SYSCALL): the buffer's `traced` word (record_tracees.cc).
   void set_traced_calls(RecordTask& t, bool on);
+  // Before a recorded tracer changes `t` (its memory or registers) at its
+  // emulated stop: the stop's position goes into the trace if it is not
+  // there yet; false, with why in `why`, where it cannot be.
+  bool before_tracee_change(RecordTask& t, std::string& why);
+  // A call of the running thread wrote `ranges` (address, length) into the
+  // memory of recorded process `pid`, another one (/proc/PID/mem,
+  // process_vm_writev): recorded as a TraceeChange of one of its threads,
+  // or the recording ends after the call where it cannot be.
+  void record_write_into(SyscallContext& ctx, pid_t pid, const std::vector<std::pair<uint64_t, uint64_t>>& ranges);
+  // The change itself, as a TraceeChange event of `t`.
+  void record_tracee_change(RecordTask& t, std::vector<trace::MemoryWrite> writes,
+                            std::optional<Registers> regs);
   const std::map<pid_t, std::unique_ptr<RecordProcess>>& processes() const { return processes_; }
 
   RecordTask* record_task(pid_t tid) {
@@ -354,9 +366,9 @@ class RecordSession : public Session {
   // A traced thread meets signal `info` at a boundary: it stops for its
   // tracer instead (true), or the signal is one its tracer gave, delivered
   // as usual (false).
-  // `deliverable`: a signal can be delivered where it stopped (a boundary,
-  // or a fault that recurs in replay).
-  bool stop_for_tracer(RecordTask& t, const siginfo_t& info, bool deliverable);
+  // `at_boundary`: it stands at an event boundary (else at a fault or a
+  // single step's trap, in user code).
+  bool stop_for_tracer(RecordTask& t, const siginfo_t& info, bool at_boundary);
   // After a call of a single-stepped tracee: the trap the kernel sends it
   // once the call returns.
   void raise_step_trap(RecordTask& t);
@@ -365,7 +377,7 @@ class RecordSession : public Session {
   ResumeHow tracee_resume_how(RecordTask& t);
   // A traced thread resumed by its tracer runs again: the signal it was
   // stopped with is dropped or delivered, or the tracer's is raised.
-  void resume_traced(RecordTask& t);
+  void resume_traced(RecordTask& t, bool changed);
   // `t` is gone, with wait status `status`: as a tracee, its death waits for
   // its tracer's wait (unless its parent, the tracer, reaps it from the
   // kernel); as a tracer, its tracees are let go, each with the signal it

@@ -177,7 +177,7 @@ void RecordSession::on_signal(RecordTask& t, int sig) {
   // A traced thread stops for its tracer instead (record_tracees.cc).
   // A single step's trap does not recur in replay: no signal can be
   // delivered there.
-  if (ptrace_.traced_running(t.tid()) && stop_for_tracer(t, info, at_boundary || !is_step_trap(info))) return;
+  if (ptrace_.traced_running(t.tid()) && stop_for_tracer(t, info, at_boundary)) return;
   deliver_signal(t, info, regs);
 }
 

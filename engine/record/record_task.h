@@ -206,6 +206,14 @@ struct RecordTask {
   // at an exit or exit_group).
   static constexpr uint8_t kShownEntry = 1, kShownExit = 2;
   uint8_t entry_shown = 0;
+  // Where its emulated stop is, for its tracer's changes (TraceeChange
+  // events, record_tracees.cc): an event to write before the first change
+  // (a Position after a single step, a Signal with no effect at a fault),
+  // or why no change can be recorded there (nullptr: the stop is at its
+  // previous event); and whether its tracer changed it there.
+  std::optional<trace::Event> stop_mark;
+  const char* stop_inexact = nullptr;
+  bool stop_changed = false;
   // After an event stop at a call's exit (a fork's, an exec's): the
   // system-call stop of that exit comes next, when its tracer lets it go.
   bool exit_stop_pending = false;

@@ -166,10 +166,14 @@ bool RecordSession::schedule(bool any) {
   next->run = RunState::Running;
   BS_LOG(Record, "thread " << next->tid() << " runs");
   if (next->task.has_kept_status()) return handle_stop(*next, next->task.wait());
+  // What its tracer's changes at its last emulated stop needed is done.
+  bool changed = std::exchange(next->stop_changed, false);
+  next->stop_mark.reset();
+  next->stop_inexact = nullptr;
   // After an event stop at a call's exit, the exit's own stop.
   if (std::exchange(next->exit_stop_pending, false) && stop_at_syscall_exit(*next)) return false;
   if (next->trace_stop_signal || next->tracer_signal) {
-    resume_traced(*next);  // its tracer let it go on (record_tracees.cc)
+    resume_traced(*next, changed);  // its tracer let it go on (record_tracees.cc)
     return false;
   }
   try {

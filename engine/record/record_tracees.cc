@@ -27,7 +27,10 @@
 
 #include "values/log.h"
 #include "engine/core/signals.h"
+#include "engine/core/state_digest.h"
+#include "engine/record/position_site.h"
 #include "engine/record/record_session.h"
+#include "engine/record/syscall_context.h"
 #include "preload/preload_interface.h"
 
 namespace backstep {
@@ -84,7 +87,23 @@ void RecordSession::wake_tracers() {
   }
 }
 
-bool RecordSession::stop_for_tracer(RecordTask& t, const siginfo_t& info, bool deliverable) {
+namespace {
+
+// The no-effect Signal event that says a fault's signal was dropped where
+// replay meets the fault again.
+trace::Event dropped_fault(RecordTask& t, const siginfo_t& info, const Registers& regs) {
+  trace::Event event;
+  event.kind = trace::EventKind::Signal;
+  event.tid = static_cast<uint32_t>(t.tid());
+  event.regs = regs.to_block();
+  event.siginfo = siginfo_bytes(info);
+  event.status = info.si_signo;
+  return event;
+}
+
+}  // namespace
+
+bool RecordSession::stop_for_tracer(RecordTask& t, const siginfo_t& info, bool at_boundary) {
   int sig = info.si_signo;
   if (t.injected_signal == sig) {
     t.injected_signal = 0;  // the tracer's own, given to PTRACE_CONT
@@ -98,8 +117,33 @@ bool RecordSession::stop_for_tracer(RecordTask& t, const siginfo_t& info, bool d
   }
   BS_LOG(Record, "thread " << t.tid() << " stops with signal " << sig << " for its tracer " << tracee->tracer);
   t.trace_stop_signal = info;
-  t.trace_stop_deliverable = deliverable;
+  t.trace_stop_deliverable = at_boundary || !is_step_trap(info);
   t.trace_step = false;
+  // Where it stops, should its tracer change it here: at a boundary, its
+  // previous event; after a single step, a position taken now (its digest
+  // is of the state before any change); at a fault, the fault's event.
+  t.stop_changed = false;
+  t.stop_mark.reset();
+  t.stop_inexact = nullptr;
+  if (!at_boundary) {
+    Registers here = without_trap_flags(t.task.regs());
+    if (is_step_trap(info)) {
+      if (in_buffered_call(t) || !good_position(t.task, here.ip())) {
+        t.stop_inexact = "after a single step into code no position can name (backstep's syscall buffering)";
+      } else {
+        trace::Event position;
+        position.kind = trace::EventKind::Position;
+        position.tid = static_cast<uint32_t>(t.tid());
+        position.regs = here.to_block();
+        position.position = trace::ForcedPosition{state_digest(t.task, t.task.xstate()).combined(), false};
+        t.stop_mark = std::move(position);
+      }
+    } else if (is_synchronous_fault(info)) {
+      t.stop_mark = dropped_fault(t, info, t.task.regs());
+    } else {
+      t.stop_inexact = "at a signal in user code";
+    }
+  }
   ptrace_.stop(*tracee, (sig << 8) | 0x7f, info);
   t.run = RunState::Stopped;
   if (current_ == &t) current_ = nullptr;
@@ -108,26 +152,85 @@ bool RecordSession::stop_for_tracer(RecordTask& t, const siginfo_t& info, bool d
   return true;
 }
 
-void RecordSession::resume_traced(RecordTask& t) {
+bool RecordSession::before_tracee_change(RecordTask& t, std::string& why) {
+  if (t.stop_inexact) {
+    why = std::string("its tracer changed thread ") + std::to_string(t.tid()) + " stopped " + t.stop_inexact;
+    return false;
+  }
+  if (t.stop_mark) {
+    write_event(*t.stop_mark);
+    if (t.stop_mark->kind == trace::EventKind::Position) ++result_.forced_positions;
+    t.stop_mark.reset();
+  }
+  t.stop_changed = true;
+  return true;
+}
+
+void RecordSession::record_tracee_change(RecordTask& t, std::vector<trace::MemoryWrite> writes,
+                                         std::optional<Registers> regs) {
+  trace::Event event;
+  event.kind = trace::EventKind::TraceeChange;
+  event.tid = static_cast<uint32_t>(t.tid());
+  event.writes = std::move(writes);
+  if (regs) event.regs = regs->to_block();
+  write_event(event);
+}
+
+void RecordSession::record_write_into(SyscallContext& ctx, pid_t pid,
+                                      const std::vector<std::pair<uint64_t, uint64_t>>& ranges) {
+  RecordTask* owner = record_task(pid);
+  if (!owner || !owner->process) return;
+  // Every thread of that process stands at an exact position (only the
+  // writer runs), or in an emulated stop whose position goes in first.
+  RecordTask* target = nullptr;
+  for (auto& [tid, t] : record_tasks_) {
+    if (t->process != owner->process || t->run == RunState::Gone) continue;
+    if (ptrace_.holds(tid)) {
+      std::string why;
+      if (!before_tracee_change(*t, why)) {
+        ctx.refuse_after_call("the program wrote into the memory of process " + std::to_string(pid) + ": " + why +
+                              ", where its change cannot be replayed yet");
+      }
+      if (!target) target = t.get();
+    }
+  }
+  if (!target) target = owner->run != RunState::Gone ? owner : nullptr;
+  for (auto& [tid, t] : record_tasks_) {
+    if (!target && t->process == owner->process && t->run != RunState::Gone) target = t.get();
+  }
+  if (!target) return;
+  std::vector<trace::MemoryWrite> writes;
+  for (const auto& [addr, len] : ranges) {
+    trace::MemoryWrite w;
+    w.addr = addr;
+    w.data.resize(len);
+    w.data.resize(target->task.read_some(remote_ptr<void>(addr), w.data.data(), len));
+    if (!w.data.empty()) writes.push_back(std::move(w));
+  }
+  BS_LOG(Record, "a write into process " << pid << ": " << writes.size() << " ranges, as thread " << target->tid()
+                                         << "'s");
+  record_tracee_change(*target, std::move(writes), std::nullopt);
+}
+
+void RecordSession::resume_traced(RecordTask& t, bool changed) {
   std::optional<siginfo_t> stopped_with = std::exchange(t.trace_stop_signal, std::nullopt);
   std::optional<siginfo_t> given = std::exchange(t.tracer_signal, std::nullopt);
   if (stopped_with) {
+    bool fault = is_synchronous_fault(*stopped_with) && !is_step_trap(*stopped_with);
     if (!given) {
       // The tracer dropped it. A fault (int3, a bad access) happens again
       // where replay runs that code: an event with no effect says it was
-      // dropped there. A single step's trap or a signal sent at a boundary
-      // does not come back in replay: nothing to say.
-      if (is_synchronous_fault(*stopped_with) && !is_step_trap(*stopped_with)) {
-        trace::Event event;
-        event.kind = trace::EventKind::Signal;
-        event.tid = static_cast<uint32_t>(t.tid());
-        event.regs = t.task.regs().to_block();
-        event.siginfo = siginfo_bytes(*stopped_with);
-        event.status = stopped_with->si_signo;
-        write_event(event);
-      }
+      // dropped there (written already if the tracer changed the thread
+      // there). A single step's trap or a signal sent at a boundary does
+      // not come back in replay: nothing to say.
+      if (fault && !changed) write_event(dropped_fault(t, *stopped_with, t.task.regs()));
       t.task.resume(tracee_resume_how(t));
       return;
+    }
+    if (fault && changed) {
+      throw RecordingRefused("the tracer of thread " + std::to_string(t.tid()) + " changed it at a fault and then "
+                             "delivered signal " + std::to_string(given->si_signo) +
+                             ": delivering a fault's signal after such a change is not emulated yet");
     }
     t.task.set_siginfo(*given);
     deliver_signal(t, *given, t.task.regs());

@@ -495,6 +495,11 @@ void ReplaySession::apply_event(const trace::Event& event, ReplayStop& stop) {
       // returns their results as it reaches them (preload/).
       write_memory(*task_, event);
       break;
+    case trace::EventKind::TraceeChange:
+      // What its recorded tracer changed while it stood here.
+      write_memory(*task_, event);
+      if (event.regs) task_->set_regs(Registers::from_block(*event.regs));
+      break;
     default: diverged(std::string("unexpected ") + trace::to_string(event.kind) + " event");
   }
 }

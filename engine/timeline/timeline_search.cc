@@ -144,7 +144,7 @@ std::optional<Mark> ReplayTimeline::delivery_before(const Mark& at, pid_t thread
   if (!at.at_boundary()) return std::nullopt;
   for (uint64_t n = at.event; n-- > checkpoints_.front().mark.event;) {
     const trace::Event& e = event_at(n);
-    if (e.kind == trace::EventKind::BufferFlush) continue;
+    if (e.kind == trace::EventKind::BufferFlush || e.kind == trace::EventKind::TraceeChange) continue;
     if (!stops_at_delivery(e) || (thread != 0 && e.tid != static_cast<uint32_t>(thread))) return std::nullopt;
     return Mark{n, {}, 0, true};
   }
@@ -250,7 +250,8 @@ std::optional<Mark> ReplayTimeline::thread_instruction_before(uint32_t tid, uint
       case trace::EventKind::ThreadStart:
         return std::nullopt;
       case trace::EventKind::BufferFlush:
-        continue;  // records written back: no instruction
+      case trace::EventKind::TraceeChange:
+        continue;  // records written back, a tracer's change: no instruction
       default:
         return otherwise;  // a forced position: not searched for
     }
@@ -466,6 +467,7 @@ std::optional<Mark> ReplayTimeline::search_mark_before(const Mark& at) {
     case trace::EventKind::ThreadStart:
     case trace::EventKind::ThreadExit:
     case trace::EventKind::BufferFlush:
+    case trace::EventKind::TraceeChange:
       return search_mark_before(boundary);  // no instruction of the program's
     case trace::EventKind::Rdtsc: insn = Registers::from_block(*prev.regs).ip(); break;
     case trace::EventKind::Signal:

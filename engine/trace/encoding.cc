@@ -111,7 +111,7 @@ constexpr uint8_t kPositionFixpoint = 1;
 constexpr uint8_t kPositionCounted = 2;
 
 bool valid_kind(uint8_t k) {
-  return k >= static_cast<uint8_t>(EventKind::Exec) && k <= static_cast<uint8_t>(EventKind::BufferFlush);
+  return k >= static_cast<uint8_t>(EventKind::Exec) && k <= static_cast<uint8_t>(EventKind::TraceeChange);
 }
 
 bool valid_mapping_kind(uint8_t k) {

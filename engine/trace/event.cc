@@ -19,6 +19,7 @@ const char* to_string(EventKind kind) {
     case EventKind::ThreadExit: return "thread-exit";
     case EventKind::ProcessStart: return "process-start";
     case EventKind::BufferFlush: return "buffer-flush";
+    case EventKind::TraceeChange: return "tracee-change";
   }
   return "unknown";
 }
@@ -92,6 +93,11 @@ EventKindTraits kind_traits(EventKind kind) {
               .reached_at_syscall = false, .runs_no_instruction = true, .delivers_signal = false,
               .creates_thread = false, .starts_or_ends_thread = false, .can_close_trace = false,
               .follows_buffer_flush = false};
+    case EventKind::TraceeChange:
+      return {.requires_registers = false, .replay_checks_registers = false, .reached_without_running = true,
+              .reached_at_syscall = false, .runs_no_instruction = true, .delivers_signal = false,
+              .creates_thread = false, .starts_or_ends_thread = false, .can_close_trace = false,
+              .follows_buffer_flush = true};
   }
   return {};  // not a kind: the decoder refuses any other value
 }

@@ -95,6 +95,14 @@ enum class EventKind : uint8_t {
   // writes them back before the thread runs on, and the library in the
   // thread returns their results instead of calling the kernel.
   BufferFlush = 13,
+  // ptrace between recorded processes (engine/record/ptrace_emulation.h):
+  // a recorded tracer changed thread `tid` while it was stopped for it.
+  // `writes` go into its process's memory (PTRACE_POKE*, /proc/PID/mem,
+  // process_vm_writev); `regs`, when present, are its new registers
+  // (PTRACE_SETREGS, PTRACE_POKEUSER). Replay applies them where the thread
+  // stands, without running it; the thread's stop is an exact position
+  // (its previous event, or a Position or Signal event written for it).
+  TraceeChange = 14,
 };
 
 const char* to_string(EventKind kind);

@@ -12,8 +12,9 @@
 //                  stops are not emulated)
 //   cont-signal    attach a child, then PTRACE_CONT it with SIGUSR1 (which
 //                  kills it): recorded
-//   mem-write      pwrite into a child's memory through /proc/PID/mem
-//   vm-write       process_vm_writev into a child's memory
+//   mem-write      pwrite into a child's memory through /proc/PID/mem:
+//                  recorded for the child, and replayed
+//   vm-write       process_vm_writev into a child's memory: the same
 //   outside        PTRACE_ATTACH to init, a process outside the recording
 //   peek           PTRACE_PEEKDATA of init, which the program does not trace:
 //                  ESRCH, natively and emulated; recorded and replayed
