@@ -19,9 +19,11 @@
 // too), EXITKILL, SIGCHLD to the tracer, wait4 and waitid (held until a
 // stop answers them; a tracee's death is reported to a tracer that is not
 // its parent), reading the tracee's registers, extended state, memory and
-// siginfo, CONT and DETACH with or without a signal, SINGLESTEP without
-// one, and KILL. A request not emulated yet (writes into the tracee:
-// POKE*, SET*) ends the recording with a message instead.
+// siginfo, writes into its memory (POKE*, /proc/PID/mem, process_vm_writev)
+// and general registers (SETREGS, POKEUSER), recorded as TraceeChange
+// events of the tracee, CONT and DETACH with or without a signal,
+// SINGLESTEP without one, and KILL. A request not emulated yet (debug
+// registers, FP state writes, LISTEN) ends the recording with a message.
 #pragma once
 
 #include <signal.h>
