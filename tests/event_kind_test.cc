@@ -21,7 +21,7 @@ const std::vector<EventKind> kAllKinds = {
     EventKind::Exec,          EventKind::Syscall,     EventKind::Rdtsc,      EventKind::Signal,
     EventKind::FatalSignal,   EventKind::Exit,        EventKind::Abort,      EventKind::Position,
     EventKind::SyscallEntered, EventKind::ThreadStart, EventKind::ThreadExit, EventKind::ProcessStart,
-    EventKind::BufferFlush,
+    EventKind::BufferFlush,   EventKind::TraceeChange,
 };
 
 // Checks that `field` is true for the kinds in `expected` and false for the
@@ -74,17 +74,17 @@ BOOST_AUTO_TEST_CASE(answers_per_kind) {
   expect_exactly(&EventKindTraits::replay_checks_registers, "replay_checks_registers",
                  {EventKind::Syscall, EventKind::Rdtsc, EventKind::Signal, EventKind::FatalSignal, EventKind::Abort,
                   EventKind::Position, EventKind::SyscallEntered});
-  // Threads and processes starting or ending, and flushes, happen where the
-  // previous event left off.
+  // Threads and processes starting or ending, flushes, and a tracer's
+  // changes happen where the previous event left off.
   expect_exactly(&EventKindTraits::reached_without_running, "reached_without_running",
                  {EventKind::Exit, EventKind::ThreadStart, EventKind::ThreadExit, EventKind::ProcessStart,
-                  EventKind::BufferFlush});
+                  EventKind::BufferFlush, EventKind::TraceeChange});
   // A call's entry or return, an exec (a call too), a refused call.
   expect_exactly(&EventKindTraits::reached_at_syscall, "reached_at_syscall",
                  {EventKind::Exec, EventKind::Syscall, EventKind::Abort, EventKind::SyscallEntered});
   expect_exactly(&EventKindTraits::runs_no_instruction, "runs_no_instruction",
                  {EventKind::Exit, EventKind::Position, EventKind::SyscallEntered, EventKind::ThreadStart,
-                  EventKind::ThreadExit, EventKind::ProcessStart, EventKind::BufferFlush});
+                  EventKind::ThreadExit, EventKind::ProcessStart, EventKind::BufferFlush, EventKind::TraceeChange});
   expect_exactly(&EventKindTraits::delivers_signal, "delivers_signal", {EventKind::Signal, EventKind::FatalSignal});
   expect_exactly(&EventKindTraits::creates_thread, "creates_thread", {EventKind::ThreadStart, EventKind::ProcessStart});
   expect_exactly(&EventKindTraits::starts_or_ends_thread, "starts_or_ends_thread",
@@ -94,7 +94,8 @@ BOOST_AUTO_TEST_CASE(answers_per_kind) {
   // flush itself.
   expect_exactly(&EventKindTraits::follows_buffer_flush, "follows_buffer_flush",
                  {EventKind::Syscall, EventKind::SyscallEntered, EventKind::Rdtsc, EventKind::Signal,
-                  EventKind::FatalSignal, EventKind::Position, EventKind::ThreadExit, EventKind::Abort});
+                  EventKind::FatalSignal, EventKind::Position, EventKind::ThreadExit, EventKind::Abort,
+                  EventKind::TraceeChange});
 }
 
 // requires_registers is what the decoder (and the writer) enforce.

@@ -497,7 +497,7 @@ BOOST_AUTO_TEST_CASE(bad_events_inside_a_valid_chunk) {
   sig.status = 11;
   sig.reg_changes.push_back({4, 1});  // its index is at byte 239, after the 221 bytes of registers
   const std::vector<Case> cases = {
-      {[](auto& raw) { raw[0] = 14; }, "event 0: bad event kind 14"},
+      {[](auto& raw) { raw[0] = 15; }, "event 0: bad event kind 15"},
       {[](auto& raw) { raw[239] = 40; }, "event 0: bad register index 40"},
       {[](auto& raw) { raw[9] = 60; }, "event 0: unknown field tag 60"},
       {[](auto& raw) { raw.push_back(0); }, "1 bytes after the last event"},
@@ -531,7 +531,7 @@ BOOST_AUTO_TEST_CASE(bad_events_in_a_chunk_read_ahead) {
     for (std::size_t i = 0; i < 3; ++i) {
       std::size_t at = second.size();
       second.insert(second.end(), one.begin(), one.end());
-      if (i == damaged) second[at] = 14;  // its kind
+      if (i == damaged) second[at] = 15;  // its kind: one past the last
     }
     auto [dir, offsets] = trace_with_raw_chunks(tmp, {{good, 2}, {second, 3}, {good, 2}});
     TraceReader r(dir);
@@ -541,7 +541,7 @@ BOOST_AUTO_TEST_CASE(bad_events_in_a_chunk_read_ahead) {
           while (r.next()) ++read;
         },
         dir + "/events: corrupt chunk at byte offset " + std::to_string(offsets[1]) + " (events from 2): event " +
-            std::to_string(2 + damaged) + ": bad event kind 14");
+            std::to_string(2 + damaged) + ": bad event kind 15");
     BOOST_TEST(read == 2 + damaged);
   }
   // Bytes after the last event of a chunk read ahead.

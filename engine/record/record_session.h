@@ -401,8 +401,15 @@ class RecordSession : public Session {
   // At the return of `t`'s vfork of `child`: PTRACE_EVENT_VFORK_DONE.
   bool stop_after_vfork(RecordTask& t, pid_t child);
   // An event stop with this PTRACE_EVENT_*, and what PTRACE_GETEVENTMSG
-  // then says.
+  // then says; a system-call stop.
   void stop_for_event(RecordTask& t, EmulatedTracee& tracee, int event, unsigned long message);
+  void syscall_stop(RecordTask& t, EmulatedTracee& tracee, TraceStop kind);
+  // Every emulated stop: `t` stops (out of the scheduler) with this wait
+  // status for its tracer, who is told.
+  void enter_trace_stop(RecordTask& t, EmulatedTracee& tracee, int status, const siginfo_t& info, TraceStop kind);
+  // A Signal event of `t` for `info` at registers `regs`, with no effect
+  // yet (a delivery adds the frame and the handler's registers).
+  static trace::Event signal_event(RecordTask& t, const siginfo_t& info, const Registers& regs);
   // The end of on_signal: `info` is delivered as its action says.
   void deliver_signal(RecordTask& t, const siginfo_t& info, const Registers& regs);
   // Threads (record_threads.cc).

@@ -248,12 +248,7 @@ void RecordSession::deliver_to_handler(RecordTask& t, const siginfo_t& info, con
   }
   Registers after = without_trap_flags(task.regs());  // our single-step, not the program's
 
-  trace::Event event;
-  event.kind = trace::EventKind::Signal;
-  event.tid = static_cast<uint32_t>(task.tid());
-  event.regs = before.to_block();
-  event.siginfo = siginfo_bytes(info);
-  event.status = info.si_signo;
+  trace::Event event = signal_event(t, info, before);
   event.reg_changes = after.changes_since(before);
   trace::MemoryWrite frame;
   frame.addr = after.sp();
@@ -268,6 +263,16 @@ void RecordSession::deliver_to_handler(RecordTask& t, const siginfo_t& info, con
   write_event(event);
   t.reached_boundary(after);
   task.resume(ResumeHow::Syscall);
+}
+
+trace::Event RecordSession::signal_event(RecordTask& t, const siginfo_t& info, const Registers& regs) {
+  trace::Event event;
+  event.kind = trace::EventKind::Signal;
+  event.tid = static_cast<uint32_t>(t.tid());
+  event.regs = regs.to_block();
+  event.siginfo = siginfo_bytes(info);
+  event.status = info.si_signo;
+  return event;
 }
 
 void RecordSession::hold_back_signal(RecordTask& t, const siginfo_t& info) {

@@ -87,22 +87,6 @@ void RecordSession::wake_tracers() {
   }
 }
 
-namespace {
-
-// The no-effect Signal event that says a fault's signal was dropped where
-// replay meets the fault again.
-trace::Event dropped_fault(RecordTask& t, const siginfo_t& info, const Registers& regs) {
-  trace::Event event;
-  event.kind = trace::EventKind::Signal;
-  event.tid = static_cast<uint32_t>(t.tid());
-  event.regs = regs.to_block();
-  event.siginfo = siginfo_bytes(info);
-  event.status = info.si_signo;
-  return event;
-}
-
-}  // namespace
-
 bool RecordSession::stop_for_tracer(RecordTask& t, const siginfo_t& info, bool at_boundary) {
   int sig = info.si_signo;
   if (t.injected_signal == sig) {
@@ -139,17 +123,23 @@ bool RecordSession::stop_for_tracer(RecordTask& t, const siginfo_t& info, bool a
         t.stop_mark = std::move(position);
       }
     } else if (is_synchronous_fault(info)) {
-      t.stop_mark = dropped_fault(t, info, t.task.regs());
+      t.stop_mark = signal_event(t, info, t.task.regs());  // with no effect
     } else {
       t.stop_inexact = "at a signal in user code";
     }
   }
-  ptrace_.stop(*tracee, (sig << 8) | 0x7f, info);
-  t.run = RunState::Stopped;
-  if (current_ == &t) current_ = nullptr;
-  notify_tracer(*tracee, t.tid(), (sig << 8) | 0x7f);
-  wake_tracers();
+  enter_trace_stop(t, *tracee, (sig << 8) | 0x7f, info, TraceStop::Signal);
   return true;
+}
+
+void RecordSession::enter_trace_stop(RecordTask& t, EmulatedTracee& tracee, int status, const siginfo_t& info,
+                                     TraceStop kind) {
+  ptrace_.stop(tracee, status, info, kind);
+  // A vfork's parent waits in the kernel meanwhile (its event stop).
+  if (t.run != RunState::InKernel) t.run = RunState::Stopped;
+  if (current_ == &t) current_ = nullptr;
+  notify_tracer(tracee, t.tid(), status);
+  wake_tracers();
 }
 
 bool RecordSession::before_tracee_change(RecordTask& t, std::string& why) {
@@ -223,7 +213,7 @@ void RecordSession::resume_traced(RecordTask& t, bool changed) {
       // dropped there (written already if the tracer changed the thread
       // there). A single step's trap or a signal sent at a boundary does
       // not come back in replay: nothing to say.
-      if (fault && !changed) write_event(dropped_fault(t, *stopped_with, t.task.regs()));
+      if (fault && !changed) write_event(signal_event(t, *stopped_with, t.task.regs()));
       t.task.resume(tracee_resume_how(t));
       return;
     }
@@ -335,15 +325,8 @@ bool RecordSession::stop_at_syscall_entry(RecordTask& t, const WaitStatus& ws) {
   if (tracee && !tracee->stopped) {
     if (tracee->syscall_stops && !(shown & RecordTask::kShownEntry)) {
       BS_LOG(Record, "thread " << t.tid() << " stops at a call's entry for its tracer " << tracee->tracer);
-      siginfo_t info{};
-      info.si_signo = SIGTRAP;
-      info.si_code = syscall_stop_signal(*tracee);
-      int status = (syscall_stop_signal(*tracee) << 8) | 0x7f;
-      ptrace_.stop(*tracee, status, info, TraceStop::SyscallEntry);
-      t.run = RunState::Stopped;
-      if (current_ == &t) current_ = nullptr;
-      notify_tracer(*tracee, t.tid(), status);
-      wake_tracers();
+      syscall_stop(t, *tracee, TraceStop::SyscallEntry);
+      t.stop_inexact = "at a system call's entry";
       t.entry_shown = shown | RecordTask::kShownEntry;
       t.task.keep_status(ws);
       return true;
@@ -375,13 +358,16 @@ void RecordSession::stop_for_event(RecordTask& t, EmulatedTracee& tracee, int ev
   siginfo_t info{};
   info.si_signo = SIGTRAP;
   info.si_code = SIGTRAP | (event << 8);
-  int status = ((SIGTRAP | (event << 8)) << 8) | 0x7f;
-  ptrace_.stop(tracee, status, info, TraceStop::Event);
   tracee.event_message = message;
-  if (t.run != RunState::InKernel) t.run = RunState::Stopped;
-  if (current_ == &t) current_ = nullptr;
-  notify_tracer(tracee, t.tid(), status);
-  wake_tracers();
+  enter_trace_stop(t, tracee, ((SIGTRAP | (event << 8)) << 8) | 0x7f, info, TraceStop::Event);
+  if (event == PTRACE_EVENT_EXIT) t.stop_inexact = "at its exit (PTRACE_EVENT_EXIT)";
+}
+
+void RecordSession::syscall_stop(RecordTask& t, EmulatedTracee& tracee, TraceStop kind) {
+  siginfo_t info{};
+  info.si_signo = SIGTRAP;
+  info.si_code = syscall_stop_signal(tracee);
+  enter_trace_stop(t, tracee, (syscall_stop_signal(tracee) << 8) | 0x7f, info, kind);
 }
 
 bool RecordSession::trace_created(RecordTask& t, pid_t child, uint64_t flags) {
@@ -458,15 +444,7 @@ bool RecordSession::stop_at_syscall_exit(RecordTask& t) {
   EmulatedTracee* tracee = ptrace_.tracee(t.tid());
   if (!tracee || tracee->stopped || !tracee->syscall_stops) return false;
   BS_LOG(Record, "thread " << t.tid() << " stops at a call's exit for its tracer " << tracee->tracer);
-  siginfo_t info{};
-  info.si_signo = SIGTRAP;
-  info.si_code = syscall_stop_signal(*tracee);
-  int status = (syscall_stop_signal(*tracee) << 8) | 0x7f;
-  ptrace_.stop(*tracee, status, info, TraceStop::SyscallExit);
-  t.run = RunState::Stopped;
-  if (current_ == &t) current_ = nullptr;
-  notify_tracer(*tracee, t.tid(), status);
-  wake_tracers();
+  syscall_stop(t, *tracee, TraceStop::SyscallExit);
   return true;
 }
 
