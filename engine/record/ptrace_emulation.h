@@ -61,6 +61,10 @@ struct EmulatedTracee {
   unsigned long event_message = 0;  // PTRACE_GETEVENTMSG's answer
   // It died: `unreported` is its exit status until a wait reaps it.
   bool dead = false;
+  // The debug registers as its tracer wrote them (PTRACE_POKEUSER), none
+  // enabled: a debugger keeps each thread's copy, disabled when it watches
+  // nothing (an enabled one is refused).
+  uint64_t debug_regs[8] = {};
 };
 
 class PtraceEmulation {

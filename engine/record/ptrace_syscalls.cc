@@ -155,12 +155,18 @@ int64_t peek_memory(PtraceCall& c) {
   return put_result(c, c.data, &word, sizeof(word));
 }
 
+constexpr uint64_t kDebugRegsAt = offsetof(struct user, u_debugreg);
+constexpr uint64_t kDebugRegsEnd = kDebugRegsAt + 8 * sizeof(uint64_t);
+
 int64_t peek_user(PtraceCall& c) {
-  // struct user: the registers first; the debug registers (which a
-  // recorded program cannot set) and the rest read as 0.
+  // struct user: the registers first; the debug registers as the tracer
+  // wrote them (never enabled: a recorded tracer cannot arm one); the rest
+  // reads as 0.
   if (c.addr % sizeof(uint64_t) != 0 || c.addr >= sizeof(struct user)) return -EIO;
   uint64_t word = 0;
-  if (c.addr < sizeof(user_regs_struct)) {
+  if (c.addr >= kDebugRegsAt && c.addr < kDebugRegsEnd) {
+    word = c.tracee->debug_regs[(c.addr - kDebugRegsAt) / sizeof(uint64_t)];
+  } else if (c.addr < sizeof(user_regs_struct)) {
     std::optional<Registers> regs = tracee_regs(*c.target);
     if (!regs) return -ESRCH;
     std::memcpy(&word, reinterpret_cast<const uint8_t*>(&regs->raw()) + c.addr, sizeof(word));
@@ -232,10 +238,18 @@ int64_t set_regs(PtraceCall& c) {
 
 int64_t poke_user(PtraceCall& c) {
   if (c.addr % sizeof(uint64_t) != 0 || c.addr >= sizeof(struct user)) return -EIO;
-  if (c.addr >= offsetof(struct user, u_debugreg) &&
-      c.addr < offsetof(struct user, u_debugreg) + sizeof(((struct user*)nullptr)->u_debugreg)) {
-    c.ctx.refuse("the program called ptrace(PTRACE_POKEUSER) on a debug register: hardware breakpoints and "
-                 "watchpoints of a recorded tracer are not emulated yet");
+  if (c.addr >= kDebugRegsAt && c.addr < kDebugRegsEnd) {
+    // Addresses and status may be written; DR7 may not enable any of them.
+    std::size_t n = (c.addr - kDebugRegsAt) / sizeof(uint64_t);
+    if (n == 4 || n == 5) return -EIO;  // as the kernel answers
+    constexpr uint64_t kEnableBits = 0xff;
+    if (n == 7 && (c.data & kEnableBits)) {
+      c.ctx.refuse("the program called ptrace(PTRACE_POKEUSER) enabling a debug register (DR7 " +
+                   std::to_string(c.data) + "): hardware breakpoints and watchpoints of a recorded tracer are "
+                   "not emulated yet");
+    }
+    c.tracee->debug_regs[n] = c.data;
+    return 0;
   }
   if (c.addr >= sizeof(user_regs_struct)) return 0;  // the rest of struct user: the kernel ignores it
   std::optional<Registers> now = tracee_regs(*c.target);

@@ -6,7 +6,8 @@
 // instruction, puts the int3 back through /proc/PID/mem and continues.
 // At the second hit it also changes the function's argument (POKEUSER of
 // rdi) and a global of the child (PTRACE_POKEDATA), and at the third it
-// writes with process_vm_writev. The child prints what it computed: the
+// writes with process_vm_writev. It also writes a debug register's address
+// and a disabled DR7 and reads them back. The child prints what it computed: the
 // changes must reach it in replay as they did here. Every line is compared
 // with the native run's.
 #define _GNU_SOURCE
@@ -61,6 +62,15 @@ int main(void) {
   if (child == 0) child_main();
   wait_stop(child, SIGSTOP);
   uintptr_t at = (uintptr_t)&work;  // the same address in the child (a fork)
+  // A debugger keeps each thread's debug registers, disabled when it
+  // watches nothing (gdb does for every new thread): written and read back.
+  long dr0 = offsetof(struct user, u_debugreg[0]), dr7 = offsetof(struct user, u_debugreg[7]);
+  if (ptrace(PTRACE_POKEUSER, child, dr0, at) != 0 || ptrace(PTRACE_POKEUSER, child, dr7, 0) != 0) {
+    perror("POKEUSER debug register");
+  }
+  printf("debugger: DR0 reads back %s, DR7 %ld\n",
+         (uintptr_t)ptrace(PTRACE_PEEKUSER, child, dr0, 0) == at ? "the address" : "something else",
+         ptrace(PTRACE_PEEKUSER, child, dr7, 0));
   long original = ptrace(PTRACE_PEEKTEXT, child, at, 0);
   long with_int3 = (original & ~0xffL) | 0xcc;
   if (ptrace(PTRACE_POKETEXT, child, at, with_int3) != 0) perror("POKETEXT");
