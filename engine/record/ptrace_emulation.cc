@@ -1,8 +1,19 @@
 #include "engine/record/ptrace_emulation.h"
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace backstep {
+
+void describe_child_status(siginfo_t& info, int status) {
+  if (WIFEXITED(status) || WIFSIGNALED(status)) {
+    info.si_code = WIFEXITED(status) ? CLD_EXITED : WCOREDUMP(status) ? CLD_DUMPED : CLD_KILLED;
+    info.si_status = WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status);
+  } else {
+    info.si_code = CLD_TRAPPED;
+    info.si_status = (status >> 8) & 0xffff;
+  }
+}
 
 EmulatedTracee* PtraceEmulation::tracee(pid_t tid) {
   auto it = tracees_.find(tid);

@@ -93,6 +93,11 @@ class PtraceEmulation {
   std::map<pid_t, EmulatedTracee> tracees_;
 };
 
+// What SIGCHLD's and waitid's siginfo say of wait status `status`: a
+// ptrace stop (CLD_TRAPPED and its stop code), or a death (CLD_EXITED,
+// CLD_KILLED, CLD_DUMPED and its exit status or signal).
+void describe_child_status(siginfo_t& info, int status);
+
 // SIGTRAP from a single step (the CPU's trap flag, or the kernel's report
 // of a step over a system call): it does not come again where replay runs
 // the same code, as a fault (int3, a bad access) does.

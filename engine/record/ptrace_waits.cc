@@ -78,14 +78,9 @@ int64_t report(SyscallContext& ctx, const WaitCall& w, pid_t tid, int status) {
   if (!w.waitid) return write_out(ctx, w.out, &status, sizeof(status)) ? tid : -EFAULT;
   siginfo_t info{};
   info.si_signo = SIGCHLD;
-  info.si_code = CLD_TRAPPED;
   info.si_pid = tid;
   info.si_uid = owner(tid);
-  info.si_status = (status >> 8) & 0xffff;
-  if (WIFEXITED(status) || WIFSIGNALED(status)) {
-    info.si_code = WIFEXITED(status) ? CLD_EXITED : WCOREDUMP(status) ? CLD_DUMPED : CLD_KILLED;
-    info.si_status = WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status);
-  }
+  describe_child_status(info, status);
   return write_out(ctx, w.out, &info, sizeof(info)) ? 0 : -EFAULT;
 }
 

@@ -157,9 +157,9 @@ class RecordSession : public Session {
   // Decides again every wait held for emulated tracees (ptrace_waits.cc):
   // after a tracee stopped, was let go or died, and after a process ended.
   void wake_tracers();
-  // The tracer of `tid` learns of its stop (or, `code` CLD_EXITED, its
-  // death): SIGCHLD, as the kernel sends it.
-  void notify_tracer(const EmulatedTracee& tracee, pid_t tid, int status, int code = CLD_TRAPPED);
+  // The tracer of `tid` learns of its stop or death (wait status
+  // `status`): SIGCHLD, as the kernel sends it.
+  void notify_tracer(const EmulatedTracee& tracee, pid_t tid, int status);
   // Every call of `t` takes the traced path (its tracer wants to see each,
   // PTRACE_SYSCALL): the buffer's `traced` word (record_tracees.cc).
   void set_traced_calls(RecordTask& t, bool on);

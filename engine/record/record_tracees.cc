@@ -17,7 +17,6 @@
 #include <signal.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -233,25 +232,19 @@ void RecordSession::resume_traced(RecordTask& t, bool changed) {
   t.task.resume(ResumeHow::Syscall);
 }
 
-void RecordSession::notify_tracer(const EmulatedTracee& tracee, pid_t tid, int status, int code) {
+void RecordSession::notify_tracer(const EmulatedTracee& tracee, pid_t tid, int status) {
   // The kernel sends SIGCHLD unless the tracer's process ignores it
   // explicitly or asked for no stop notices (SA_NOCLDSTOP).
   RecordTask* tracer = record_task(tracee.tracer);
   if (!tracer || tracer->run == RunState::Gone || !tracer->process) return;
   if (signal_ignored(tracer->process->pid, SIGCHLD)) return;
-  if (code == CLD_TRAPPED && tracer->process->sigchld_nocldstop) return;
-  for (const siginfo_t& pending : tracer->redelivering) {
-    if (pending.si_signo == SIGCHLD) return;  // one SIGCHLD is pending already
-  }
   siginfo_t info{};
   info.si_signo = SIGCHLD;
-  info.si_code = code;
   info.si_pid = tid;
-  if (code == CLD_TRAPPED) {
-    info.si_status = (status >> 8) & 0xffff;
-  } else {
-    info.si_code = WIFEXITED(status) ? CLD_EXITED : WCOREDUMP(status) ? CLD_DUMPED : CLD_KILLED;
-    info.si_status = WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status);
+  describe_child_status(info, status);
+  if (info.si_code == CLD_TRAPPED && tracer->process->sigchld_nocldstop) return;
+  for (const siginfo_t& pending : tracer->redelivering) {
+    if (pending.si_signo == SIGCHLD) return;  // one SIGCHLD is pending already
   }
   raise_with_info(*tracer, info);
 }
@@ -285,7 +278,7 @@ void RecordSession::let_tracees_go(RecordTask& gone, int status) {
   BS_LOG(Record, "traced thread " << tid << " died: its tracer " << self->tracer << " hears of it");
   ptrace_.stop(*self, status, siginfo_t{}, TraceStop::Signal);
   self->dead = true;
-  notify_tracer(*self, tid, status, CLD_EXITED);
+  notify_tracer(*self, tid, status);
 }
 
 void RecordSession::raise_step_trap(RecordTask& t) {
@@ -403,6 +396,7 @@ bool RecordSession::trace_created(RecordTask& t, pid_t child, uint64_t flags) {
     status = ((SIGTRAP | (PTRACE_EVENT_STOP << 8)) << 8) | 0x7f;
   }
   if (copy.syscall_stops) set_traced_calls(*made, false);
+  // Told before its creator's event stop, which wakes the held waits.
   ptrace_.stop(traced, status, info, copy.seized ? TraceStop::Event : TraceStop::Signal);
   notify_tracer(traced, child, status);
   // A vfork's parent waits in the kernel for the child meanwhile; the
