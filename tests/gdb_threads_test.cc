@@ -148,6 +148,7 @@ BOOST_AUTO_TEST_CASE(a_held_child_is_not_reported_twice) {
   std::string stop = c.ask("vCont;c:p64.-1");
   BOOST_TEST(stop.find("fork:") == std::string::npos, stop);
   BOOST_TEST(target.resumes == 3);
+  BOOST_TEST(c.console.find("backstep: ") == 0, c.console);  // said once that the child stays out
 }
 
 BOOST_AUTO_TEST_CASE(forks_are_not_reported_without_both_features) {

@@ -136,10 +136,20 @@ class Client {
     close(fd_);
     server_.join();
   }
+  // The reply to `payload`. Console output ('O' packets, sent before a stop
+  // reply) is passed over, as a client does, and kept in `console`: read
+  // as the reply, it would leave the server still at work on the request.
   std::string ask(const std::string& payload) {
     send_raw(rsp::encode_packet(payload));
-    return read_reply(false);
+    for (;;) {
+      std::string reply = read_reply(false);
+      if (!is_console_output(reply)) return reply;
+      for (std::size_t i = 1; i + 1 < reply.size(); i += 2) {
+        console += static_cast<char>(std::stoi(reply.substr(i, 2), nullptr, 16));
+      }
+    }
   }
+  std::string console;
 
  private:
   void send_raw(const std::string& bytes) {
@@ -149,6 +159,10 @@ class Client {
     char c;
     BOOST_REQUIRE(recv(fd_, &c, 1, 0) == 1);
     return c;
+  }
+  static bool is_console_output(const std::string& reply) {
+    return reply.size() >= 3 && reply[0] == 'O' && reply.size() % 2 == 1 &&
+           reply.find_first_not_of("0123456789abcdef", 1) == std::string::npos;
   }
   // One reply's payload (our replies hold no escapes or runs).
   std::string read_reply(bool acked) {
