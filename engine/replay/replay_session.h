@@ -235,6 +235,12 @@ class ReplaySession : public Session {
   // stands at `addr` before that execution as after a counted stop there
   // (a Breakpoint reported).
   void disarm_counting_stub();
+  // The pc's execution counts as still to come: the thread stands before
+  // it as a stop by the clock (an interrupt) leaves it, not as after a
+  // reported breakpoint there (whose execution the next run passes over
+  // uncounted). Where a breakpoint found a place first reached by the
+  // clock again (a State anchor), so that what follows counts the same.
+  void forget_breakpoint_report() { breakpoint_reported_ = false; }
 
   // CPU time of thread `tid` (recorded id), measured in the kernel from its
   // next run on (engine/core/time_sampler.h) until stop_run_clock(); false

@@ -122,7 +122,14 @@ void ReplayTimeline::walk(ReplaySession& session, const Mark& from, const Mark& 
     const Anchor& a = leg.trap;
     if (a.kind == Anchor::Kind::State) {
       // Normally a checkpoint holds it (the walk starts there or after).
-      if (done == 0) run_to_state(session, a, to);
+      // Found with a breakpoint at its pc, the thread stands there as the
+      // checkpoint's copy did, taken at a clock's stop: the pass it stands
+      // on is counted by the legs that follow (a breakpoint or a counting
+      // stub there fires at once), not passed over as a reported hit.
+      if (done == 0) {
+        run_to_state(session, a, to);
+        session.forget_breakpoint_report();
+      }
       continue;
     }
     if (a.kind == Anchor::Kind::Breakpoint && leg.n - done >= kCountedWalkMinHits &&
