@@ -264,10 +264,19 @@ class ReplayTimeline : public DebugTarget {
   int add_state_checkpoint(const Mark& at, ReplaySession& session);
   // Runs `session` from where it is to the first moment with `state`'s
   // state; returns how many times it passed the state's pc to get there.
-  uint64_t run_to_state(ReplaySession& session, const Anchor& state, const Mark& to);
+  // At most `max_passes` passes: beyond, it throws.
+  static constexpr uint64_t kMaxStatePasses = 100'000;
+  uint64_t run_to_state(ReplaySession& session, const Anchor& state, const Mark& to,
+                        uint64_t max_passes = kMaxStatePasses);
   // The instruction before `at`, whose last anchor is a State with no steps
   // after it: found by counting passes from the anchor before.
   std::optional<Mark> mark_before_state(const Mark& at);
+  // The instruction before Position event `e` (a signal delivered in a
+  // loop, a thread handed over), which names the first moment with its
+  // registers and digest since boundary e: found as a State anchor's. A
+  // counted position, or one too many passes away, is not searched for
+  // (nullopt, the timeline where it was).
+  std::optional<Mark> mark_before_position(uint64_t e, const trace::Event& position);
   // A new session at `target` (the nearest checkpoint, walked on).
   std::unique_ptr<ReplaySession> session_at(const Mark& target);
   // The state at the user's first trap hit from where `session` is, up to

@@ -45,11 +45,14 @@ constexpr uint64_t kStepsAfterInterrupt = 2048;
 // Checkpoints kept at State anchors; beyond this the oldest goes (its
 // anchor is then found again by searching).
 constexpr std::size_t kMaxStateCheckpoints = 8;
-// The search for a State anchor gives up after this many passes through its
-// pc (2 to 10 s here), or this many digests (registers equal at each pass:
-// a loop that keeps its counter in memory).
-constexpr uint64_t kMaxStatePasses = 100'000;
+// The search for a State anchor gives up after kMaxStatePasses passes
+// through its pc (replay_timeline.h; 2 to 10 s here), or this many digests
+// (registers equal at each pass: a loop that keeps its counter in memory).
 constexpr uint64_t kMaxStateDigests = 2'000;
+// The passes a reverse-stepi searches for a position the recording chose
+// (an int3 stop each, 30-300 us here): where the signal came after more,
+// it says there is no earlier history instead of searching for seconds.
+constexpr uint64_t kMaxPositionPasses = 10'000;
 
 bool always(const trace::Event&) { return true; }
 
@@ -89,7 +92,8 @@ int ReplayTimeline::add_state_checkpoint(const Mark& at, ReplaySession& session)
   return id;
 }
 
-uint64_t ReplayTimeline::run_to_state(ReplaySession& session, const Anchor& state, const Mark& to) {
+uint64_t ReplayTimeline::run_to_state(ReplaySession& session, const Anchor& state, const Mark& to,
+                                      uint64_t max_passes) {
   const Traps at_state_pc{{state.addr()}, {}};
   uint64_t passes = 0, digests = 0;
   auto give_up = [&](const std::string& why) {
@@ -107,7 +111,7 @@ uint64_t ReplayTimeline::run_to_state(ReplaySession& session, const Anchor& stat
       give_up("its registers recur at " + hex(state.addr()) + " on every pass, and " + std::to_string(digests) +
               " passes did not match its memory; not searching further");
     }
-    if (passes >= kMaxStatePasses) {
+    if (passes >= max_passes) {
       give_up("it is more than " + std::to_string(passes) + " passes through " + hex(state.addr()) +
               " from the last known position; not searching further");
     }
@@ -140,6 +144,40 @@ std::optional<Mark> ReplayTimeline::mark_before_state(const Mark& at_ref) {
   bp.watch.addr = state.addr();
   Mark named = p.after_trap(bp);
   named.anchors.back().count += passes - 1;
+  mark_ = named;
+  return search_mark_before(named);
+}
+
+std::optional<Mark> ReplayTimeline::mark_before_position(uint64_t e, const trace::Event& position) {
+  // Counted: its arrivals are the position stub's to count, and a walk by
+  // int3 stops over millions of them would take minutes.
+  if (!position.position || position.position->counted() || !position.regs) return std::nullopt;
+  const Mark was = mark_;
+  const Mark boundary{e, {}, 0};
+  Anchor state;
+  state.kind = Anchor::Kind::State;
+  state.state.regs = without_trap_flags(Registers::from_block(*position.regs)).to_block();
+  state.state.digest = position.position->digest;
+  state.watch.addr = Registers::from_block(*position.regs).ip();
+  seek(boundary);
+  std::unique_ptr<ReplaySession> search = current_->clone();
+  search->set_echo(false);
+  uint64_t passes = 0;
+  try {
+    passes = run_to_state(*search, state, boundary.after_trap(state), kMaxPositionPasses);
+  } catch (const std::exception& err) {
+    // A loop that changes something at every pass (a counter), too many
+    // passes from the boundary: not searched further.
+    BS_LOG(Replay, "the instruction before the position at event " << e << " is not searched for: " << err.what());
+    seek(was);
+    return std::nullopt;
+  }
+  // The state's moment is its pc's `passes`-th hit from the boundary.
+  current_ = std::move(search);
+  Anchor bp;
+  bp.watch.addr = state.addr();
+  Mark named = boundary.after_trap(bp);
+  named.anchors.back().count = passes;
   mark_ = named;
   return search_mark_before(named);
 }

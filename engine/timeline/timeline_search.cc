@@ -469,6 +469,10 @@ std::optional<Mark> ReplayTimeline::search_mark_before(const Mark& at) {
     case trace::EventKind::BufferFlush:
     case trace::EventKind::TraceeChange:
       return search_mark_before(boundary);  // no instruction of the program's
+    case trace::EventKind::Position:
+      // Not an instruction either: the one before the thread's arrival
+      // there (a hand-over between threads, a signal delivered in a loop).
+      return mark_before_position(e, prev);
     case trace::EventKind::Rdtsc: insn = Registers::from_block(*prev.regs).ip(); break;
     case trace::EventKind::Signal:
       if (!is_synchronous_fault(siginfo_from_bytes(prev.siginfo))) {
