@@ -238,7 +238,12 @@ void RecordSession::deliver_to_handler(RecordTask& t, const siginfo_t& info, con
     // signal's handler reset to the default when SIGSEGV was the one being
     // delivered (the process then dies of it), and stops here for it: a
     // signal like any other. Replay reaches the same instruction and fault.
+    // A debugger sees the signal stop twice, as natively: the signal it
+    // passed (its stop written here with no effect: a fault recurs where
+    // replay runs the instruction again, and is passed over), then the
+    // forced SIGSEGV.
     BS_LOG(Record, "signal " << info.si_signo << " could not be delivered: the kernel forces SIGSEGV");
+    write_event(signal_event(t, info, before));
     on_signal(t, SIGSEGV);
     return;
   }
