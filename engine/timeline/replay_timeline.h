@@ -268,6 +268,11 @@ class ReplayTimeline : public DebugTarget {
   static constexpr uint64_t kMaxStatePasses = 100'000;
   uint64_t run_to_state(ReplaySession& session, const Anchor& state, const Mark& to,
                         uint64_t max_passes = kMaxStatePasses);
+  // Seeks `from`, then runs a copy from there to `state`'s first moment:
+  // the timeline stands there, named (and returned) as that many hits of
+  // the state's pc after `from`. Throws as run_to_state does, the timeline
+  // left at `from`.
+  Mark reach_state_from(Mark from, const Anchor& state, const Mark& to, uint64_t max_passes);
   // The instruction before `at`, whose last anchor is a State with no steps
   // after it: found by counting passes from the anchor before.
   std::optional<Mark> mark_before_state(const Mark& at);

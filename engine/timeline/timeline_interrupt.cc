@@ -120,6 +120,21 @@ uint64_t ReplayTimeline::run_to_state(ReplaySession& session, const Anchor& stat
   return passes;
 }
 
+Mark ReplayTimeline::reach_state_from(Mark from, const Anchor& state, const Mark& to, uint64_t max_passes) {
+  seek(from);
+  // On a copy: if the search gives up, the timeline stays at `from`.
+  std::unique_ptr<ReplaySession> search = current_->clone();
+  search->set_echo(false);
+  uint64_t passes = run_to_state(*search, state, to, max_passes);
+  current_ = std::move(search);
+  Anchor bp;
+  bp.watch.addr = state.addr();
+  Mark named = from.after_trap(bp);
+  named.anchors.back().count += passes - 1;
+  mark_ = named;
+  return named;
+}
+
 std::optional<Mark> ReplayTimeline::mark_before_state(const Mark& at_ref) {
   const Mark at = at_ref;  // it may be mark_, which seek() changes
   // Name the same moment by its passes through the state's pc since the
@@ -128,23 +143,13 @@ std::optional<Mark> ReplayTimeline::mark_before_state(const Mark& at_ref) {
   Anchor state = p.anchors.back();
   p.anchors.pop_back();
   p.steps = state.steps_before;
-  seek(p);
-  // On a copy: if the search gives up, the timeline stays where it was.
-  std::unique_ptr<ReplaySession> search = current_->clone();
-  search->set_echo(false);
-  uint64_t passes = 0;
+  Mark named;
   try {
-    passes = run_to_state(*search, state, at);
+    named = reach_state_from(p, state, at, kMaxStatePasses);
   } catch (const std::exception&) {
     seek(at);  // back where the user was (a checkpoint holds it)
     throw;
   }
-  current_ = std::move(search);
-  Anchor bp;
-  bp.watch.addr = state.addr();
-  Mark named = p.after_trap(bp);
-  named.anchors.back().count += passes - 1;
-  mark_ = named;
   return search_mark_before(named);
 }
 
@@ -154,17 +159,15 @@ std::optional<Mark> ReplayTimeline::mark_before_position(uint64_t e, const trace
   if (!position.position || position.position->counted() || !position.regs) return std::nullopt;
   const Mark was = mark_;
   const Mark boundary{e, {}, 0};
+  const Registers regs = without_trap_flags(Registers::from_block(*position.regs));
   Anchor state;
   state.kind = Anchor::Kind::State;
-  state.state.regs = without_trap_flags(Registers::from_block(*position.regs)).to_block();
+  state.state.regs = regs.to_block();
   state.state.digest = position.position->digest;
-  state.watch.addr = Registers::from_block(*position.regs).ip();
-  seek(boundary);
-  std::unique_ptr<ReplaySession> search = current_->clone();
-  search->set_echo(false);
-  uint64_t passes = 0;
+  state.watch.addr = regs.ip();
+  Mark named;
   try {
-    passes = run_to_state(*search, state, boundary.after_trap(state), kMaxPositionPasses);
+    named = reach_state_from(boundary, state, boundary.after_trap(state), kMaxPositionPasses);
   } catch (const std::exception& err) {
     // A loop that changes something at every pass (a counter), too many
     // passes from the boundary: not searched further.
@@ -172,13 +175,6 @@ std::optional<Mark> ReplayTimeline::mark_before_position(uint64_t e, const trace
     seek(was);
     return std::nullopt;
   }
-  // The state's moment is its pc's `passes`-th hit from the boundary.
-  current_ = std::move(search);
-  Anchor bp;
-  bp.watch.addr = state.addr();
-  Mark named = boundary.after_trap(bp);
-  named.anchors.back().count = passes;
-  mark_ = named;
   return search_mark_before(named);
 }
 

@@ -15,6 +15,7 @@
 #include "gdbserver/connection.h"
 #include "gdbserver/gdb_session.h"
 #include "gdbserver/rsp/framing.h"
+#include "gdbserver/rsp/hex.h"
 
 namespace backstep::testing {
 
@@ -143,10 +144,10 @@ class Client {
     send_raw(rsp::encode_packet(payload));
     for (;;) {
       std::string reply = read_reply(false);
-      if (!is_console_output(reply)) return reply;
-      for (std::size_t i = 1; i + 1 < reply.size(); i += 2) {
-        console += static_cast<char>(std::stoi(reply.substr(i, 2), nullptr, 16));
-      }
+      std::optional<std::string> text;
+      if (reply.size() > 1 && reply[0] == 'O') text = rsp::hex_decode_text(std::string_view(reply).substr(1));
+      if (!text) return reply;  // "OK" is not hex
+      console += *text;
     }
   }
   std::string console;
@@ -159,10 +160,6 @@ class Client {
     char c;
     BOOST_REQUIRE(recv(fd_, &c, 1, 0) == 1);
     return c;
-  }
-  static bool is_console_output(const std::string& reply) {
-    return reply.size() >= 3 && reply[0] == 'O' && reply.size() % 2 == 1 &&
-           reply.find_first_not_of("0123456789abcdef", 1) == std::string::npos;
   }
   // One reply's payload (our replies hold no escapes or runs).
   std::string read_reply(bool acked) {
