@@ -22,10 +22,13 @@
 //     each instruction, and stops at the first instruction of the second
 //     pass, a count site, whose registers differ from those it had in the
 //     first: there the registers tell the last two passes apart (an
-//     induction variable, as a rule).
+//     induction variable, as a rule). A site it does not come back to
+//     within kStepsPerPass steps was off the loop's usual path (a thread
+//     stopped in a call's tail or a rare branch): it starts again from
+//     the next count site, up to kAnchors sites in all.
 //
-// Found: the position stores no state. Not found (a pass longer than
-// kStepsPerPass, an instruction a step may not cross, registers that never
+// Found: the position stores no state. Not found (no site came back
+// within kStepsPerPass steps, an instruction a step may not cross, registers that never
 // change): the position stores the state, and replay takes it when its
 // search goes on too long. Each step is a ptrace stop (about 3 us here),
 // made once per slice of a thread that is not counted yet.
@@ -45,6 +48,7 @@ namespace {
 
 constexpr int kStepsToCountSite = 32;
 constexpr int kStepsPerPass = 512;
+constexpr int kAnchors = 3;
 
 bool is_prefix(uint8_t b) {
   return b == 0x66 || b == 0x67 || b == 0xf0 || b == 0xf2 || b == 0xf3 || b == 0x2e || b == 0x36 || b == 0x3e ||
@@ -122,12 +126,26 @@ RecordSession::SiteSearch RecordSession::search_count_site(RecordTask& t) {
     }
   }
   // 2. Once round the loop, then on to an instruction whose registers
-  // differ from the previous pass's.
-  const uint64_t site = task.regs().ip();
+  // differ from the previous pass's. A site not come back to within
+  // kStepsPerPass steps lies off the loop's usual path (the tail of a
+  // call, a rare branch): the search starts again from the next count
+  // site it passes, at most kAnchors times.
+  uint64_t site = task.regs().ip();
   std::map<uint64_t, Registers> first_pass;
   int arrivals = 0;
-  for (int i = 0; i < 2 * kStepsPerPass; ++i, ++steps) {
+  int anchors = 1;
+  int anchored_at = 0;
+  bool reanchor = false;
+  for (int i = 0; i < (kAnchors + 1) * kStepsPerPass; ++i, ++steps) {
     Registers now = without_trap_flags(task.regs());
+    if (reanchor && count_site_possible(t, now.ip(), maps)) {
+      site = now.ip();
+      first_pass.clear();
+      arrivals = 0;
+      anchored_at = i;
+      reanchor = false;
+      ++anchors;
+    }
     if (now.ip() == site) ++arrivals;
     if (arrivals == 1) {
       first_pass.emplace(now.ip(), now);
@@ -140,10 +158,14 @@ RecordSession::SiteSearch RecordSession::search_count_site(RecordTask& t) {
         result.distinct = true;
         return result;
       }
-    } else {
+    } else if (arrivals > 2) {
       break;  // a pass where no register changed
     }
-    if ((arrivals == 1 && i >= kStepsPerPass) || !steppable(task, now.ip())) break;
+    if (arrivals == 1 && !reanchor && i - anchored_at >= kStepsPerPass) {
+      if (anchors == kAnchors) break;
+      reanchor = true;
+    }
+    if (!steppable(task, now.ip())) break;
     if (std::optional<bool> stopped = step_for_position(t)) {
       result.stopped = stopped;
       return result;
