@@ -107,6 +107,7 @@ std::string describe(const trace::Event& e) {
     }
     case trace::EventKind::TraceeChange:
       if (e.regs) text += " registers set," + rip_text(e);
+      if (!e.xstate.empty()) text += " XSAVE area set (" + std::to_string(e.xstate.size()) + " bytes)";
       break;
     case trace::EventKind::Position: {
       text += rip_text(e);

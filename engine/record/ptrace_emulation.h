@@ -99,7 +99,7 @@ class PtraceEmulation {
 void describe_child_status(siginfo_t& info, int status);
 
 // SIGTRAP from a single step (the CPU's trap flag, or the kernel's report
-// of a step over a system call): it does not come again where replay runs
+// of a step over a system call or into a signal's handler): it does not come again where replay runs
 // the same code, as a fault (int3, a bad access) does.
 bool is_step_trap(const siginfo_t& info);
 

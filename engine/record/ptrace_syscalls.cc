@@ -24,68 +24,14 @@
 #include <vector>
 
 #include "engine/core/compat_syscalls.h"
+#include "engine/record/ptrace_call.h"
 #include "engine/record/record_session.h"
 #include "engine/record/syscall_context.h"
 
 namespace backstep {
 namespace {
 
-struct PtraceCall {
-  SyscallContext& ctx;
-  RecordSession& session;
-  RecordTask& caller;
-  pid_t tid;               // argument 1: the task asked about
-  uint64_t addr, data;     // arguments 2 and 3
-  RecordTask* target;      // that task, when it is recorded and alive
-  EmulatedTracee* tracee;  // the caller's process traces it
-};
-
-using Emulate = int64_t (*)(PtraceCall&);
-
-// Writes into the caller's memory, recorded as the call's output; false
-// where the address is not the caller's to write (the kernel's EFAULT).
-bool put(PtraceCall& c, uint64_t addr, const void* bytes, std::size_t len) {
-  if (!c.ctx.write_output(addr, bytes, len)) return false;
-  c.ctx.record_memory(addr, len);
-  return true;
-}
-
-int64_t put_result(PtraceCall& c, uint64_t addr, const void* bytes, std::size_t len) {
-  return put(c, addr, bytes, len) ? 0 : -EFAULT;
-}
-
-// The tracee's registers as its tracer sees them in the stop. A thread at
-// one of the recorder's stops has its own. One waiting in the kernel (a
-// call that blocks) shows the call interrupted, as the kernel shows a call
-// the stop's signal broke off (-ERESTARTSYS, restarted when it runs again);
-// here the call goes on waiting, unseen, since no user code runs meanwhile.
-std::optional<Registers> tracee_regs(RecordTask& t) {
-  constexpr int64_t kErestartsys = 512;
-  if (t.run == RunState::InKernel) {
-    if (!t.in_syscall || !t.in_syscall->event.regs) return std::nullopt;
-    Registers r = Registers::from_block(*t.in_syscall->event.regs);
-    r.set_syscall_result(static_cast<uint64_t>(-kErestartsys));
-    return r;
-  }
-  try {
-    return t.task.regs();
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-}
-
-// Its extended state (XSAVE layout, as NT_X86_XSTATE gives it). Not read
-// for a thread waiting in the kernel: such a regset read fails (EINVAL).
-std::optional<std::vector<uint8_t>> tracee_xstate(RecordTask& t) {
-  if (t.run == RunState::InKernel) return std::nullopt;
-  try {
-    return t.task.xstate();
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-}
-
-constexpr std::size_t kFxsaveSize = 512;  // user_fpregs_struct, the XSAVE area's legacy part
+using namespace ptrace_calls;
 
 // The options the emulation follows: TRACESYSGOOD (system-call stops say
 // so), EXITKILL (a tracer's death kills its tracees), and the events of
@@ -155,37 +101,6 @@ int64_t peek_memory(PtraceCall& c) {
   return put_result(c, c.data, &word, sizeof(word));
 }
 
-constexpr uint64_t kDebugRegsAt = offsetof(struct user, u_debugreg);
-constexpr uint64_t kDebugRegsEnd = kDebugRegsAt + 8 * sizeof(uint64_t);
-
-int64_t peek_user(PtraceCall& c) {
-  // struct user: the registers first; the debug registers as the tracer
-  // wrote them (never enabled: a recorded tracer cannot arm one); the rest
-  // reads as 0.
-  if (c.addr % sizeof(uint64_t) != 0 || c.addr >= sizeof(struct user)) return -EIO;
-  uint64_t word = 0;
-  if (c.addr >= kDebugRegsAt && c.addr < kDebugRegsEnd) {
-    word = c.tracee->debug_regs[(c.addr - kDebugRegsAt) / sizeof(uint64_t)];
-  } else if (c.addr < sizeof(user_regs_struct)) {
-    std::optional<Registers> regs = tracee_regs(*c.target);
-    if (!regs) return -ESRCH;
-    std::memcpy(&word, reinterpret_cast<const uint8_t*>(&regs->raw()) + c.addr, sizeof(word));
-  }
-  return put_result(c, c.data, &word, sizeof(word));
-}
-
-// Writes into a stopped tracee: done at once (the tracer may read them
-// back), and recorded as a TraceeChange event of the tracee, which replay
-// applies where the tracee stands. The stop's position goes into the trace
-// first where it is not there yet; where it cannot be, the recording ends.
-void before_change(PtraceCall& c, const char* request) {
-  std::string why;
-  if (!c.session.before_tracee_change(*c.target, why)) {
-    c.ctx.refuse(std::string("the program called ptrace(") + request + "): " + why +
-                 ", where its change cannot be replayed yet");
-  }
-}
-
 int64_t poke_memory(PtraceCall& c) {
   uint64_t word = c.data;
   uint64_t old = 0;
@@ -202,99 +117,6 @@ int64_t poke_memory(PtraceCall& c) {
   return 0;
 }
 
-// New registers for the tracee, as PTRACE_SETREGS and POKEUSER give them;
-// the kernel's checks on segment selectors are not repeated: a selector
-// the tracer changes is refused.
-int64_t set_tracee_regs(PtraceCall& c, const user_regs_struct& wanted, const char* request) {
-  if (c.target->run == RunState::InKernel) {
-    c.ctx.refuse(std::string("the program called ptrace(") + request + ") on thread " + std::to_string(c.tid) +
-                 ", which waits in a blocking call: not emulated yet");
-  }
-  std::optional<Registers> now = tracee_regs(*c.target);
-  if (!now) return -ESRCH;
-  const user_regs_struct& cur = now->raw();
-  if (wanted.cs != cur.cs || wanted.ss != cur.ss || wanted.ds != cur.ds || wanted.es != cur.es ||
-      wanted.fs != cur.fs || wanted.gs != cur.gs) {
-    c.ctx.refuse(std::string("the program called ptrace(") + request +
-                 ") changing a segment selector: not emulated yet");
-  }
-  before_change(c, request);
-  Registers regs = *now;
-  regs.raw() = wanted;
-  try {
-    c.target->task.set_regs(regs);
-  } catch (const std::exception&) {
-    return -EIO;
-  }
-  c.session.record_tracee_change(*c.target, {}, c.target->task.regs());
-  return 0;
-}
-
-int64_t set_regs(PtraceCall& c) {
-  user_regs_struct wanted{};
-  if (c.ctx.task.read_some(remote_ptr<void>(c.data), &wanted, sizeof(wanted)) != sizeof(wanted)) return -EFAULT;
-  return set_tracee_regs(c, wanted, "PTRACE_SETREGS");
-}
-
-int64_t poke_user(PtraceCall& c) {
-  if (c.addr % sizeof(uint64_t) != 0 || c.addr >= sizeof(struct user)) return -EIO;
-  if (c.addr >= kDebugRegsAt && c.addr < kDebugRegsEnd) {
-    // Addresses and status may be written; DR7 may not enable any of them.
-    std::size_t n = (c.addr - kDebugRegsAt) / sizeof(uint64_t);
-    if (n == 4 || n == 5) return -EIO;  // as the kernel answers
-    constexpr uint64_t kEnableBits = 0xff;
-    if (n == 7 && (c.data & kEnableBits)) {
-      c.ctx.refuse("the program called ptrace(PTRACE_POKEUSER) enabling a debug register (DR7 " +
-                   std::to_string(c.data) + "): hardware breakpoints and watchpoints of a recorded tracer are "
-                   "not emulated yet");
-    }
-    c.tracee->debug_regs[n] = c.data;
-    return 0;
-  }
-  if (c.addr >= sizeof(user_regs_struct)) return 0;  // the rest of struct user: the kernel ignores it
-  std::optional<Registers> now = tracee_regs(*c.target);
-  if (!now) return -ESRCH;
-  user_regs_struct wanted = now->raw();
-  std::memcpy(reinterpret_cast<uint8_t*>(&wanted) + c.addr, &c.data, sizeof(c.data));
-  return set_tracee_regs(c, wanted, "PTRACE_POKEUSER");
-}
-
-int64_t get_regs(PtraceCall& c) {
-  std::optional<Registers> regs = tracee_regs(*c.target);
-  if (!regs) return -ESRCH;
-  return put_result(c, c.data, &regs->raw(), sizeof(user_regs_struct));
-}
-
-int64_t get_fpregs(PtraceCall& c) {
-  std::optional<std::vector<uint8_t>> xstate = tracee_xstate(*c.target);
-  if (!xstate || xstate->size() < kFxsaveSize) return -EINVAL;
-  return put_result(c, c.data, xstate->data(), kFxsaveSize);
-}
-
-int64_t get_regset(PtraceCall& c) {
-  iovec io{};
-  if (c.ctx.task.read_some(remote_ptr<void>(c.data), &io, sizeof(io)) != sizeof(io)) return -EFAULT;
-  std::vector<uint8_t> bytes;
-  if (c.addr == NT_PRSTATUS) {
-    std::optional<Registers> regs = tracee_regs(*c.target);
-    if (!regs) return -ESRCH;
-    const auto* raw = reinterpret_cast<const uint8_t*>(&regs->raw());
-    bytes.assign(raw, raw + sizeof(user_regs_struct));
-  } else if (c.addr == NT_PRFPREG || c.addr == NT_X86_XSTATE) {
-    std::optional<std::vector<uint8_t>> xstate = tracee_xstate(*c.target);
-    if (!xstate || xstate->size() < kFxsaveSize) return -EINVAL;
-    bytes = std::move(*xstate);
-    if (c.addr == NT_PRFPREG) bytes.resize(kFxsaveSize);
-  } else {
-    return -EINVAL;
-  }
-  // The kernel copies what fits and says how much in iov_len.
-  std::size_t len = std::min<std::size_t>(bytes.size(), io.iov_len);
-  if (len && !put(c, reinterpret_cast<uint64_t>(io.iov_base), bytes.data(), len)) return -EFAULT;
-  io.iov_len = len;
-  return put_result(c, c.data + offsetof(iovec, iov_len), &io.iov_len, sizeof(io.iov_len));
-}
-
 int64_t get_siginfo(PtraceCall& c) { return put_result(c, c.data, &c.tracee->siginfo, sizeof(siginfo_t)); }
 
 int64_t get_event_message(PtraceCall& c) {
@@ -308,19 +130,25 @@ int64_t set_options(PtraceCall& c) {
 }
 
 // The signal a resuming request gives (its data), delivered when the
-// tracee runs again (record_tracees.cc): the one it stopped with, with that
-// siginfo, or another one, as the tracer sent it. False: not a signal.
+// tracee runs again (record_tracees.cc): the one it stopped with, with the
+// stop's siginfo (as PTRACE_SETSIGINFO may have changed it), or another
+// one, as the tracer sent it. False: not a signal.
 bool give_signal(PtraceCall& c) {
   if (c.data == 0) return true;
   if (c.data >= NSIG) return false;
   int sig = static_cast<int>(c.data);
   if (c.target->trace_stop_signal && !c.target->trace_stop_deliverable) {
-    c.ctx.refuse("the program gave signal " + std::to_string(sig) + " to task " + std::to_string(c.tid) +
-                 " stopped by a single step: delivering a signal where replay cannot stop again is not "
-                 "emulated yet");
+    // At a single step's stop, inside user code: the signal is delivered
+    // where the step left the tracee, a position replay finds by its
+    // state, written into the trace first.
+    std::string why;
+    if (!c.session.before_tracee_change(*c.target, why)) {
+      c.ctx.refuse("the program gave signal " + std::to_string(sig) + " to task " + std::to_string(c.tid) +
+                   ": " + why + ", where its delivery cannot be replayed yet");
+    }
   }
-  if (c.target->trace_stop_signal && c.target->trace_stop_signal->si_signo == sig) {
-    c.target->tracer_signal = c.target->trace_stop_signal;
+  if (c.target->trace_stop_signal && c.tracee->siginfo.si_signo == sig) {
+    c.target->tracer_signal = c.tracee->siginfo;
     return true;
   }
   siginfo_t info{};
@@ -403,10 +231,9 @@ int64_t get_syscall_info(PtraceCall& c) {
 }
 
 int64_t single_step(PtraceCall& c) {
-  if (c.data != 0) {
-    c.ctx.refuse("the program called ptrace(PTRACE_SINGLESTEP) with signal " + std::to_string(c.data) +
-                 ": a step into a signal's delivery is not emulated yet");
-  }
+  // With a signal: delivered first; where it has a handler, the step's
+  // trap comes at the handler's first instruction (deliver_to_handler).
+  if (!give_signal(c)) return -EIO;
   c.target->trace_step = true;
   let_run(c, false);
   return 0;
@@ -463,29 +290,29 @@ constexpr Request kRequests[] = {
     {12, "PTRACE_GETREGS", get_regs, Needs::Stopped},
     {13, "PTRACE_SETREGS", set_regs, Needs::Stopped},
     {14, "PTRACE_GETFPREGS", get_fpregs, Needs::Stopped},
-    {15, "PTRACE_SETFPREGS", nullptr, Needs::Stopped},
+    {15, "PTRACE_SETFPREGS", set_fpregs, Needs::Stopped},
     {16, "PTRACE_ATTACH", attach_stop, Needs::Nothing},
     {17, "PTRACE_DETACH", detach, Needs::Stopped},
-    {18, "PTRACE_GETFPXREGS", nullptr, Needs::Stopped},
-    {19, "PTRACE_SETFPXREGS", nullptr, Needs::Stopped},
+    {18, "PTRACE_GETFPXREGS", fpx_regs, Needs::Stopped},
+    {19, "PTRACE_SETFPXREGS", fpx_regs, Needs::Stopped},
     {24, "PTRACE_SYSCALL", syscall_stops, Needs::Stopped},
-    {25, "PTRACE_GET_THREAD_AREA", nullptr, Needs::Stopped},
+    {25, "PTRACE_GET_THREAD_AREA", get_thread_area, Needs::Stopped},
     {26, "PTRACE_SET_THREAD_AREA", nullptr, Needs::Stopped},
-    {30, "PTRACE_ARCH_PRCTL", nullptr, Needs::Stopped},
+    {30, "PTRACE_ARCH_PRCTL", arch_prctl, Needs::Stopped},
     {31, "PTRACE_SYSEMU", nullptr, Needs::Stopped},
     {32, "PTRACE_SYSEMU_SINGLESTEP", nullptr, Needs::Stopped},
     {33, "PTRACE_SINGLEBLOCK", nullptr, Needs::Stopped},
     {0x4200, "PTRACE_SETOPTIONS", set_options, Needs::Stopped},
     {0x4201, "PTRACE_GETEVENTMSG", get_event_message, Needs::Stopped},
     {0x4202, "PTRACE_GETSIGINFO", get_siginfo, Needs::Stopped},
-    {0x4203, "PTRACE_SETSIGINFO", nullptr, Needs::Stopped},
+    {0x4203, "PTRACE_SETSIGINFO", set_siginfo, Needs::Stopped},
     {0x4204, "PTRACE_GETREGSET", get_regset, Needs::Stopped},
-    {0x4205, "PTRACE_SETREGSET", nullptr, Needs::Stopped},
+    {0x4205, "PTRACE_SETREGSET", set_regset, Needs::Stopped},
     {0x4206, "PTRACE_SEIZE", seize, Needs::Nothing},
     {0x4207, "PTRACE_INTERRUPT", interrupt, Needs::Tracee},
     {0x4208, "PTRACE_LISTEN", nullptr, Needs::Stopped},
     {0x4209, "PTRACE_PEEKSIGINFO", nullptr, Needs::Stopped},
-    {0x420a, "PTRACE_GETSIGMASK", nullptr, Needs::Stopped},
+    {0x420a, "PTRACE_GETSIGMASK", get_sigmask, Needs::Stopped},
     {0x420b, "PTRACE_SETSIGMASK", nullptr, Needs::Stopped},
     {0x420c, "PTRACE_SECCOMP_GET_FILTER", nullptr, Needs::Stopped},
     {0x420d, "PTRACE_SECCOMP_GET_METADATA", nullptr, Needs::Stopped},

@@ -172,9 +172,10 @@ class RecordSession : public Session {
   // process_vm_writev): recorded as a TraceeChange of one of its threads,
   // or the recording ends after the call where it cannot be.
   void record_write_into(SyscallContext& ctx, pid_t pid, const std::vector<std::pair<uint64_t, uint64_t>>& ranges);
-  // The change itself, as a TraceeChange event of `t`.
+  // The change itself, as a TraceeChange event of `t`: memory, and its
+  // registers or its whole XSAVE area where the tracer changed them.
   void record_tracee_change(RecordTask& t, std::vector<trace::MemoryWrite> writes,
-                            std::optional<Registers> regs);
+                            std::optional<Registers> regs, std::vector<uint8_t> xstate = {});
   const std::map<pid_t, std::unique_ptr<RecordProcess>>& processes() const { return processes_; }
 
   RecordTask* record_task(pid_t tid) {
@@ -371,7 +372,7 @@ class RecordSession : public Session {
   bool stop_for_tracer(RecordTask& t, const siginfo_t& info, bool at_boundary);
   // After a call of a single-stepped tracee: the trap the kernel sends it
   // once the call returns.
-  void raise_step_trap(RecordTask& t);
+  void raise_step_trap(RecordTask& t, bool into_handler = false);
   // How `t` resumes: one instruction when its tracer single-steps it,
   // else as usual.
   ResumeHow tracee_resume_how(RecordTask& t);

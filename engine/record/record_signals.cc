@@ -186,7 +186,7 @@ void RecordSession::deliver_signal(RecordTask& t, const siginfo_t& info, const R
   int sig = info.si_signo;
   switch (signal_action(task.tid(), sig)) {
     case SignalAction::Ignore:
-      task.resume(ResumeHow::Syscall);
+      task.resume(tracee_resume_how(t));  // a tracee its tracer steps steps on
       return;
     case SignalAction::Stop:
       // Job control: the kernel stops the process (a group-stop, which its
@@ -267,6 +267,9 @@ void RecordSession::deliver_to_handler(RecordTask& t, const siginfo_t& info, con
   event.xstate = task.xstate();
   write_event(event);
   t.reached_boundary(after);
+  // A tracee its tracer single-stepped into the delivery stops at the
+  // handler's first instruction, as the kernel reports it.
+  raise_step_trap(t, true);
   task.resume(ResumeHow::Syscall);
 }
 

@@ -35,7 +35,11 @@
 namespace backstep {
 
 bool is_step_trap(const siginfo_t& info) {
-  return info.si_signo == SIGTRAP && (info.si_code == TRAP_TRACE || info.si_code == TRAP_BRKPT);
+  // TRAP_TRACE: an instruction stepped; TRAP_BRKPT: a system call stepped
+  // over; SIGTRAP itself as the code: a step that delivered a signal, at
+  // its handler's first instruction (raise_step_trap).
+  return info.si_signo == SIGTRAP &&
+         (info.si_code == TRAP_TRACE || info.si_code == TRAP_BRKPT || info.si_code == SIGTRAP);
 }
 
 ResumeHow RecordSession::tracee_resume_how(RecordTask& t) {
@@ -156,12 +160,13 @@ bool RecordSession::before_tracee_change(RecordTask& t, std::string& why) {
 }
 
 void RecordSession::record_tracee_change(RecordTask& t, std::vector<trace::MemoryWrite> writes,
-                                         std::optional<Registers> regs) {
+                                         std::optional<Registers> regs, std::vector<uint8_t> xstate) {
   trace::Event event;
   event.kind = trace::EventKind::TraceeChange;
   event.tid = static_cast<uint32_t>(t.tid());
   event.writes = std::move(writes);
   if (regs) event.regs = regs->to_block();
+  event.xstate = std::move(xstate);
   write_event(event);
 }
 
@@ -220,6 +225,12 @@ void RecordSession::resume_traced(RecordTask& t, bool changed) {
       throw RecordingRefused("the tracer of thread " + std::to_string(t.tid()) + " changed it at a fault and then "
                              "delivered signal " + std::to_string(given->si_signo) +
                              ": delivering a fault's signal after such a change is not emulated yet");
+    }
+    SignalAction action = signal_action(t.task.tid(), given->si_signo);
+    if (fault && !changed && (action == SignalAction::Ignore || action == SignalAction::Stop)) {
+      // The fault comes again where replay runs that code, and the signal
+      // given instead leaves no event of its own: say it was dropped.
+      write_event(signal_event(t, *stopped_with, t.task.regs()));
     }
     t.task.set_siginfo(*given);
     deliver_signal(t, *given, t.task.regs());
@@ -281,11 +292,19 @@ void RecordSession::let_tracees_go(RecordTask& gone, int status) {
   notify_tracer(*self, tid, status);
 }
 
-void RecordSession::raise_step_trap(RecordTask& t) {
+void RecordSession::raise_step_trap(RecordTask& t, bool into_handler) {
   if (!t.trace_step || !ptrace_.traced_running(t.tid())) return;
   siginfo_t info{};
   info.si_signo = SIGTRAP;
-  info.si_code = TRAP_BRKPT;  // as the kernel reports a step over a system call
+  if (into_handler) {
+    // The kernel's notice that a step delivered a signal: its code is the
+    // signal's number, from the thread itself.
+    info.si_code = SIGTRAP;
+    info.si_pid = t.tid();
+    info.si_uid = ::getuid();
+  } else {
+    info.si_code = TRAP_BRKPT;  // as the kernel reports a step over a system call
+  }
   raise_with_info(t, info);
 }
 

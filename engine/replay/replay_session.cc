@@ -499,6 +499,7 @@ void ReplaySession::apply_event(const trace::Event& event, ReplayStop& stop) {
       // What its recorded tracer changed while it stood here.
       write_memory(*task_, event);
       if (event.regs) task_->set_regs(Registers::from_block(*event.regs));
+      if (!event.xstate.empty()) task_->set_xstate(event.xstate);
       break;
     default: diverged(std::string("unexpected ") + trace::to_string(event.kind) + " event");
   }
