@@ -49,10 +49,14 @@ constexpr uint64_t kTaskSizeMax = (uint64_t{1} << 47) - 4096;
 #define ARCH_SHSTK_STATUS 0x5005
 #endif
 
-// Its extended state (XSAVE layout, as NT_X86_XSTATE gives it). Not read
-// for a thread waiting in the kernel: such a regset read fails (EINVAL).
+// Its extended state (XSAVE layout, as NT_X86_XSTATE gives it). For a
+// thread waiting in the kernel, the state it entered the call with, kept
+// where it was traced then; otherwise none (the request fails, EINVAL).
 std::optional<std::vector<uint8_t>> tracee_xstate(RecordTask& t) {
-  if (t.run == RunState::InKernel) return std::nullopt;
+  if (t.run == RunState::InKernel) {
+    if (t.xstate_in_kernel.empty()) return std::nullopt;
+    return t.xstate_in_kernel;
+  }
   try {
     return t.task.xstate();
   } catch (const std::exception&) {
