@@ -254,4 +254,9 @@ bool may_be_jumped_into(const std::vector<uint64_t>& places, uint64_t around, ui
   return false;
 }
 
+bool is_syscall_instruction(const uint8_t* code, bool sysenter) {
+  if (code[0] == 0x0f) return code[1] == 0x05 || (sysenter && code[1] == 0x34);
+  return code[0] == 0xcd && code[1] == 0x80;
+}
+
 }  // namespace backstep::x86

@@ -43,6 +43,10 @@ struct Instruction {
 // nullopt if the bytes are not a whole instruction the decoder knows.
 std::optional<Instruction> decode(const uint8_t* code, std::size_t len, uint64_t addr);
 
+// Whether the two bytes at `code` are a system call instruction: syscall
+// (0f 05) or int 0x80 (cd 80), and sysenter (0f 34) where `sysenter`.
+bool is_syscall_instruction(const uint8_t* code, bool sysenter);
+
 // Whether a rel32 field of an instruction ending at `from_end` reaches
 // `to`; appends the rel32 for it.
 bool within_rel32(uint64_t from_end, uint64_t to);

@@ -39,6 +39,7 @@
 #include "engine/core/signals.h"
 #include "engine/core/state_digest.h"
 #include "engine/core/tool_page.h"
+#include "engine/core/x86_decoder.h"
 #include "engine/record/record_session.h"
 
 namespace backstep {
@@ -60,7 +61,7 @@ constexpr int kMaxMisses = 2;
 bool after_syscall_insn(Task& task, uint64_t ip) {
   uint8_t b[2] = {};
   if (task.read_some(remote_ptr<void>(ip - 2), b, 2) != 2) return false;
-  return (b[0] == 0x0f && b[1] == 0x05) || (b[0] == 0xcd && b[1] == 0x80);
+  return x86::is_syscall_instruction(b, false);
 }
 
 }  // namespace

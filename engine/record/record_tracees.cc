@@ -27,6 +27,7 @@
 #include "values/log.h"
 #include "engine/core/signals.h"
 #include "engine/core/state_digest.h"
+#include "engine/core/x86_decoder.h"
 #include "engine/record/position_site.h"
 #include "engine/record/record_session.h"
 #include "engine/record/syscall_context.h"
@@ -49,7 +50,7 @@ ResumeHow RecordSession::tracee_resume_how(RecordTask& t) {
   // raised at its exit (raise_step_trap).
   uint8_t code[2] = {};
   if (t.task.read_some(remote_ptr<void>(t.task.regs().ip()), code, 2) == 2 &&
-      ((code[0] == 0x0f && (code[1] == 0x05 || code[1] == 0x34)) || (code[0] == 0xcd && code[1] == 0x80))) {
+      x86::is_syscall_instruction(code, true)) {
     return ResumeHow::Syscall;
   }
   return ResumeHow::SingleStep;

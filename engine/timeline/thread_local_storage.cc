@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <set>
 
 #include "engine/core/elf_symbol.h"
@@ -24,7 +26,7 @@ struct Field {
   uint32_t bits = 0, count = 0, offset = 0;
 };
 
-std::optional<Field> field(const std::string& library, const char* name) {
+std::optional<Field> read_field(const std::string& library, const char* name) {
   std::optional<std::vector<uint8_t>> b = elf_symbol_bytes(library, name, sizeof(Field));
   if (!b) return std::nullopt;
   Field f;
@@ -38,6 +40,24 @@ struct Descriptors {
   Field modid, dtv_pointer, dtv_entry, entry_pointer;
 };
 
+// One library's descriptors, read from its ELF file once: the trace's
+// copies never change, and a debugger asks for each variable it shows.
+std::optional<Descriptors> library_descriptors(const std::string& library) {
+  static std::mutex lock;
+  static std::map<std::string, std::optional<Descriptors>> known;
+  std::lock_guard<std::mutex> hold(lock);
+  auto it = known.find(library);
+  if (it != known.end()) return it->second;
+  std::optional<Descriptors> d;
+  std::optional<Field> modid = read_field(library, "_thread_db_link_map_l_tls_modid");
+  std::optional<Field> dtvp = modid ? read_field(library, "_thread_db_pthread_dtvp") : std::nullopt;
+  std::optional<Field> dtv = modid ? read_field(library, "_thread_db_dtv_dtv") : std::nullopt;
+  std::optional<Field> val = modid ? read_field(library, "_thread_db_dtv_t_pointer_val") : std::nullopt;
+  if (modid && dtvp && dtv && val) d = Descriptors{*modid, *dtvp, *dtv, *val};
+  known.emplace(library, d);
+  return d;
+}
+
 std::optional<Descriptors> descriptors(const std::vector<MapsEntry>& maps) {
   std::vector<std::string> files;
   std::set<std::string> seen;
@@ -48,12 +68,7 @@ std::optional<Descriptors> descriptors(const std::vector<MapsEntry>& maps) {
     files.insert(libc ? files.begin() : files.end(), m.name);
   }
   for (const std::string& f : files) {
-    std::optional<Field> modid = field(f, "_thread_db_link_map_l_tls_modid");
-    if (!modid) continue;
-    std::optional<Field> dtvp = field(f, "_thread_db_pthread_dtvp");
-    std::optional<Field> dtv = field(f, "_thread_db_dtv_dtv");
-    std::optional<Field> val = field(f, "_thread_db_dtv_t_pointer_val");
-    if (dtvp && dtv && val) return Descriptors{*modid, *dtvp, *dtv, *val};
+    if (std::optional<Descriptors> d = library_descriptors(f)) return d;
   }
   return std::nullopt;
 }

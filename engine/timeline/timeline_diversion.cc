@@ -199,9 +199,10 @@ Diversion& ReplayTimeline::divert() {
 }
 
 bool ReplayTimeline::deallocate_memory(uint64_t addr) {
-  const ClientMemory::Region* r = client_memory_.find(addr);
-  if (!r || client_memory_.regions().count(addr) == 0) return false;
-  if (diversion_ && !diversion_->ended()) diversion_->unmap_client_region(addr, r->size);
+  // Only a region's start frees it (as _m's address is the one _M gave).
+  auto region = client_memory_.regions().find(addr);
+  if (region == client_memory_.regions().end()) return false;
+  if (diversion_ && !diversion_->ended()) diversion_->unmap_client_region(addr, region->second.size);
   return client_memory_.deallocate(addr);
 }
 

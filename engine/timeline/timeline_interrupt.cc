@@ -195,11 +195,12 @@ std::vector<Candidate> ReplayTimeline::hits_to_event(ReplaySession& session, con
   for (;;) {
     ReplayStop r = session.resume({.stop_after_event = true, .stop_before = always, .traps = user_traps()});
     if (r.event || (r.kind != ReplayStop::Kind::Breakpoint && r.kind != ReplayStop::Kind::Watchpoint)) {
-      if (until && missed) {
+      // Seen from later, a hit that this run did not come to: the caller
+      // says what then.
+      if (until) {
+        BS_ASSERT(missed, "from " << from.describe() << ", the next event came before a trap hit seen from later");
         *missed = true;
-        return out;
       }
-      BS_ASSERT(!until, "from " << from.describe() << ", the next event came before a trap hit seen from later");
       return out;
     }
     std::optional<TargetStop> stop = user_trap(r, session);
