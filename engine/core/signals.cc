@@ -60,6 +60,10 @@ bool signal_ignored(pid_t pid, int sig) {
   return (status_mask(pid, "SigIgn") & (uint64_t{1} << (sig - 1))) != 0;
 }
 
+uint64_t deliverable_signals(pid_t tid) {
+  return (status_mask(tid, "SigPnd") | status_mask(tid, "ShdPnd")) & ~status_mask(tid, "SigBlk");
+}
+
 std::vector<uint8_t> siginfo_bytes(const siginfo_t& info) {
   std::vector<uint8_t> out(sizeof(info));
   std::memcpy(out.data(), &info, sizeof(info));

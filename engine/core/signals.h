@@ -25,6 +25,11 @@ SignalAction signal_action(pid_t pid, int sig);
 // action's ignoring).
 bool signal_ignored(pid_t pid, int sig);
 
+// The signals pending for thread `tid` (its own and its process's) that it
+// does not block: what the kernel delivers as soon as it runs (a bit per
+// signal, bit 0 for signal 1).
+uint64_t deliverable_signals(pid_t tid);
+
 std::vector<uint8_t> siginfo_bytes(const siginfo_t& info);
 siginfo_t siginfo_from_bytes(const std::vector<uint8_t>& bytes);
 

@@ -18,6 +18,8 @@
 #include <cstddef>
 #include <string>
 
+#include "values/log.h"
+#include "engine/core/signals.h"
 #include "engine/record/record_session.h"
 #include "engine/record/syscall_context.h"
 
@@ -163,6 +165,15 @@ WaitOutcome decide_wait(SyscallContext& ctx, RecordTask& caller) {
     return WaitOutcome::Answered;
   }
   if (waitable_child(session, caller.process->pid, w->pid, /*ended=*/true)) return WaitOutcome::Kernel;
+  if (deliverable_signals(caller.tid()) != 0 && waitable_child(session, caller.process->pid, w->pid, false)) {
+    // A signal came for the waiter (a timer's, another process's kill):
+    // the kernel runs the wait, which it breaks off at once (EINTR, or
+    // restarted after the handler and decided again at its new entry). A
+    // wait that names only tracees that are not its children stays held:
+    // the kernel would answer ECHILD.
+    BS_LOG(Record, "thread " << caller.tid() << ": a signal came for its held wait");
+    return WaitOutcome::Kernel;
+  }
   return WaitOutcome::Held;
 }
 

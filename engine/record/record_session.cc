@@ -292,7 +292,9 @@ RecordResult RecordSession::run() {
       }
       if (!stop) {
         // A signal came (see check_stop_signals), or a tick: a signal held
-        // back, or another thread waiting (forced_position.cc).
+        // back, or another thread waiting (forced_position.cc), or a
+        // signal for a wait held for tracees (ptrace_waits.cc).
+        wake_tracers();
         if (current_) {
           RecorderSignals::take_wake();
           check_blocked_call(*current_);
