@@ -7,6 +7,12 @@
 
 namespace backstep {
 
+// The SECCOMP_RET_DATA of backstep's own filters' SECCOMP_RET_TRACE: a
+// seccomp stop whose event message has other data came from a filter of
+// the recorded program's (the most recent filter's data wins between two
+// that return SECCOMP_RET_TRACE).
+constexpr unsigned kRecorderTraceData = 0x5b5;
+
 // SECCOMP_SET_MODE_FILTER; without CAP_SYS_ADMIN the kernel wants
 // no_new_privs first, which is then set. Returns false (errno set) when the
 // kernel refuses.

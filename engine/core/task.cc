@@ -2,6 +2,7 @@
 
 #include <elf.h>
 #include <fcntl.h>
+#include <linux/seccomp.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sched.h>
@@ -17,9 +18,11 @@
 #include <cstring>
 #include <optional>
 #include <sstream>
+#include <utility>
 
 #include "values/log.h"
 #include "engine/core/proc_maps.h"
+#include "engine/core/seccomp_filter.h"
 #include "engine/core/time_sampler.h"
 #include "engine/core/tool_page.h"
 #include "engine/core/vsyscall.h"
@@ -233,20 +236,51 @@ bool Task::note_status(WaitStatus& ws) {
     // (vsyscall.h), or a program filter's SECCOMP_RET_TRACE after the
     // call's entry stop, which goes on to its exit.
     if (!in_vsyscall_page(regs().ip())) {
-      ptrace_or_throw(PTRACE_SYSCALL, nullptr, nullptr, "SYSCALL");
+      continue_after_seccomp_stop();
       return false;
     }
     ws.kind = WaitStatus::Kind::SyscallStop;
   }
+  note_skipped_call_exit(ws);
   return true;
+}
+
+void Task::continue_after_seccomp_stop() {
+  // backstep's own filter's stop, or SECCOMP_RET_TRACE from a filter of
+  // the program's. No tracer of the program's asks for those
+  // (PTRACE_O_TRACESECCOMP is not emulated), so the kernel's answer is the
+  // one it gives without a tracer: the call is skipped and fails with
+  // ENOSYS. The recorder, the real tracer, skips it so.
+  unsigned long message = 0;
+  if (ptrace(PTRACE_GETEVENTMSG, tid_, nullptr, &message) == 0 && (message & SECCOMP_RET_DATA) != kRecorderTraceData) {
+    Registers r = regs();
+    skipped_call_ = r.syscallno();
+    r.set_syscallno(static_cast<uint64_t>(-1));
+    r.set_syscall_result(static_cast<uint64_t>(-ENOSYS));
+    set_regs(r);
+  }
+  ptrace_or_throw(PTRACE_SYSCALL, nullptr, nullptr, "SYSCALL");
+}
+
+void Task::note_skipped_call_exit(const WaitStatus& ws) {
+  if (!skipped_call_) return;
+  if (ws.is_gone()) {
+    skipped_call_.reset();
+    return;
+  }
+  if (!ws.is_syscall()) return;
+  Registers r = regs();
+  r.set_syscallno(*std::exchange(skipped_call_, std::nullopt));
+  set_regs(r);
 }
 
 bool Task::translate_seccomp(WaitStatus& ws) {
   if (ws.kind == WaitStatus::Kind::EventStop && ws.event == PTRACE_EVENT_SECCOMP) {
     if (in_kernel_) {
       // The entry stop of this call came first (the task was resumed with
-      // PTRACE_SYSCALL from user code, after an exec): go on to its exit.
-      ptrace_or_throw(PTRACE_SYSCALL, nullptr, nullptr, "SYSCALL");
+      // PTRACE_SYSCALL from user code, after an exec, or under a filter of
+      // the program's): go on to its exit.
+      continue_after_seccomp_stop();
       return false;
     }
     in_kernel_ = true;
@@ -258,6 +292,7 @@ bool Task::translate_seccomp(WaitStatus& ws) {
   } else if (ws.is_gone()) {
     in_kernel_ = false;
   }
+  note_skipped_call_exit(ws);
   return true;
 }
 

@@ -214,7 +214,15 @@ class Task {
   // or an entry stop the kernel reported because the task was resumed with
   // PTRACE_SYSCALL, and until the exit stop).
   bool in_kernel_ = false;
+  // A call a filter of the program's skipped (SECCOMP_RET_TRACE with no
+  // tracer for it): its number, put back at its exit stop.
+  std::optional<uint64_t> skipped_call_;
   bool translate_seccomp(WaitStatus& ws);
+  // At a seccomp stop that follows the call's entry stop: on to its exit.
+  void continue_after_seccomp_stop();
+  // At a syscall stop: the exit of a call a program's filter skipped shows
+  // its number again.
+  void note_skipped_call_exit(const WaitStatus& ws);
 };
 
 }  // namespace backstep

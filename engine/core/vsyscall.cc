@@ -21,7 +21,7 @@ bool install_vsyscall_filter() {
       BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, page_hi, 0, 3),
       BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, instruction_pointer)),
       BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, page_lo, 0, 1),
-      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE | kRecorderTraceData),
       BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
   };
   sock_fprog prog{static_cast<unsigned short>(sizeof(code) / sizeof(code[0])), code};

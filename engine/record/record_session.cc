@@ -128,7 +128,7 @@ bool install_syscall_filter() {
       BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, instruction_pointer) + 4),
       BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ip_hi, 0, 1),
       BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE | kRecorderTraceData),
   };
   sock_fprog prog{static_cast<unsigned short>(sizeof(code) / sizeof(code[0])), code};
   return load_seccomp_filter(prog);

@@ -92,6 +92,9 @@ void RecordSession::start_created_thread() {
     return;
   }
   t.process = creator ? creator->process : nullptr;
+  // Under a filter of the program's, every call of its threads stops at
+  // its entry (program_seccomp.cc), a new thread's too.
+  if (t.process && t.process->own_filter) t.task.set_syscall_stops(true);
   // A thread that shares its creator's TLS shares its syscall buffer; one
   // with its own TLS registers its own before it buffers anything.
   if (creator) t.buffer = creator->buffer;
