@@ -17,6 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ptrace_util.h"
+
 static volatile long result;
 
 // The stepped code: a loop, then a system call, between two int3s.
@@ -29,21 +31,6 @@ __attribute__((noinline)) static void compute(void) {
   __asm__ volatile("syscall" : "=a"(pid) : "a"((long)SYS_getpid) : "rcx", "r11", "memory");
   result += pid > 0;
   __asm__ volatile("int3");
-}
-
-static int wait_stop(pid_t pid) {
-  int status = 0;
-  if (waitpid(pid, &status, 0) != pid || !WIFSTOPPED(status)) {
-    printf("unexpected status %#x\n", status);
-    exit(1);
-  }
-  return WSTOPSIG(status);
-}
-
-static unsigned long ip_of(pid_t pid) {
-  struct user_regs_struct regs;
-  ptrace(PTRACE_GETREGS, pid, 0, &regs);
-  return regs.rip;
 }
 
 int main(void) {

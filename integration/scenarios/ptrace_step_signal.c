@@ -22,6 +22,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ptrace_util.h"
+
 static volatile int usr1_runs, usr2_runs;
 static volatile long result;
 
@@ -41,21 +43,6 @@ __attribute__((noinline)) static void compute(void) {
   for (long i = 1; i <= 30; i++) sum += i * 3;
   result = sum;
   __asm__ volatile("int3\n\tnop\n\tnop");
-}
-
-static int wait_stop(pid_t pid) {
-  int status = 0;
-  if (waitpid(pid, &status, 0) != pid || !WIFSTOPPED(status)) {
-    printf("unexpected status %#x\n", status);
-    exit(1);
-  }
-  return WSTOPSIG(status);
-}
-
-static unsigned long ip_of(pid_t pid) {
-  struct user_regs_struct regs;
-  ptrace(PTRACE_GETREGS, pid, 0, &regs);
-  return regs.rip;
 }
 
 static int step(pid_t pid, int sig) {
