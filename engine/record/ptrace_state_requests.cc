@@ -54,8 +54,8 @@ constexpr uint64_t kTaskSizeMax = (uint64_t{1} << 47) - 4096;
 // where it was traced then; otherwise none (the request fails, EINVAL).
 std::optional<std::vector<uint8_t>> tracee_xstate(RecordTask& t) {
   if (t.run == RunState::InKernel) {
-    if (t.xstate_in_kernel.empty()) return std::nullopt;
-    return t.xstate_in_kernel;
+    if (!t.in_syscall || t.in_syscall->xstate_at_entry.empty()) return std::nullopt;
+    return t.in_syscall->xstate_at_entry;
   }
   try {
     return t.task.xstate();

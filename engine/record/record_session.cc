@@ -580,8 +580,7 @@ void RecordSession::enter_syscall(RecordTask& t, const Registers& regs) {
     entered.tid = ctx.event.tid;
     entered.regs = ctx.event.regs;
     // What a tracer of this thread reads of its extended state meanwhile.
-    t.xstate_in_kernel.clear();
-    if (ptrace_.tracee(t.tid())) t.xstate_in_kernel = task.xstate();
+    if (ptrace_.tracee(t.tid())) ctx.xstate_at_entry = task.xstate();
     if (blocks_on_pi_futex(call)) {
       task.resume(ResumeHow::Syscall);
       if (!pi_lock_waits(t, call.arg(0), entered)) return;  // it returned at once: handled as usual

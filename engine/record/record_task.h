@@ -221,10 +221,6 @@ struct RecordTask {
   // when it next runs; and one raised for that, delivered without a stop:
   std::optional<siginfo_t> tracer_signal;
   int injected_signal = 0;
-  // A traced thread's XSAVE area as it entered the blocking call it waits
-  // in (RunState::InKernel), where no ptrace request of the recorder's can
-  // read it: what its tracer's GETFPREGS and GETREGSET read meanwhile.
-  std::vector<uint8_t> xstate_in_kernel;
   // A wait of its for emulated tracees, held at the call's entry until one
   // of them stops or a child dies (ptrace_waits.cc).
   bool held_wait = false;

@@ -48,6 +48,10 @@ struct SyscallContext {
   // recorder answers it or lets the kernel run it (a wait for emulated
   // tracees, RecordSession::wake_tracers).
   bool held = false;
+  // A traced thread's XSAVE area as it entered this call, kept where the
+  // call blocks (RunState::InKernel): no ptrace request of the recorder's
+  // can read it then, and its tracer's GETFPREGS and GETREGSET read this.
+  std::vector<uint8_t> xstate_at_entry;
   // What a write-like call took from the program's memory (read once at the
   // exit stop; the echo of stdout/stderr and the trace's WrittenData use it).
   std::optional<std::vector<uint8_t>> written;
