@@ -61,7 +61,19 @@ bool signal_ignored(pid_t pid, int sig) {
 }
 
 uint64_t deliverable_signals(pid_t tid) {
-  return (status_mask(tid, "SigPnd") | status_mask(tid, "ShdPnd")) & ~status_mask(tid, "SigBlk");
+  // One read of the status file for its three masks.
+  std::ifstream f("/proc/" + std::to_string(tid) + "/status");
+  std::string line;
+  uint64_t pending = 0, blocked = 0;
+  while (std::getline(f, line)) {
+    std::size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::string key = line.substr(0, colon);
+    if (key != "SigPnd" && key != "ShdPnd" && key != "SigBlk") continue;
+    uint64_t mask = std::stoull(line.substr(colon + 1), nullptr, 16);
+    (key == "SigBlk" ? blocked : pending) |= mask;
+  }
+  return pending & ~blocked;
 }
 
 std::vector<uint8_t> siginfo_bytes(const siginfo_t& info) {

@@ -28,9 +28,9 @@
 //     the next count site, up to kAnchors sites in all.
 //
 // Found: the position stores no state. Not found (no site came back
-// within kStepsPerPass steps, an instruction a step may not cross, registers that never
-// change): the position stores the state, and replay takes it when its
-// search goes on too long. Each step is a ptrace stop (about 3 us here),
+// within kStepsPerPass steps, an instruction a step may not cross,
+// registers that never change): the position stores the state, and replay
+// takes it when its search goes on too long. Each step is a ptrace stop (about 3 us here),
 // made once per slice of a thread that is not counted yet.
 #include <sys/ptrace.h>
 

@@ -165,7 +165,7 @@ WaitOutcome decide_wait(SyscallContext& ctx, RecordTask& caller) {
     return WaitOutcome::Answered;
   }
   if (waitable_child(session, caller.process->pid, w->pid, /*ended=*/true)) return WaitOutcome::Kernel;
-  if (deliverable_signals(caller.tid()) != 0 && waitable_child(session, caller.process->pid, w->pid, false)) {
+  if (waitable_child(session, caller.process->pid, w->pid, false) && deliverable_signals(caller.tid()) != 0) {
     // A signal came for the waiter (a timer's, another process's kill):
     // the kernel runs the wait, which it breaks off at once (EINTR, or
     // restarted after the handler and decided again at its new entry). A

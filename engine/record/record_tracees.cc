@@ -227,11 +227,13 @@ void RecordSession::resume_traced(RecordTask& t, bool changed) {
                              "delivered signal " + std::to_string(given->si_signo) +
                              ": delivering a fault's signal after such a change is not emulated yet");
     }
-    SignalAction action = signal_action(t.task.tid(), given->si_signo);
-    if (fault && !changed && (action == SignalAction::Ignore || action == SignalAction::Stop)) {
-      // The fault comes again where replay runs that code, and the signal
-      // given instead leaves no event of its own: say it was dropped.
-      write_event(signal_event(t, *stopped_with, t.task.regs()));
+    if (fault && !changed) {
+      // The fault comes again where replay runs that code; a signal given
+      // instead that leaves no event of its own must say it was dropped.
+      SignalAction action = signal_action(t.task.tid(), given->si_signo);
+      if (action == SignalAction::Ignore || action == SignalAction::Stop) {
+        write_event(signal_event(t, *stopped_with, t.task.regs()));
+      }
     }
     t.task.set_siginfo(*given);
     deliver_signal(t, *given, t.task.regs());
