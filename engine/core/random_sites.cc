@@ -36,15 +36,11 @@ bool may_hold_random_sites(const uint8_t* code, std::size_t size) {
 }
 
 void scan_random_sites(const uint8_t* code, std::size_t size, uint64_t file_offset, std::vector<RandomSite>& out) {
-  std::size_t at = 0;
-  while (at < size) {
-    std::optional<x86::Instruction> insn = x86::decode(code + at, size - at, file_offset + at);
-    std::size_t len = insn ? insn->length : 1;
-    if (insn && random_insn_length(code + at, size - at) == len) {
+  x86::for_each_instruction(code, size, file_offset, [&](std::size_t at, std::size_t len) {
+    if (random_insn_length(code + at, size - at) == len) {
       out.push_back({file_offset + at, std::vector<uint8_t>(code + at, code + at + len)});
     }
-    at += len;
-  }
+  });
 }
 
 std::vector<uint8_t> random_site_patch(const std::vector<uint8_t>& insn) {

@@ -49,17 +49,11 @@ bool starts_with(const uint8_t* code, std::size_t n, const uint8_t* what, std::s
   return n >= len && std::memcmp(code, what, len) == 0;
 }
 
-// Linear decoding of one code section's bytes, from its start; a byte the
-// decoder does not know is stepped over alone.
 void scan(const uint8_t* code, std::size_t size, uint64_t file_offset, std::vector<TscSite>& out) {
-  std::size_t at = 0;
-  while (at < size) {
-    std::optional<x86::Instruction> insn = x86::decode(code + at, size - at, file_offset + at);
-    std::size_t len = insn ? insn->length : 1;
-    if (insn && len == 2 && starts_with(code + at, size - at, kRdtsc, 2)) out.push_back({file_offset + at, 2});
-    if (insn && len == 3 && starts_with(code + at, size - at, kRdtscp, 3)) out.push_back({file_offset + at, 3});
-    at += len;
-  }
+  x86::for_each_instruction(code, size, file_offset, [&](std::size_t at, std::size_t len) {
+    if (len == 2 && starts_with(code + at, size - at, kRdtsc, 2)) out.push_back({file_offset + at, 2});
+    if (len == 3 && starts_with(code + at, size - at, kRdtscp, 3)) out.push_back({file_offset + at, 3});
+  });
 }
 
 bool has_pattern(const uint8_t* code, std::size_t size) {

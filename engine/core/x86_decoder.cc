@@ -254,6 +254,20 @@ bool may_be_jumped_into(const std::vector<uint64_t>& places, uint64_t around, ui
   return false;
 }
 
+void for_each_instruction(const uint8_t* code, std::size_t size, uint64_t addr,
+                          const std::function<void(std::size_t at, std::size_t length)>& fn) {
+  std::size_t at = 0;
+  while (at < size) {
+    std::optional<Instruction> insn = decode(code + at, size - at, addr + at);
+    if (!insn) {
+      ++at;
+      continue;
+    }
+    fn(at, insn->length);
+    at += insn->length;
+  }
+}
+
 bool is_syscall_instruction(const uint8_t* code, bool sysenter) {
   if (code[0] == 0x0f) return code[1] == 0x05 || (sysenter && code[1] == 0x34);
   return code[0] == 0xcd && code[1] == 0x80;

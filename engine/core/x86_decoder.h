@@ -43,6 +43,14 @@ struct Instruction {
 // nullopt if the bytes are not a whole instruction the decoder knows.
 std::optional<Instruction> decode(const uint8_t* code, std::size_t len, uint64_t addr);
 
+// Linear decoding of a code section's `size` bytes from its start (`addr`
+// names where they lie: a file offset, an address): calls fn(at, length)
+// for each instruction the decoder knows, at offset `at`; a byte it does not
+// know is stepped over alone. How the recorder finds instructions to patch
+// in the code it maps (tsc_sites.h, random_sites.h, cpuid_trap.h).
+void for_each_instruction(const uint8_t* code, std::size_t size, uint64_t addr,
+                          const std::function<void(std::size_t at, std::size_t length)>& fn);
+
 // Whether the two bytes at `code` are a system call instruction: syscall
 // (0f 05) or int 0x80 (cd 80), and sysenter (0f 34) where `sysenter`.
 bool is_syscall_instruction(const uint8_t* code, bool sysenter);

@@ -143,7 +143,7 @@ uint64_t RecordSession::record_exec(Task& task, const std::string& path, const s
     if (rec.kind == trace::MappingKind::File) {
       char range[64];
       snprintf(range, sizeof(range), "%lx-%lx", m.start, m.end);
-      tsc_patcher_.patch(task, "/proc/" + std::to_string(task.tid()) + "/map_files/" + range, rec.file_hash, rec,
+      site_patcher_.patch(task, "/proc/" + std::to_string(task.tid()) + "/map_files/" + range, rec.file_hash, rec,
                          event.writes);
     }
     if (contents) {

@@ -158,7 +158,7 @@ void exit_mmap(SyscallContext& ctx) {
   ctx.session.track_shared_mapping(ctx.task, {m.start, m.end, m.offset, st.st_dev, st.st_ino});
   ctx.session.forget_buffered_files(ctx);
   ctx.session.forget_buffered_file_elsewhere(ctx, st.st_dev, st.st_ino);
-  ctx.session.tsc_patcher().patch(ctx.task, fd_link, stored.hash, m, ctx.event.writes);
+  ctx.session.site_patcher().patch(ctx.task, fd_link, stored.hash, m, ctx.event.writes);
   ctx.event.mappings.push_back(std::move(m));
 }
 

@@ -95,7 +95,12 @@ void exit_arch_prctl(SyscallContext& ctx) {
     if (r.effect == ArchEffect::Unreplayable && !ctx.failed()) ctx.refuse_after_call(r.why);
   }
   RecorderDisguise& d = ctx.session.disguise();
-  if (!d.cpuid_faulting) return;
+  if (!d.cpuid_faulting) {
+    // The kernel's own faulting, set for the program: the cpuid sites the
+    // recorder patched must fault for it too.
+    if (ctx.arg(0) == ARCH_SET_CPUID && !ctx.failed()) d.program_cpuid_faulting = ctx.arg(1) == 0;
+    return;
+  }
   if (ctx.arg(0) == ARCH_SET_CPUID) {
     d.program_cpuid_faulting = ctx.arg(1) == 0;
     ctx.exit.set_syscall_result(0);

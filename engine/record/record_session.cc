@@ -36,7 +36,8 @@
 
 namespace backstep {
 
-RecordSession::RecordSession(RecordOptions options) : options_(std::move(options)) {}
+RecordSession::RecordSession(RecordOptions options)
+    : options_(std::move(options)), site_patcher_(/*cpuid=*/!options_.cpuid_faulting) {}
 
 RecordSession::~RecordSession() = default;
 

@@ -22,7 +22,7 @@
 #include "engine/record/descriptor_cache.h"
 #include "engine/record/recorder_signals.h"
 #include "engine/record/syscall_context.h"
-#include "engine/record/tsc_patching.h"
+#include "engine/record/site_patching.h"
 #include "engine/trace/writer.h"
 
 namespace backstep {
@@ -134,8 +134,8 @@ class RecordSession : public Session {
   uint64_t shared_object_id(dev_t dev, ino_t ino);
   // Their sizes, noted on every event that changes one (mm_syscalls.cc).
   MappedFileSizes& mapped_file_sizes() { return mapped_file_sizes_; }
-  // rdtsc sites patched where the kernel cannot make rdtsc trap (tsc_patching.h).
-  TscPatcher& tsc_patcher() { return tsc_patcher_; }
+  // The rdtsc, RDRAND, RDSEED and cpuid sites patched to trap (site_patching.h).
+  SitePatcher& site_patcher() { return site_patcher_; }
 
   // What the recorder changed about the process (persona, CPU affinity)
   // and what the program inherited (disguise.h).
@@ -506,7 +506,7 @@ class RecordSession : public Session {
   // The recorded process `task` belongs to (its tid if unknown).
   pid_t process_of(Task& task);
   MappedFileSizes mapped_file_sizes_;
-  TscPatcher tsc_patcher_;
+  SitePatcher site_patcher_;
   PtraceEmulation ptrace_;
   std::map<std::pair<dev_t, ino_t>, uint64_t> shared_objects_;
   RecorderDisguise disguise_;

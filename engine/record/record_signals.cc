@@ -26,7 +26,7 @@ constexpr uint64_t kMaxFrame = 64 * 1024;
 constexpr uint64_t kAltStackFrame = 16 * 1024;
 
 // Length of the RDTSC or RDTSCP instruction at ip (native, or patched
-// where the kernel cannot make it trap: tsc_patching.h), or 0.
+// where the kernel cannot make it trap: site_patching.h), or 0.
 int rdtsc_length(Task& task, uint64_t ip, bool patched) {
   uint8_t insn[3] = {};
   std::size_t n = task.read_some(remote_ptr<void>(ip), insn, sizeof(insn));
@@ -112,16 +112,20 @@ void RecordSession::on_signal(RecordTask& t, int sig) {
     // A patched RDRAND or RDSEED, always answered.
     std::optional<Registers> random = answer_random_site(task, regs);
     // The program's own PR_TSC_SIGSEGV: its rdtsc faults, as natively.
-    int len = random || t.tsc_faults ? 0 : rdtsc_length(task, regs.ip(), tsc_patcher_.enabled());
-    // CPUID faulting (cpuid_trap.h): answered, unless the program asked for
-    // the fault itself (then it is the program's SIGSEGV, below).
-    bool cpuid = !random && !len && !disguise_.program_cpuid_faulting && is_cpuid_at(task, regs.ip());
+    int len = random || t.tsc_faults ? 0 : rdtsc_length(task, regs.ip(), site_patcher_.enabled());
+    // CPUID faulting, or a patched cpuid (cpuid_trap.h): answered, unless
+    // the program asked for the fault itself (then it is the program's
+    // SIGSEGV, below).
+    bool cpuid = !random && !len && !disguise_.program_cpuid_faulting &&
+                 is_cpuid_at(task, regs.ip(), site_patcher_.patches_cpuid());
     if (random || len || cpuid) {
       Registers after = regs;
       if (random) {
         after = *random;
       } else if (cpuid) {
-        after = emulate_cpuid(task, regs);
+        // Faulting hides what replay could not repeat; a patched site
+        // answers what the CPU says, as natively.
+        after = emulate_cpuid(task, regs, /*hide=*/disguise_.cpuid_faulting);
       } else {
         unsigned aux = 0;
         uint64_t tsc = len == 3 ? __rdtscp(&aux) : __rdtsc();

@@ -1,6 +1,6 @@
 // rdtsc and rdtscp read by the preload library. Where the recorder patches
 // rdtsc into a trapping `int 0x2e` and rdtscp into `int 0x2f; nop`
-// (tsc_patching.h), each trap is a ptrace stop and an Rdtsc event, about
+// (site_patching.h), each trap is a ptrace stop and an Rdtsc event, about
 // 25-40 us. At a site's first trap, once the process has the library, the
 // site becomes a jump to a stub (syscall_stub.h) that enters the library's
 // trampoline as the pseudo call BS_CALL_RDTSC or BS_CALL_RDTSCP
@@ -22,7 +22,7 @@ namespace backstep {
 bool RecordSession::buffer_tsc_site(RecordTask& t, Registers& after, trace::Event& event) {
   // Where the kernel makes rdtsc fault, the library's own would fault too
   // (inside its hook): only where sites are patched because it cannot.
-  if (!buffering() || !t.process || !t.process->trampoline || !tsc_patcher_.enabled() || kernel_traps_rdtsc()) {
+  if (!buffering() || !t.process || !t.process->trampoline || !site_patcher_.enabled() || kernel_traps_rdtsc()) {
     return false;
   }
   RecordProcess& p = *t.process;

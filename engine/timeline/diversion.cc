@@ -131,8 +131,8 @@ bool Diversion::emulate_trapped_instruction(Task& t) {
   Registers r = t.regs();
   uint8_t code[3] = {};
   if (t.read_some(remote_ptr<void>(r.ip()), code, sizeof(code)) < 2) return false;
-  if (code[0] == 0x0f && code[1] == 0xa2) {  // cpuid, under CPUID faulting
-    t.set_regs(emulate_cpuid(t, r));
+  if (is_cpuid(code, sizeof(code), /*patched=*/true)) {  // under CPUID faulting, or patched
+    t.set_regs(emulate_cpuid(t, r, /*hide=*/code[0] == 0x0f));
     return true;
   }
   // Native, or patched by a recorder on a kernel that cannot make rdtsc trap.
