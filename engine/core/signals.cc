@@ -19,9 +19,7 @@ bool is_synchronous_fault(const siginfo_t& info) {
   }
 }
 
-namespace {
-
-uint64_t status_mask(pid_t pid, const std::string& key) {
+uint64_t proc_status_mask(pid_t pid, const std::string& key) {
   std::ifstream f("/proc/" + std::to_string(pid) + "/status");
   std::string line;
   while (std::getline(f, line)) {
@@ -29,6 +27,8 @@ uint64_t status_mask(pid_t pid, const std::string& key) {
   }
   return 0;
 }
+
+namespace {
 
 SignalAction default_action(int sig) {
   switch (sig) {
@@ -51,13 +51,13 @@ SignalAction default_action(int sig) {
 
 SignalAction signal_action(pid_t pid, int sig) {
   uint64_t bit = uint64_t{1} << (sig - 1);
-  if (status_mask(pid, "SigCgt") & bit) return SignalAction::Handler;
-  if (status_mask(pid, "SigIgn") & bit) return SignalAction::Ignore;
+  if (proc_status_mask(pid, "SigCgt") & bit) return SignalAction::Handler;
+  if (proc_status_mask(pid, "SigIgn") & bit) return SignalAction::Ignore;
   return default_action(sig);
 }
 
 bool signal_ignored(pid_t pid, int sig) {
-  return (status_mask(pid, "SigIgn") & (uint64_t{1} << (sig - 1))) != 0;
+  return (proc_status_mask(pid, "SigIgn") & (uint64_t{1} << (sig - 1))) != 0;
 }
 
 uint64_t deliverable_signals(pid_t tid) {

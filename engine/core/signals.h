@@ -5,6 +5,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace backstep {
@@ -24,6 +25,10 @@ SignalAction signal_action(pid_t pid, int sig);
 // Whether process `pid` set `sig` to SIG_IGN itself (not the default
 // action's ignoring).
 bool signal_ignored(pid_t pid, int sig);
+
+// A mask line of /proc/PID/status, in hex there ("SigBlk", "CapEff"); 0
+// where it is absent.
+uint64_t proc_status_mask(pid_t pid, const std::string& key);
 
 // The signals pending for thread `tid` (its own and its process's) that it
 // does not block: what the kernel delivers as soon as it runs (a bit per

@@ -45,6 +45,11 @@ int64_t put_result(PtraceCall& c, uint64_t addr, const void* bytes, std::size_t 
 // definition for a thread that waits in the kernel).
 std::optional<Registers> tracee_regs(RecordTask& t);
 
+// A thread that waits in a blocking call is in no ptrace stop of the
+// recorder's: a request that only the kernel can answer for it ends the
+// recording (refused).
+void refuse_in_kernel(PtraceCall& c, const char* request);
+
 // Before a change to a stopped tracee: its stop's position goes into the
 // trace first, or the recording ends where it cannot.
 void before_change(PtraceCall& c, const char* request);
@@ -63,7 +68,14 @@ int64_t arch_prctl(PtraceCall& c);
 int64_t get_thread_area(PtraceCall& c);
 // Signal state of the stop.
 int64_t get_sigmask(PtraceCall& c);
+int64_t set_sigmask(PtraceCall& c);
+int64_t peek_siginfo(PtraceCall& c);
 int64_t set_siginfo(PtraceCall& c);
+// The tracee's seccomp filters and rseq registration
+// (ptrace_kernel_queries.cc).
+int64_t seccomp_get_filter(PtraceCall& c);
+int64_t seccomp_get_metadata(PtraceCall& c);
+int64_t get_rseq_configuration(PtraceCall& c);
 
 }  // namespace ptrace_calls
 }  // namespace backstep

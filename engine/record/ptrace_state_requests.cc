@@ -64,14 +64,6 @@ std::optional<std::vector<uint8_t>> tracee_xstate(RecordTask& t) {
   }
 }
 
-// A thread that waits in a blocking call is in no ptrace stop of the
-// recorder's: what only the kernel can read or write of it is refused.
-void refuse_in_kernel(PtraceCall& c, const char* request) {
-  if (c.target->run != RunState::InKernel) return;
-  c.ctx.refuse(std::string("the program called ptrace(") + request + ") on thread " + std::to_string(c.tid) +
-               ", which waits in a blocking call: not emulated yet");
-}
-
 // New registers for the tracee, as PTRACE_SETREGS, SETREGSET, POKEUSER and
 // ARCH_PRCTL give them; the kernel's checks on segment selectors are not
 // repeated: a selector the tracer changes is refused.
@@ -115,6 +107,12 @@ int64_t put_iov_len(PtraceCall& c, uint64_t len) {
 }
 
 }  // namespace
+
+void refuse_in_kernel(PtraceCall& c, const char* request) {
+  if (c.target->run != RunState::InKernel) return;
+  c.ctx.refuse(std::string("the program called ptrace(") + request + ") on thread " + std::to_string(c.tid) +
+               ", which waits in a blocking call: not emulated yet");
+}
 
 bool put(PtraceCall& c, uint64_t addr, const void* bytes, std::size_t len) {
   if (!c.ctx.write_output(addr, bytes, len)) return false;
@@ -330,6 +328,44 @@ int64_t get_sigmask(PtraceCall& c) {
     return -errno;
   }
   return put_result(c, c.data, &mask, sizeof(mask));
+}
+
+int64_t set_sigmask(PtraceCall& c) {
+  constexpr uint64_t kSigsetSize = 8;
+  if (c.addr != kSigsetSize) return -EINVAL;
+  uint64_t mask = 0;
+  if (c.ctx.task.read_some(remote_ptr<void>(c.data), &mask, sizeof(mask)) != sizeof(mask)) return -EFAULT;
+  refuse_in_kernel(c, "PTRACE_SETSIGMASK");
+  // The kernel changes the real tracee's mask (leaving SIGKILL and SIGSTOP
+  // out): which signals it takes from then on is recorded as they come.
+  errno = 0;
+  if (::ptrace(static_cast<__ptrace_request>(PTRACE_SETSIGMASK), c.target->task.tid(), kSigsetSize, &mask) < 0) {
+    return -errno;
+  }
+  return 0;
+}
+
+int64_t peek_siginfo(PtraceCall& c) {
+  struct PeekArgs {
+    uint64_t off;
+    uint32_t flags;
+    int32_t nr;
+  } args{};
+  if (c.ctx.task.read_some(remote_ptr<void>(c.addr), &args, sizeof(args)) != sizeof(args)) return -EFAULT;
+  // The signals pending for the real tracee, in the thread's queue or (with
+  // PTRACE_PEEKSIGINFO_SHARED) the process's, as the kernel lists them.
+  // Not among them: a signal the recorder holds back until the thread's
+  // next event boundary (record_signals.cc), which natively would have
+  // been delivered already.
+  constexpr int32_t kMostAtOnce = 4096;
+  std::vector<siginfo_t> infos(static_cast<std::size_t>(std::clamp(args.nr, 0, kMostAtOnce)));
+  args.nr = static_cast<int32_t>(infos.size());
+  refuse_in_kernel(c, "PTRACE_PEEKSIGINFO");
+  errno = 0;
+  long n = ::ptrace(static_cast<__ptrace_request>(PTRACE_PEEKSIGINFO), c.target->task.tid(), &args, infos.data());
+  if (n < 0) return -errno;
+  if (n > 0 && !put(c, c.data, infos.data(), static_cast<std::size_t>(n) * sizeof(siginfo_t))) return -EFAULT;
+  return n;
 }
 
 int64_t set_siginfo(PtraceCall& c) {

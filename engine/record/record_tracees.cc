@@ -219,6 +219,10 @@ void RecordSession::resume_traced(RecordTask& t, bool changed) {
       // there). A single step's trap or a signal sent at a boundary does
       // not come back in replay: nothing to say.
       if (fault && !changed) write_event(signal_event(t, *stopped_with, t.task.regs()));
+      // That event, or the change, is where replay has the thread exactly:
+      // a signal that comes as it resumes (one the tracer unblocked with
+      // PTRACE_SETSIGMASK) is delivered there, as natively.
+      if (fault || changed) t.reached_boundary(t.task.regs());
       t.task.resume(tracee_resume_how(t));
       return;
     }
