@@ -107,6 +107,7 @@ void Task::resume(ResumeHow how, int sig) {
     case ResumeHow::Sysemu: request = PTRACE_SYSEMU; what = "SYSEMU"; break;
     case ResumeHow::SingleStep: request = PTRACE_SINGLESTEP; what = "SINGLESTEP"; break;
     case ResumeHow::SysemuSingleStep: request = PTRACE_SYSEMU_SINGLESTEP; what = "SYSEMU_SINGLESTEP"; break;
+    case ResumeHow::SingleBlock: request = PTRACE_SINGLEBLOCK; what = "SINGLEBLOCK"; break;
   }
   ptrace_or_throw(request, nullptr, reinterpret_cast<void*>(static_cast<long>(sig)), what);
 }

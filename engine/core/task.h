@@ -27,7 +27,9 @@ class TaskGone : public std::runtime_error {
   explicit TaskGone(const std::string& what) : std::runtime_error(what) {}
 };
 
-enum class ResumeHow { Continue, Syscall, Sysemu, SingleStep, SysemuSingleStep };
+// SingleBlock: PTRACE_SINGLEBLOCK, steps to the next taken branch where
+// the CPU can (single steps where a hypervisor hides its branch trap).
+enum class ResumeHow { Continue, Syscall, Sysemu, SingleStep, SysemuSingleStep, SingleBlock };
 
 struct WaitStatus {
   enum class Kind { SyscallStop, SignalStop, EventStop, Exited, Killed };

@@ -230,14 +230,20 @@ int64_t get_syscall_info(PtraceCall& c) {
   return static_cast<int64_t>(size);
 }
 
-int64_t single_step(PtraceCall& c) {
+int64_t step(PtraceCall& c, bool block) {
   // With a signal: delivered first; where it has a handler, the step's
   // trap comes at the handler's first instruction (deliver_to_handler).
   if (!give_signal(c)) return -EIO;
   c.target->trace_step = true;
+  c.target->trace_block = block;
   let_run(c, false);
   return 0;
 }
+
+int64_t single_step(PtraceCall& c) { return step(c, false); }
+// The real thread is block-stepped: the CPU finds the branch (where a
+// hypervisor hides that trap, each instruction stops, as natively there).
+int64_t single_block(PtraceCall& c) { return step(c, true); }
 
 int64_t detach(PtraceCall& c) {
   if (!give_signal(c)) return -EIO;
@@ -301,7 +307,7 @@ constexpr Request kRequests[] = {
     {30, "PTRACE_ARCH_PRCTL", arch_prctl, Needs::Stopped},
     {31, "PTRACE_SYSEMU", nullptr, Needs::Stopped},
     {32, "PTRACE_SYSEMU_SINGLESTEP", nullptr, Needs::Stopped},
-    {33, "PTRACE_SINGLEBLOCK", nullptr, Needs::Stopped},
+    {33, "PTRACE_SINGLEBLOCK", single_block, Needs::Stopped},
     {0x4200, "PTRACE_SETOPTIONS", set_options, Needs::Stopped},
     {0x4201, "PTRACE_GETEVENTMSG", get_event_message, Needs::Stopped},
     {0x4202, "PTRACE_GETSIGINFO", get_siginfo, Needs::Stopped},

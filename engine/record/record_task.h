@@ -197,8 +197,11 @@ struct RecordTask {
   // ... at an event boundary or a fault that recurs where replay runs: a
   // signal can be delivered there (not at a single step's trap).
   bool trace_stop_deliverable = true;
-  // PTRACE_SINGLESTEP: it runs one instruction and stops with SIGTRAP.
+  // PTRACE_SINGLESTEP: it runs one instruction and stops with SIGTRAP;
+  // with trace_block (PTRACE_SINGLEBLOCK), up to a taken branch, as the
+  // CPU steps the real thread.
   bool trace_step = false;
+  bool trace_block = false;
   // Its tracer has seen the entry of the call it stands at (a system-call
   // stop, PTRACE_SYSCALL): the stop, kept, is handled as a call's entry
   // when it runs again.

@@ -53,7 +53,7 @@ ResumeHow RecordSession::tracee_resume_how(RecordTask& t) {
       x86::is_syscall_instruction(code, true)) {
     return ResumeHow::Syscall;
   }
-  return ResumeHow::SingleStep;
+  return t.trace_block ? ResumeHow::SingleBlock : ResumeHow::SingleStep;
 }
 
 void RecordSession::hold_call(RecordTask& t) {
@@ -107,6 +107,7 @@ bool RecordSession::stop_for_tracer(RecordTask& t, const siginfo_t& info, bool a
   t.trace_stop_signal = info;
   t.trace_stop_deliverable = at_boundary || !is_step_trap(info);
   t.trace_step = false;
+  t.trace_block = false;
   // Where it stops, should its tracer change it here: at a boundary, its
   // previous event; after a single step, a position taken now (its digest
   // is of the state before any change); at a fault, the fault's event.
