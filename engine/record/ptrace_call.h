@@ -45,6 +45,10 @@ int64_t put_result(PtraceCall& c, uint64_t addr, const void* bytes, std::size_t 
 // definition for a thread that waits in the kernel).
 std::optional<Registers> tracee_regs(RecordTask& t);
 
+// The kernel's own ptrace(request, tid, addr, data) on a real thread the
+// recorder holds in a stop: its result, or -errno.
+long kernel_ptrace(long request, pid_t tid, uint64_t addr, void* data);
+
 // A thread that waits in a blocking call is in no ptrace stop of the
 // recorder's: a request that only the kernel can answer for it ends the
 // recording (refused).

@@ -49,12 +49,6 @@ struct FilterMetadata {
   uint64_t flags;  // SECCOMP_FILTER_FLAG_LOG
 };
 
-long kernel_ptrace(long request, pid_t tid, uint64_t addr, void* data) {
-  errno = 0;
-  long r = ::ptrace(static_cast<__ptrace_request>(request), tid, addr, data);
-  return r < 0 ? -errno : r;
-}
-
 // The real filter `real` (0: the oldest) of `tid`: its instructions in
 // `out`, and their number, or -errno.
 long real_filter(pid_t tid, uint64_t real, std::vector<sock_filter>& out) {

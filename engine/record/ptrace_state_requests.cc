@@ -108,6 +108,12 @@ int64_t put_iov_len(PtraceCall& c, uint64_t len) {
 
 }  // namespace
 
+long kernel_ptrace(long request, pid_t tid, uint64_t addr, void* data) {
+  errno = 0;
+  long r = ::ptrace(static_cast<__ptrace_request>(request), tid, addr, data);
+  return r < 0 ? -errno : r;
+}
+
 void refuse_in_kernel(PtraceCall& c, const char* request) {
   if (c.target->run != RunState::InKernel) return;
   c.ctx.refuse(std::string("the program called ptrace(") + request + ") on thread " + std::to_string(c.tid) +
@@ -295,9 +301,10 @@ int64_t arch_prctl(PtraceCall& c) {
     case ARCH_SHSTK_STATUS: {
       refuse_in_kernel(c, "PTRACE_ARCH_PRCTL");
       uint64_t value = 0;
-      errno = 0;
-      if (::ptrace(static_cast<__ptrace_request>(PTRACE_ARCH_PRCTL), c.target->task.tid(), &value, c.data) < 0) {
-        return -errno;
+      if (long r = kernel_ptrace(PTRACE_ARCH_PRCTL, c.target->task.tid(), reinterpret_cast<uint64_t>(&value),
+                                 reinterpret_cast<void*>(c.data));
+          r < 0) {
+        return r;
       }
       return put_result(c, c.addr, &value, sizeof(value));
     }
@@ -311,10 +318,7 @@ int64_t arch_prctl(PtraceCall& c) {
 int64_t get_thread_area(PtraceCall& c) {
   refuse_in_kernel(c, "PTRACE_GET_THREAD_AREA");
   uint32_t desc[4] = {};  // struct user_desc
-  errno = 0;
-  if (::ptrace(static_cast<__ptrace_request>(PTRACE_GET_THREAD_AREA), c.target->task.tid(), c.addr, desc) < 0) {
-    return -errno;
-  }
+  if (long r = kernel_ptrace(PTRACE_GET_THREAD_AREA, c.target->task.tid(), c.addr, desc); r < 0) return r;
   return put_result(c, c.data, desc, sizeof(desc));
 }
 
@@ -323,10 +327,7 @@ int64_t get_sigmask(PtraceCall& c) {
   if (c.addr != kSigsetSize) return -EINVAL;
   refuse_in_kernel(c, "PTRACE_GETSIGMASK");
   uint64_t mask = 0;
-  errno = 0;
-  if (::ptrace(static_cast<__ptrace_request>(PTRACE_GETSIGMASK), c.target->task.tid(), kSigsetSize, &mask) < 0) {
-    return -errno;
-  }
+  if (long r = kernel_ptrace(PTRACE_GETSIGMASK, c.target->task.tid(), kSigsetSize, &mask); r < 0) return r;
   return put_result(c, c.data, &mask, sizeof(mask));
 }
 
@@ -338,11 +339,8 @@ int64_t set_sigmask(PtraceCall& c) {
   refuse_in_kernel(c, "PTRACE_SETSIGMASK");
   // The kernel changes the real tracee's mask (leaving SIGKILL and SIGSTOP
   // out): which signals it takes from then on is recorded as they come.
-  errno = 0;
-  if (::ptrace(static_cast<__ptrace_request>(PTRACE_SETSIGMASK), c.target->task.tid(), kSigsetSize, &mask) < 0) {
-    return -errno;
-  }
-  return 0;
+  long r = kernel_ptrace(PTRACE_SETSIGMASK, c.target->task.tid(), kSigsetSize, &mask);
+  return r < 0 ? r : 0;
 }
 
 int64_t peek_siginfo(PtraceCall& c) {
@@ -361,9 +359,8 @@ int64_t peek_siginfo(PtraceCall& c) {
   std::vector<siginfo_t> infos(static_cast<std::size_t>(std::clamp(args.nr, 0, kMostAtOnce)));
   args.nr = static_cast<int32_t>(infos.size());
   refuse_in_kernel(c, "PTRACE_PEEKSIGINFO");
-  errno = 0;
-  long n = ::ptrace(static_cast<__ptrace_request>(PTRACE_PEEKSIGINFO), c.target->task.tid(), &args, infos.data());
-  if (n < 0) return -errno;
+  long n = kernel_ptrace(PTRACE_PEEKSIGINFO, c.target->task.tid(), reinterpret_cast<uint64_t>(&args), infos.data());
+  if (n < 0) return n;
   if (n > 0 && !put(c, c.data, infos.data(), static_cast<std::size_t>(n) * sizeof(siginfo_t))) return -EFAULT;
   return n;
 }
