@@ -24,7 +24,9 @@ namespace backstep {
 bool kernel_traps_rdtsc();
 
 // Whether the recorder patches rdtsc sites: where the kernel does not trap
-// rdtsc, or when BACKSTEP_PATCH_RDTSC=1 (to test the patching anywhere).
+// rdtsc, or when BACKSTEP_PATCH_RDTSC=1 (to test the patching anywhere:
+// the recording is then made as where the kernel cannot trap, without the
+// kernel's trap).
 bool patching_rdtsc_sites();
 
 struct TscSite {

@@ -23,6 +23,7 @@
 #include "values/log.h"
 #include "engine/core/restart_codes.h"
 #include "engine/core/seccomp_filter.h"
+#include "engine/core/tsc_sites.h"
 #include "engine/core/vsyscall.h"
 #include "engine/core/compat_syscalls.h"
 #include "engine/core/syscalls/output_size.h"
@@ -159,6 +160,10 @@ pid_t RecordSession::spawn() {
     throw std::runtime_error("pipe2 failed");
   }
 
+  // The kernel's rdtsc trap, unless the recorder patches rdtsc sites: then
+  // the preload library reads the counter for the patched ones
+  // (tsc_buffering.cc), and must be able to.
+  const bool trap_rdtsc = !patching_rdtsc_sites();
   pid_t pid = fork();
   if (pid < 0) throw std::runtime_error(std::string("fork failed: ") + strerror(errno));
   if (pid == 0) {
@@ -170,7 +175,7 @@ pid_t RecordSession::spawn() {
     while (read(go_pipe[0], &go, 1) < 0 && errno == EINTR) {
     }
     if (go != 1) _exit(127);  // the recorder could not seize us
-    prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0);  // rdtsc traps; see on_signal
+    if (trap_rdtsc) prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0);  // rdtsc traps; see on_signal
     personality(static_cast<unsigned long>(personality(0xffffffff)) | ADDR_NO_RANDOMIZE);  // keep setarch's bits
     // Without buffering, a filter that stops calls through the vsyscall
     // page, which no syscall-entry stop shows (engine/core/vsyscall.h).

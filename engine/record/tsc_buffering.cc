@@ -20,9 +20,10 @@
 namespace backstep {
 
 bool RecordSession::buffer_tsc_site(RecordTask& t, Registers& after, trace::Event& event) {
-  // Where the kernel makes rdtsc fault, the library's own would fault too
-  // (inside its hook): only where sites are patched because it cannot.
-  if (!buffering() || !t.process || !t.process->trampoline || !site_patcher_.enabled() || kernel_traps_rdtsc()) {
+  // Only where rdtsc sites are patched (the kernel cannot make rdtsc fault,
+  // or BACKSTEP_PATCH_RDTSC=1): the recorder then leaves the kernel's trap
+  // off, which would make the library's own rdtsc fault (inside its hook).
+  if (!buffering() || !t.process || !t.process->trampoline || !patching_rdtsc_sites()) {
     return false;
   }
   RecordProcess& p = *t.process;
