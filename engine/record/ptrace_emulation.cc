@@ -41,6 +41,8 @@ EmulatedTracee& PtraceEmulation::attach(pid_t tid, pid_t tracer, pid_t tracer_pr
 
 void PtraceEmulation::stop(EmulatedTracee& t, int status, const siginfo_t& info, TraceStop kind) {
   t.stopped = true;
+  t.listening = false;
+  t.real_stop_trap = false;
   t.unreported = status;
   t.siginfo = info;
   t.kind = kind;

@@ -22,8 +22,11 @@
 // siginfo, writes into its memory (POKE*, /proc/PID/mem, process_vm_writev)
 // and general registers (SETREGS, POKEUSER), recorded as TraceeChange
 // events of the tracee, CONT and DETACH with or without a signal,
-// SINGLESTEP without one, and KILL. A request not emulated yet (debug
-// registers, FP state writes, LISTEN) ends the recording with a message.
+// SINGLESTEP without one, KILL, and job control: a traced process's
+// group-stop, SIGCONT's notice to a seizing tracer, and LISTEN, each the
+// real kernel's own stop of the real thread (record_tracees.cc). A request
+// not emulated yet (debug registers, SYSEMU) ends the recording with a
+// message.
 #pragma once
 
 #include <signal.h>
@@ -40,8 +43,10 @@ struct RecordTask;
 struct SyscallContext;
 
 // What kind of ptrace stop an emulated tracee is in (what
-// PTRACE_GET_SYSCALL_INFO says of it).
-enum class TraceStop : uint8_t { Signal, SyscallEntry, SyscallExit, Event };
+// PTRACE_GET_SYSCALL_INFO says of it). Group: its process's group-stop
+// (SIGSTOP, SIGTSTP... delivered), which a seizing tracer sees as a
+// PTRACE_EVENT_STOP and any other as a stop with no siginfo.
+enum class TraceStop : uint8_t { Signal, SyscallEntry, SyscallExit, Event, Group };
 
 struct EmulatedTracee {
   pid_t tracer = 0;          // the thread that attached
@@ -61,6 +66,13 @@ struct EmulatedTracee {
   unsigned long event_message = 0;  // PTRACE_GETEVENTMSG's answer
   // It died: `unreported` is its exit status until a wait reaps it.
   bool dead = false;
+  // The real thread stands in the kernel's own STOP trap (a group-stop,
+  // or SIGCONT's notice), where a real PTRACE_LISTEN can leave it.
+  bool real_stop_trap = false;
+  // PTRACE_LISTEN: neither stopped for ptrace nor running; the kernel's
+  // next STOP trap of the real thread (a group-stop's start or end, an
+  // INTERRUPT) stops it again.
+  bool listening = false;
   // The debug registers as its tracer wrote them (PTRACE_POKEUSER), none
   // enabled: a debugger keeps each thread's copy, disabled when it watches
   // nothing (an enabled one is refused).
@@ -76,7 +88,8 @@ class PtraceEmulation {
   // see (a signal, an exec) cannot be emulated yet.
   bool traced_running(pid_t tid) const;
   EmulatedTracee& attach(pid_t tid, pid_t tracer, pid_t tracer_process, bool seized);
-  // Puts a tracee into a stop with this wait status (its low byte 0x7f).
+  // Puts a tracee into a stop with this wait status (its low byte 0x7f);
+  // it is not listening any more.
   void stop(EmulatedTracee& t, int status, const siginfo_t& info, TraceStop kind = TraceStop::Signal);
   void detach(pid_t tid) { tracees_.erase(tid); }
   // `tid` is gone as a tracer: its tracees are let go (the kernel detaches

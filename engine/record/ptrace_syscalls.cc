@@ -85,13 +85,45 @@ int64_t seize(PtraceCall& c) { return attach(c, true); }
 int64_t interrupt(PtraceCall& c) {
   if (!c.tracee->seized) return -EIO;
   if (c.tracee->stopped) return 0;
+  if (c.tracee->listening) {
+    // The real thread is in the kernel's listening state: the kernel's
+    // own INTERRUPT traps it again, with the group's stop signal while
+    // the group is stopped (record_tracees.cc stops it for its tracer).
+    if (long r = kernel_ptrace(PTRACE_INTERRUPT, c.tid, 0, nullptr); r < 0) return r;
+    return 0;
+  }
+  // It runs no user code while its tracer runs: it stops where it stands.
   siginfo_t info{};
   info.si_signo = SIGTRAP;
   info.si_code = (PTRACE_EVENT_STOP << 8) | SIGTRAP;
-  info.si_pid = c.caller.process->pid;
+  info.si_pid = c.tid;  // the kernel's STOP trap comes from the tracee itself
+  info.si_uid = ::getuid();
   int status = (((PTRACE_EVENT_STOP << 8) | SIGTRAP) << 8) | 0x7f;
-  c.session.ptrace_emulation().stop(*c.tracee, status, info);
-  c.session.notify_tracer(*c.tracee, c.tid, status);
+  c.session.ptrace_emulation().stop(*c.tracee, status, info, TraceStop::Event);
+  c.session.notify_tracer(*c.tracee, c.tid, status, /*job_control=*/true);
+  return 0;
+}
+
+// PTRACE_LISTEN: only at a STOP trap of a seized tracee. The real thread
+// stands in the kernel's own STOP trap (a group-stop, SIGCONT's notice),
+// and the kernel listens for it: its next STOP trap (the group-stop's end
+// or start, an INTERRUPT) comes to the recorder like any stop of a thread
+// in the kernel, and stops it for its tracer again (record_tracees.cc).
+int64_t listen(PtraceCall& c) {
+  if (!c.tracee->seized || (c.tracee->siginfo.si_code >> 8) != PTRACE_EVENT_STOP) return -EIO;
+  if (!c.tracee->real_stop_trap) {
+    c.ctx.refuse("the program called ptrace(PTRACE_LISTEN) on task " + std::to_string(c.tid) +
+                 " at a PTRACE_INTERRUPT stop or a new task's first stop: not emulated yet (only at a "
+                 "group-stop or SIGCONT's notice)");
+  }
+  if (long r = kernel_ptrace(PTRACE_LISTEN, c.tid, 0, nullptr); r < 0) {
+    c.ctx.refuse("PTRACE_LISTEN of the real task " + std::to_string(c.tid) + " failed (" +
+                 std::to_string(-r) + ")");
+  }
+  c.tracee->stopped = false;
+  c.tracee->listening = true;
+  c.tracee->unreported.reset();
+  c.target->run = RunState::InKernel;
   return 0;
 }
 
@@ -117,7 +149,12 @@ int64_t poke_memory(PtraceCall& c) {
   return 0;
 }
 
-int64_t get_siginfo(PtraceCall& c) { return put_result(c, c.data, &c.tracee->siginfo, sizeof(siginfo_t)); }
+int64_t get_siginfo(PtraceCall& c) {
+  // A group-stop of a tracee not seized has no siginfo: that is how its
+  // tracer tells it from a signal's stop.
+  if (c.tracee->kind == TraceStop::Group && !c.tracee->seized) return -EINVAL;
+  return put_result(c, c.data, &c.tracee->siginfo, sizeof(siginfo_t));
+}
 
 int64_t get_event_message(PtraceCall& c) {
   return put_result(c, c.data, &c.tracee->event_message, sizeof(c.tracee->event_message));
@@ -136,6 +173,9 @@ int64_t set_options(PtraceCall& c) {
 bool give_signal(PtraceCall& c) {
   if (c.data == 0) return true;
   if (c.data >= NSIG) return false;
+  // The kernel passes no signal on from an event stop or a group-stop:
+  // only a signal's stop and a system call's deliver one.
+  if (c.tracee->kind == TraceStop::Event || c.tracee->kind == TraceStop::Group) return true;
   int sig = static_cast<int>(c.data);
   if (c.target->trace_stop_signal && !c.target->trace_stop_deliverable) {
     // At a single step's stop, inside user code: the signal is delivered
@@ -248,6 +288,11 @@ int64_t single_block(PtraceCall& c) { return step(c, true); }
 int64_t detach(PtraceCall& c) {
   if (!give_signal(c)) return -EIO;
   if (c.tracee->syscall_stops) c.session.set_traced_calls(*c.target, false);
+  if (c.tracee->kind == TraceStop::Group && c.tracee->real_stop_trap) {
+    // Let go in a group-stop, it stays stopped, as the kernel keeps it,
+    // until SIGCONT: the recorder listens for that (on_group_stop).
+    if (kernel_ptrace(PTRACE_LISTEN, c.tid, 0, nullptr) == 0) c.target->run = RunState::InKernel;
+  }
   c.session.ptrace_emulation().detach(c.tid);
   return 0;
 }
@@ -316,7 +361,7 @@ constexpr Request kRequests[] = {
     {0x4205, "PTRACE_SETREGSET", set_regset, Needs::Stopped},
     {0x4206, "PTRACE_SEIZE", seize, Needs::Nothing},
     {0x4207, "PTRACE_INTERRUPT", interrupt, Needs::Tracee},
-    {0x4208, "PTRACE_LISTEN", nullptr, Needs::Stopped},
+    {0x4208, "PTRACE_LISTEN", listen, Needs::Stopped},
     {0x4209, "PTRACE_PEEKSIGINFO", peek_siginfo, Needs::Stopped},
     {0x420a, "PTRACE_GETSIGMASK", get_sigmask, Needs::Stopped},
     {0x420b, "PTRACE_SETSIGMASK", set_sigmask, Needs::Stopped},

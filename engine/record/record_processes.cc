@@ -226,7 +226,9 @@ bool RecordSession::is_group_stop(const WaitStatus& ws) {
   return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
 }
 
-bool RecordSession::on_group_stop(RecordTask& t) {
+bool RecordSession::on_group_stop(RecordTask& t, int sig) {
+  // A traced thread stays in this trap for its tracer (record_tracees.cc).
+  if (stop_for_job_control(t, sig)) return false;
   // PTRACE_LISTEN leaves the task stopped, as the program's parent and the
   // kernel see it, and reports its next stop (SIGCONT's) like any status of
   // a task blocked in the kernel: then it is scheduled again.

@@ -391,10 +391,11 @@ bool RecordSession::handle_stop(RecordTask& t, const WaitStatus& ws) {
           t.task.resume(ResumeHow::Syscall);
           return false;
         }
-        if (is_group_stop(ws)) return on_group_stop(t);
+        if (is_group_stop(ws)) return on_group_stop(t, WSTOPSIG(ws.raw));
         // A seized tracee also stops like this whenever its process gets
         // SIGCONT (the kernel's notice to a tracer that may be listening):
-        // nothing to record.
+        // nothing to record, unless a recorded tracer seized it too.
+        if (stop_for_job_control(t, SIGTRAP)) return false;
         t.task.resume(ResumeHow::Syscall);
         return false;
       }

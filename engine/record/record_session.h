@@ -158,8 +158,9 @@ class RecordSession : public Session {
   // after a tracee stopped, was let go or died, and after a process ended.
   void wake_tracers();
   // The tracer of `tid` learns of its stop or death (wait status
-  // `status`): SIGCHLD, as the kernel sends it.
-  void notify_tracer(const EmulatedTracee& tracee, pid_t tid, int status);
+  // `status`): SIGCHLD, as the kernel sends it (CLD_STOPPED for the
+  // kernel's STOP traps: `job_control`).
+  void notify_tracer(const EmulatedTracee& tracee, pid_t tid, int status, bool job_control = false);
   // Every call of `t` takes the traced path (its tracer wants to see each,
   // PTRACE_SYSCALL): the buffer's `traced` word (record_tracees.cc).
   void set_traced_calls(RecordTask& t, bool on);
@@ -405,6 +406,10 @@ class RecordSession : public Session {
   // then says; a system-call stop.
   void stop_for_event(RecordTask& t, EmulatedTracee& tracee, int event, unsigned long message);
   void syscall_stop(RecordTask& t, EmulatedTracee& tracee, TraceStop kind);
+  // The kernel's STOP trap of a traced thread `t`: its process's
+  // group-stop (stop signal `sig`), or SIGCONT's notice to a seizing tracer
+  // (SIGTRAP). True: `t` stays in that real trap, stopped for its tracer.
+  bool stop_for_job_control(RecordTask& t, int sig);
   // Every emulated stop: `t` stops (out of the scheduler) with this wait
   // status for its tracer, who is told.
   void enter_trace_stop(RecordTask& t, EmulatedTracee& tracee, int status, const siginfo_t& info, TraceStop kind);
@@ -430,7 +435,7 @@ class RecordSession : public Session {
   // A group-stop (SIGSTOP, SIGTSTP, ... delivered): `t` stays stopped, out
   // of the scheduler, until SIGCONT (or SIGKILL) ends it.
   static bool is_group_stop(const WaitStatus& ws);
-  bool on_group_stop(RecordTask& t);
+  bool on_group_stop(RecordTask& t, int sig);
   // `t` died; returns true when it was the last task of the recording.
   bool on_task_gone(RecordTask& t, const WaitStatus& ws);
   bool exiting(const RecordTask& t) const { return t.process && t.process->exiting; }

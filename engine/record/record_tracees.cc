@@ -251,7 +251,7 @@ void RecordSession::resume_traced(RecordTask& t, bool changed) {
   t.task.resume(ResumeHow::Syscall);
 }
 
-void RecordSession::notify_tracer(const EmulatedTracee& tracee, pid_t tid, int status) {
+void RecordSession::notify_tracer(const EmulatedTracee& tracee, pid_t tid, int status, bool job_control) {
   // The kernel sends SIGCHLD unless the tracer's process ignores it
   // explicitly or asked for no stop notices (SA_NOCLDSTOP).
   RecordTask* tracer = record_task(tracee.tracer);
@@ -261,7 +261,20 @@ void RecordSession::notify_tracer(const EmulatedTracee& tracee, pid_t tid, int s
   info.si_signo = SIGCHLD;
   info.si_pid = tid;
   describe_child_status(info, status);
-  if (info.si_code == CLD_TRAPPED && tracer->process->sigchld_nocldstop) return;
+  if (info.si_code == CLD_TRAPPED) {
+    // The signal alone, as SIGCHLD says it (a wait gets the whole stop
+    // code); the kernel's STOP traps (an INTERRUPT's, a group-stop's) are
+    // CLD_STOPPED, with the group's stop signal if it is stopped.
+    info.si_status &= 0x7f;
+    if (job_control) {
+      info.si_code = CLD_STOPPED;
+      if (info.si_status == SIGTRAP) info.si_status = 0;
+    }
+  }
+  if (info.si_code != CLD_EXITED && info.si_code != CLD_KILLED && info.si_code != CLD_DUMPED &&
+      tracer->process->sigchld_nocldstop) {
+    return;
+  }
   for (const siginfo_t& pending : tracer->redelivering) {
     if (pending.si_signo == SIGCHLD) return;  // one SIGCHLD is pending already
   }
@@ -371,6 +384,44 @@ bool RecordSession::stop_at_syscall_entry(RecordTask& t, const WaitStatus& ws) {
     }
   }
   return false;
+}
+
+bool RecordSession::stop_for_job_control(RecordTask& t, int sig) {
+  EmulatedTracee* tracee = ptrace_.tracee(t.tid());
+  if (!tracee || tracee->stopped || tracee->dead) return false;
+  bool group = sig != SIGTRAP;
+  // SIGCONT's notice is for a seizing tracer only; a group-stop stops a
+  // thread for any tracer.
+  if (!group && !tracee->seized) return false;
+  BS_LOG(Record, "thread " << t.tid() << " stops for its tracer " << tracee->tracer << " at a job-control trap ("
+                           << sig << ")");
+  siginfo_t info{};
+  int status = (sig << 8) | 0x7f;
+  if (tracee->seized) {
+    // PTRACE_EVENT_STOP, whose siginfo carries the stop signal (SIGTRAP
+    // once the group is not stopped) and comes from the tracee itself.
+    info.si_signo = sig;
+    info.si_code = sig | (PTRACE_EVENT_STOP << 8);
+    info.si_pid = t.tid();
+    info.si_uid = ::getuid();
+    status = (info.si_code << 8) | 0x7f;
+  }
+  // The real thread stands in the kernel's trap. Where that is its last
+  // event's place (the thread that took the stop signal at a boundary),
+  // its tracer may change it there (a debugger's breakpoints); elsewhere
+  // (a thread the group-stop took in user code) a change could not be
+  // placed in replay.
+  t.run = RunState::Stopped;
+  t.stop_changed = false;
+  t.stop_mark.reset();
+  bool at_boundary = t.at_syscall_boundary && Registers::differences(t.last_exit_regs, t.task.regs()).empty();
+  t.stop_inexact = at_boundary ? nullptr : "at a job-control stop (a group-stop, or SIGCONT's notice) in user code";
+  ptrace_.stop(*tracee, status, info, group ? TraceStop::Group : TraceStop::Event);
+  tracee->real_stop_trap = true;
+  if (current_ == &t) current_ = nullptr;
+  notify_tracer(*tracee, t.tid(), status, /*job_control=*/true);
+  wake_tracers();
+  return true;
 }
 
 void RecordSession::stop_for_event(RecordTask& t, EmulatedTracee& tracee, int event, unsigned long message) {

@@ -10,7 +10,9 @@ record`. The recorded run must print what the native one prints and exit
 as it does, and strace's log must show what the native log shows of the
 target: each process's exit (`+++ exited with N +++`, with the same
 statuses), the execs that succeeded (`execve(...) = 0`), the forks,
-vforks and threads, and the target's writes to stdout. Then the target's
+vforks and threads, a child's stop by SIGSTOP and SIGCONT (strace seizes
+its tracees and listens through their group-stops), and the target's
+writes to stdout. Then the target's
 copy and the log are deleted and the trace replays with the same output
 and exit status. Before PTRACE_SYSCALL and the event options were
 emulated, the recording stopped at strace's first PTRACE_GET_SYSCALL_INFO
@@ -75,6 +77,12 @@ def strace_summary(log_path):
             # tracee's line (`<unfinished ...>`, its arguments printed).
             flags = "thread" if "CLONE_THREAD" in body else "vfork" if "vfork" in body else "fork"
             summary["creates a " + flags] += 1
+        elif re.match(r"^--- stopped by (SIG\w+) ---$", body):
+            summary[body] += 1
+        elif re.match(r"^--- SIG(STOP|CONT) \{", body):
+            # The job-control signals as the target's child met them
+            # (SIGCHLD's lines depend on when the parent runs).
+            summary[re.sub(r"si_pid=\d+", "si_pid=P", body)] += 1
         elif re.match(r'^write\(1, ', body):
             summary[re.sub(r"\s+", " ", body)] += 1
     return summary
@@ -168,7 +176,8 @@ def main():
         if recorded != native:
             failures.append("strace's log differs from the native one's:\n  recorded %s\n  native   %s" %
                             (sorted(recorded.items()), sorted(native.items())))
-        for line in ("+++ exited with 0 +++", "+++ exited with 4 +++", "creates a thread", "creates a vfork"):
+        for line in ("+++ exited with 0 +++", "+++ exited with 4 +++", "creates a thread", "creates a vfork",
+                     "--- stopped by SIGSTOP ---", "--- SIGCONT {", "+++ exited with 8 +++"):
             if not any(line in k for k in native):
                 failures.append("the native log lacks %r: the test checks nothing" % line)
 
