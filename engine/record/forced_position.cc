@@ -36,6 +36,7 @@
 #include <cstdint>
 
 #include "engine/core/hit_counter.h"
+#include "engine/core/proc_maps.h"
 #include "values/log.h"
 #include "engine/core/signals.h"
 #include "engine/core/state_digest.h"
@@ -298,7 +299,15 @@ bool RecordSession::on_interrupted(RecordTask& t) {
   // one at the same instruction (count_site_search.cc): then replay finds
   // the position at native speed, and it needs no stored state.
   bool distinct = looped && here.ip() == start.ip() && !without_trap_flags(start).same_gprs(here);
-  if (!looped && !signal) {
+  // Round the loop back here, where no counting stub fits (a `loop`
+  // instruction at the end of a 5-byte loop, which is where a thread is
+  // mostly interrupted on some CPUs): the search moves on to one that
+  // does, or the thread would never be counted and each of its positions
+  // would store the state. Not for a loop whose registers did not change
+  // (a fixpoint, found below).
+  const bool same_pass = looped && Registers::differences(without_trap_flags(start), here).empty();
+  const bool search = !signal && !same_pass && (!looped || !count_site_possible(t, here.ip(), read_proc_maps(t.tid())));
+  if (search) {
     SiteSearch search = search_count_site(t);
     if (search.stopped) return *search.stopped;
     distinct = search.distinct;

@@ -377,7 +377,11 @@ std::optional<std::optional<ReplayStop>> ReplaySession::run_to_position_by_match
     if (!step) {
       stub = arm_position_stub(pc, standing && without_trap_flags(live).same_gprs(want) ? 2 : 1, &want);
       if (!stub) return std::nullopt;
-      if (stub->patches(live.ip())) {
+      // Inside the code the jump covers, but not at its start (which the
+      // jump enters): one step out. At pc itself a step would come back
+      // to pc after every pass of a loop within those 5 bytes, and the
+      // whole search would go by single steps.
+      if (stub->patches(live.ip()) && live.ip() != pc) {
         stub->disarm(*task_);
         stub.reset();
         step = true;
