@@ -62,6 +62,14 @@ std::vector<pid_t> PtraceEmulation::tracees_of(pid_t tracer) const {
   return found;
 }
 
+std::vector<pid_t> PtraceEmulation::unreaped_deaths() const {
+  std::vector<pid_t> found;
+  for (const auto& [tid, t] : tracees_) {
+    if (t.dead && t.unreported) found.push_back(tid);
+  }
+  return found;
+}
+
 std::vector<pid_t> PtraceEmulation::matching(pid_t process, pid_t pid) const {
   std::vector<pid_t> found;
   pid_t group = pid == 0 ? ::getpgid(process) : -pid;

@@ -97,6 +97,10 @@ class PtraceEmulation {
   void forget(pid_t tid);
   // The tasks `tracer` traces.
   std::vector<pid_t> tracees_of(pid_t tracer) const;
+  // Traced tasks that died and whose tracer has not reaped them yet (the
+  // kernel keeps such a thread as a zombie, and its process's exit is not
+  // reported to the parent until it is reaped).
+  std::vector<pid_t> unreaped_deaths() const;
 
   // The tracees of `process` that a wait for `pid` (wait4's meaning: > 0
   // one task, -1 any, 0 or < -1 a process group) may report, in tid order.

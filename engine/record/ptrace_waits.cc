@@ -95,11 +95,24 @@ int64_t nothing_yet(SyscallContext& ctx, const WaitCall& w) {
   return 0;
 }
 
+// Whether a thread of `process` died traced and its tracer has not reaped
+// it: the kernel keeps it as a zombie, and does not report the process's
+// exit before (a recorded gdb hears of each thread's exit before the
+// process's, as natively).
+bool holds_unreaped_thread(RecordSession& session, const RecordProcess& process) {
+  for (pid_t tid : session.ptrace_emulation().unreaped_deaths()) {
+    RecordTask* t = session.record_task(tid);
+    if (t && t->process == &process) return true;
+  }
+  return false;
+}
+
 // A child of `parent` that a wait for `pid` may report and that was not
 // reaped (`ended`: only one that has ended, whose exit the kernel has).
 bool waitable_child(RecordSession& session, pid_t parent, pid_t pid, bool ended) {
   for (const auto& [id, p] : session.processes()) {
     if (p->parent != parent || p->reaped || (ended && !p->ended)) continue;
+    if (p->ended && holds_unreaped_thread(session, *p)) continue;
     if (pid == -1 || pid == id || pid == 0 || (pid < -1 && ::getpgid(id) == -pid)) return true;
   }
   return false;
@@ -145,6 +158,17 @@ WaitOutcome decide_wait(SyscallContext& ctx, RecordTask& caller) {
   std::vector<pid_t> tracees = emulation.matching(caller.process->pid, w->pid);
   if (w->options & __WNOTHREAD) {
     std::erase_if(tracees, [&](pid_t tid) { return emulation.tracee(tid)->tracer != caller.tid(); });
+  }
+  if (w->pid > 0 && tracees.empty()) {
+    // A wait for one child whose traced threads died unreaped: the kernel
+    // could report its exit at once, natively it waits for them.
+    for (const auto& [id, p] : session.processes()) {
+      if (id != w->pid || p->parent != caller.process->pid || p->reaped || !p->ended) continue;
+      if (!holds_unreaped_thread(session, *p)) break;
+      if (!(w->options & WNOHANG)) return WaitOutcome::Held;
+      ctx.emulate(nothing_yet(ctx, *w));
+      return WaitOutcome::Answered;
+    }
   }
   if (tracees.empty()) return WaitOutcome::Kernel;
   for (pid_t tid : tracees) {
