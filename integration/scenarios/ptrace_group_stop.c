@@ -77,17 +77,26 @@ static pid_t start_child(int go[2], int ran[2], int code, int traceme) {
   return child;
 }
 
+// The child's stop at its own SIGSTOP, passed on by its tracer: then its
+// group-stop. `who` prefixes the lines; `siginfo`: each stop's siginfo too.
+static void to_group_stop(pid_t child, const char* who, int siginfo) {
+  char what[64];
+  snprintf(what, sizeof what, "%s: SIGSTOP", who);
+  next_stop(child, what);
+  if (siginfo) show_siginfo(child, what);
+  check(ptrace(PTRACE_CONT, child, 0, SIGSTOP) == 0, "PTRACE_CONT with SIGSTOP");
+  snprintf(what, sizeof what, "%s: group-stop", who);
+  next_stop(child, what);
+  if (siginfo) show_siginfo(child, what);
+}
+
 static void listened(void) {
   int go[2];
   check(pipe(go) == 0, "pipe");
   pid_t child = start_child(go, NULL, 3, 0);
   check(ptrace(PTRACE_SEIZE, child, 0, PTRACE_O_TRACESYSGOOD) == 0, "PTRACE_SEIZE");
   check(write(go[1], "g", 1) == 1, "go");
-  next_stop(child, "seized: SIGSTOP");
-  show_siginfo(child, "seized: SIGSTOP");
-  check(ptrace(PTRACE_CONT, child, 0, SIGSTOP) == 0, "PTRACE_CONT with SIGSTOP");
-  next_stop(child, "seized: group-stop");
-  show_siginfo(child, "seized: group-stop");
+  to_group_stop(child, "seized", 1);
   struct user_regs_struct regs;
   printf("seized: registers at the group-stop: %s\n",
          ptrace(PTRACE_GETREGS, child, 0, &regs) == 0 ? "read" : strerror(errno));
@@ -118,9 +127,7 @@ static void resumed_in_group_stop(void) {
   pid_t child = start_child(go, ran, 5, 0);
   check(ptrace(PTRACE_SEIZE, child, 0, 0) == 0, "PTRACE_SEIZE");
   check(write(go[1], "g", 1) == 1, "go");
-  next_stop(child, "run on: SIGSTOP");
-  check(ptrace(PTRACE_CONT, child, 0, SIGSTOP) == 0, "PTRACE_CONT with SIGSTOP");
-  next_stop(child, "run on: group-stop");
+  to_group_stop(child, "run on", 0);
   check(ptrace(PTRACE_LISTEN, child, 0, 0) == 0, "PTRACE_LISTEN");
   check(ptrace(PTRACE_INTERRUPT, child, 0, 0) == 0, "PTRACE_INTERRUPT");
   next_stop(child, "run on: interrupted while listening");
@@ -137,11 +144,7 @@ static void traced_me(void) {
   check(pipe(go) == 0 && pipe(ran) == 0, "pipe");
   pid_t child = start_child(go, ran, 6, 1);
   check(write(go[1], "g", 1) == 1, "go");
-  next_stop(child, "traceme: SIGSTOP");
-  show_siginfo(child, "traceme: SIGSTOP");
-  check(ptrace(PTRACE_CONT, child, 0, SIGSTOP) == 0, "PTRACE_CONT with SIGSTOP");
-  next_stop(child, "traceme: group-stop");
-  show_siginfo(child, "traceme: group-stop");
+  to_group_stop(child, "traceme", 1);
   printf("traceme: LISTEN: %s\n", ptrace(PTRACE_LISTEN, child, 0, 0) == 0 ? "ok" : strerror(errno));
   printf("traceme: POKEDATA at the group-stop: %s\n",
          ptrace(PTRACE_POKEDATA, child, (void*)&child_code, (void*)66) == 0 ? "ok" : strerror(errno));
