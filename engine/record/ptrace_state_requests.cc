@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/core/signals.h"
 #include "engine/record/ptrace_call.h"
 #include "engine/record/record_session.h"
 
@@ -325,9 +326,16 @@ int64_t get_thread_area(PtraceCall& c) {
 int64_t get_sigmask(PtraceCall& c) {
   constexpr uint64_t kSigsetSize = 8;  // the kernel's sigset_t
   if (c.addr != kSigsetSize) return -EINVAL;
-  refuse_in_kernel(c, "PTRACE_GETSIGMASK");
   uint64_t mask = 0;
-  if (long r = kernel_ptrace(PTRACE_GETSIGMASK, c.target->task.tid(), kSigsetSize, &mask); r < 0) return r;
+  if (c.target->run == RunState::InKernel) {
+    // Waiting in a blocking call, in no ptrace stop of the recorder's: the
+    // mask the kernel would give is the thread's blocked set, which /proc
+    // shows (the call's temporary mask, in sigsuspend or ppoll, as the
+    // kernel's answer would be).
+    mask = proc_status_mask(c.target->task.tid(), "SigBlk");
+  } else if (long r = kernel_ptrace(PTRACE_GETSIGMASK, c.target->task.tid(), kSigsetSize, &mask); r < 0) {
+    return r;
+  }
   return put_result(c, c.data, &mask, sizeof(mask));
 }
 

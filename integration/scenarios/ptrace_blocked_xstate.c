@@ -4,7 +4,8 @@
 // a read from a pipe (made with its own `syscall` instruction, xmm5 set
 // just before), waits until /proc says it is blocked there, interrupts it
 // and reads its registers (the read shown interrupted) and its x87/SSE
-// and XSAVE state (xmm5 as the child set it). Everything printed is the
+// and XSAVE state (xmm5 as the child set it) and its signal mask
+// (GETSIGMASK: SIGUSR1, which it blocked). Everything printed is the
 // native run's.
 #include <elf.h>
 #include <errno.h>
@@ -21,6 +22,10 @@
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#ifndef PTRACE_GETSIGMASK
+#define PTRACE_GETSIGMASK 0x420a
+#endif
 
 #define XMM5_OFFSET (160 + 16 * 5)
 static const uint64_t kMark = 0x5151525253535454ull;
@@ -51,6 +56,10 @@ int main(void) {
   if (pipe(go) != 0 || pipe(data) != 0) return 1;
   pid_t pid = fork();
   if (pid == 0) {
+    sigset_t usr1;
+    sigemptyset(&usr1);
+    sigaddset(&usr1, SIGUSR1);
+    sigprocmask(SIG_BLOCK, &usr1, NULL);
     char c;
     if (read(go[0], &c, 1) != 1) _exit(2);  // until the parent has seized it
     long n = raw_read_with_xmm5(data[0], &c, 1);
@@ -84,6 +93,10 @@ int main(void) {
   memcpy(&xmm5, xs + XMM5_OFFSET, sizeof(xmm5));
   printf("GETREGSET NT_X86_XSTATE %ld: over 512 bytes %d, xmm5 is the child's %d\n", r, io.iov_len > 512,
          xmm5 == kMark);
+  uint64_t mask = 0;
+  r = ptrace(PTRACE_GETSIGMASK, pid, sizeof(mask), &mask);
+  printf("GETSIGMASK %ld: SIGUSR1 blocked %d, SIGUSR2 blocked %d\n", r, (int)((mask >> (SIGUSR1 - 1)) & 1),
+         (int)((mask >> (SIGUSR2 - 1)) & 1));
   printf("CONT %ld\n", ptrace(PTRACE_CONT, pid, 0, 0));
   if (write(data[1], "d", 1) != 1) return 1;
   waitpid(pid, &status, 0);
