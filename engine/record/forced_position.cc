@@ -18,9 +18,12 @@
 //    delivered at the first such moment in replay has the same effect as it
 //    had here, however many times the state recurred before the recorder
 //    looked.
-//  - Unless it is a fixpoint, the event also carries the state itself
-//    (every non-zero page of writable memory, the XSAVE area): replay can
-//    put the program there directly when running to it would take too long.
+//  - Unless replay finds it at native speed (counted, or at a count site
+//    whose registers tell the passes apart), the event also carries the
+//    state itself (the pages changed since the previous stored state, the
+//    XSAVE area): replay can put the program there directly when running
+//    to it would take too long. A fixpoint too (written as a plain digest
+//    position, see below).
 //
 // Replay (engine/replay/replay_position.cc) finds it with a breakpoint at
 // the instruction, comparing registers at each hit and the digest when they
@@ -333,12 +336,18 @@ bool RecordSession::on_interrupted(RecordTask& t) {
   event.kind = trace::EventKind::Position;
   event.tid = static_cast<uint32_t>(task.tid());
   event.regs = here.to_block();
-  event.position = trace::ForcedPosition{after.combined(), fixpoint};
+  // A fixpoint is written as any digest position, with its state: on a
+  // machine whose debug registers time the pass (only there is a fixpoint
+  // seen), a replay once failed to find a fixpoint's digest at any pass of
+  // a spin loop (timer_fast_period, the first position after setitimer;
+  // not reproduced since, the cause not found), and without a stored state
+  // it could only report a divergence.
+  event.position = trace::ForcedPosition{after.combined(), false};
   // The next time, the thread's arrivals here are counted; and replay finds
   // this one with a stub that stops only where the registers match.
   bool countable = remember_count_site(t, here.ip());
   std::optional<RecordProcess::StoredPages> stored;
-  if (!fixpoint && !(countable && distinct)) {
+  if (!(countable && distinct)) {
     // The state itself, for a replay that would need too many passes round
     // the loop to find the moment (replay_position.cc).
     stored = store_state(task, t.process, event);
