@@ -1,5 +1,6 @@
 #include "engine/record/ptrace_emulation.h"
 
+#include <sys/ptrace.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,6 +14,15 @@ void describe_child_status(siginfo_t& info, int status) {
     info.si_code = CLD_TRAPPED;
     info.si_status = (status >> 8) & 0xffff;
   }
+}
+
+siginfo_t stop_trap_siginfo(pid_t tid, int sig) {
+  siginfo_t info{};
+  info.si_signo = sig;
+  info.si_code = sig | (PTRACE_EVENT_STOP << 8);
+  info.si_pid = tid;
+  info.si_uid = ::getuid();
+  return info;
 }
 
 EmulatedTracee* PtraceEmulation::tracee(pid_t tid) {

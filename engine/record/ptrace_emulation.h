@@ -66,6 +66,10 @@ struct EmulatedTracee {
   unsigned long event_message = 0;  // PTRACE_GETEVENTMSG's answer
   // It died: `unreported` is its exit status until a wait reaps it.
   bool dead = false;
+  // A group-stop of a task not seized has no siginfo: GETSIGINFO and
+  // SETSIGINFO fail with EINVAL, which is how its tracer tells it from a
+  // signal's stop.
+  bool has_siginfo() const { return seized || kind != TraceStop::Group; }
   // The real thread stands in the kernel's own STOP trap (a group-stop,
   // or SIGCONT's notice), where a real PTRACE_LISTEN can leave it.
   bool real_stop_trap = false;
@@ -109,6 +113,12 @@ class PtraceEmulation {
  private:
   std::map<pid_t, EmulatedTracee> tracees_;
 };
+
+// The siginfo of the kernel's STOP trap (PTRACE_EVENT_STOP: an
+// INTERRUPT's, a group-stop's, SIGCONT's notice) of seized task `tid`: it
+// comes from the task itself, and carries `sig` (the group's stop signal,
+// or SIGTRAP). Its wait status is (si_code << 8) | 0x7f.
+siginfo_t stop_trap_siginfo(pid_t tid, int sig);
 
 // What SIGCHLD's and waitid's siginfo say of wait status `status`: a
 // ptrace stop (CLD_TRAPPED and its stop code), or a death (CLD_EXITED,

@@ -376,7 +376,7 @@ int64_t peek_siginfo(PtraceCall& c) {
 int64_t set_siginfo(PtraceCall& c) {
   // What GETSIGINFO reads from now on, and what is delivered when the
   // tracer resumes the tracee with that siginfo's signal (give_signal).
-  if (c.tracee->kind == TraceStop::Group && !c.tracee->seized) return -EINVAL;  // no siginfo there
+  if (!c.tracee->has_siginfo()) return -EINVAL;
   siginfo_t info{};
   if (c.ctx.task.read_some(remote_ptr<void>(c.data), &info, sizeof(info)) != sizeof(info)) return -EFAULT;
   c.tracee->siginfo = info;

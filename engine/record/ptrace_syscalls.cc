@@ -93,12 +93,8 @@ int64_t interrupt(PtraceCall& c) {
     return 0;
   }
   // It runs no user code while its tracer runs: it stops where it stands.
-  siginfo_t info{};
-  info.si_signo = SIGTRAP;
-  info.si_code = (PTRACE_EVENT_STOP << 8) | SIGTRAP;
-  info.si_pid = c.tid;  // the kernel's STOP trap comes from the tracee itself
-  info.si_uid = ::getuid();
-  int status = (((PTRACE_EVENT_STOP << 8) | SIGTRAP) << 8) | 0x7f;
+  siginfo_t info = stop_trap_siginfo(c.tid, SIGTRAP);
+  int status = (info.si_code << 8) | 0x7f;
   c.session.ptrace_emulation().stop(*c.tracee, status, info, TraceStop::Event);
   c.session.notify_tracer(*c.tracee, c.tid, status, /*job_control=*/true);
   return 0;
@@ -150,9 +146,7 @@ int64_t poke_memory(PtraceCall& c) {
 }
 
 int64_t get_siginfo(PtraceCall& c) {
-  // A group-stop of a tracee not seized has no siginfo: that is how its
-  // tracer tells it from a signal's stop.
-  if (c.tracee->kind == TraceStop::Group && !c.tracee->seized) return -EINVAL;
+  if (!c.tracee->has_siginfo()) return -EINVAL;
   return put_result(c, c.data, &c.tracee->siginfo, sizeof(siginfo_t));
 }
 

@@ -162,9 +162,9 @@ WaitOutcome decide_wait(SyscallContext& ctx, RecordTask& caller) {
   if (w->pid > 0 && tracees.empty()) {
     // A wait for one child whose traced threads died unreaped: the kernel
     // could report its exit at once, natively it waits for them.
-    for (const auto& [id, p] : session.processes()) {
-      if (id != w->pid || p->parent != caller.process->pid || p->reaped || !p->ended) continue;
-      if (!holds_unreaped_thread(session, *p)) break;
+    auto child = session.processes().find(w->pid);
+    if (child != session.processes().end() && child->second->parent == caller.process->pid &&
+        !child->second->reaped && child->second->ended && holds_unreaped_thread(session, *child->second)) {
       if (!(w->options & WNOHANG)) return WaitOutcome::Held;
       ctx.emulate(nothing_yet(ctx, *w));
       return WaitOutcome::Answered;

@@ -23,7 +23,6 @@
 #include "values/log.h"
 #include "engine/core/restart_codes.h"
 #include "engine/core/seccomp_filter.h"
-#include "engine/core/tsc_sites.h"
 #include "engine/core/vsyscall.h"
 #include "engine/core/compat_syscalls.h"
 #include "engine/core/syscalls/output_size.h"
@@ -163,7 +162,7 @@ pid_t RecordSession::spawn() {
   // The kernel's rdtsc trap, unless the recorder patches rdtsc sites: then
   // the preload library reads the counter for the patched ones
   // (tsc_buffering.cc), and must be able to.
-  const bool trap_rdtsc = !patching_rdtsc_sites();
+  const bool trap_rdtsc = !site_patcher_.enabled();
   pid_t pid = fork();
   if (pid < 0) throw std::runtime_error(std::string("fork failed: ") + strerror(errno));
   if (pid == 0) {

@@ -271,10 +271,7 @@ void RecordSession::notify_tracer(const EmulatedTracee& tracee, pid_t tid, int s
       if (info.si_status == SIGTRAP) info.si_status = 0;
     }
   }
-  if (info.si_code != CLD_EXITED && info.si_code != CLD_KILLED && info.si_code != CLD_DUMPED &&
-      tracer->process->sigchld_nocldstop) {
-    return;
-  }
+  if ((info.si_code == CLD_TRAPPED || info.si_code == CLD_STOPPED) && tracer->process->sigchld_nocldstop) return;
   for (const siginfo_t& pending : tracer->redelivering) {
     if (pending.si_signo == SIGCHLD) return;  // one SIGCHLD is pending already
   }
@@ -395,17 +392,10 @@ bool RecordSession::stop_for_job_control(RecordTask& t, int sig) {
   if (!group && !tracee->seized) return false;
   BS_LOG(Record, "thread " << t.tid() << " stops for its tracer " << tracee->tracer << " at a job-control trap ("
                            << sig << ")");
-  siginfo_t info{};
-  int status = (sig << 8) | 0x7f;
-  if (tracee->seized) {
-    // PTRACE_EVENT_STOP, whose siginfo carries the stop signal (SIGTRAP
-    // once the group is not stopped) and comes from the tracee itself.
-    info.si_signo = sig;
-    info.si_code = sig | (PTRACE_EVENT_STOP << 8);
-    info.si_pid = t.tid();
-    info.si_uid = ::getuid();
-    status = (info.si_code << 8) | 0x7f;
-  }
+  // A seizing tracer sees PTRACE_EVENT_STOP; any other a stop with no
+  // siginfo (EmulatedTracee::has_siginfo).
+  siginfo_t info = tracee->seized ? stop_trap_siginfo(t.tid(), sig) : siginfo_t{};
+  int status = ((tracee->seized ? info.si_code : sig) << 8) | 0x7f;
   // The real thread stands in the kernel's trap. Where that is its last
   // event's place (the thread that took the stop signal at a boundary),
   // its tracer may change it there (a debugger's breakpoints); elsewhere

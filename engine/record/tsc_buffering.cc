@@ -13,7 +13,6 @@
 #include "values/log.h"
 #include "engine/core/syscall_stub.h"
 #include "engine/core/tool_page.h"
-#include "engine/core/tsc_sites.h"
 #include "engine/record/record_session.h"
 #include "preload/preload_interface.h"
 
@@ -23,7 +22,7 @@ bool RecordSession::buffer_tsc_site(RecordTask& t, Registers& after, trace::Even
   // Only where rdtsc sites are patched (the kernel cannot make rdtsc fault,
   // or BACKSTEP_PATCH_RDTSC=1): the recorder then leaves the kernel's trap
   // off, which would make the library's own rdtsc fault (inside its hook).
-  if (!buffering() || !t.process || !t.process->trampoline || !patching_rdtsc_sites()) {
+  if (!buffering() || !t.process || !t.process->trampoline || !site_patcher_.enabled()) {
     return false;
   }
   RecordProcess& p = *t.process;
