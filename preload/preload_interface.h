@@ -32,7 +32,7 @@
 
 #include <stdint.h>
 
-#define BS_PRELOAD_VERSION 6u
+#define BS_PRELOAD_VERSION 7u
 
 /* The tool page (engine/core/tool_page.h), mapped by backstep at this fixed
  * address in every recorded and replayed process. Offsets hold code: */
@@ -166,7 +166,27 @@ struct bs_buffer_header {
    * file a recorded process has mapped (writes to it change the mappings'
    * memory). A file it does not hold is none of them. */
   uint64_t kept_out[BS_KEPT_OUT_BITS / 64];
+  /* Record mode, where the kernel makes rdtsc fault (the library's own
+   * would fault too): the counter the library gives a patched rdtsc or
+   * rdtscp is made from CLOCK_MONOTONIC_RAW by bs_tsc_from_ns, as the
+   * recorder makes the value of each one it traps (engine/core/
+   * tsc_clock.h), so that the two kinds of reads agree. tsc_mult 0: the
+   * library reads the counter itself (the kernel lets rdtsc run, and the
+   * recorder patched the program's sites). Written by the recorder at
+   * registration, not recorded: the record holds the value. */
+  uint64_t tsc_base;     /* the counter at tsc_base_ns */
+  uint64_t tsc_base_ns;  /* CLOCK_MONOTONIC_RAW, in nanoseconds */
+  uint64_t tsc_mult;     /* counter ticks per nanosecond, 32.32 fixed point */
+  /* Record mode: 1 while the thread made rdtsc fault for itself
+   * (PR_SET_TSC): a patched read then takes the traced path, and faults. */
+  uint32_t tsc_faults;
+  uint32_t tsc_reserved;
 };
+
+/* The counter at CLOCK_MONOTONIC_RAW time `ns` (not before base_ns). */
+static inline uint64_t bs_tsc_from_ns(uint64_t base, uint64_t base_ns, uint64_t mult, uint64_t ns) {
+  return base + (uint64_t)(((unsigned __int128)(ns - base_ns) * mult) >> 32);
+}
 
 /* The result the recorder gives a buffered call it abandoned (the thread
  * blocked in it, or a signal interrupted it): the kernel never returns it.
@@ -485,7 +505,7 @@ static inline int bs_kept_out(const uint64_t *filter, uint64_t dev, uint64_t ino
 }
 
 #ifdef __cplusplus
-static_assert(sizeof(bs_buffer_header) == 96 + 2 * (BS_MAX_FDS / 8) + BS_KEPT_OUT_BITS / 8, "bs_buffer_header layout");
+static_assert(sizeof(bs_buffer_header) == 96 + 2 * (BS_MAX_FDS / 8) + BS_KEPT_OUT_BITS / 8 + 32, "bs_buffer_header layout");
 static_assert(sizeof(bs_record) == 40, "bs_record layout");
 static_assert(sizeof(bs_out_param) == 8, "bs_out_param layout");
 static_assert(sizeof(bs_buffered_call) == 24 + 8 * BS_MAX_OUTS, "bs_buffered_call layout");
@@ -493,7 +513,7 @@ static_assert(sizeof(bs_stub_info) == 32, "bs_stub_info layout");
 static_assert(BS_STUB_TRACED_DELTA >= 8 + BS_STUB_MAX_COPY + 5, "handled path too long");
 static_assert(5 + 5 + BS_STUB_TRACED_DELTA + 8 + 2 + BS_STUB_MAX_COPY + 5 <= BS_STUB_INFO_OFFSET, "stub too small");
 #else
-_Static_assert(sizeof(struct bs_buffer_header) == 96 + 2 * (BS_MAX_FDS / 8) + BS_KEPT_OUT_BITS / 8,
+_Static_assert(sizeof(struct bs_buffer_header) == 96 + 2 * (BS_MAX_FDS / 8) + BS_KEPT_OUT_BITS / 8 + 32,
                "bs_buffer_header layout");
 _Static_assert(sizeof(struct bs_record) == 40, "bs_record layout");
 _Static_assert(sizeof(struct bs_out_param) == 8, "bs_out_param layout");

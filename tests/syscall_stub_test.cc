@@ -154,6 +154,32 @@ BOOST_AUTO_TEST_CASE(patched_time_stamp_reads_are_sites_of_their_own_entry) {
   BOOST_CHECK_EQUAL(p->info.site_length, 6);
 }
 
+BOOST_AUTO_TEST_CASE(time_stamp_reads_the_kernel_makes_fault_are_sites_too) {
+  // Where PR_TSC_SIGSEGV works the instructions themselves trap: rdtsc's
+  // traced path keeps the rdtsc, rdtscp's becomes `int 0x2f` and a nop (the
+  // stub has room for one two-byte trap), planned as a patched one.
+  std::vector<uint8_t> rdtsc = {0x0f, 0x31, 0x48, 0xc1, 0xe2, 0x20, 0x48, 0x09, 0xd0};
+  std::vector<uint8_t> rdtscp = {0x0f, 0x01, 0xf9, 0x48, 0xc1, 0xe2, 0x20, 0x48, 0x09, 0xd0};
+  BOOST_CHECK(bs::site_entry(rdtsc.data(), rdtsc.size()) == bs::StubEntry::Rdtsc);
+  BOOST_CHECK(bs::site_entry(rdtscp.data(), rdtscp.size()) == bs::StubEntry::Rdtscp);
+  BOOST_CHECK(!bs::site_entry(rdtscp.data(), 2));  // cut short
+  auto p = plan_of(rdtsc);
+  BOOST_REQUIRE(p);
+  BOOST_CHECK_EQUAL(p->info.site_length, 6);
+  uint64_t stub = 0x10000 * BS_STUB_SIZE;
+  uint64_t traced = bs::layout(stub).traced - stub + bs::kLeaUpLength;
+  std::vector<uint8_t> code = bs::stub_code(*p, stub, stub + 4096);
+  BOOST_CHECK(std::equal(rdtsc.begin(), rdtsc.begin() + 2, code.begin() + static_cast<long>(traced)));
+  p = plan_of(rdtscp);
+  BOOST_REQUIRE(p);
+  BOOST_CHECK_EQUAL(p->info.count, 2);
+  BOOST_CHECK_EQUAL(p->info.site_length, 7);
+  BOOST_CHECK_EQUAL(p->info.copy_length, 5);
+  code = bs::stub_code(*p, stub, stub + 4096);
+  const uint8_t as_patched[] = {0xcd, 0x2f, 0x90};
+  BOOST_CHECK(std::equal(as_patched, as_patched + 3, code.begin() + static_cast<long>(traced)));
+}
+
 BOOST_AUTO_TEST_CASE(a_ret_takes_the_padding_after_it) {
   auto p = plan_of(bytes({0x0f, 0x05, 0xc3, 0x66, 0x2e, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00}));
   BOOST_REQUIRE(p);

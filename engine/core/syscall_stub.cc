@@ -14,6 +14,12 @@ constexpr uint8_t kSyscall[2] = {0x0f, 0x05};
 // after it (the recorder's trap handler skips the nop with the trap).
 constexpr uint8_t kTrappedRdtsc[2] = {0xcd, 0x2e};
 constexpr uint8_t kTrappedRdtscp[2] = {0xcd, 0x2f};
+// The instructions themselves, where the kernel makes them fault: an
+// rdtsc's traced path traps with the rdtsc; an rdtscp's, three bytes, is
+// planned as its patched form (`int 0x2f; nop`) would be.
+constexpr uint8_t kRdtsc[2] = {0x0f, 0x31};
+constexpr uint8_t kRdtscp[3] = {0x0f, 0x01, 0xf9};
+constexpr uint8_t kNop = 0x90;
 static_assert(sizeof(kSyscall) == sizeof(kTrappedRdtsc) && sizeof(kSyscall) == sizeof(kTrappedRdtscp),
               "a stub's traced path has room for one two-byte trap");
 constexpr uint8_t kJmp = 0xe9, kCall = 0xe8, kRet = 0xc3;
@@ -89,15 +95,24 @@ std::optional<StubEntry> site_entry(const uint8_t* code, std::size_t len) {
   if (len < sizeof(kSyscall)) return std::nullopt;
   if (std::memcmp(code, kSyscall, sizeof(kSyscall)) == 0) return StubEntry::Syscall;
   if (std::memcmp(code, kTrappedRdtsc, sizeof(kTrappedRdtsc)) == 0) return StubEntry::Rdtsc;
+  if (std::memcmp(code, kRdtsc, sizeof(kRdtsc)) == 0) return StubEntry::Rdtsc;
   if (len > sizeof(kTrappedRdtscp) && std::memcmp(code, kTrappedRdtscp, sizeof(kTrappedRdtscp)) == 0 &&
-      code[sizeof(kTrappedRdtscp)] == 0x90) {
+      code[sizeof(kTrappedRdtscp)] == kNop) {
     return StubEntry::Rdtscp;
   }
+  if (len >= sizeof(kRdtscp) && std::memcmp(code, kRdtscp, sizeof(kRdtscp)) == 0) return StubEntry::Rdtscp;
   return std::nullopt;
 }
 
 std::optional<Plan> plan(uint64_t site, const uint8_t* code, std::size_t len) {
   if (len < kRel32Insn || !site_entry(code, len)) return std::nullopt;
+  uint8_t as_patched[kSiteReadLength];
+  if (len >= sizeof(kRdtscp) && len <= sizeof(as_patched) && std::memcmp(code, kRdtscp, sizeof(kRdtscp)) == 0) {
+    std::memcpy(as_patched, code, len);
+    std::memcpy(as_patched, kTrappedRdtscp, sizeof(kTrappedRdtscp));
+    as_patched[sizeof(kTrappedRdtscp)] = kNop;
+    code = as_patched;
+  }
   Plan p;
   p.info.site = site;
   p.info.magic = BS_STUB_INFO_MAGIC;

@@ -32,9 +32,11 @@ struct Plan {
 };
 
 // The plan for the site at `site` whose first bytes (`len` of them, up to
-// kSiteReadLength) are `code`; nullopt unless they are a `syscall` (or the
-// `int 0x2e` of a patched rdtsc, or the `int 0x2f; nop` of a patched
-// rdtscp, tsc_sites.h: the stub's traced path then traps the same way)
+// kSiteReadLength) are `code`; nullopt unless they are a `syscall` (or an
+// rdtsc or rdtscp the kernel makes fault, or the `int 0x2e` of a patched
+// rdtsc, or the `int 0x2f; nop` of a patched rdtscp, tsc_sites.h: the
+// stub's traced path then traps the same way, an rdtscp's as `int 0x2f;
+// nop`)
 // followed by instructions a stub can run: ones that run anywhere,
 // rip-relative ones, jmp and jcc with direct destinations outside the
 // patch, or a `ret` followed by alignment padding.
@@ -59,8 +61,8 @@ struct EntryAddresses {
 };
 
 // What the site at `code` (`len` bytes readable) is, by its first bytes: a
-// `syscall`, a patched rdtsc (`int 0x2e`) or a patched rdtscp (`int 0x2f;
-// nop`, tsc_sites.h).
+// `syscall`, an rdtsc or rdtscp, or a patched rdtsc (`int 0x2e`) or
+// rdtscp (`int 0x2f; nop`, tsc_sites.h).
 std::optional<StubEntry> site_entry(const uint8_t* code, std::size_t len);
 
 // The stub area below the executable (tool_page.h) begins with two slots

@@ -174,7 +174,10 @@ void exit_prctl(SyscallContext& ctx) {
                           " succeeded, but backstep does not know what it changes or writes");
   }
   if (option->effect == Effect::Tsc && skips_set_tsc(ctx)) {
-    if (RecordTask* t = ctx.session.record_task(ctx.task.tid())) t->tsc_faults = ctx.arg(1) == PR_TSC_SIGSEGV;
+    if (RecordTask* t = ctx.session.record_task(ctx.task.tid())) {
+      t->tsc_faults = ctx.arg(1) == PR_TSC_SIGSEGV;
+      ctx.session.publish_tsc_rules(*t);  // its patched reads fault too
+    }
     ctx.exit.set_syscallno(SYS_prctl);
     ctx.exit.set_syscall_result(0);
     ctx.task.set_regs(ctx.exit);

@@ -97,6 +97,7 @@ void RecordSession::register_buffer(RecordTask& t, SyscallContext& ctx) {
   static_assert(offsetof(bs_buffer_header, desched_signal) == offsetof(bs_buffer_header, recorder_tid) + 4);
   task.write_bytes(remote_ptr<void>(buffer + offsetof(bs_buffer_header, recorder_tid)), desched, sizeof(desched));
   t.buffer = buffer;
+  publish_tsc_rules(t);
   publish_gate_rules(t);
   if (const EmulatedTracee* traced = ptrace_.tracee(t.tid()); traced && traced->syscall_stops) {
     set_traced_calls(t, true);  // its tracer sees every call (record_tracees.cc)

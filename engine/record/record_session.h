@@ -102,6 +102,10 @@ class RecordSession : public Session {
   void program_filter_installed(SyscallContext& ctx);
   void skip_strict(SyscallContext& ctx);
   void strict_entered(SyscallContext& ctx);
+  // Writes what the library needs to answer a patched rdtsc into the
+  // thread's buffer header: the clock's terms (tsc_clock.h) and whether the
+  // thread made rdtsc fault for itself (tsc_buffering.cc).
+  void publish_tsc_rules(RecordTask& t);
   void disguise_seccomp_mode(SyscallContext& ctx);
 
   // MAP_SHARED mappings of files: the kernel changes their memory when the

@@ -16,6 +16,7 @@
 #include "engine/core/signals.h"
 #include "engine/core/cpuid_trap.h"
 #include "engine/core/random_sites.h"
+#include "engine/core/tsc_clock.h"
 #include "engine/record/record_session.h"
 
 namespace backstep {
@@ -112,7 +113,9 @@ void RecordSession::on_signal(RecordTask& t, int sig) {
     // A patched RDRAND or RDSEED, always answered.
     std::optional<Registers> random = answer_random_site(task, regs);
     // The program's own PR_TSC_SIGSEGV: its rdtsc faults, as natively.
-    int len = random || t.tsc_faults ? 0 : rdtsc_length(task, regs.ip(), site_patcher_.enabled());
+    // A stub's traced path holds an rdtscp as `int 0x2f; nop`.
+    bool patched = site_patcher_.enabled() || (t.process && t.process->in_stub_area(regs.ip()));
+    int len = random || t.tsc_faults ? 0 : rdtsc_length(task, regs.ip(), patched);
     // CPUID faulting, or a patched cpuid (cpuid_trap.h): answered, unless
     // the program asked for the fault itself (then it is the program's
     // SIGSEGV, below).
@@ -129,6 +132,9 @@ void RecordSession::on_signal(RecordTask& t, int sig) {
       } else {
         unsigned aux = 0;
         uint64_t tsc = len == 3 ? __rdtscp(&aux) : __rdtsc();
+        // Where the kernel makes rdtsc fault, the library's reads come from
+        // the clock (tsc_clock.h): so do these.
+        if (!site_patcher_.enabled()) tsc = TscClock::recording().now();
         after.raw().rax = tsc & 0xffffffffu;
         after.raw().rdx = tsc >> 32;
         if (len == 3) after.raw().rcx = aux;
