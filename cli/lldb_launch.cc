@@ -1,5 +1,6 @@
 #include "cli/lldb_launch.h"
 #include "cli/lldb_settings.h"
+#include "cli/lldb_exec_hook.h"
 
 #include <stdlib.h>
 #include <unistd.h>
@@ -7,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <stdexcept>
 
@@ -35,6 +37,12 @@ bool on_path(const std::string& name) {
     at = end + 1;
   }
   return false;
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  if (!out.flush()) throw std::runtime_error("cannot write " + path);
 }
 
 }  // namespace
@@ -73,10 +81,18 @@ void LldbLaunch::copy_files(const std::string& dir, const DebuggeeChoice& choice
   std::map<uint32_t, uint32_t> process_of;  // tid -> pid
   std::map<uint32_t, trace::Mapping> program_of;  // pid -> its program
   std::map<std::string, trace::Mapping> files;  // every mapped file, by recorded path
+  std::map<std::string, trace::Mapping> execs;  // every exec'd program, by recorded path
   uint32_t first = 0;
   for (uint64_t n = 0; std::optional<trace::Event> e = reader.next(); ++n) {
     for (const trace::Mapping& m : e->mappings) {
       if (m.kind == trace::MappingKind::File) files.emplace(m.name, m);
+    }
+    if (e->kind == trace::EventKind::Exec) {
+      for (const trace::Mapping& m : e->mappings) {
+        if (m.kind != trace::MappingKind::File) continue;
+        execs.emplace(m.name, m);
+        break;
+      }
     }
     if (n > start) continue;
     auto creator = process_of.find(static_cast<uint32_t>(e->status));
@@ -122,6 +138,17 @@ void LldbLaunch::copy_files(const std::string& dir, const DebuggeeChoice& choice
     std::string copy = reader.verified_file_path(m);
     if (is_shared_object(copy)) copy_trace_file(copy, sysroot_ + path);
   }
+  // Every program a process execs, for the stop hook that gives lldb the
+  // new one at each exec (lldb_exec_hook.h).
+  std::map<std::string, std::string> copies = {{program->name, program_}};
+  for (const auto& [path, m] : execs) {
+    if (path == program->name || !is_plain_absolute_path(path)) continue;
+    std::string copy = sysroot_ + path;
+    if (!fs::exists(copy)) copy_trace_file(reader.verified_file_path(m), copy);
+    copies.emplace(path, copy);
+  }
+  exec_hook_ = temp_dir_ + "/backstep_exec.py";
+  write_file(exec_hook_, lldb_exec_hook_module(copies));
   // The dynamic linker names libraries by the paths it opened (/lib/...),
   // the kernel by the resolved ones (/usr/lib/...): on a merged-/usr host
   // the first are links to the second.
@@ -150,6 +177,8 @@ std::vector<std::string> LldbLaunch::argv(const std::string& socket, const Args&
       // `gdb-remote` takes host:port only; `process connect` takes a URL.
       "-o", "process connect -p gdb-remote unix-connect://" + socket,
       "-o", lldb_replay_signal_command(),
+      "-o", "command script import \"" + exec_hook_ + "\"",
+      "-o", "target stop-hook add -P backstep_exec.ExecHook",
   };
   for (const std::string& command : lldb_direction_commands()) {
     argv.push_back("-o");

@@ -35,6 +35,7 @@ class LldbLaunch {
   std::string temp_dir_;
   std::string program_;  // the copy
   std::string sysroot_;  // the libraries' copies, by their recorded paths
+  std::string exec_hook_;  // the stop hook's Python module (lldb_exec_hook.h)
 };
 
 // The lldb to run: $BACKSTEP_LLDB, else the first of lldb, lldb-22, ...

@@ -252,7 +252,7 @@ std::string GdbSession::stop_reply(const TargetStop& stop) {
       r.signal = kGdbSigInt;
       break;
     case TargetStop::Kind::Exec:
-      r.reason = rsp::Exec{stop.exec_path};
+      r.reason = rsp::Exec{stop.exec_path, lldb_};
       break;
     case TargetStop::Kind::Fork:
       r.reason = rsp::Fork{rsp::ThreadId::in_process(wire_pid(stop.child), stop.child), stop.vfork};

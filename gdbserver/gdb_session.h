@@ -60,12 +60,12 @@ class GdbSession {
   void handle(const rsp::StartNoAckMode&);
   void handle(const rsp::EnableExtendedMode&) { reply(rsp::ok()); }
   void handle(const rsp::ThreadSuffixSupported&) {
-    lldb_ = true;
+    mark_lldb();
     reply(rsp::ok());
   }
   void handle(const rsp::ListThreadsInStopReply&);
   void handle(const rsp::EnableErrorStrings&) {
-    lldb_ = true;
+    mark_lldb();
     error_strings_ = true;
     reply(rsp::ok());
   }
@@ -205,6 +205,12 @@ class GdbSession {
   // sends (QThreadSuffixSupported, QListThreadsInStopReply, qHostInfo,
   // qProcessInfo, QEnableErrorStrings), before it asks for any thread id.
   bool lldb_ = false;
+  // lldb hears of every exec (its own server's "reason:exec", whatever
+  // qSupported said): it then reloads the program and its breakpoints.
+  void mark_lldb() {
+    lldb_ = true;
+    target_.set_report_exec(true);
+  }
   // Signal numbers on the wire: gdb's own numbering (gdb_signals.h) for
   // gdb; Linux's for lldb, which reads the signals of a server other than
   // lldb-server in the target's numbering (SIGUSR1 is 10 to it, and gdb's

@@ -44,7 +44,7 @@ std::string GdbSession::error_reply(rsp::ErrorCode code, std::string_view messag
 }
 
 void GdbSession::handle(const rsp::QueryHostInfo&) {
-  lldb_ = true;
+  mark_lldb();
   auto keys = machine_keys();
   // x86 debug registers trap after the access; lldb then need not step
   // over the instruction again to see its effect.
@@ -53,7 +53,7 @@ void GdbSession::handle(const rsp::QueryHostInfo&) {
 }
 
 void GdbSession::handle(const rsp::QueryProcessInfo&) {
-  lldb_ = true;
+  mark_lldb();
   // The pid every thread id names (wire_pid: not one a local process can have).
   auto keys = machine_keys();
   keys.insert(keys.begin(), {"pid", rsp::hex_number(static_cast<std::uint64_t>(wire_pid()))});

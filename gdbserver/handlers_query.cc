@@ -11,8 +11,9 @@ void GdbSession::handle(const rsp::QuerySupported& r) {
   hwbreak_ = r.supports("hwbreak");
   // Exec events: gdb then reloads the program's symbols and re-sets its
   // breakpoints in the new program (`catch exec` stops there).
+  // lldb asks again after it knows the process, and always hears of them.
   const bool exec_events = r.supports("exec-events");
-  target_.set_report_exec(exec_events);
+  target_.set_report_exec(exec_events || lldb_);
   // Fork events: the client hears of each process the debugged one makes,
   // takes its breakpoints out of it and detaches it (`catch fork` stops
   // there). Both kinds or neither: a vfork reported to a client that knows
@@ -34,7 +35,7 @@ void GdbSession::handle(const rsp::StartNoAckMode&) {
 }
 
 void GdbSession::handle(const rsp::ListThreadsInStopReply&) {
-  lldb_ = true;
+  mark_lldb();
   list_threads_in_stop_ = true;
   reply(rsp::ok());
 }

@@ -80,6 +80,9 @@ BOOST_AUTO_TEST_CASE(stop_replies_with_each_reason) {
   BOOST_CHECK_EQUAL(stop_reply(stop(Fork{ThreadId::in_process(0x1b0, 0x1b0), true})),
                     "T05thread:p1a2.1a3;vfork:p1b0.1b0;");
   BOOST_CHECK_EQUAL(stop_reply(stop(VforkDone{})), "T05thread:p1a2.1a3;vforkdone:;");
+  // An exec: gdb's key with the path, lldb-server's reason for lldb.
+  BOOST_CHECK_EQUAL(stop_reply(stop(Exec{"/bin/ls", false})), "T05thread:p1a2.1a3;exec:2f62696e2f6c73;");
+  BOOST_CHECK_EQUAL(stop_reply(stop(Exec{"/bin/ls", true})), "T05thread:p1a2.1a3;reason:exec;");
   StopReply killed;
   killed.signal = 9;
   BOOST_CHECK_EQUAL(stop_reply(killed), "T09");

@@ -43,7 +43,7 @@ struct ReasonWriter {
   void operator()(const SyscallReturn& s) const {
     out += "syscall_return:" + hex_number(s.number) + ";";
   }
-  void operator()(const Exec& e) const { out += "exec:" + hex_encode(e.path) + ";"; }
+  void operator()(const Exec& e) const { out += e.lldb ? "reason:exec;" : "exec:" + hex_encode(e.path) + ";"; }
   void operator()(const Fork& f) const { out += (f.vfork ? "vfork:" : "fork:") + to_string(f.child) + ";"; }
   void operator()(const VforkDone&) const { out += "vforkdone:;"; }
 };

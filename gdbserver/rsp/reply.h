@@ -61,8 +61,9 @@ struct SyscallEntry {  // "syscall_entry:<nr>;"
 struct SyscallReturn {  // "syscall_return:<nr>;"
   std::uint64_t number = 0;
 };
-struct Exec {  // "exec:<hex of the path>;" (gdb, with exec-events+)
+struct Exec {  // "exec:<hex of the path>;" (gdb, with exec-events+); lldb: "reason:exec;"
   std::string path;
+  bool lldb = false;
 };
 struct Fork {  // "fork:p<pid>.<tid>;" or "vfork:...;" (fork-events+ / vfork-events+)
   ThreadId child;

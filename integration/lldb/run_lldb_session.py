@@ -36,6 +36,10 @@ Subtests (the program: programs/lldb_target.c, total = 3 + 6 + 9):
   direction  after going backwards, `c`, `continue` and `finish` go
            forwards (the launcher's aliases; lldb itself keeps the last
            direction), `rc` and `reverse-continue` backwards;
+  exec     (../gdb/scenarios/tree_fork_exec.c) `--onfork CHILD`, a child
+           that execs: lldb hears of the exec (reason:exec), the launcher's
+           stop hook gives it the new program, and its breakpoints resolve
+           there, forwards and backwards;
   fork     (../gdb/scenarios/tree_parent.c) fork events: lldb hears of
            each child (fork:), detaches it (D;pid) and goes on; the
            breakpoint in the parent stops at every pass, both ways;
@@ -177,6 +181,21 @@ SUBTESTS = {
         "frame variable",
         "process continue --reverse",
         "frame variable",
+    ],
+    "exec": [
+        "breakpoint set -n child_work",
+        "breakpoint set -n again_work",
+        "continue",
+        "continue",
+        "continue",
+        "continue",
+        "continue",
+        "frame variable",
+        "bt",
+        "continue",
+        "process continue --reverse",
+        "frame variable",
+        "target variable counter",
     ],
     "direction": [
         "breakpoint set -f lldb_target.c -l %d" % LINE_RETURN_R,
@@ -520,6 +539,34 @@ def check_fork(s, root):
                       % (forks, detached))
 
 
+def check_exec(s):
+    # The forked child (--onfork) calls child_work three times, then execs
+    # the program again ("again"), which calls again_work twice. lldb hears
+    # of the exec (stop reason = exec, as from lldb-server), the launcher's
+    # stop hook gives it the new program, and the breakpoints set before
+    # resolve in it, forwards and backwards.
+    s.take("breakpoint set -n child_work")
+    s.take("breakpoint set -n again_work")
+    for k in (1, 2, 3):
+        text = s.take("continue")
+        need(r"^\* thread #1, stop reason = breakpoint 1\.1$", text, "child_work stop %d" % k)
+        need(r"tree_fork_exec`child_work\(round=%d\) at tree_fork_exec\.c:14:" % k, text, "child_work(%d)" % k)
+    text = s.take("continue")
+    need(r"^\* thread #1, stop reason = exec$", text, "the exec")
+    need(r"^backstep: the process now runs /\S*/tree_fork_exec$", text, "the stop hook's new program")
+    text = s.take("continue")
+    need(r"^\* thread #1, stop reason = breakpoint 2\.\d+$", text, "again_work after the exec")
+    need(r"tree_fork_exec`again_work\(round=1\) at tree_fork_exec\.c:18:", text, "again_work(1)")
+    need(r"^\(int\) round = 1$", s.take("frame variable"), "round in again_work(1)")
+    need(r"frame #1: 0x[0-9a-f]+ tree_fork_exec`main\(argc=2, ", s.take("bt"), "main of the exec'd program")
+    need(r"again_work\(round=2\)", s.take("continue"), "again_work(2)")
+    text = s.take("process continue --reverse")
+    need(r"again_work\(round=1\) at tree_fork_exec\.c:18:", text, "back to again_work(1)")
+    need(r"^\(int\) round = 1$", s.take("frame variable"), "round back in again_work(1)")
+    # The new program's own counter: 0 before its first again_work.
+    need(r"^\(int\) counter = 0$", s.take("target variable counter"), "counter in the exec'd program")
+
+
 def child_pid(backstep, trace):
     """The first child process, from `backstep ps` (as a user finds it)."""
     table = subprocess.run([backstep, "ps", trace], capture_output=True, text=True, check=True).stdout
@@ -542,7 +589,11 @@ def find_lldb():
 def run_one(opts, root, backstep):
     trace, _, _ = gdbtest.record(backstep, opts.binary, opts.source, root, opts.timeout)
     commands = SUBTESTS[opts.subtest]
-    choice = ["--onexec", child_pid(backstep, trace)] if opts.subtest == "onexec" else []
+    choice = []
+    if opts.subtest == "onexec":
+        choice = ["--onexec", child_pid(backstep, trace)]
+    elif opts.subtest == "exec":
+        choice = ["--onfork", child_pid(backstep, trace)]
     argv = [backstep, "replay", "--debugger", "lldb"] + choice + [trace, "--", "-x", "-b"]
     for c in commands:
         argv += ["-o", c]
@@ -561,7 +612,7 @@ def run_one(opts, root, backstep):
         {"forward": check_forward, "reverse": check_reverse, "onexec": check_onexec,
          "expression": check_expression, "signal": check_signal,
          "expression_resume": check_expression_resume, "direction": check_direction,
-         "tls": check_tls, "fork": lambda s: check_fork(s, root)}[opts.subtest](s)
+         "tls": check_tls, "exec": check_exec, "fork": lambda s: check_fork(s, root)}[opts.subtest](s)
         if res.status() != 0:
             raise Failure("backstep replay --debugger lldb exited with %s" % res.describe())
         if os.path.lexists(os.path.join(root, SANDBOX_FILE)):

@@ -1,0 +1,23 @@
+// What lldb needs after the debugged process execs. The server reports the
+// exec ("reason:exec", as lldb-server does), and lldb then drops every
+// module and asks its platform which program the process runs now: the
+// host's /proc/PID/exe, which a replay cannot offer (the pid lldb is shown
+// is no local process's: GdbSession::kLldbPidOffset). So `replay --debugger
+// lldb` installs this stop hook: at an exec stop it asks the server for the
+// new program's recorded path (qXfer:exec-file), adds the launcher's copy
+// of that file as a module, and loads it where the process mapped it (the
+// lowest memory region the server names with that path); lldb's
+// breakpoints then resolve in it again.
+#pragma once
+
+#include <map>
+#include <string>
+
+namespace backstep::cli {
+
+// The Python module (for `command script import`) whose class
+// backstep_exec.ExecHook is the stop hook; `copies` maps each program's
+// recorded path to its copy.
+std::string lldb_exec_hook_module(const std::map<std::string, std::string>& copies);
+
+}  // namespace backstep::cli
