@@ -115,6 +115,12 @@ void RecordSession::register_buffer(RecordTask& t, SyscallContext& ctx) {
     p.stub_area = ctx.arg(2);
     p.stub_area_size = ctx.arg(3);
     p.trampoline = ctx.arg(4);
+    for (const MapsEntry& m : read_proc_maps(task.tid())) {
+      if (p.trampoline >= m.start && p.trampoline < m.end) {
+        p.library_code = m.start;
+        p.library_code_end = m.end;
+      }
+    }
   }
 }
 
@@ -224,7 +230,11 @@ bool RecordSession::in_buffered_call(RecordTask& t) {
   if (read_header_word(t.task, t.buffer, buffer_view(t), kBusyOffset).value_or(0)) return true;
   const RecordProcess* p = t.process;
   uint64_t ip = t.task.regs().ip();
-  return p && p->in_stub_area(ip);
+  // Not only while `busy` is set: on the way into the hook and out of it
+  // (the trampoline, finding the thread's buffer), the library runs other
+  // code in replay too, and a thread that reads the counter in a tight
+  // loop spends most of its time there.
+  return p && (p->in_stub_area(ip) || p->in_library_code(ip));
 }
 
 void RecordSession::request_yield(RecordTask& t) {

@@ -121,6 +121,8 @@ void RecordSession::start_created_process(const CreatedThread& c, RecordTask& t)
     p.stub_area = creator->process->stub_area;
     p.stub_area_size = creator->process->stub_area_size;
     p.trampoline = creator->process->trampoline;
+    p.library_code = creator->process->library_code;
+    p.library_code_end = creator->process->library_code_end;
     p.exe_stub_area = creator->process->exe_stub_area;
     t.buffer = creator->buffer;
     p.own_filter = creator->process->own_filter;
@@ -202,6 +204,7 @@ void RecordSession::on_exec_event(RecordTask& t) {
   t.robust_list = 0;
   t.buffer = 0;  // the new program's library registers its own
   p.stub_area = p.stub_area_size = p.trampoline = 0;
+  p.library_code = p.library_code_end = 0;
   p.exe_stub_area = exe_stub_area;
   p.patchable_code_known = false;
   p.buffer_views.clear();

@@ -43,6 +43,11 @@ struct RecordProcess {
   // thread of it registered (record_buffers.cc); 0 until then. A fork's
   // child inherits them with the address space; an exec forgets them.
   uint64_t stub_area = 0, stub_area_size = 0, trampoline = 0;
+  // The library's code (the mapping that holds the trampoline, its stub
+  // area included), from the same registration: replay runs other code
+  // there than recording did, so no position is named inside it.
+  uint64_t library_code = 0, library_code_end = 0;
+  bool in_library_code(uint64_t ip) const { return ip >= library_code && ip < library_code_end; }
   // The stub area the recorder mapped below the executable at its exec
   // (BS_STUB_AREA_SIZE bytes; 0: none), for sites in the executable.
   uint64_t exe_stub_area = 0;
