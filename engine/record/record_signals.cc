@@ -154,9 +154,17 @@ void RecordSession::on_signal(RecordTask& t, int sig) {
       event.reg_changes = after.changes_since(regs);
       write_event(event);
       t.reached_boundary(after);
-      // An event boundary: a signal held back can be delivered right here.
+      // An event boundary: a signal held back can be delivered right here,
+      // and another thread can take its turn, as after a system call (a
+      // thread that reads the counter in a loop, trapping each time, would
+      // otherwise never let the others run).
+      bool held = !t.deferred_signals.empty();
       redeliver_deferred(t);
-      task.resume(ResumeHow::Syscall);
+      if (held) {
+        task.resume(ResumeHow::Syscall);
+      } else {
+        resume_or_switch(t);
+      }
       return;
     }
   }
