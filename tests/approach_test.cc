@@ -182,15 +182,17 @@ BOOST_AUTO_TEST_CASE(an_approach_with_few_checkpoints_keeps_within_them,
   require_same(state(t), forward[forward.size() - 2], "reverse-stepi after continue");
 }
 
-// A forward continue through a longer stretch (~40 million instructions,
-// 10-20 ms here) leaves a copy on its way (engine/timeline/
+// A forward continue through a longer stretch (~150 million instructions,
+// 40-80 ms here) leaves a copy on its way (engine/timeline/
 // stretch_copy.cc), and the first reverse-stepi back from the hit
-// approaches from that copy instead of the stretch's start. Both must land
+// approaches from that copy instead of the stretch's start. (A stretch of
+// 10-20 ms once ran whole under the CI's load before the replay, which
+// shares the program's CPU, could stop it for a copy.) Both must land
 // on the same instructions, step after step, and agree after a
 // reverse-continue from there and a continue back.
 BOOST_AUTO_TEST_CASE(the_approach_from_a_forward_runs_copy_lands_as_from_the_start,
                      *boost::unit_test::precondition(forward_copies_made())) {
-  constexpr long kLongPasses = 4'000'000;
+  constexpr long kLongPasses = 15'000'000;
   testing::Recording rec(STRETCH_TARGET, {std::to_string(kLongPasses)});
   BOOST_REQUIRE(rec.result().completed);
   uint64_t after = testing::require_symbol(rec.binary(), "after");
