@@ -15,6 +15,7 @@
 #include <stdexcept>
 
 #include "cli/commands.h"
+#include "cli/json_string.h"
 #include "cli/lldb_settings.h"
 #include "cli/trace_copy.h"
 #include "cli/trace_dir.h"
@@ -29,29 +30,6 @@ constexpr int kDefaultPort = 50505;
 // Seconds gdb and lldb wait for one reply: a reverse search over a long
 // recording can take minutes.
 constexpr int kReplyTimeoutS = 3600;
-
-std::string json_string(const std::string& s) {
-  std::ostringstream out;
-  out << '"';
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': out << "\\\""; break;
-      case '\\': out << "\\\\"; break;
-      case '\n': out << "\\n"; break;
-      case '\t': out << "\\t"; break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out << buf;
-        } else {
-          out << c;
-        }
-    }
-  }
-  out << '"';
-  return out.str();
-}
 
 // The program the recording starts with: the first file its first exec maps
 // (the dynamic loader comes after it).

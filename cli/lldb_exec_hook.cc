@@ -1,26 +1,9 @@
 #include "cli/lldb_exec_hook.h"
 
+#include "cli/json_string.h"
+
 namespace backstep::cli {
 namespace {
-
-// A Python string literal (the module is UTF-8, as paths are here).
-std::string python_string(const std::string& s) {
-  std::string out = "'";
-  for (unsigned char c : s) {
-    if (c == '\\' || c == '\'') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20 || c == 0x7f) {
-      static const char* hex = "0123456789abcdef";
-      out += "\\x";
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out + "'";
-}
 
 constexpr const char* kHook = R"PY(
 import lldb
@@ -78,7 +61,7 @@ class ExecHook:
 
 std::string lldb_exec_hook_module(const std::map<std::string, std::string>& copies) {
   std::string out = "# Written by backstep replay --debugger lldb (cli/lldb_exec_hook.h).\nCOPIES = {\n";
-  for (const auto& [recorded, copy] : copies) out += "    " + python_string(recorded) + ": " + python_string(copy) + ",\n";
+  for (const auto& [recorded, copy] : copies) out += "    " + json_string(recorded) + ": " + json_string(copy) + ",\n";
   out += "}\n";
   return out + kHook;
 }

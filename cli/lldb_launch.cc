@@ -87,9 +87,12 @@ void LldbLaunch::copy_files(const std::string& dir, const DebuggeeChoice& choice
     for (const trace::Mapping& m : e->mappings) {
       if (m.kind == trace::MappingKind::File) files.emplace(m.name, m);
     }
+    // An exec's program: its first file mapping.
+    const trace::Mapping* exec_program = nullptr;
     if (e->kind == trace::EventKind::Exec) {
       for (const trace::Mapping& m : e->mappings) {
         if (m.kind != trace::MappingKind::File) continue;
+        exec_program = &m;
         execs.emplace(m.name, m);
         break;
       }
@@ -100,11 +103,7 @@ void LldbLaunch::copy_files(const std::string& dir, const DebuggeeChoice& choice
       case trace::EventKind::Exec: {
         if (n == 0) first = process_of[e->tid] = e->tid;
         uint32_t pid = process_of.count(e->tid) ? process_of[e->tid] : e->tid;
-        for (const trace::Mapping& m : e->mappings) {
-          if (m.kind != trace::MappingKind::File) continue;
-          program_of[pid] = m;
-          break;
-        }
+        if (exec_program) program_of[pid] = *exec_program;
         break;
       }
       case trace::EventKind::ThreadStart:

@@ -1,5 +1,6 @@
 #include "engine/core/syscall_stub.h"
 
+#include <algorithm>
 #include <climits>
 #include <cstring>
 
@@ -107,7 +108,8 @@ std::optional<StubEntry> site_entry(const uint8_t* code, std::size_t len) {
 std::optional<Plan> plan(uint64_t site, const uint8_t* code, std::size_t len) {
   if (len < kRel32Insn || !site_entry(code, len)) return std::nullopt;
   uint8_t as_patched[kSiteReadLength];
-  if (len >= sizeof(kRdtscp) && len <= sizeof(as_patched) && std::memcmp(code, kRdtscp, sizeof(kRdtscp)) == 0) {
+  if (len >= sizeof(kRdtscp) && std::memcmp(code, kRdtscp, sizeof(kRdtscp)) == 0) {
+    len = std::min(len, sizeof(as_patched));
     std::memcpy(as_patched, code, len);
     std::memcpy(as_patched, kTrappedRdtscp, sizeof(kTrappedRdtscp));
     as_patched[sizeof(kTrappedRdtscp)] = kNop;

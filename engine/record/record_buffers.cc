@@ -119,6 +119,7 @@ void RecordSession::register_buffer(RecordTask& t, SyscallContext& ctx) {
       if (p.trampoline >= m.start && p.trampoline < m.end) {
         p.library_code = m.start;
         p.library_code_end = m.end;
+        break;
       }
     }
   }

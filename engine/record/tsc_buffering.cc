@@ -1,7 +1,8 @@
 // rdtsc and rdtscp read by the preload library. Where the kernel makes them
 // fault (PR_TSC_SIGSEGV), or where the recorder patches rdtsc into a
 // trapping `int 0x2e` and rdtscp into `int 0x2f; nop` (site_patching.h),
-// each trap is a ptrace stop and an Rdtsc event, about 25-40 us. At a site's first trap, once the process has the library, the
+// each trap is a ptrace stop and an Rdtsc event, about 25-40 us. At a
+// site's first trap, once the process has the library, the
 // site becomes a jump to a stub (syscall_stub.h) that enters the library's
 // trampoline as the pseudo call BS_CALL_RDTSC or BS_CALL_RDTSCP
 // (preload/tsc_call.c): from then on the library reads the counter (and
