@@ -7,11 +7,15 @@
 // (PTRACE_INTERRUPT) and chooses a position it can name without a counter
 // (shared/notes/counterless-progress.md §4):
 //
-//  - It digests the program's state (registers, writable memory, SSE
-//    registers: engine/core/state_digest.h), lets it run once round the loop
-//    back to the same instruction (a hardware breakpoint there), and digests
-//    it again. If nothing changed, the program is in a fixpoint: it would
-//    stay in this very state until the signal changes something.
+//  - It lets the program run once round the loop back to the same
+//    instruction (a hardware breakpoint there). Where the registers came
+//    back unchanged, it digests the program's state (registers, writable
+//    memory, SSE registers: engine/core/state_digest.h), runs the loop once
+//    more and digests it again. If nothing changed, the program is in a
+//    fixpoint: it would stay in this very state until the signal changes
+//    something. (A digest reads all writable memory, tens of milliseconds
+//    for a program that holds 100 MB: a loop whose registers change is
+//    never digested before the position is taken.)
 //  - Either way the position written is (registers, digest) at that
 //    instruction, and means "the first moment since the previous event with
 //    exactly this state". Equal state means an equal future, so the signal
@@ -181,6 +185,60 @@ std::optional<WaitStatus> RecordSession::wait_with_deadline(Task& task, Clock::t
   }
 }
 
+RecordSession::PassEnd RecordSession::run_pass(RecordTask& t, const Registers& start) {
+  Task& task = t.task;
+  // RF lets the instruction at the breakpoint's own address run once
+  // without trapping.
+  task.set_debug_register(0, start.ip());
+  task.set_debug_register(7, kDr7ExecDr0);
+  Registers resumed = start;
+  resumed.raw().eflags |= kResumeFlag;
+  task.set_regs(resumed);
+  task.resume(ResumeHow::Syscall);
+  const Clock::time_point pass_deadline = Clock::now() + kPassLimit;
+  std::optional<WaitStatus> ws = wait_with_deadline(task, pass_deadline);
+  // An asynchronous signal that comes during the pass (a timer that expired
+  // while the state was digested stops the program before its first
+  // instruction) is held back like the one that asked for this position,
+  // and the pass goes on: handed to handle_stop, it would only be held back
+  // there and the position never taken.
+  while (ws && ws->is_signal() && ws->signal != SIGTRAP) {
+    siginfo_t info = task.siginfo();
+    if (is_synchronous_fault(info)) break;
+    hold_back_signal(t, info);
+    task.resume(ResumeHow::Syscall);
+    ws = wait_with_deadline(task, pass_deadline);
+  }
+  if (!ws) {
+    // Not back within the limit: not a short loop. Take wherever it is now.
+    task.interrupt();
+    t.interrupt_pending = true;
+    t.interrupt_sent_ns = static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count());
+    ws = task.wait();
+  }
+  task.set_debug_register(7, 0);
+  PassEnd end;
+  if (ws->is_signal() && ws->signal == SIGTRAP && (task.debug_register(6) & kDr6Dr0)) {
+    task.set_debug_register(6, 0);
+    end.looped = true;
+  } else if (ws->kind == WaitStatus::Kind::EventStop && ws->event == PTRACE_EVENT_STOP && t.interrupt_pending) {
+    t.interrupt_pending = false;
+    if (in_buffered_call(t) || !good_position(task, task.regs().ip())) {
+      request_yield(t);
+      t.force_at_ns = 0;
+      t.since_ns = 0;
+      task.resume(ResumeHow::Syscall);
+      end.handled = false;
+    }
+  } else {
+    // A system call or a signal came first: the held-back signal goes out
+    // there, the usual way.
+    end.handled = handle_stop(t, *ws);
+  }
+  return end;
+}
+
 bool RecordSession::on_interrupted(RecordTask& t) {
   Task& task = t.task;
   t.interrupt_pending = false;
@@ -233,58 +291,24 @@ bool RecordSession::on_interrupted(RecordTask& t) {
     task.resume(ResumeHow::Syscall);
     return false;
   }
-  StateDigest before;
+  // Once round the loop back to this instruction. Registers equal after
+  // the pass mean a spin on memory unless the pass wrote: only then is the
+  // state digested, and the loop run once more, to compare (a computing
+  // thread's probe digests nothing: a digest reads all writable memory).
   bool looped = false;
+  std::optional<StateDigest> before;
   if (pass_possible) {
-    before = state_digest(task, task.xstate());
-
-    // Once round the loop, back to this instruction. RF lets the instruction
-    // at the breakpoint's own address run once without trapping.
-    task.set_debug_register(0, start.ip());
-    task.set_debug_register(7, kDr7ExecDr0);
-    Registers resumed = start;
-    resumed.raw().eflags |= kResumeFlag;
-    task.set_regs(resumed);
-    task.resume(ResumeHow::Syscall);
-    const Clock::time_point pass_deadline = Clock::now() + kPassLimit;
-    std::optional<WaitStatus> ws = wait_with_deadline(task, pass_deadline);
-    // An asynchronous signal that comes during the pass (a timer that expired
-    // while the state was digested stops the program before its first
-    // instruction) is held back like the one that asked for this position,
-    // and the pass goes on: handed to handle_stop, it would only be held back
-    // there and the position never taken.
-    while (ws && ws->is_signal() && ws->signal != SIGTRAP) {
-      siginfo_t info = task.siginfo();
-      if (is_synchronous_fault(info)) break;
-      hold_back_signal(t, info);
-      task.resume(ResumeHow::Syscall);
-      ws = wait_with_deadline(task, pass_deadline);
-    }
-    if (!ws) {
-      // Not back within the limit: not a short loop. Take wherever it is now.
-      task.interrupt();
-      t.interrupt_pending = true;
-      t.interrupt_sent_ns = static_cast<uint64_t>(
-          std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count());
-      ws = task.wait();
-    }
-    task.set_debug_register(7, 0);
-    if (ws->is_signal() && ws->signal == SIGTRAP && (task.debug_register(6) & kDr6Dr0)) {
-      task.set_debug_register(6, 0);
-      looped = true;
-    } else if (ws->kind == WaitStatus::Kind::EventStop && ws->event == PTRACE_EVENT_STOP && t.interrupt_pending) {
-      t.interrupt_pending = false;
-      if (in_buffered_call(t) || !good_position(task, task.regs().ip())) {
-        request_yield(t);
-        t.force_at_ns = 0;
-        t.since_ns = 0;
-        task.resume(ResumeHow::Syscall);
-        return false;
-      }
-    } else {
-      // A system call or a signal came first: the held-back signal goes out
-      // there, the usual way.
-      return handle_stop(t, *ws);
+    PassEnd pass = run_pass(t, start);
+    if (pass.handled) return *pass.handled;
+    looped = pass.looped;
+    Registers back = without_trap_flags(task.regs());
+    if (looped && Registers::differences(without_trap_flags(start), back).empty()) {
+      task.set_regs(back);
+      start = back;
+      before = state_digest(task, task.xstate());
+      pass = run_pass(t, start);
+      if (pass.handled) return *pass.handled;
+      looped = pass.looped;
     }
   }
 
@@ -292,7 +316,10 @@ bool RecordSession::on_interrupted(RecordTask& t) {
   task.set_regs(here);
   uint64_t now = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count());
-  if (!signal && !looped && now < t.since_ns + kSliceNs) {
+  // Round the loop with nothing changed in the registers (a fixpoint if
+  // the memory did not change either).
+  const bool same_pass = looped && Registers::differences(without_trap_flags(start), here).empty();
+  if (!signal && !(same_pass && before) && now < t.since_ns + kSliceNs) {
     // It computes rather than waits: let it have the rest of its slice.
     t.probed = true;
     task.resume(ResumeHow::Syscall);
@@ -308,7 +335,6 @@ bool RecordSession::on_interrupted(RecordTask& t) {
   // does, or the thread would never be counted and each of its positions
   // would store the state. Not for a loop whose registers did not change
   // (a fixpoint, found below).
-  const bool same_pass = looped && Registers::differences(without_trap_flags(start), here).empty();
   const bool search = !signal && !same_pass && (!looped || !count_site_possible(t, here.ip(), read_proc_maps(t.tid())));
   if (search) {
     SiteSearch search = search_count_site(t);
@@ -324,7 +350,7 @@ bool RecordSession::on_interrupted(RecordTask& t) {
     }
   }
   StateDigest after = state_digest(task, task.xstate());
-  bool fixpoint = looped && Registers::differences(without_trap_flags(start), here).empty() && before == after;
+  bool fixpoint = same_pass && before && *before == after;
   if (!signal && !fixpoint && now < t.since_ns + kSliceNs) {
     t.probed = true;
     task.resume(ResumeHow::Syscall);

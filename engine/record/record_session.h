@@ -231,6 +231,15 @@ class RecordSession : public Session {
   void cancel_forced_position(RecordTask& t);
   void maybe_interrupt(RecordTask& t);
   bool on_interrupted(RecordTask& t);
+  // One pass of on_interrupted()'s probe: the thread runs until it is back
+  // at `start` (a debug register; `looped`), or is interrupted where it is
+  // after kPassLimit, or stops otherwise (`handled`: that stop was handled,
+  // or the thread was let go on, with this result for on_interrupted()).
+  struct PassEnd {
+    bool looped = false;
+    std::optional<bool> handled;
+  };
+  PassEnd run_pass(RecordTask& t, const Registers& start);
   std::optional<WaitStatus> wait_with_deadline(Task& task, std::chrono::steady_clock::time_point deadline);
   // Counted hand-overs (counted_handover.cc): counting starts as the
   // scheduler lets a thread run, and ends at its first stop other than the
