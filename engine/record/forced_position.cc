@@ -187,6 +187,8 @@ std::optional<WaitStatus> RecordSession::wait_with_deadline(Task& task, Clock::t
 
 RecordSession::PassEnd RecordSession::run_pass(RecordTask& t, const Registers& start) {
   Task& task = t.task;
+  // DR6 as its tracer (a recorded one) would read it, kept.
+  const uint64_t status = task.debug_register(6);
   // RF lets the instruction at the breakpoint's own address run once
   // without trapping.
   task.set_debug_register(0, start.ip());
@@ -220,7 +222,7 @@ RecordSession::PassEnd RecordSession::run_pass(RecordTask& t, const Registers& s
   task.set_debug_register(7, 0);
   PassEnd end;
   if (ws->is_signal() && ws->signal == SIGTRAP && (task.debug_register(6) & kDr6Dr0)) {
-    task.set_debug_register(6, 0);
+    task.set_debug_register(6, status);
     end.looped = true;
   } else if (ws->kind == WaitStatus::Kind::EventStop && ws->event == PTRACE_EVENT_STOP && t.interrupt_pending) {
     t.interrupt_pending = false;
@@ -283,7 +285,9 @@ bool RecordSession::on_interrupted(RecordTask& t) {
   // Where debug registers never fire (HitCounter::debug_registers_work),
   // no pass round the loop can be timed: no fixpoint is seen, and a
   // thread spinning in a loop is handed over when its slice ends.
-  const bool pass_possible = HitCounter::debug_registers_work();
+  // Nor while its tracer has armed its debug registers
+  // (tracer_debug_registers.h).
+  const bool pass_possible = HitCounter::debug_registers_work() && !t.debug_armed && !t.debug_deferred;
   uint64_t now_ns = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count());
   if (!pass_possible && !signal && now_ns < t.since_ns + kSliceNs) {

@@ -24,9 +24,9 @@
 // events of the tracee, CONT and DETACH with or without a signal,
 // SINGLESTEP without one, KILL, and job control: a traced process's
 // group-stop, SIGCONT's notice to a seizing tracer, and LISTEN, each the
-// real kernel's own stop of the real thread (record_tracees.cc). A request
-// not emulated yet (debug registers, SYSEMU) ends the recording with a
-// message.
+// real kernel's own stop of the real thread (record_tracees.cc), and the
+// debug registers (tracer_debug_registers.h). A request not emulated yet
+// (SYSEMU) ends the recording with a message.
 #pragma once
 
 #include <signal.h>
@@ -77,9 +77,8 @@ struct EmulatedTracee {
   // next STOP trap of the real thread (a group-stop's start or end, an
   // INTERRUPT) stops it again.
   bool listening = false;
-  // The debug registers as its tracer wrote them (PTRACE_POKEUSER), none
-  // enabled: a debugger keeps each thread's copy, disabled when it watches
-  // nothing (an enabled one is refused).
+  // The debug registers as its tracer wrote them (PTRACE_POKEUSER; DR6
+  // as the kernel last showed it): tracer_debug_registers.h.
   uint64_t debug_regs[8] = {};
 };
 

@@ -26,6 +26,7 @@
 
 #include "engine/core/signals.h"
 #include "engine/record/ptrace_call.h"
+#include "engine/record/tracer_debug_registers.h"
 #include "engine/record/record_session.h"
 
 namespace backstep {
@@ -160,13 +161,13 @@ void before_change(PtraceCall& c, const char* request) {
 }
 
 int64_t peek_user(PtraceCall& c) {
-  // struct user: the registers first; the debug registers as the tracer
-  // wrote them (never enabled: a recorded tracer cannot arm one); the rest
-  // reads as 0.
+  // struct user: the registers first; the debug registers
+  // (tracer_debug_registers.h); the rest reads as 0.
   if (c.addr % sizeof(uint64_t) != 0 || c.addr >= sizeof(struct user)) return -EIO;
   uint64_t word = 0;
   if (c.addr >= kDebugRegsAt && c.addr < kDebugRegsEnd) {
-    word = c.tracee->debug_regs[(c.addr - kDebugRegsAt) / sizeof(uint64_t)];
+    int n = static_cast<int>((c.addr - kDebugRegsAt) / sizeof(uint64_t));
+    if (int64_t r = tracer_debug::peek(*c.target, *c.tracee, n, word); r < 0) return r;
   } else if (c.addr < sizeof(user_regs_struct)) {
     std::optional<Registers> regs = tracee_regs(*c.target);
     if (!regs) return -ESRCH;
@@ -178,17 +179,8 @@ int64_t peek_user(PtraceCall& c) {
 int64_t poke_user(PtraceCall& c) {
   if (c.addr % sizeof(uint64_t) != 0 || c.addr >= sizeof(struct user)) return -EIO;
   if (c.addr >= kDebugRegsAt && c.addr < kDebugRegsEnd) {
-    // Addresses and status may be written; DR7 may not enable any of them.
-    std::size_t n = (c.addr - kDebugRegsAt) / sizeof(uint64_t);
-    if (n == 4 || n == 5) return -EIO;  // as the kernel answers
-    constexpr uint64_t kEnableBits = 0xff;
-    if (n == 7 && (c.data & kEnableBits)) {
-      c.ctx.refuse("the program called ptrace(PTRACE_POKEUSER) enabling a debug register (DR7 " +
-                   std::to_string(c.data) + "): hardware breakpoints and watchpoints of a recorded tracer are "
-                   "not emulated yet");
-    }
-    c.tracee->debug_regs[n] = c.data;
-    return 0;
+    int n = static_cast<int>((c.addr - kDebugRegsAt) / sizeof(uint64_t));
+    return tracer_debug::poke(*c.target, *c.tracee, n, c.data);
   }
   if (c.addr >= sizeof(user_regs_struct)) return 0;  // the rest of struct user: the kernel ignores it
   std::optional<Registers> now = tracee_regs(*c.target);

@@ -25,6 +25,7 @@
 
 #include "engine/core/compat_syscalls.h"
 #include "engine/record/ptrace_call.h"
+#include "engine/record/tracer_debug_registers.h"
 #include "engine/record/record_session.h"
 #include "engine/record/syscall_context.h"
 
@@ -287,6 +288,7 @@ int64_t detach(PtraceCall& c) {
     // until SIGCONT: the recorder listens for that (on_group_stop).
     if (kernel_ptrace(PTRACE_LISTEN, c.tid, 0, nullptr) == 0) c.target->run = RunState::InKernel;
   }
+  tracer_debug::disarm(*c.target);
   c.session.ptrace_emulation().detach(c.tid);
   return 0;
 }

@@ -29,6 +29,7 @@
 #include "engine/core/written_bytes.h"
 #include "engine/record/compat_entry.h"
 #include "engine/record/blocking_calls.h"
+#include "engine/record/tracer_debug_registers.h"
 #include "engine/record/unknown_syscall.h"
 #include "engine/trace/written_data.h"
 #include "engine/trace/trace_error.h"
@@ -332,6 +333,7 @@ bool RecordSession::handle_stop(RecordTask& t, const WaitStatus& ws) {
     // make its call again stops anew.
     if (std::optional<WaitStatus> again = settle_handover_count(t, ws)) return handle_stop(t, *again);
   }
+  tracer_debug::settle(t);
   Task& task = t.task;
   // Calls other threads finished while this one ran user code come first;
   // those that this thread's own call caused (an unlock that woke a

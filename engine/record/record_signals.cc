@@ -18,6 +18,7 @@
 #include "engine/core/random_sites.h"
 #include "engine/core/tsc_clock.h"
 #include "engine/record/record_session.h"
+#include "engine/record/tracer_debug_registers.h"
 
 namespace backstep {
 namespace {
@@ -98,13 +99,14 @@ void RecordSession::on_signal(RecordTask& t, int sig) {
   }
   Registers regs = task.regs();
 
-  if (sig == SIGTRAP && info.si_code == TRAP_HWBKPT) {
+  if (sig == SIGTRAP && info.si_code == TRAP_HWBKPT && !tracer_debug::tracers_trap(t, ptrace_.tracee(t.tid()))) {
     // The recorder's own instruction breakpoint (the one-pass probe of a
     // forced position, forced_position.cc), whose trap was still queued when
     // the probe ended another way. A program cannot arm debug registers on
-    // itself (only a tracer can), so it is never the program's.
+    // itself: only its tracer can (a recorded one's hits stop it for that
+    // tracer, below).
     BS_LOG(Record, "thread " << t.tid() << ": dropping a late trap of the position probe");
-    task.set_debug_register(6, 0);
+    task.set_debug_register(6, task.debug_register(6) & ~uint64_t{1});
     task.resume(ResumeHow::Syscall);
     return;
   }

@@ -6,6 +6,7 @@
 
 #include <signal.h>
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -225,6 +226,11 @@ struct RecordTask {
   // After an event stop at a call's exit (a fork's, an exec's): the
   // system-call stop of that exit comes next, when its tracer lets it go.
   bool exit_stop_pending = false;
+  // Debug registers its tracer armed (tracer_debug_registers.h): DR7
+  // enables one on the real thread; or the values written while it was in
+  // no stop of the recorder's, set at its next stop.
+  bool debug_armed = false;
+  std::optional<std::array<uint64_t, 8>> debug_deferred;
   // the signal its tracer gave to PTRACE_CONT or PTRACE_DETACH, delivered
   // when it next runs; and one raised for that, delivered without a stop:
   std::optional<siginfo_t> tracer_signal;

@@ -30,6 +30,7 @@
 #include "engine/core/x86_decoder.h"
 #include "engine/record/position_site.h"
 #include "engine/record/record_session.h"
+#include "engine/record/tracer_debug_registers.h"
 #include "engine/record/syscall_context.h"
 #include "preload/preload_interface.h"
 
@@ -38,9 +39,11 @@ namespace backstep {
 bool is_step_trap(const siginfo_t& info) {
   // TRAP_TRACE: an instruction stepped; TRAP_BRKPT: a system call stepped
   // over; SIGTRAP itself as the code: a step that delivered a signal, at
-  // its handler's first instruction (raise_step_trap).
-  return info.si_signo == SIGTRAP &&
-         (info.si_code == TRAP_TRACE || info.si_code == TRAP_BRKPT || info.si_code == SIGTRAP);
+  // its handler's first instruction (raise_step_trap); TRAP_HWBKPT: a debug
+  // register its tracer armed (tracer_debug_registers.h), not armed in
+  // replay.
+  return info.si_signo == SIGTRAP && (info.si_code == TRAP_TRACE || info.si_code == TRAP_BRKPT ||
+                                      info.si_code == SIGTRAP || info.si_code == TRAP_HWBKPT);
 }
 
 ResumeHow RecordSession::tracee_resume_how(RecordTask& t) {
@@ -290,6 +293,7 @@ void RecordSession::let_tracees_go(RecordTask& gone, int status) {
       continue;
     }
     if (traced.syscall_stops) set_traced_calls(*t, false);
+    tracer_debug::disarm(*t);
     if (t->trace_stop_signal && !t->tracer_signal) t->tracer_signal = t->trace_stop_signal;
   }
   ptrace_.forget(tid);

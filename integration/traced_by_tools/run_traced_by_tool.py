@@ -29,6 +29,15 @@ the target is deleted and the replay must print exactly what the recording
 printed, and exit as it did. Before writes into a tracee were recorded, the
 recording stopped at gdb's first breakpoint (exit 125).
 
+gdb-watch: the same with gdb's hardware watchpoints and breakpoints on a
+program with two threads (gdb_watch_target.c): `watch`, `rwatch`,
+`awatch` and `hbreak`, which gdb arms with PTRACE_POKEUSER of the debug
+registers of every thread (one waits in pthread_join meanwhile), a
+variable changed at the hardware breakpoint's stop. Each hit must be the
+native session's, and the replay the recording's. Exit 77 (skipped) where
+the native session shows no hit: debug registers that never fire (some
+hypervisors).
+
 Each run has a time limit, so that a regression fails instead of hanging.
 Exit 77 (skipped) where the tool is not installed.
 """
@@ -88,28 +97,54 @@ def strace_summary(log_path):
     return summary
 
 
-GDB_COMMANDS = ["break step", "run", "print x", "next", "print counter", "continue", "bt", "delete",
-                "set var counter = 100", "stepi", "print $pc == &step + 13 || $pc != 0", "continue"]
+# Each gdb session: its commands, and lines the native session must show
+# (else the test checks nothing).
+GDB_SESSIONS = {
+    "gdb": (["break step", "run", "print x", "next", "print counter", "continue", "bt", "delete",
+             "set var counter = 100", "stepi", "print $pc == &step + 13 || $pc != 0", "continue"],
+            [", step (x=0)", "$1 = 0", "$2 = 0", ", step (x=1)", "#1  0x", "total 634 counter 109",
+             "exited with code 04"]),
+    "gdb-watch": (["break worker", "run", "watch shared", "continue", "continue", "rwatch seen", "awatch shared",
+                   "hbreak report", "continue", "continue", "continue", "continue", "continue", "print v",
+                   "set var v = 41", "info watchpoints", "delete", "continue"],
+                  ["hit Hardware watchpoint 2: shared", "Old value = 0", "New value = 10", "Old value = 30",
+                   "hit Hardware access (read/write) watchpoint 4: shared", "hit Hardware read watchpoint 3: seen",
+                   "Value = 40", "hit Breakpoint 5, report (v=40)", "$1 = 40", "breakpoint already hit 4 times",
+                   "shared=40 seen=41", "exited normally"]),
+}
+
+
+def gdb_text(out, err):
+    """What gdb printed, without what differs from run to run: process and
+    thread ids, a thread's address (its stack, placed after the preload
+    library's mappings when recorded)."""
+    text = out.decode(errors="replace") + err
+    text = re.sub(r"process \d+", "process N", text)
+    return re.sub(r"Thread 0x[0-9a-f]+ \(LWP \d+\)", "Thread T", text)
 
 
 def check_gdb(args, gdb, work):
+    commands, expected = GDB_SESSIONS[args.tool]
     target = os.path.join(work, "gdb_target")
     shutil.copy(args.target, target)
     argv = [gdb, "-nx", "-batch"]
-    for c in GDB_COMMANDS:
+    for c in commands:
         argv += ["-ex", c]
     argv.append(target)
     rc_native, native, err = run(argv, work)
-    native_text = re.sub(r"process \d+", "process N", (native.decode(errors="replace") + err))
-    for line in (", step (x=0)", "$1 = 0", "$2 = 0", ", step (x=1)", "#1  0x",
-                 "total 634 counter 109", "exited with code 04"):
+    native_text = gdb_text(native, err)
+    if args.tool == "gdb-watch" and "Old value = 0" not in native_text:
+        print("SKIP: no hardware watchpoint fired natively (debug registers that never fire here)\n%s" %
+              native_text)
+        return 77
+    for line in expected:
         if line not in native_text:
             print("FAIL: the native gdb session lacks %r: the test checks nothing\n%s" % (line, native_text))
             return 1
     trace = os.path.join(work, "trace")
     record = [args.backstep, "record", "-o", trace] + (["--no-syscall-buffer"] if args.no_syscall_buffer else [])
     rc, out, err = run(record + argv, work)
-    recorded_text = re.sub(r"process \d+", "process N", (out.decode(errors="replace") + err))
+    recorded_text = gdb_text(out, err)
     failures = []
     if rc != rc_native:
         failures.append("record exited %s, gdb natively %s:\n%s" % (rc, rc_native, err))
@@ -134,11 +169,11 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--backstep", required=True)
     ap.add_argument("--target", required=True)
-    ap.add_argument("--tool", choices=["strace", "gdb"], required=True)
+    ap.add_argument("--tool", choices=["strace", "gdb", "gdb-watch"], required=True)
     ap.add_argument("--no-syscall-buffer", action="store_true")
     ap.add_argument("--tmp-root", default=None)
     args = ap.parse_args()
-    tool = shutil.which(args.tool)
+    tool = shutil.which(args.tool.split("-")[0])
     if not tool:
         print("SKIP: %s is not installed" % args.tool)
         return 77
@@ -146,7 +181,7 @@ def main():
         os.makedirs(args.tmp_root, exist_ok=True)
     work = tempfile.mkdtemp(prefix="traced_by_", dir=args.tmp_root)
     failures = []
-    if args.tool == "gdb":
+    if args.tool in GDB_SESSIONS:
         try:
             return check_gdb(args, tool, work)
         finally:
