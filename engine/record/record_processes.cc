@@ -92,7 +92,7 @@ void RecordSession::on_vfork_event(RecordTask& t) {
   entered.kind = trace::EventKind::SyscallEntered;
   entered.tid = ctx.event.tid;
   entered.regs = ctx.event.regs;
-  write_event(entered);
+  if (!ctx.entered_written) write_event(entered);
   t.run = RunState::InKernel;
   if (current_ == &t) current_ = nullptr;
   std::optional<CloneRequest> request = clone_request(t.task, ctx.entry);

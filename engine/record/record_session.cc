@@ -548,6 +548,7 @@ void RecordSession::enter_syscall(RecordTask& t, const Registers& regs) {
   t.in_syscall.emplace(SyscallContext{*this, task, *info, restart ? *t.interrupted_entry : call,
                                      Registers(), trace::Event()});
   SyscallContext& ctx = *t.in_syscall;
+  ctx.entered_written = std::exchange(t.entered_written, false);
   if (!info->supported) ctx.refuse("unsupported system call");
   ctx.event.kind = trace::EventKind::Syscall;
   ctx.event.tid = static_cast<uint32_t>(task.tid());
@@ -607,7 +608,7 @@ void RecordSession::enter_syscall(RecordTask& t, const Registers& regs) {
     } else {
       task.resume(ResumeHow::Syscall);
     }
-    write_event(entered);
+    if (!ctx.entered_written) write_event(entered);
     t.run = RunState::InKernel;
     if (current_ == &t) current_ = nullptr;
     return;

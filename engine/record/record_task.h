@@ -226,6 +226,10 @@ struct RecordTask {
   // After an event stop at a call's exit (a fork's, an exec's): the
   // system-call stop of that exit comes next, when its tracer lets it go.
   bool exit_stop_pending = false;
+  // The SyscallEntered event of the call it stands at the entry of went
+  // into the trace (its tracer changed it there): that call's context
+  // takes it over (SyscallContext::entered_written).
+  bool entered_written = false;
   // Debug registers its tracer armed (tracer_debug_registers.h): DR7
   // enables one on the real thread; or the values written while it was in
   // no stop of the recorder's, set at its next stop.

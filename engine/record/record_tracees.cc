@@ -66,7 +66,7 @@ void RecordSession::hold_call(RecordTask& t) {
   entered.kind = trace::EventKind::SyscallEntered;
   entered.tid = ctx.event.tid;
   entered.regs = ctx.event.regs;
-  write_event(entered);
+  if (!ctx.entered_written) write_event(entered);
   t.held_wait = true;
   t.run = RunState::Stopped;
   if (current_ == &t) current_ = nullptr;
@@ -158,6 +158,7 @@ bool RecordSession::before_tracee_change(RecordTask& t, std::string& why) {
   if (t.stop_mark) {
     write_event(*t.stop_mark);
     if (t.stop_mark->kind == trace::EventKind::Position) ++result_.forced_positions;
+    if (t.stop_mark->kind == trace::EventKind::SyscallEntered) t.entered_written = true;
     t.stop_mark.reset();
   }
   t.stop_changed = true;
@@ -360,7 +361,14 @@ bool RecordSession::stop_at_syscall_entry(RecordTask& t, const WaitStatus& ws) {
     if (tracee->syscall_stops && !(shown & RecordTask::kShownEntry)) {
       BS_LOG(Record, "thread " << t.tid() << " stops at a call's entry for its tracer " << tracee->tracer);
       syscall_stop(t, *tracee, TraceStop::SyscallEntry);
-      t.stop_inexact = "at a system call's entry";
+      // Should its tracer change it here (a debugger's breakpoints), the
+      // call's entry goes into the trace first: replay stops the thread
+      // there (a SyscallEntered event), and the call runs after the change.
+      trace::Event entered;
+      entered.kind = trace::EventKind::SyscallEntered;
+      entered.tid = static_cast<uint32_t>(t.tid());
+      entered.regs = t.task.regs().to_block();
+      t.stop_mark = std::move(entered);
       t.entry_shown = shown | RecordTask::kShownEntry;
       t.task.keep_status(ws);
       return true;
@@ -429,6 +437,11 @@ void RecordSession::stop_for_event(RecordTask& t, EmulatedTracee& tracee, int ev
 }
 
 void RecordSession::syscall_stop(RecordTask& t, EmulatedTracee& tracee, TraceStop kind) {
+  // At a boundary: a call's exit follows its event; its entry's mark is
+  // set by the caller.
+  t.stop_mark.reset();
+  t.stop_inexact = nullptr;
+  t.stop_changed = false;
   siginfo_t info{};
   info.si_signo = SIGTRAP;
   info.si_code = syscall_stop_signal(tracee);

@@ -52,6 +52,10 @@ struct SyscallContext {
   // call blocks (RunState::InKernel): no ptrace request of the recorder's
   // can read it then, and its tracer's GETFPREGS and GETREGSET read this.
   std::vector<uint8_t> xstate_at_entry;
+  // Its SyscallEntered event is in the trace already: written where its
+  // tracer changed it at its syscall-entry stop (record_tracees.cc), so a
+  // call that blocks writes none again.
+  bool entered_written = false;
   // What a write-like call took from the program's memory (read once at the
   // exit stop; the echo of stdout/stderr and the trace's WrittenData use it).
   std::optional<std::vector<uint8_t>> written;

@@ -38,6 +38,17 @@ native session's, and the replay the recording's. Exit 77 (skipped) where
 the native session shows no hit: debug registers that never fire (some
 hypervisors).
 
+gdb-catch: `catch syscall write` on gdb_target.c: gdb stops the target at
+the write's entry and exit, and removes and inserts its breakpoints in
+the target's memory at those stops; changes at a system call's entry stop
+go into the trace as the call's entry (a SyscallEntered event) and then
+the change, so that replay makes them before the call runs.
+
+strace-inject: `strace -e inject=write:error=EIO:when=2 -e
+inject=getppid:retval=4242` of inject_target.c: strace skips each call at
+its entry stop (orig_rax -1) and writes the result at its exit. What the
+target prints, recorded and replayed, must be what it prints natively.
+
 Each run has a time limit, so that a regression fails instead of hanging.
 Exit 77 (skipped) where the tool is not installed.
 """
@@ -111,16 +122,25 @@ GDB_SESSIONS = {
                    "hit Hardware access (read/write) watchpoint 4: shared", "hit Hardware read watchpoint 3: seen",
                    "Value = 40", "hit Breakpoint 5, report (v=40)", "$1 = 40", "breakpoint already hit 4 times",
                    "shared=40 seen=41", "exited normally"]),
+    "gdb-catch": (["catch syscall write", "break step", "run", "delete 2", "continue", "bt 1", "print $rdx",
+                   "continue", "print $rax", "continue"],
+                  ["step (x=0)", "Catchpoint 1 (call to syscall write)", "$1 = 20", "total 40 counter 10",
+                   "Catchpoint 1 (returned from syscall write)", "$2 = 20", "exited with code 05"]),
 }
+
+INJECT = ["-e", "inject=write:error=EIO:when=2", "-e", "inject=getppid:retval=4242"]
 
 
 def gdb_text(out, err):
     """What gdb printed, without what differs from run to run: process and
-    thread ids, a thread's address (its stack, placed after the preload
-    library's mappings when recorded)."""
+    thread ids, and addresses in the libraries and thread stacks (placed
+    after the preload library's mappings when recorded)."""
     text = out.decode(errors="replace") + err
     text = re.sub(r"process \d+", "process N", text)
-    return re.sub(r"Thread 0x[0-9a-f]+ \(LWP \d+\)", "Thread T", text)
+    text = re.sub(r"Thread 0x[0-9a-f]+ \(LWP \d+\)", "Thread T", text)
+    # Code and data in the libraries (mapped after the preload library's
+    # when recorded with syscall buffering).
+    return re.sub(r"0x0*7fff[0-9a-f]{8}\b", "0x7fff...", text)
 
 
 def check_gdb(args, gdb, work):
@@ -165,11 +185,39 @@ def check_gdb(args, gdb, work):
     return 0
 
 
+def check_inject(args, strace, work):
+    target = os.path.join(work, "inject_target")
+    shutil.copy(args.target, target)
+    argv = [strace, "-f", "-o", os.path.join(work, "log")] + INJECT + [target]
+    rc_native, native, err = run(argv, work)
+    expected = b"writes: 4, -1 (Input/output error); getppid 4242"
+    if rc_native != 0 or expected not in native:
+        print("FAIL: native strace exited %s, printed %r (the test checks nothing)\n%s" % (rc_native, native, err))
+        return 1
+    trace = os.path.join(work, "trace")
+    record = [args.backstep, "record", "-o", trace] + (["--no-syscall-buffer"] if args.no_syscall_buffer else [])
+    rc, out, err = run(record + argv, work)
+    failures = []
+    if rc != 0 or out != native:
+        failures.append("record exited %s, printed %r; natively %r:\n%s" % (rc, out, native, err))
+    os.remove(target)
+    rc_replay, replay_out, replay_err = run([args.backstep, "replay", "--autopilot", trace], work)
+    if rc_replay != rc or replay_out != out:
+        failures.append("replay exited %s, printed %r; the recording %r:\n%s" % (rc_replay, replay_out, out,
+                                                                               replay_err))
+    for f in failures:
+        print("FAIL: " + f)
+    if failures:
+        return 1
+    print("PASS: strace -e inject recorded and replayed: %r" % out)
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--backstep", required=True)
     ap.add_argument("--target", required=True)
-    ap.add_argument("--tool", choices=["strace", "gdb", "gdb-watch"], required=True)
+    ap.add_argument("--tool", choices=["strace", "strace-inject", "gdb", "gdb-watch", "gdb-catch"], required=True)
     ap.add_argument("--no-syscall-buffer", action="store_true")
     ap.add_argument("--tmp-root", default=None)
     args = ap.parse_args()
@@ -184,6 +232,11 @@ def main():
     if args.tool in GDB_SESSIONS:
         try:
             return check_gdb(args, tool, work)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    if args.tool == "strace-inject":
+        try:
+            return check_inject(args, tool, work)
         finally:
             shutil.rmtree(work, ignore_errors=True)
     try:
