@@ -16,8 +16,8 @@ bool is_random_opcode(const uint8_t* p) {
   return p[0] == 0x0f && p[1] == 0xc7 && (p[2] & 0xc0) == 0xc0 && ((p[2] >> 3) & 7) >= 6;
 }
 
-// The length of a RDRAND or RDSEED at `p` (prefixes 0x66 and one REX, in
-// that order, as assemblers write them), or 0.
+}  // namespace
+
 std::size_t random_insn_length(const uint8_t* p, std::size_t n) {
   std::size_t at = 0;
   if (at < n && p[at] == kOperandSize) ++at;
@@ -25,8 +25,6 @@ std::size_t random_insn_length(const uint8_t* p, std::size_t n) {
   if (n - at < 3 || !is_random_opcode(p + at)) return 0;
   return at + 3;
 }
-
-}  // namespace
 
 bool may_hold_random_sites(const uint8_t* code, std::size_t size) {
   for (std::size_t i = 0; i + 3 <= size; ++i) {

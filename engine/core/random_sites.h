@@ -31,6 +31,9 @@ struct RandomSite {
 void scan_random_sites(const uint8_t* code, std::size_t size, uint64_t file_offset, std::vector<RandomSite>& out);
 // Whether the section might hold one (a quick byte search first).
 bool may_hold_random_sites(const uint8_t* code, std::size_t size);
+// The length of a RDRAND or RDSEED at `p` (prefixes 0x66 and one REX, in
+// that order, as assemblers write them), or 0.
+std::size_t random_insn_length(const uint8_t* p, std::size_t n);
 
 // The bytes that replace `insn` (same length).
 std::vector<uint8_t> random_site_patch(const std::vector<uint8_t>& insn);

@@ -254,17 +254,24 @@ bool may_be_jumped_into(const std::vector<uint64_t>& places, uint64_t around, ui
   return false;
 }
 
+std::size_t instruction_length(const uint8_t* code, std::size_t len, uint64_t addr) {
+  static const Llvm& llvm = Llvm::get();
+  llvm::MCInst inst;
+  uint64_t size = 0;
+  return llvm.disassemble(code, len, addr, inst, size) ? static_cast<std::size_t>(size) : 0;
+}
+
 void for_each_instruction(const uint8_t* code, std::size_t size, uint64_t addr,
                           const std::function<void(std::size_t at, std::size_t length)>& fn) {
   std::size_t at = 0;
   while (at < size) {
-    std::optional<Instruction> insn = decode(code + at, size - at, addr + at);
-    if (!insn) {
+    std::size_t length = instruction_length(code + at, size - at, addr + at);
+    if (length == 0) {
       ++at;
       continue;
     }
-    fn(at, insn->length);
-    at += insn->length;
+    fn(at, length);
+    at += length;
   }
 }
 

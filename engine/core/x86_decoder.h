@@ -43,6 +43,10 @@ struct Instruction {
 // nullopt if the bytes are not a whole instruction the decoder knows.
 std::optional<Instruction> decode(const uint8_t* code, std::size_t len, uint64_t addr);
 
+// The length of the instruction at `code` (as decode() finds it, without
+// the rest: the cheap way to walk code), or 0 where it knows none.
+std::size_t instruction_length(const uint8_t* code, std::size_t len, uint64_t addr);
+
 // Linear decoding of a code section's `size` bytes from its start (`addr`
 // names where they lie: a file offset, an address): calls fn(at, length)
 // for each instruction the decoder knows, at offset `at`; a byte it does not

@@ -18,11 +18,7 @@ const SitePatcher::FileSites& SitePatcher::sites_of(const std::string& path, uin
   FileSites sites;
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd >= 0) {
-    if (tsc_) sites.tsc = find_tsc_sites(fd);
-    if (cpuid_) sites.cpuid = find_cpuid_sites(fd);
-    each_code_section(fd, [&](const uint8_t* code, std::size_t size, uint64_t offset) {
-      if (may_hold_random_sites(code, size)) scan_random_sites(code, size, offset, sites.random);
-    });
+    sites = find_code_sites(fd, tsc_, cpuid_);
     close(fd);
   }
   BS_LOG(Record, "sites in " << path << ": " << sites.tsc.size() << " rdtsc, " << sites.random.size()

@@ -8,7 +8,8 @@
 //   - RDRAND and RDSEED, always (engine/core/random_sites.h);
 //   - cpuid, unless the recording uses CPUID faulting
 //     (engine/core/cpuid_trap.h).
-// Each file is decoded once per recording.
+// Each file is decoded once per recording, and only around the places
+// that could hold a site (engine/core/code_sites.h).
 #pragma once
 
 #include <cstdint>
@@ -16,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/core/code_sites.h"
 #include "engine/core/random_sites.h"
 #include "engine/core/tsc_sites.h"
 #include "engine/trace/event.h"
@@ -40,11 +42,7 @@ class SitePatcher {
              std::vector<trace::MemoryWrite>& writes);
 
  private:
-  struct FileSites {
-    std::vector<TscSite> tsc;
-    std::vector<RandomSite> random;
-    std::vector<uint64_t> cpuid;  // file offsets
-  };
+  using FileSites = CodeSites;
   const FileSites& sites_of(const std::string& path, uint64_t hash);
 
   bool tsc_;
