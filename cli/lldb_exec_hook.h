@@ -7,7 +7,11 @@
 // new program's recorded path (qXfer:exec-file), adds the launcher's copy
 // of that file as a module, and loads it where the process mapped it (the
 // lowest memory region the server names with that path); lldb's
-// breakpoints then resolve in it again.
+// breakpoints then resolve in it again. lldb's dynamic loader does not
+// follow the new program's libraries either (it found no program at the
+// exec), so at each later stop of that process the hook adds those the
+// dynamic linker has loaded by then (the server's qXfer:libraries-svr4),
+// from the launcher's copies under `sysroot`, at their load biases.
 #pragma once
 
 #include <map>
@@ -17,7 +21,7 @@ namespace backstep::cli {
 
 // The Python module (for `command script import`) whose class
 // backstep_exec.ExecHook is the stop hook; `copies` maps each program's
-// recorded path to its copy.
-std::string lldb_exec_hook_module(const std::map<std::string, std::string>& copies);
+// recorded path to its copy; a library's copy is `sysroot` + its path.
+std::string lldb_exec_hook_module(const std::map<std::string, std::string>& copies, const std::string& sysroot);
 
 }  // namespace backstep::cli

@@ -147,7 +147,7 @@ void LldbLaunch::copy_files(const std::string& dir, const DebuggeeChoice& choice
     copies.emplace(path, copy);
   }
   exec_hook_ = temp_dir_ + "/backstep_exec.py";
-  write_file(exec_hook_, lldb_exec_hook_module(copies));
+  write_file(exec_hook_, lldb_exec_hook_module(copies, sysroot_));
   // The dynamic linker names libraries by the paths it opened (/lib/...),
   // the kernel by the resolved ones (/usr/lib/...): on a merged-/usr host
   // the first are links to the second.

@@ -38,8 +38,9 @@ Subtests (the program: programs/lldb_target.c, total = 3 + 6 + 9):
            direction), `rc` and `reverse-continue` backwards;
   exec     (../gdb/scenarios/tree_fork_exec.c) `--onfork CHILD`, a child
            that execs: lldb hears of the exec (reason:exec), the launcher's
-           stop hook gives it the new program, and its breakpoints resolve
-           there, forwards and backwards;
+           stop hook gives it the new program and, at the next stop, the
+           libraries it loaded (libc's frame under main), and its
+           breakpoints resolve there, forwards and backwards;
   fork     (../gdb/scenarios/tree_parent.c) fork events: lldb hears of
            each child (fork:), detaches it (D;pid) and goes on; the
            breakpoint in the parent stops at every pass, both ways;
@@ -192,6 +193,7 @@ SUBTESTS = {
         "continue",
         "frame variable",
         "bt",
+        "image list libc.so.6",
         "continue",
         "process continue --reverse",
         "frame variable",
@@ -558,7 +560,13 @@ def check_exec(s):
     need(r"^\* thread #1, stop reason = breakpoint 2\.\d+$", text, "again_work after the exec")
     need(r"tree_fork_exec`again_work\(round=1\) at tree_fork_exec\.c:18:", text, "again_work(1)")
     need(r"^\(int\) round = 1$", s.take("frame variable"), "round in again_work(1)")
-    need(r"frame #1: 0x[0-9a-f]+ tree_fork_exec`main\(argc=2, ", s.take("bt"), "main of the exec'd program")
+    text = s.take("bt")
+    need(r"frame #1: 0x[0-9a-f]+ tree_fork_exec`main\(argc=2, ", text, "main of the exec'd program")
+    # The new program's libraries, which lldb's dynamic loader does not
+    # follow after an exec: the stop hook loads them, so the frames below
+    # main are libc's.
+    need(r"frame #2: 0x[0-9a-f]+ libc\.so\.6`", text, "libc's frame below main")
+    need(r"libc\.so\.6", s.take("image list libc.so.6"), "libc among the modules")
     need(r"again_work\(round=2\)", s.take("continue"), "again_work(2)")
     text = s.take("process continue --reverse")
     need(r"again_work\(round=1\) at tree_fork_exec\.c:18:", text, "back to again_work(1)")
