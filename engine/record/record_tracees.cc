@@ -476,8 +476,9 @@ bool RecordSession::trace_created(RecordTask& t, pid_t child, uint64_t flags) {
   info.si_signo = SIGSTOP;
   info.si_code = SI_USER;
   if (copy.seized) {
-    info.si_signo = SIGTRAP;
-    info.si_code = SIGTRAP | (PTRACE_EVENT_STOP << 8);
+    // The kernel's STOP trap, its siginfo naming the child itself (a
+    // SIGSTOP added without siginfo names no sender).
+    info = stop_trap_siginfo(child, SIGTRAP);
     status = ((SIGTRAP | (PTRACE_EVENT_STOP << 8)) << 8) | 0x7f;
   }
   if (copy.syscall_stops) set_traced_calls(*made, false);
