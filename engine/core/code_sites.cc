@@ -104,43 +104,44 @@ void scan_code_sites(const uint8_t* code, std::size_t size, uint64_t file_offset
   }
 }
 
-CodeSites find_code_sites(int fd, bool tsc, bool cpuid) {
-  CodeSites sites;
-  if (elf_version(EV_CURRENT) == EV_NONE) return sites;
+namespace {
+
+// The function starts the file's .eh_frame_hdr names (addresses, sorted).
+std::vector<uint64_t> function_starts_of(int fd) {
+  std::vector<uint64_t> starts;
+  if (elf_version(EV_CURRENT) == EV_NONE) return starts;
   Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
-  if (!elf) return sites;
-  if (elf_kind(elf) == ELF_K_ELF) {
-    std::size_t names = 0;
-    std::vector<uint64_t> starts;
-    if (elf_getshdrstrndx(elf, &names) == 0) {
-      Elf_Scn* scn = nullptr;
-      while ((scn = elf_nextscn(elf, scn)) != nullptr) {
-        GElf_Shdr sh;
-        if (!gelf_getshdr(scn, &sh)) continue;
-        const char* name = elf_strptr(elf, names, sh.sh_name);
-        if (!name || std::strcmp(name, ".eh_frame_hdr") != 0) continue;
-        Elf_Data* data = elf_rawdata(scn, nullptr);
-        if (data && data->d_buf) starts = function_starts(static_cast<const uint8_t*>(data->d_buf), data->d_size, sh.sh_addr);
-        break;
-      }
-    }
+  if (!elf) return starts;
+  std::size_t names = 0;
+  if (elf_kind(elf) == ELF_K_ELF && elf_getshdrstrndx(elf, &names) == 0) {
     Elf_Scn* scn = nullptr;
     while ((scn = elf_nextscn(elf, scn)) != nullptr) {
       GElf_Shdr sh;
-      if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || !(sh.sh_flags & SHF_EXECINSTR)) continue;
+      if (!gelf_getshdr(scn, &sh)) continue;
+      const char* name = elf_strptr(elf, names, sh.sh_name);
+      if (!name || std::strcmp(name, ".eh_frame_hdr") != 0) continue;
       Elf_Data* data = elf_rawdata(scn, nullptr);
-      if (!data || !data->d_buf || data->d_size == 0) continue;
-      // This section's function starts, relative to it.
-      std::vector<uint64_t> in_section;
-      auto first = std::lower_bound(starts.begin(), starts.end(), sh.sh_addr);
-      for (auto it = first; it != starts.end() && *it < sh.sh_addr + data->d_size; ++it) {
-        in_section.push_back(*it - sh.sh_addr);
-      }
-      scan_code_sites(static_cast<const uint8_t*>(data->d_buf), data->d_size, sh.sh_offset, in_section, tsc, cpuid,
-                      sites);
+      if (data && data->d_buf) starts = function_starts(static_cast<const uint8_t*>(data->d_buf), data->d_size, sh.sh_addr);
+      break;
     }
   }
   elf_end(elf);
+  return starts;
+}
+
+}  // namespace
+
+CodeSites find_code_sites(int fd, bool tsc, bool cpuid) {
+  CodeSites sites;
+  const std::vector<uint64_t> starts = function_starts_of(fd);
+  each_code_section_at(fd, [&](const uint8_t* code, std::size_t size, uint64_t offset, uint64_t addr) {
+    // This section's function starts, relative to it.
+    std::vector<uint64_t> in_section;
+    for (auto it = std::lower_bound(starts.begin(), starts.end(), addr); it != starts.end() && *it < addr + size; ++it) {
+      in_section.push_back(*it - addr);
+    }
+    scan_code_sites(code, size, offset, in_section, tsc, cpuid, sites);
+  });
   return sites;
 }
 

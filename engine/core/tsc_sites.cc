@@ -74,6 +74,13 @@ bool patching_rdtsc_sites() {
 }
 
 void each_code_section(int fd, const std::function<void(const uint8_t*, std::size_t, uint64_t)>& visit) {
+  each_code_section_at(fd, [&](const uint8_t* code, std::size_t size, uint64_t offset, uint64_t) {
+    visit(code, size, offset);
+  });
+}
+
+void each_code_section_at(int fd,
+                          const std::function<void(const uint8_t*, std::size_t, uint64_t, uint64_t)>& visit) {
   if (elf_version(EV_CURRENT) == EV_NONE) return;
   Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
   if (!elf) return;
@@ -84,7 +91,7 @@ void each_code_section(int fd, const std::function<void(const uint8_t*, std::siz
       if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || !(sh.sh_flags & SHF_EXECINSTR)) continue;
       Elf_Data* data = elf_rawdata(scn, nullptr);
       if (!data || !data->d_buf || data->d_size == 0) continue;
-      visit(static_cast<const uint8_t*>(data->d_buf), data->d_size, sh.sh_offset);
+      visit(static_cast<const uint8_t*>(data->d_buf), data->d_size, sh.sh_offset, sh.sh_addr);
     }
   }
   elf_end(elf);

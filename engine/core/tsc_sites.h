@@ -40,6 +40,9 @@ std::vector<TscSite> find_tsc_sites(int fd);
 // Calls `visit(bytes, size, file offset)` for each code section
 // (SHF_EXECINSTR) of the ELF file open at `fd`.
 void each_code_section(int fd, const std::function<void(const uint8_t*, std::size_t, uint64_t)>& visit);
+// The same, with each section's address too (its sh_addr).
+void each_code_section_at(int fd,
+                          const std::function<void(const uint8_t*, std::size_t, uint64_t, uint64_t)>& visit);
 
 // What a site of `length` bytes becomes: `int 0x2e` (rdtsc) or `int 0x2f;
 // nop` (rdtscp).
