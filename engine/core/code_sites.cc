@@ -52,17 +52,15 @@ std::vector<uint64_t> function_starts(const uint8_t* p, std::size_t n, uint64_t 
   return starts;
 }
 
-// Whether a site could begin with the byte after 0x0f at `p` (n bytes from
-// the 0x0f).
-bool may_start_site(const uint8_t* p, std::size_t n, bool tsc, bool cpuid) {
-  if (n < 2) return false;
-  switch (p[1]) {
-    case 0x31: return tsc;
-    case 0x01: return tsc && n >= 3 && p[2] == 0xf9;
-    case 0xa2: return cpuid;
-    case 0xc7: return n >= 3 && (p[2] & 0xc0) == 0xc0 && ((p[2] >> 3) & 7) >= 6;
-    default: return false;
+// The length of a site of a kind asked for whose bytes are at `p` (n
+// bytes), or 0: where the walk must decode (whether they are an
+// instruction there is the decoder's to say).
+std::size_t site_length(const uint8_t* p, std::size_t n, bool tsc, bool cpuid) {
+  if (std::size_t random = random_insn_length(p, n)) return random;
+  if (tsc) {
+    if (int length = trapped_tsc_length(p, n, /*patched=*/false)) return static_cast<std::size_t>(length);
   }
+  return cpuid && is_cpuid(p, n, /*patched=*/false) ? 2 : 0;
 }
 
 }  // namespace
@@ -86,7 +84,7 @@ void scan_code_sites(const uint8_t* code, std::size_t size, uint64_t file_offset
   while ((escape = static_cast<const uint8_t*>(std::memchr(escape, 0x0f, size - (escape - code)))) != nullptr) {
     std::size_t candidate = static_cast<std::size_t>(escape - code);
     ++escape;
-    if (candidate < at || !may_start_site(code + candidate, size - candidate, tsc, cpuid)) continue;
+    if (candidate < at || site_length(code + candidate, size - candidate, tsc, cpuid) == 0) continue;
     // The nearest function start at or before it; a start past `at` is a
     // boundary the walk may jump to.
     auto next = std::upper_bound(starts.begin(), starts.end(), static_cast<uint64_t>(candidate));
