@@ -25,6 +25,7 @@
 #include "engine/core/proc_maps.h"
 #include "engine/record/clone_request.h"
 #include "engine/record/record_session.h"
+#include "engine/record/tracer_debug_registers.h"
 
 namespace backstep {
 
@@ -168,11 +169,8 @@ void RecordSession::on_exec_event(RecordTask& t) {
   RecordProcess& p = *t.process;
   unsigned long former = static_cast<unsigned long>(t.tid());
   if (ptrace(PTRACE_GETEVENTMSG, t.tid(), nullptr, &former) != 0) former = static_cast<unsigned long>(t.tid());
-  // The kernel drops the debug registers at an exec (a tracer's included:
-  // tracer_debug_registers.h).
-  t.debug_armed = false;
-  t.debug_deferred.reset();
-  if (EmulatedTracee* traced = ptrace_.tracee(t.tid())) std::fill(std::begin(traced->debug_regs), std::end(traced->debug_regs), 0);
+  // The kernel drops the debug registers at an exec, a tracer's included.
+  tracer_debug::forget_at_exec(t, ptrace_.tracee(t.tid()));
   RecordTask* execer = record_task(static_cast<pid_t>(former));
   if (!execer) execer = &t;
   if (execer != &t) {

@@ -4,10 +4,13 @@
 #include <sys/ptrace.h>
 #include <sys/user.h>
 
+#include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstddef>
 #include <string>
 
+#include "engine/record/ptrace_call.h"
 #include "engine/record/ptrace_emulation.h"
 #include "engine/record/record_task.h"
 #include "values/log.h"
@@ -29,8 +32,13 @@ long kernel_peek(pid_t tid, int n, uint64_t& value) {
 }
 
 long kernel_poke(pid_t tid, int n, uint64_t value) {
-  long r = ::ptrace(PTRACE_POKEUSER, tid, offset_of(n), value);
-  return r < 0 ? -errno : 0;
+  return ptrace_calls::kernel_ptrace(PTRACE_POKEUSER, tid, offset_of(n), reinterpret_cast<void*>(value));
+}
+
+std::array<uint64_t, kCount> copy_of(const EmulatedTracee& tracee) {
+  std::array<uint64_t, kCount> regs;
+  std::copy(std::begin(tracee.debug_regs), std::end(tracee.debug_regs), regs.begin());
+  return regs;
 }
 
 // In a ptrace stop of the recorder's, where the kernel lets it write them.
@@ -38,7 +46,7 @@ bool in_real_stop(const RecordTask& t) { return t.run == RunState::Stopped; }
 
 // The addresses first, then the control (what it enables must point where
 // the tracer said; the recorder's probe may have used DR0 meanwhile).
-long write_all(RecordTask& t, const uint64_t (&regs)[kCount]) {
+long write_all(RecordTask& t, const std::array<uint64_t, kCount>& regs) {
   pid_t tid = t.task.tid();
   for (int n = 0; n < 4; ++n) {
     if (long r = kernel_poke(tid, n, regs[n]); r < 0) return r;
@@ -79,23 +87,21 @@ int64_t poke(RecordTask& t, EmulatedTracee& tracee, int n, uint64_t value) {
   if (!in_real_stop(t) || t.debug_deferred) {
     // Waiting in the kernel: kept, and written at its next stop (where a
     // value the kernel refuses ends the recording: settle()).
-    if (!t.debug_deferred) {
-      t.debug_deferred.emplace();
-      for (int i = 0; i < kCount; ++i) (*t.debug_deferred)[i] = tracee.debug_regs[i];
-    }
+    if (!t.debug_deferred) t.debug_deferred = copy_of(tracee);
     (*t.debug_deferred)[n] = value;
     tracee.debug_regs[n] = value;
     return 0;
   }
   pid_t tid = t.task.tid();
   if (n == kControl && !t.debug_armed) {
-    // Nothing armed: the recorder's probe may have used DR0 and DR6.
-    for (int i = 0; i < 4; ++i) {
-      if (long r = kernel_poke(tid, i, tracee.debug_regs[i]); r < 0) return r;
-    }
-    if (long r = kernel_poke(tid, kStatus, tracee.debug_regs[kStatus]); r < 0) return r;
+    // Nothing armed: the recorder's probe may have used DR0 and DR6, so
+    // all of them are written again, the control last.
+    std::array<uint64_t, kCount> regs = copy_of(tracee);
+    regs[kControl] = value;
+    if (long r = write_all(t, regs); r < 0) return r;
+  } else if (long r = kernel_poke(tid, n, value); r < 0) {
+    return r;
   }
-  if (long r = kernel_poke(tid, n, value); r < 0) return r;
   tracee.debug_regs[n] = value;
   if (n == kControl) {
     t.debug_armed = (value & kEnableBits) != 0;
@@ -121,8 +127,7 @@ void disarm(RecordTask& t) {
 
 void settle(RecordTask& t) {
   if (!t.debug_deferred) return;
-  uint64_t regs[kCount];
-  for (int i = 0; i < kCount; ++i) regs[i] = (*t.debug_deferred)[i];
+  std::array<uint64_t, kCount> regs = *t.debug_deferred;
   t.debug_deferred.reset();
   if (long r = write_all(t, regs); r < 0 && r != -ESRCH) {
     throw RecordingRefused("the debug registers the tracer of thread " + std::to_string(t.task.tid()) +
@@ -130,6 +135,12 @@ void settle(RecordTask& t) {
                            "(errno " + std::to_string(-r) + "); such a refusal cannot be given to the tracer "
                            "after the call");
   }
+}
+
+void forget_at_exec(RecordTask& t, EmulatedTracee* tracee) {
+  t.debug_armed = false;
+  t.debug_deferred.reset();
+  if (tracee) std::fill(std::begin(tracee->debug_regs), std::end(tracee->debug_regs), 0);
 }
 
 bool tracers_trap(RecordTask& t, const EmulatedTracee* tracee) {

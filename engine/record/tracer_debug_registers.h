@@ -43,6 +43,9 @@ void disarm(RecordTask& t);
 // At each stop of the thread (a real ptrace stop): writes what was kept
 // while it waited in the kernel.
 void settle(RecordTask& t);
+// Its exec: the kernel dropped them (the tracer's copy too, where it is
+// traced).
+void forget_at_exec(RecordTask& t, EmulatedTracee* tracee);
 // A TRAP_HWBKPT of the thread: its tracer's (a slot its DR7 enables hit),
 // not the recorder's probe's.
 bool tracers_trap(RecordTask& t, const EmulatedTracee* tracee);
