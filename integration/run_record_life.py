@@ -121,6 +121,10 @@ class Context:
         return self.bs("replay", "--autopilot", trace)
 
     def expect_tracee_gone(self, tracees, what):
+        # The kernel's SIGKILL of a tracee whose tracer died (EXITKILL) is
+        # delivered when the tracee next runs: on a busy machine it may not
+        # have exited yet when the recorder has. Polled, not slept.
+        wait_for(lambda: not any(alive(p) for p in tracees), 10)
         left = [p for p in tracees if alive(p)]
         self.check.expect(not left, "%s: the program (pids %s) outlived the recorder" % (what, left))
 
