@@ -76,21 +76,33 @@ int main(void) {
   al.sa_handler = on_alarm;
   al.sa_flags = SA_RESTART;
   SYS(sigaction(SIGALRM, &al, NULL));
-  struct itimerval it = {{0, 0}, {0, 20000}};
+  // A periodic timer: should an expiry land before nanosleep is entered (a
+  // loaded machine, or a slow tracer), the next one still interrupts it.
+  struct itimerval it = {{0, 20000}, {0, 20000}}, off = {{0, 0}, {0, 0}};
   SYS(setitimer(ITIMER_REAL, &it, NULL));
   struct timespec req = {5, 0}, rem = {0, 0};
   errno = 0;
   int r = nanosleep(&req, &rem);
-  printf("nanosleep: %d %s, alarms %d, time left %d\n", r, errname(errno), alarms, rem.tv_sec > 0);
-  nd("left %ld.%09ld\n", (long)rem.tv_sec, rem.tv_nsec);
-  sigset_t all_but_alarm;
+  SYS(setitimer(ITIMER_REAL, &off, NULL));
+  printf("nanosleep: %d %s, alarms >= 1: %d, time left %d\n", r, errname(errno), alarms >= 1,
+         rem.tv_sec > 0);
+  nd("left %ld.%09ld, alarms %d\n", (long)rem.tv_sec, rem.tv_nsec, (int)alarms);
+  // SIGALRM stays blocked until sigsuspend, so that an early expiry is held
+  // pending instead of being handled before the wait begins (which would wait
+  // for ever).
+  sigset_t alarm_only, all_but_alarm, before;
+  sigemptyset(&alarm_only);
+  sigaddset(&alarm_only, SIGALRM);
+  SYS(sigprocmask(SIG_BLOCK, &alarm_only, &before));
   sigfillset(&all_but_alarm);
   sigdelset(&all_but_alarm, SIGALRM);
-  it.it_value.tv_usec = 1000;
+  int alarms_before = alarms;
+  it = (struct itimerval){{0, 0}, {0, 1000}};
   SYS(setitimer(ITIMER_REAL, &it, NULL));
   errno = 0;
   r = sigsuspend(&all_but_alarm);
-  printf("sigsuspend: %d %s, alarms %d\n", r, errname(errno), alarms);
+  printf("sigsuspend: %d %s, one more alarm: %d\n", r, errname(errno), alarms == alarms_before + 1);
+  SYS(sigprocmask(SIG_SETMASK, &before, NULL));
   signal(SIGPWR, SIG_IGN);
   raise(SIGPWR);
   printf("SIGPWR ignored\n");
