@@ -125,6 +125,7 @@ void RecordSession::start_created_process(const CreatedThread& c, RecordTask& t)
     p.library_code = creator->process->library_code;
     p.library_code_end = creator->process->library_code_end;
     p.exe_stub_area = creator->process->exe_stub_area;
+    p.patched_sites = creator->process->patched_sites;
     t.buffer = creator->buffer;
     p.own_filter = creator->process->own_filter;
     p.strict = creator->process->strict;
@@ -210,6 +211,7 @@ void RecordSession::on_exec_event(RecordTask& t) {
   p.library_code = p.library_code_end = 0;
   p.exe_stub_area = exe_stub_area;
   p.patchable_code_known = false;
+  p.patched_sites.clear();
   p.buffer_views.clear();
   p.fork_sensitive = false;
   p.sigchld_nocldstop = false;  // handlers are reset, and their flags

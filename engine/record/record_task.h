@@ -74,6 +74,16 @@ struct RecordProcess {
   };
   std::vector<CodeRange> patchable_code;
   bool patchable_code_known = false;
+  // The sites the recorder patched (site_stubs.cc): the jump it wrote and
+  // the bytes that jump replaced, so that the search for jumps into a site
+  // about to be patched reads the program's own code where a patch is, not
+  // the patch's displacement bytes. A fork's child inherits them; an exec
+  // forgets them.
+  struct PatchedSite {
+    uint64_t site = 0;
+    std::vector<uint8_t> patch, original;
+  };
+  std::vector<PatchedSite> patched_sites;
   // The recorder's views of its threads' syscall buffers, by address
   // (buffer_view.h): gone at exec, at its end, and where the program maps
   // over one.

@@ -29,13 +29,30 @@ std::optional<uint64_t> RecordSession::install_stub(RecordTask& t, const syscall
     }
     p.patchable_code_known = true;
   }
-  bool private_file = false;
+  const RecordProcess::CodeRange* mapping = nullptr;
   for (const RecordProcess::CodeRange& r : p.patchable_code) {
-    if (site >= r.start && site_end <= r.end) private_file = true;
+    if (site >= r.start && site_end <= r.end) mapping = &r;
   }
-  if (!private_file) return std::nullopt;
-  auto read = [&](uint64_t addr, void* buf, std::size_t len) {
-    return task.read_some(remote_ptr<void>(addr), buf, len);
+  if (!mapping) return std::nullopt;
+  // The code a jump into the site could come from: its own mapping only (a
+  // direct jump never crosses from one file's mapping into another's), as
+  // the program has it: where a site was patched, the bytes it replaced.
+  // (Scanned byte by byte, a patch's displacement can look like a jump
+  // into the next site.)
+  uint64_t code_start = mapping->start, code_end = mapping->end;
+  auto read = [&](uint64_t addr, void* buf, std::size_t len) -> std::size_t {
+    if (addr < code_start || addr >= code_end) return 0;
+    std::size_t got = task.read_some(remote_ptr<void>(addr), buf, std::min<uint64_t>(len, code_end - addr));
+    auto* bytes = static_cast<uint8_t*>(buf);
+    for (const RecordProcess::PatchedSite& ps : p.patched_sites) {
+      uint64_t from = std::max(ps.site, addr), to = std::min(ps.site + ps.patch.size(), addr + got);
+      if (from >= to) continue;
+      uint8_t* here = bytes + (from - addr);
+      if (std::equal(here, here + (to - from), ps.patch.begin() + static_cast<std::ptrdiff_t>(from - ps.site))) {
+        std::copy_n(ps.original.begin() + static_cast<std::ptrdiff_t>(from - ps.site), to - from, here);
+      }
+    }
+    return got;
   };
   if (syscall_stub::may_be_jumped_into(plan, read)) {
     BS_LOG(Record, "left the site at 0x" << std::hex << site << " as it is: a jump may land inside its patch");
@@ -65,6 +82,8 @@ std::optional<uint64_t> RecordSession::install_stub(RecordTask& t, const syscall
     veneers = slot && slot->used < syscall_stub::kExecutableAreaFirstStub;
   }
   if (!slot) return std::nullopt;
+  std::vector<uint8_t> original(plan.info.site_length);
+  if (task.read_some(remote_ptr<void>(site), original.data(), original.size()) != original.size()) return std::nullopt;
   written.clear();
   if (veneers) {
     // The area's first stub: its veneers to the library's entries first.
@@ -78,8 +97,9 @@ std::optional<uint64_t> RecordSession::install_stub(RecordTask& t, const syscall
   task.write_bytes(remote_ptr<void>(stub), s.data(), s.size());
   ++slots;
   task.write_bytes(remote_ptr<void>(slot->area), &slots, sizeof(slots));
-  std::vector<uint8_t> jump = syscall_stub::site_code(plan, stub);
+  std::vector<uint8_t> jump = syscall_stub::site_code(plan, stub);  // site_length bytes, as `original`
   task.write_bytes(remote_ptr<void>(site), jump.data(), jump.size());
+  p.patched_sites.push_back({site, jump, std::move(original)});
   written.insert(written.end(), {{stub, s.size()}, {slot->area, sizeof(slots)}, {site, jump.size()}});
   move_out_of_site(t, plan.info, stub);
   return stub;
