@@ -2,6 +2,8 @@
  * instruction and append what it returned and wrote to the thread's buffer.
  * The recorder turns the records into a BufferFlush event at the thread's
  * next stop. */
+#include <linux/errno.h>
+#include <linux/fs.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -91,6 +93,73 @@ static enum bs_opened opened_gate(const struct bs_buffer_header *header, int64_t
   return BS_OPENED_NONE;
 }
 
+/* A call that may block, made first in a form that cannot wait and
+ * without the desched event: most calls on a busy pipe or socket find data
+ * or room at once, most polls something ready, and arming and disarming
+ * the event costs two ioctls, several times the call itself. Returns the
+ * call's result, or BS_NOT_TRIED where it would have waited (or has no
+ * such form): then it is made as the program made it, with the event
+ * armed. The result is the blocking call's: a read returns what is there,
+ * as a blocking one does once something is; a write-like call is at most
+ * BS_BLOCKING_WRITE_MAX bytes, which a pipe takes whole or not at all; a
+ * poll returns what is ready. */
+#define BS_NOT_TRIED ((int64_t)-4096)
+static int64_t fd_call_without_waiting(long nr, const uint64_t *args) {
+  struct {
+    uint64_t base, len;
+  } one = {args[1], args[2]};
+  switch (nr) {
+    case SYS_read:
+    case SYS_write:
+      return bs_untraced_syscall(nr == SYS_read ? SYS_preadv2 : SYS_pwritev2, (long)args[0], (long)&one, 1, -1, 0,
+                                 RWF_NOWAIT);
+    case SYS_readv:
+    case SYS_writev:
+      return bs_untraced_syscall(nr == SYS_readv ? SYS_preadv2 : SYS_pwritev2, (long)args[0], (long)args[1],
+                                 (long)args[2], -1, 0, RWF_NOWAIT);
+    case SYS_recvfrom:
+    case SYS_sendto:
+      return bs_untraced_syscall(nr, (long)args[0], (long)args[1], (long)args[2], (long)(args[3] | MSG_DONTWAIT),
+                                 (long)args[4], (long)args[5]);
+    case SYS_recvmsg:
+    case SYS_sendmsg:
+      return bs_untraced_syscall(nr, (long)args[0], (long)args[1], (long)(args[2] | MSG_DONTWAIT), 0, 0, 0);
+    default: return BS_NOT_TRIED;
+  }
+}
+
+/* poll and the epoll waits with a zero timeout (none: nothing is ready).
+ * ppoll only without a timeout of its own, which it would write back. */
+static int64_t poll_without_waiting(long nr, const uint64_t *args) {
+  struct {
+    int64_t sec, nsec;
+  } zero = {0, 0};
+  switch (nr) {
+    case SYS_poll: return bs_untraced_syscall(nr, (long)args[0], (long)args[1], 0, 0, 0, 0);
+    case SYS_epoll_wait:
+    case SYS_epoll_pwait:
+      return bs_untraced_syscall(nr, (long)args[0], (long)args[1], (long)args[2], 0, (long)args[4], (long)args[5]);
+    case SYS_epoll_pwait2:
+      return bs_untraced_syscall(nr, (long)args[0], (long)args[1], (long)args[2], (long)&zero, (long)args[4],
+                                 (long)args[5]);
+    case SYS_ppoll:
+      if (args[2] != 0) return BS_NOT_TRIED;
+      return bs_untraced_syscall(nr, (long)args[0], (long)args[1], (long)&zero, (long)args[3], (long)args[4], 0);
+    default: return BS_NOT_TRIED;
+  }
+}
+
+static int64_t call_without_waiting(long nr, const uint64_t *args) {
+  int64_t ret = fd_call_without_waiting(nr, args);
+  if (ret == -EAGAIN || ret == -EOPNOTSUPP) return BS_NOT_TRIED;  /* nothing to read, no room; or no RWF_NOWAIT */
+  if (ret != BS_NOT_TRIED) return ret;
+  ret = poll_without_waiting(nr, args);
+  /* Nothing ready: the program's own zero timeout makes that the answer. */
+  int zero_timeout = (nr == SYS_poll && (int32_t)args[2] == 0) ||
+                     ((nr == SYS_epoll_wait || nr == SYS_epoll_pwait) && (int32_t)args[3] == 0);
+  return ret == 0 && !zero_timeout ? BS_NOT_TRIED : ret;
+}
+
 const struct bs_record *bs_record_call(struct bs_buffer_header *header, const struct bs_buffered_call *call,
                                        struct bs_saved_regs *regs, int may_block) {
   /* The recorder asks for a switch point: this call is traced. */
@@ -102,11 +171,10 @@ const struct bs_record *bs_record_call(struct bs_buffer_header *header, const st
   const uint64_t *args = regs->args;
   /* A call that may wait is made with the desched event armed, so that the
    * recorder hears of it if it blocks (desched.c); right after the same call
-   * blocked, it is traced at once (see skip_left). */
-  if (may_block && header->skip_left != 0 && header->skip_nr == (uint32_t)regs->rax && header->skip_arg == args[0]) {
-    header->skip_left--;
-    return 0;
-  }
+   * blocked, it is traced at once (see skip_left), unless it can be made
+   * without waiting. */
+  int same = header->skip_nr == (uint32_t)regs->rax && header->skip_arg == args[0];
+  int skipping = may_block && header->skip_left != 0 && same;
   /* What an iovec array or a msghdr says, when a bound or a gate needs it
    * (a writev on a file needs neither: its data is hashed after the call). */
   struct bs_indirect ind;
@@ -126,13 +194,20 @@ const struct bs_record *bs_record_call(struct bs_buffer_header *header, const st
   /* recv(MSG_WAITALL) could likewise return part of what it waits for. */
   if (may_block && regs->rax == SYS_recvfrom && (args[3] & MSG_WAITALL)) return 0;
   if (may_block && regs->rax == SYS_recvmsg && (args[2] & MSG_WAITALL)) return 0;
-  if (may_block && !bs_desched_arm(header)) return 0;
-  int64_t ret = bs_untraced_syscall((long)regs->rax, (long)args[0], (long)args[1], (long)args[2],
-                                    (long)args[3], (long)args[4], (long)args[5]);
-  if (may_block) bs_desched_disarm(header);
+  int64_t ret = may_block ? call_without_waiting((long)regs->rax, args) : BS_NOT_TRIED;
+  if (ret == BS_RESULT_ABANDONED) return 0;  /* it raised a signal (SIGPIPE): traced, it raises it again */
+  if (ret == BS_NOT_TRIED) {
+    if (skipping) {
+      header->skip_left--;
+      return 0;
+    }
+    if (may_block && !bs_desched_arm(header)) return 0;
+    ret = bs_untraced_syscall((long)regs->rax, (long)args[0], (long)args[1], (long)args[2], (long)args[3],
+                              (long)args[4], (long)args[5]);
+    if (may_block) bs_desched_disarm(header);
+  }
   /* The recorder abandoned it (the thread blocked, or a signal came): the
    * call did nothing, and is made again on the traced path. */
-  int same = header->skip_nr == (uint32_t)regs->rax && header->skip_arg == args[0];
   if (ret == BS_RESULT_ABANDONED) {
     uint32_t next = same && header->skip_next >= BS_SKIP_AFTER_BLOCK ? header->skip_next : BS_SKIP_AFTER_BLOCK;
     header->skip_nr = (uint32_t)regs->rax;

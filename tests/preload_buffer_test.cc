@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <poll.h>
 #include <signal.h>
 #include <stddef.h>
 #include <sys/prctl.h>
@@ -455,32 +456,44 @@ BOOST_AUTO_TEST_CASE(replay_reports_a_divergence_with_ud2, *boost::unit_test::pr
 }
 
 // Calls that may block (BS_CALL_MAY_BLOCK): on a descriptor whose
-// fd_blocking bit is set, buffered only with the desched event armed, which
-// the library opens on first use at BS_DESCHED_FD_MIN or above and points at
-// the recorder's thread (here: this one, with a signal that is ignored).
+// fd_blocking bit is set, made first in a form that cannot wait and
+// buffered when that needs no wait; otherwise made with the desched event
+// armed, which the library opens on first use at BS_DESCHED_FD_MIN or above
+// and points at the recorder's thread (here: this one, with a signal that is
+// ignored).
 BOOST_AUTO_TEST_CASE(calls_that_may_block_arm_the_desched_event,
                      *boost::unit_test::precondition(tool_page_available)) {
-  int p[2];
+  int p[2], q[2];
   BOOST_REQUIRE(pipe(p) == 0);
+  BOOST_REQUIRE(pipe2(q, O_NONBLOCK) == 0);  // empty: a read would wait, and says EAGAIN at once
   BOOST_REQUIRE(write(p[1], "hello", 5) == 5);
   char buf[16] = {};
+  auto set_blocking = [](Buffer& b, int fd) { b.header->fd_blocking[fd / 64] |= uint64_t{1} << (fd % 64); };
   {
     Buffer b(BS_MODE_RECORD);
     b.header->desched_fd = -1;
     // No bit: traced. fd_allowed is for calls that cannot block.
     BOOST_TEST(!hook(SYS_read, {uint64_t(p[0]), u(buf), sizeof(buf)}).handled);
-    b.header->fd_blocking[p[0] / 64] |= uint64_t{1} << (p[0] % 64);
-    // No recorder to tell: the event cannot be armed, so traced.
-    BOOST_TEST(!hook(SYS_read, {uint64_t(p[0]), u(buf), sizeof(buf)}).handled);
-    BOOST_TEST(b.header->used == 0u);
-
-    b.header->recorder_tid = static_cast<uint32_t>(syscall(SYS_gettid));
-    b.header->desched_signal = SIGURG;  // ignored by default, should a switch happen
+    set_blocking(b, p[0]);
+    set_blocking(b, q[0]);
+    // Data is there: read without waiting, no event needed (none opened).
     HookResult r = hook(SYS_read, {uint64_t(p[0]), u(buf), sizeof(buf)});
     BOOST_TEST(r.handled);
     BOOST_TEST(r.result == 5);
     BOOST_TEST(std::string(buf, 5) == "hello");
     BOOST_TEST(b.record_at(0)->nr == unsigned{SYS_read});
+    BOOST_TEST(b.header->desched_fd == -1);
+    uint32_t used = b.header->used;
+    // A read that would wait, with no recorder to tell: the event cannot be
+    // armed, so traced.
+    BOOST_TEST(!hook(SYS_read, {uint64_t(q[0]), u(buf), sizeof(buf)}).handled);
+    BOOST_TEST(b.header->used == used);
+
+    b.header->recorder_tid = static_cast<uint32_t>(syscall(SYS_gettid));
+    b.header->desched_signal = SIGURG;  // ignored by default, should a switch happen
+    r = hook(SYS_read, {uint64_t(q[0]), u(buf), sizeof(buf)});
+    BOOST_TEST(r.handled);
+    BOOST_TEST(r.result == -EAGAIN);  // the program's O_NONBLOCK, through the armed call
     int fd = b.header->desched_fd;
     BOOST_TEST(fd >= BS_DESCHED_FD_MIN);
     BOOST_TEST(b.header->desched_tid == static_cast<uint32_t>(syscall(SYS_gettid)));
@@ -491,16 +504,33 @@ BOOST_AUTO_TEST_CASE(calls_that_may_block_arm_the_desched_event,
     BOOST_TEST(owner.type == F_OWNER_TID);
     BOOST_TEST(owner.pid == static_cast<pid_t>(syscall(SYS_gettid)));
 
-    // The next call reuses it; a write of the pipe is buffered the same way.
+    // A write of the pipe is buffered the same way (room: no event).
     BOOST_TEST(hook(SYS_write, {uint64_t(p[1]), u("ab"), 2}).handled == false);  // p[1] has no bit
-    b.header->fd_blocking[p[1] / 64] |= uint64_t{1} << (p[1] % 64);
-    BOOST_TEST(hook(SYS_write, {uint64_t(p[1]), u("ab"), 2}).handled);
+    set_blocking(b, p[1]);
+    r = hook(SYS_write, {uint64_t(p[1]), u("ab"), 2});
+    BOOST_TEST(r.handled);
+    BOOST_TEST(r.result == 2);
+    BOOST_TEST(read(p[0], buf, sizeof(buf)) == 2);
     BOOST_TEST(b.header->desched_fd == fd);
+
+    // A poll finds its descriptor ready at once; one with nothing ready and
+    // a zero timeout of its own answers 0 without the event.
+    BOOST_REQUIRE(write(p[1], "c", 1) == 1);
+    pollfd polled[2] = {{p[0], POLLIN, 0}, {q[0], POLLIN, 0}};
+    r = hook(SYS_poll, {u(polled), 2, uint64_t(-1)});
+    BOOST_TEST(r.handled);
+    BOOST_TEST(r.result == 1);
+    BOOST_TEST(polled[0].revents == POLLIN);
+    BOOST_TEST(polled[1].revents == 0);
+    r = hook(SYS_poll, {u(&polled[1]), 1, 0});
+    BOOST_TEST(r.handled);
+    BOOST_TEST(r.result == 0);
+    BOOST_TEST(read(p[0], buf, sizeof(buf)) == 1);
 
     // A thread that did not open it (a fork's child) opens its own at the
     // same number.
     b.header->desched_tid = 1;
-    BOOST_TEST(hook(SYS_read, {uint64_t(p[0]), u(buf), sizeof(buf)}).handled);
+    BOOST_TEST(hook(SYS_read, {uint64_t(q[0]), u(buf), sizeof(buf)}).handled);
     BOOST_TEST(b.header->desched_fd == fd);
     BOOST_TEST(b.header->desched_tid == static_cast<uint32_t>(syscall(SYS_gettid)));
 
@@ -514,8 +544,7 @@ BOOST_AUTO_TEST_CASE(calls_that_may_block_arm_the_desched_event,
     BOOST_TEST((b.header->fd_allowed[spare / 64] & bit) == 0u);
     close(fd);
   }
-  close(p[0]);
-  close(p[1]);
+  for (int fd : {p[0], p[1], q[0], q[1]}) close(fd);
 }
 
 // recvfrom's source address is an output of unknown size: buffered only
