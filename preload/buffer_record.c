@@ -100,31 +100,35 @@ static enum bs_opened opened_gate(const struct bs_buffer_header *header, int64_t
  * call's result, or BS_NOT_TRIED where it would have waited (or has no
  * such form): then it is made as the program made it, with the event
  * armed. The result is the blocking call's: a read returns what is there,
- * as a blocking one does once something is; a write-like call is at most
- * BS_BLOCKING_WRITE_MAX bytes, which a pipe takes whole or not at all; a
- * poll returns what is ready. */
+ * as a blocking one does once something is; a poll returns what is ready; a
+ * write is tried so only on a pipe, which takes one of at most
+ * BS_BLOCKING_WRITE_MAX bytes whole or not at all (a TCP socket would take
+ * part of it, where the blocking write waits to take all). */
 #define BS_NOT_TRIED ((int64_t)-4096)
+static int is_pipe(uint64_t fd) {
+  struct stat st;
+  return bs_untraced_syscall(SYS_fstat, (long)fd, (long)&st, 0, 0, 0, 0) == 0 && S_ISFIFO(st.st_mode);
+}
+
 static int64_t fd_call_without_waiting(long nr, const uint64_t *args) {
   struct {
     uint64_t base, len;
   } one = {args[1], args[2]};
   switch (nr) {
-    case SYS_read:
     case SYS_write:
-      return bs_untraced_syscall(nr == SYS_read ? SYS_preadv2 : SYS_pwritev2, (long)args[0], (long)&one, 1, -1, 0,
-                                 RWF_NOWAIT);
-    case SYS_readv:
     case SYS_writev:
-      return bs_untraced_syscall(nr == SYS_readv ? SYS_preadv2 : SYS_pwritev2, (long)args[0], (long)args[1],
-                                 (long)args[2], -1, 0, RWF_NOWAIT);
+      if (!is_pipe(args[0])) return BS_NOT_TRIED;
+      if (nr == SYS_write) return bs_untraced_syscall(SYS_pwritev2, (long)args[0], (long)&one, 1, -1, 0, RWF_NOWAIT);
+      return bs_untraced_syscall(SYS_pwritev2, (long)args[0], (long)args[1], (long)args[2], -1, 0, RWF_NOWAIT);
+    case SYS_read: return bs_untraced_syscall(SYS_preadv2, (long)args[0], (long)&one, 1, -1, 0, RWF_NOWAIT);
+    case SYS_readv:
+      return bs_untraced_syscall(SYS_preadv2, (long)args[0], (long)args[1], (long)args[2], -1, 0, RWF_NOWAIT);
     case SYS_recvfrom:
-    case SYS_sendto:
       return bs_untraced_syscall(nr, (long)args[0], (long)args[1], (long)args[2], (long)(args[3] | MSG_DONTWAIT),
                                  (long)args[4], (long)args[5]);
     case SYS_recvmsg:
-    case SYS_sendmsg:
       return bs_untraced_syscall(nr, (long)args[0], (long)args[1], (long)(args[2] | MSG_DONTWAIT), 0, 0, 0);
-    default: return BS_NOT_TRIED;
+    default: return BS_NOT_TRIED;  /* sendto, sendmsg: a socket */
   }
 }
 

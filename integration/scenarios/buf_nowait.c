@@ -7,11 +7,14 @@
 // send on a socketpair whose peer is closed fail with EPIPE, their SIGPIPE
 // handled before the call returns; MSG_PEEK then the read of the same
 // bytes; an O_NONBLOCK pipe that is empty fails with EAGAIN; EOF once the
-// writer is closed. Results are printed by main.
+// writer is closed; 4096-byte writes into a loopback TCP connection whose
+// reader lags each return 4096 (a blocking write waits to take all of it).
+// Results are printed by main.
 // requires: threads
 // expect-buffered: 30000
 #include "thread_util.h"
 
+#include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -80,6 +83,51 @@ static void* producer(void* arg) {
   return NULL;
 }
 
+#define TCP_CHUNK 4096
+#define TCP_CHUNKS 512
+static int tcp_whole;
+
+static void* tcp_writer(void* arg) {
+  int fd = (int)(long)arg;
+  static char chunk[TCP_CHUNK];
+  for (int i = 0; i < TCP_CHUNKS; i++) {
+    memset(chunk, i, sizeof chunk);
+    tcp_whole += SYS(write(fd, chunk, TCP_CHUNK)) == TCP_CHUNK;
+  }
+  SYS(shutdown(fd, SHUT_WR));
+  return NULL;
+}
+
+// A loopback TCP connection read from the start: recorded, the threads take
+// turns, so the writer fills both socket buffers before the reader runs.
+static void tcp_stream(void) {
+  int lis = SYS(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+  SYS(bind(lis, (struct sockaddr*)&a, sizeof a));
+  socklen_t alen = sizeof a;
+  SYS(getsockname(lis, (struct sockaddr*)&a, &alen));
+  SYS(listen(lis, 1));
+  int out = SYS(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  SYS(connect(out, (struct sockaddr*)&a, sizeof a));
+  int in = SYS(accept4(lis, NULL, NULL, SOCK_CLOEXEC));
+  pthread_t t;
+  PCHECK(pthread_create(&t, NULL, tcp_writer, (void*)(long)out));
+  static char buf[8192];
+  long total = 0;
+  uint64_t sum = 0;
+  ssize_t n;
+  while ((n = SYS(read(in, buf, sizeof buf))) > 0) {
+    for (ssize_t i = 0; i < n; i++) sum += (unsigned char)buf[i];
+    total += n;
+  }
+  PCHECK(pthread_join(t, NULL));
+  printf("tcp: %d of %d writes of %d bytes whole, read %ld bytes, sum %llu\n", tcp_whole, TCP_CHUNKS, TCP_CHUNK,
+         total, (unsigned long long)sum);
+  close(in);
+  close(out);
+  close(lis);
+}
+
 static void on_pipe(int sig) {
   (void)sig;
   pipes_handled++;
@@ -115,6 +163,8 @@ int main(void) {
   PCHECK(pthread_join(t, NULL));
   printf("streamed %ld bytes, checksums agree: %d, ping-pong token %d\n", bytes, sent_hash == got_hash,
          (unsigned char)token[0]);
+
+  tcp_stream();
 
   // MSG_PEEK leaves the bytes for the next read.
   CHECK(SYS(send(socks[0], "peekaboo", 8, 0)) == 8);
