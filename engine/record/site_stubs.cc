@@ -82,8 +82,6 @@ std::optional<uint64_t> RecordSession::install_stub(RecordTask& t, const syscall
     veneers = slot && slot->used < syscall_stub::kExecutableAreaFirstStub;
   }
   if (!slot) return std::nullopt;
-  std::vector<uint8_t> original(plan.info.site_length);
-  if (task.read_some(remote_ptr<void>(site), original.data(), original.size()) != original.size()) return std::nullopt;
   written.clear();
   if (veneers) {
     // The area's first stub: its veneers to the library's entries first.
@@ -97,9 +95,9 @@ std::optional<uint64_t> RecordSession::install_stub(RecordTask& t, const syscall
   task.write_bytes(remote_ptr<void>(stub), s.data(), s.size());
   ++slots;
   task.write_bytes(remote_ptr<void>(slot->area), &slots, sizeof(slots));
-  std::vector<uint8_t> jump = syscall_stub::site_code(plan, stub);  // site_length bytes, as `original`
+  std::vector<uint8_t> jump = syscall_stub::site_code(plan, stub);  // site_length bytes, as plan.original
   task.write_bytes(remote_ptr<void>(site), jump.data(), jump.size());
-  p.patched_sites.push_back({site, jump, std::move(original)});
+  p.patched_sites.push_back({site, jump, plan.original});
   written.insert(written.end(), {{stub, s.size()}, {slot->area, sizeof(slots)}, {site, jump.size()}});
   move_out_of_site(t, plan.info, stub);
   return stub;
