@@ -3,8 +3,9 @@
  * The recorder turns the records into a BufferFlush event at the thread's
  * next stop. */
 #include <linux/errno.h>
-#include <linux/fs.h>
-#include <sys/socket.h>
+#include <linux/fs.h>   /* RWF_NOWAIT */
+#include <linux/time.h> /* struct __kernel_timespec */
+#include <sys/socket.h> /* struct iovec, MSG_DONTWAIT */
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
@@ -111,9 +112,7 @@ static int is_pipe(uint64_t fd) {
 }
 
 static int64_t fd_call_without_waiting(long nr, const uint64_t *args) {
-  struct {
-    uint64_t base, len;
-  } one = {args[1], args[2]};
+  struct iovec one = {(void *)(uintptr_t)args[1], (size_t)args[2]};
   switch (nr) {
     case SYS_write:
     case SYS_writev:
@@ -135,9 +134,7 @@ static int64_t fd_call_without_waiting(long nr, const uint64_t *args) {
 /* poll and the epoll waits with a zero timeout (none: nothing is ready).
  * ppoll only without a timeout of its own, which it would write back. */
 static int64_t poll_without_waiting(long nr, const uint64_t *args) {
-  struct {
-    int64_t sec, nsec;
-  } zero = {0, 0};
+  struct __kernel_timespec zero = {0, 0};
   switch (nr) {
     case SYS_poll: return bs_untraced_syscall(nr, (long)args[0], (long)args[1], 0, 0, 0, 0);
     case SYS_epoll_wait:
