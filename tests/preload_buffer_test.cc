@@ -468,14 +468,13 @@ BOOST_AUTO_TEST_CASE(calls_that_may_block_arm_the_desched_event,
   BOOST_REQUIRE(pipe2(q, O_NONBLOCK) == 0);  // empty: a read would wait, and says EAGAIN at once
   BOOST_REQUIRE(write(p[1], "hello", 5) == 5);
   char buf[16] = {};
-  auto set_blocking = [](Buffer& b, int fd) { b.header->fd_blocking[fd / 64] |= uint64_t{1} << (fd % 64); };
   {
     Buffer b(BS_MODE_RECORD);
     b.header->desched_fd = -1;
     // No bit: traced. fd_allowed is for calls that cannot block.
     BOOST_TEST(!hook(SYS_read, {uint64_t(p[0]), u(buf), sizeof(buf)}).handled);
-    set_blocking(b, p[0]);
-    set_blocking(b, q[0]);
+    b.allow_blocking(p[0]);
+    b.allow_blocking(q[0]);
     // Data is there: read without waiting, no event needed (none opened).
     HookResult r = hook(SYS_read, {uint64_t(p[0]), u(buf), sizeof(buf)});
     BOOST_TEST(r.handled);
@@ -506,7 +505,7 @@ BOOST_AUTO_TEST_CASE(calls_that_may_block_arm_the_desched_event,
 
     // A write of the pipe is buffered the same way (room: no event).
     BOOST_TEST(hook(SYS_write, {uint64_t(p[1]), u("ab"), 2}).handled == false);  // p[1] has no bit
-    set_blocking(b, p[1]);
+    b.allow_blocking(p[1]);
     r = hook(SYS_write, {uint64_t(p[1]), u("ab"), 2});
     BOOST_TEST(r.handled);
     BOOST_TEST(r.result == 2);
@@ -558,7 +557,7 @@ BOOST_AUTO_TEST_CASE(recv_is_buffered_without_a_source_address,
   b.header->desched_fd = -1;
   b.header->recorder_tid = static_cast<uint32_t>(syscall(SYS_gettid));
   b.header->desched_signal = SIGURG;
-  b.header->fd_blocking[s[0] / 64] |= uint64_t{1} << (s[0] % 64);
+  b.allow_blocking(s[0]);
   char buf[4];
   sockaddr_storage from{};
   socklen_t len = sizeof(from);

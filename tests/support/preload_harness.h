@@ -61,6 +61,8 @@ struct Buffer {
   Buffer& operator=(const Buffer&) = delete;
 
   void allow(int fd) { header->fd_allowed[fd / 64] |= uint64_t{1} << (fd % 64); }
+  // The gate of calls that may block (a pipe or a socket).
+  void allow_blocking(int fd) { header->fd_blocking[fd / 64] |= uint64_t{1} << (fd % 64); }
   const bs_record* record_at(uint32_t offset) const {
     return reinterpret_cast<const bs_record*>(reinterpret_cast<const unsigned char*>(header + 1) + offset);
   }
