@@ -4,6 +4,7 @@
 #include <llvm/MC/MCInst.h>
 #include <llvm/MC/MCInstrDesc.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstring>
 
@@ -228,30 +229,32 @@ bool may_be_jumped_into(const std::vector<uint64_t>& places, uint64_t around, ui
       break;
     }
   }
-  auto lands = [&](uint64_t target) {
-    for (uint64_t p : places) {
-      if (target == p) return true;
-    }
-    return false;
-  };
-  for (std::size_t i = 0; i + 1 < got; ++i) {
-    uint64_t at = from + i;
+  bool landed = false;
+  for_each_direct_jump_target(code.data(), got, from, [&](uint64_t target) {
+    landed = landed || std::find(places.begin(), places.end(), target) != places.end();
+  });
+  return landed;
+}
+
+void for_each_direct_jump_target(const uint8_t* code, std::size_t n, uint64_t at,
+                                 const std::function<void(uint64_t)>& f) {
+  for (std::size_t i = 0; i + 1 < n; ++i) {
+    uint64_t here = at + i;
     uint8_t b = code[i];
     if ((b >= 0x70 && b <= 0x7f) || b == 0xeb || (b >= 0xe0 && b <= 0xe3)) {
-      if (lands(at + 2 + static_cast<int8_t>(code[i + 1]))) return true;
+      f(here + 2 + static_cast<int8_t>(code[i + 1]));
     }
-    if ((b == 0xe9 || b == 0xe8) && i + 5 <= got) {
+    if ((b == 0xe9 || b == 0xe8) && i + 5 <= n) {
       int32_t rel;
       std::memcpy(&rel, &code[i + 1], 4);
-      if (lands(at + 5 + static_cast<int64_t>(rel))) return true;
+      f(here + 5 + static_cast<int64_t>(rel));
     }
-    if (b == 0x0f && code[i + 1] >= 0x80 && code[i + 1] <= 0x8f && i + 6 <= got) {
+    if (b == 0x0f && code[i + 1] >= 0x80 && code[i + 1] <= 0x8f && i + 6 <= n) {
       int32_t rel;
       std::memcpy(&rel, &code[i + 2], 4);
-      if (lands(at + 6 + static_cast<int64_t>(rel))) return true;
+      f(here + 6 + static_cast<int64_t>(rel));
     }
   }
-  return false;
 }
 
 std::size_t instruction_length(const uint8_t* code, std::size_t len, uint64_t addr) {

@@ -76,6 +76,12 @@ void append_moved(std::vector<uint8_t>& out, const Instruction& insn, const uint
 // Reads program memory: bytes read.
 using ReadMemory = std::function<std::size_t(uint64_t addr, void* buf, std::size_t len)>;
 
+// Calls `f(target)` for every place a direct jmp, jcc, loop/jrcxz or call
+// in `code` (`n` bytes at address `at`) may land on, read as byte patterns
+// at every offset (see below).
+void for_each_direct_jump_target(const uint8_t* code, std::size_t n, uint64_t at,
+                                 const std::function<void(uint64_t)>& f);
+
 // Whether a direct jmp, jcc or call within `reach` bytes of `around` may
 // land on one of `places`. Byte patterns, not decoding (the code before
 // `around` cannot be decoded from an unknown start): a false alarm only
