@@ -78,8 +78,10 @@ std::string rip_text(const trace::Event& e) {
 std::string describe(const trace::Event& e) {
   std::string text = trace::to_string(e.kind);
   switch (e.kind) {
+    case trace::EventKind::Rdtsc:  // and cpuid, RDRAND: where it trapped
     case trace::EventKind::Exec:
       text += rip_text(e);
+      if (e.kind == trace::EventKind::Rdtsc) break;
       text += " mappings=" + std::to_string(e.mappings.size());
       break;
     case trace::EventKind::Syscall:
