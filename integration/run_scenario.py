@@ -66,6 +66,11 @@ Header syntax: comment lines at the very top of NAME.c, `// KEY: VALUE`:
   expect-traced: NAME N     (repeatable) the same, and the trace holds at
                             most N `syscall NAME` events: the other NAME
                             calls were buffered
+  expect-exec-traps: PERCENT every exec after the recording's first traps
+                            (`rdtsc` events of `backstep dump`: trapped
+                            cpuid, rdtsc, RDRAND) at most PERCENT% as often
+                            as the first, from its Exec event to the next
+                            Exec or the end of its thread
 Any other comment line at the top is description. Input names are relative
 to the program's working directory and may not contain "/" or "..".
 
@@ -150,12 +155,14 @@ class Scenario:
         self.record_env = {}
         self.expect_buffered = None
         self.expect_traced = {}  # call name -> the most `syscall NAME` events
+        self.expect_exec_traps = None  # percent of the first exec's traps
 
 
 DIRECTIVE = re.compile(r"^//\s?([a-z][a-z0-9-]*):(?: (.*)|)$")
 KNOWN = {"scenario", "args", "env", "stdin", "stdin-random", "input", "input-random",
          "input-lines", "expect-exit", "output", "stdout", "stderr", "timeout", "requires",
-         "stack-limit", "record-args", "record-env", "expect-buffered", "expect-traced"}
+         "stack-limit", "record-args", "record-env", "expect-buffered", "expect-traced",
+         "expect-exec-traps"}
 REQUIREMENTS = {"threads", "cpuid-faulting", "ia32-emulation", "ldt", "tsc-fault", "debug-registers"}
 # What the machine's kernel may lack whatever backstep does: the program
 # probes it itself (scenario.h, require_machine) and exits 77 without it.
@@ -239,6 +246,10 @@ def parse_header(path):
                 sc.expect_buffered = int(value)
                 if sc.expect_buffered < 1:
                     raise ScenarioError("expect-buffered needs a count of at least 1: %r" % value)
+            elif key == "expect-exec-traps":
+                if not value.isdigit():
+                    raise ScenarioError("expect-exec-traps needs a percentage: %r" % value)
+                sc.expect_exec_traps = int(value)
             elif key == "expect-traced":
                 parts = value.split()
                 if len(parts) != 2 or not re.match(r"[a-z_][a-z0-9_]*\Z", parts[0]) or not parts[1].isdigit():
@@ -617,6 +628,7 @@ def record_and_replay(sc, binary, root, native, check, opts):
     if not check.expect(os.path.isdir(trace), "record wrote no trace directory %s" % trace):
         return
     check_buffered(sc, backstep, trace, env, check)
+    check_exec_traps(sc, backstep, trace, env, check)
 
     # Take away everything the replay must not need.
     os.unlink(exe)
@@ -690,6 +702,40 @@ def check_buffered(sc, backstep, trace, env, check):
     check.expect(calls >= sc.expect_buffered,
                  "only %d system calls were buffered (%d buffer-flush events), expected at "
                  "least %d (expect-buffered)" % (calls, len(flushes), sc.expect_buffered))
+
+
+DUMP_EVENT = re.compile(rb"^\d+ tid (\d+) ([a-z-]+)", re.M)
+
+
+def check_exec_traps(sc, backstep, trace, env, check):
+    """expect-exec-traps: the traps of each exec after the first, against
+    the first's."""
+    if sc.expect_exec_traps is None:
+        return
+    res = run([backstep, "dump", trace], "/", env, None, sc.timeout)
+    if not check.expect(not res.timed_out and res.returncode == 0,
+                        "backstep dump of the trace: %s; stderr:\n%s" %
+                        (res.describe(), tail(res.stderr))):
+        return
+    traps = []  # per exec, in trace order
+    current = {}  # tid -> index into traps
+    for tid, kind in DUMP_EVENT.findall(res.stdout):
+        if kind == b"exec":
+            current[tid] = len(traps)
+            traps.append(0)
+        elif kind == b"rdtsc" and tid in current:
+            traps[current[tid]] += 1
+        elif kind in (b"exit", b"thread-exit"):
+            current.pop(tid, None)
+    print("traps per exec: %s (expected each after the first at most %d%% of the first)" %
+          (traps, sc.expect_exec_traps), flush=True)
+    if not check.expect(len(traps) >= 2 and traps[0] > 0,
+                        "expect-exec-traps: want two execs or more, the first with traps: %s" % traps):
+        return
+    for i, n in enumerate(traps[1:], 1):
+        check.expect(n * 100 <= traps[0] * sc.expect_exec_traps,
+                     "exec %d of the trace trapped %d times, the first %d (expect-exec-traps: %d%%)" %
+                     (i, n, traps[0], sc.expect_exec_traps))
 
 
 def finish(check, root, opts, sc):

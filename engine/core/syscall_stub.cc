@@ -105,16 +105,12 @@ std::optional<StubEntry> site_entry(const uint8_t* code, std::size_t len) {
   return std::nullopt;
 }
 
-std::optional<Plan> plan(uint64_t site, const uint8_t* code, std::size_t len) {
-  if (len < kRel32Insn || !site_entry(code, len)) return std::nullopt;
-  uint8_t as_patched[kSiteReadLength];
-  if (len >= sizeof(kRdtscp) && std::memcmp(code, kRdtscp, sizeof(kRdtscp)) == 0) {
-    len = std::min(len, sizeof(as_patched));
-    std::memcpy(as_patched, code, len);
-    std::memcpy(as_patched, kTrappedRdtscp, sizeof(kTrappedRdtscp));
-    as_patched[sizeof(kTrappedRdtscp)] = kNop;
-    code = as_patched;
-  }
+namespace {
+
+// The plan for a site whose first two bytes are the instruction the stub
+// stands for (its traced path runs them as they are), from the
+// instructions after it.
+std::optional<Plan> plan_after_head(uint64_t site, const uint8_t* code, std::size_t len) {
   Plan p;
   p.info.site = site;
   p.info.magic = BS_STUB_INFO_MAGIC;
@@ -147,6 +143,30 @@ std::optional<Plan> plan(uint64_t site, const uint8_t* code, std::size_t len) {
   }
   p.original.assign(code, code + off);
   return p;
+}
+
+}  // namespace
+
+std::optional<Plan> plan(uint64_t site, const uint8_t* code, std::size_t len) {
+  if (len < kRel32Insn || !site_entry(code, len)) return std::nullopt;
+  uint8_t as_patched[kSiteReadLength];
+  if (len >= sizeof(kRdtscp) && std::memcmp(code, kRdtscp, sizeof(kRdtscp)) == 0) {
+    len = std::min(len, sizeof(as_patched));
+    std::memcpy(as_patched, code, len);
+    std::memcpy(as_patched, kTrappedRdtscp, sizeof(kTrappedRdtscp));
+    as_patched[sizeof(kTrappedRdtscp)] = kNop;
+    code = as_patched;
+  }
+  return plan_after_head(site, code, len);
+}
+
+std::optional<Plan> plan_cpuid(uint64_t site, const uint8_t* code, std::size_t len) {
+  constexpr uint8_t kCpuid[2] = {0x0f, 0xa2}, kPatchedCpuid[2] = {0xcd, 0x28};  // cpuid_trap.h
+  if (len < kRel32Insn) return std::nullopt;
+  if (std::memcmp(code, kCpuid, sizeof(kCpuid)) != 0 && std::memcmp(code, kPatchedCpuid, sizeof(kPatchedCpuid)) != 0) {
+    return std::nullopt;
+  }
+  return plan_after_head(site, code, len);
 }
 
 bool may_be_jumped_into(const Plan& plan, const ReadMemory& read) {

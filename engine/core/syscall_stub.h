@@ -42,6 +42,11 @@ struct Plan {
 // patch, or a `ret` followed by alignment padding.
 std::optional<Plan> plan(uint64_t site, const uint8_t* code, std::size_t len);
 
+// The same for a cpuid (0f a2), or a cpuid patched to trap (`int 0x28`,
+// cpuid_trap.h): a stub whose call goes to cpuid_routine()
+// (cpuid_table.h), and whose traced path runs those two bytes.
+std::optional<Plan> plan_cpuid(uint64_t site, const uint8_t* code, std::size_t len);
+
 using x86::ReadMemory;
 
 // Whether a direct jump or call within a few KiB of the site may land

@@ -76,7 +76,7 @@ uint64_t stack_reserve(Task& task, const std::vector<MapsEntry>& maps, const Map
 
 }  // namespace
 
-uint64_t RecordSession::record_exec(Task& task, const std::string& path, const std::vector<std::string>& argv,
+RecordSession::ExecSetup RecordSession::record_exec(Task& task, const std::string& path, const std::vector<std::string>& argv,
                                 uint32_t caller) {
   task.open_memory();  // the exec replaced the address space
   // The program's timers run on across exec: a signal that stops the
@@ -156,11 +156,14 @@ uint64_t RecordSession::record_exec(Task& task, const std::string& path, const s
     if (rec.kind == trace::MappingKind::Stack) rec.start = std::min(rec.start, stack_reserve(task, maps, m));
     event.mappings.push_back(std::move(rec));
   }
+  ExecSetup setup;
+  setup.exe_stub_area = exe_stub_area;
+  answer_loader_cpuid(task, event, setup.patched_sites);
   event.status = static_cast<int64_t>(program_break_start(task.tid()));
   event.message = path;
   event.argv = argv;
   write_event(event);
-  return exe_stub_area;
+  return setup;
 }
 
 }  // namespace backstep

@@ -196,7 +196,7 @@ void RecordSession::on_exec_event(RecordTask& t) {
   t.run = RunState::Running;
   current_ = &t;
   shared_maps_[p.pid].clear();  // a new address space
-  uint64_t exe_stub_area = record_exec(t.task, t.exec_path, t.exec_argv, static_cast<uint32_t>(former));
+  ExecSetup setup = record_exec(t.task, t.exec_path, t.exec_argv, static_cast<uint32_t>(former));
   descriptors_.table_changed(t.tid());  // close-on-exec is done
   // The Exec event stands for the whole call. The kernel may still report
   // its exit (it does not here): after_exec() passes over that stop.
@@ -209,9 +209,9 @@ void RecordSession::on_exec_event(RecordTask& t) {
   t.buffer = 0;  // the new program's library registers its own
   p.stub_area = p.stub_area_size = p.trampoline = 0;
   p.library_code = p.library_code_end = 0;
-  p.exe_stub_area = exe_stub_area;
+  p.exe_stub_area = setup.exe_stub_area;
   p.patchable_code_known = false;
-  p.patched_sites.clear();
+  p.patched_sites = std::move(setup.patched_sites);
   p.buffer_views.clear();
   p.fork_sensitive = false;
   p.sigchld_nocldstop = false;  // handlers are reset, and their flags

@@ -264,7 +264,9 @@ RecordResult RecordSession::run() {
   place_writer(*writer_, disguise_, cpu_);
 
   try {
-    t.process->exe_stub_area = record_exec(task);
+    ExecSetup setup = record_exec(task);
+    t.process->exe_stub_area = setup.exe_stub_area;
+    t.process->patched_sites = std::move(setup.patched_sites);
     current_ = &t;
     last_scheduled_ = t.tid();
     t.run = RunState::Running;

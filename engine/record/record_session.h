@@ -10,8 +10,10 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
+#include "engine/core/cpuid_table.h"
 #include "engine/core/proc_maps.h"
 #include "engine/core/session.h"
 #include "engine/core/syscall_stub.h"
@@ -203,9 +205,19 @@ class RecordSession : public Session {
   // the first one, which the header describes), made by thread `caller`
   // (0: task itself; another thread of the process that took its id).
   // Returns the executable's stub area (install_executable_stub_area), 0
-  // for none.
-  uint64_t record_exec(Task& task, const std::string& path = {}, const std::vector<std::string>& argv = {},
-                       uint32_t caller = 0);
+  // for none, and the sites it patched into jumps to stubs (the loader's
+  // cpuid, answer_loader_cpuid).
+  struct ExecSetup {
+    uint64_t exe_stub_area = 0;
+    std::vector<RecordProcess::PatchedSite> patched_sites;
+  };
+  ExecSetup record_exec(Task& task, const std::string& path = {}, const std::vector<std::string>& argv = {},
+                        uint32_t caller = 0);
+  // At an exec, before its event is written: the cpuid sites of the file
+  // the program starts in become stubs answering from cpuid_answers_
+  // (loader_cpuid.cc); the area goes into `exec`'s mappings and every
+  // byte written into its writes.
+  void answer_loader_cpuid(Task& task, trace::Event& exec, std::vector<RecordProcess::PatchedSite>& patched);
   void on_syscall_entry(RecordTask& t);
   // A call through the vsyscall page, at its seccomp stop (vsyscall_call.cc).
   void on_vsyscall(RecordTask& t, const Registers& regs);
@@ -525,6 +537,11 @@ class RecordSession : public Session {
   pid_t process_of(Task& task);
   MappedFileSizes mapped_file_sizes_;
   SitePatcher site_patcher_;
+  // Every cpuid answer given (cpuid_table.h): the loader's table at each exec.
+  CpuidAnswers cpuid_answers_;
+  // By file hash: the file offsets a direct jump of the loader's code may
+  // land on (loader_cpuid.cc).
+  std::map<uint64_t, std::unordered_set<uint64_t>> loader_jump_targets_;
   PtraceEmulation ptrace_;
   std::map<std::pair<dev_t, ino_t>, uint64_t> shared_objects_;
   RecorderDisguise disguise_;

@@ -130,7 +130,7 @@ void RecordSession::on_signal(RecordTask& t, int sig) {
       } else if (cpuid) {
         // Faulting hides what replay could not repeat; a patched site
         // answers what the CPU says, as natively.
-        after = emulate_cpuid(task, regs, /*hide=*/disguise_.cpuid_faulting);
+        after = cpuid_answers_.emulate(task, regs, /*hide=*/disguise_.cpuid_faulting);
       } else {
         unsigned aux = 0;
         uint64_t tsc = len == 3 ? __rdtscp(&aux) : __rdtsc();

@@ -26,6 +26,19 @@ const SitePatcher::FileSites& SitePatcher::sites_of(const std::string& path, uin
   return sites_.emplace(hash, std::move(sites)).first->second;
 }
 
+const std::vector<uint64_t>& SitePatcher::cpuid_sites_of(const std::string& path, uint64_t hash) {
+  if (cpuid_) return sites_of(path, hash).cpuid;
+  auto it = cpuid_sites_.find(hash);
+  if (it != cpuid_sites_.end()) return it->second;
+  std::vector<uint64_t> sites;
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    sites = find_code_sites(fd, /*tsc=*/false, /*cpuid=*/true).cpuid;
+    close(fd);
+  }
+  return cpuid_sites_.emplace(hash, std::move(sites)).first->second;
+}
+
 void SitePatcher::patch(Task& task, const std::string& path, uint64_t hash, const trace::Mapping& m,
                         std::vector<trace::MemoryWrite>& writes) {
   if (!(m.prot & PROT_EXEC) || (m.flags & MAP_SHARED)) return;

@@ -40,6 +40,10 @@ class SitePatcher {
   // is private and executable.
   void patch(Task& task, const std::string& path, uint64_t hash, const trace::Mapping& m,
              std::vector<trace::MemoryWrite>& writes);
+  // The file offsets of the cpuid instructions in that file (whether or
+  // not patch() patches them): the loader's cpuid stubs
+  // (engine/record/loader_cpuid.cc).
+  const std::vector<uint64_t>& cpuid_sites_of(const std::string& path, uint64_t hash);
 
  private:
   using FileSites = CodeSites;
@@ -48,6 +52,7 @@ class SitePatcher {
   bool tsc_;
   bool cpuid_;
   std::map<uint64_t, FileSites> sites_;  // by content hash
+  std::map<uint64_t, std::vector<uint64_t>> cpuid_sites_;  // by content hash, where sites_ has none
 };
 
 }  // namespace backstep
