@@ -275,6 +275,25 @@ BOOST_AUTO_TEST_CASE(a_jump_nearby_into_the_patch_keeps_it_unpatched) {
   BOOST_CHECK(bs::may_be_jumped_into(*p, r.reader()));
 }
 
+BOOST_AUTO_TEST_CASE(a_jump_right_after_the_call_keeps_it_unpatched) {
+  // syscall; mov 0x0(%rip),%eax (6 bytes, the only instruction displaced),
+  // as glibc's posix_spawn child has it, with a `jmp` to that mov: it
+  // would land inside the patch's jump.
+  std::vector<uint8_t> f(0x80, 0x90);
+  std::vector<uint8_t> site = {0x0f, 0x05, 0x8b, 0x05, 0x00, 0x00, 0x00, 0x00, 0xc3};
+  std::copy(site.begin(), site.end(), f.begin() + 0x60);
+  Region r;
+  r.put(Region::kSite, f);
+  uint64_t at = r.addr(Region::kSite + 0x60);
+  auto p = bs::plan(at, site.data(), site.size());
+  BOOST_REQUIRE(p);
+  BOOST_REQUIRE_EQUAL(p->info.count, 1);
+  BOOST_CHECK(!bs::may_be_jumped_into(*p, r.reader()));
+  // jmp rel8 from kSite+0x20 to the mov at kSite+0x62: rel = 0x62 - 0x22
+  r.put(Region::kSite + 0x20, {0xeb, 0x40});
+  BOOST_CHECK(bs::may_be_jumped_into(*p, r.reader()));
+}
+
 BOOST_AUTO_TEST_CASE(a_stub_of_the_executable_area_enters_the_library_through_its_veneer) {
   // The executable's stub area (tool_page.h): slot 1 holds the veneers, and
   // a stub calls the one for its entry, which jumps on to the library

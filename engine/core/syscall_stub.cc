@@ -170,10 +170,12 @@ std::optional<Plan> plan_cpuid(uint64_t site, const uint8_t* code, std::size_t l
 }
 
 bool may_be_jumped_into(const Plan& plan, const ReadMemory& read) {
-  // The places a jump must not reach: each displaced instruction after the
-  // first, unless it is padding after the end of the flow (nothing falls
-  // or jumps into alignment padding); with a `ret` or a second instruction
-  // displaced, the first as well (a shared `ret`, a join after the call).
+  // The places a jump must not reach: each displaced instruction, unless
+  // it is padding after the end of the flow (nothing falls or jumps into
+  // alignment padding). The first one too: a join right after the call
+  // is common (glibc's posix_spawn child jumps right after its
+  // rt_sigprocmask's `syscall`, handle_amd right after a cpuid), and a
+  // jump there would land inside the patch's own jump.
   const bs_stub_info& info = plan.info;
   std::vector<uint64_t> places;
   bool ended = false;
@@ -182,7 +184,6 @@ bool may_be_jumped_into(const Plan& plan, const ReadMemory& read) {
     places.push_back(info.site + info.original[i]);
     ended = ends_flow(plan.displaced[i]);
   }
-  if (places.size() == 1 && !ended) return false;
   return x86::may_be_jumped_into(places, info.site, 4096, read);
 }
 

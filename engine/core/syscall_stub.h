@@ -50,7 +50,7 @@ std::optional<Plan> plan_cpuid(uint64_t site, const uint8_t* code, std::size_t l
 using x86::ReadMemory;
 
 // Whether a direct jump or call within a few KiB of the site may land
-// inside the patch, on an instruction after the first one displaced (the
+// inside the patch, on any instruction it displaces (the
 // jump would land in the middle of the patch's own jump). Byte patterns,
 // not decoding: a false alarm only leaves a site unpatched.
 bool may_be_jumped_into(const Plan& plan, const ReadMemory& read);
