@@ -150,6 +150,24 @@ static int64_t poll_without_waiting(long nr, const uint64_t *args) {
   }
 }
 
+/* Whether rt_sigprocmask(how, set, old, size) unblocks a signal that is
+ * pending now. The kernel delivers such a signal as the call returns, so
+ * natively its handler runs before the instruction after the call; a
+ * buffered call returns inside the library, where the recorder cannot
+ * deliver it (it would hold it back to the next stop). So such a call is
+ * traced, and the recorder delivers the signal at its exit. A signal that
+ * comes after the look could have come after the call as well. A set it
+ * cannot read, or a size the kernel refuses, is traced too (the kernel's
+ * EFAULT or EINVAL). */
+static int unblocks_pending(const uint64_t *args) {
+  enum { block = 0, unblock = 1 }; /* SIG_BLOCK, SIG_UNBLOCK; SIG_SETMASK is 2 */
+  if (args[1] == 0 || args[0] == block) return 0;
+  uint64_t set = 0, pending = 0;
+  if (args[3] != sizeof(set) || !bs_safe_read(&set, args[1], sizeof(set))) return 1;
+  if (bs_untraced_syscall(SYS_rt_sigpending, (long)&pending, sizeof(pending), 0, 0, 0, 0) != 0) return 1;
+  return (pending & (args[0] == unblock ? set : ~set)) != 0;
+}
+
 static int64_t call_without_waiting(long nr, const uint64_t *args) {
   int64_t ret = fd_call_without_waiting(nr, args);
   if (ret == -EAGAIN || ret == -EOPNOTSUPP) return BS_NOT_TRIED;  /* nothing to read, no room; or no RWF_NOWAIT */
@@ -195,6 +213,7 @@ const struct bs_record *bs_record_call(struct bs_buffer_header *header, const st
   /* recv(MSG_WAITALL) could likewise return part of what it waits for. */
   if (may_block && regs->rax == SYS_recvfrom && (args[3] & MSG_WAITALL)) return 0;
   if (may_block && regs->rax == SYS_recvmsg && (args[2] & MSG_WAITALL)) return 0;
+  if (regs->rax == SYS_rt_sigprocmask && unblocks_pending(args)) return 0;
   int64_t ret = may_block ? call_without_waiting((long)regs->rax, args) : BS_NOT_TRIED;
   if (ret == BS_RESULT_ABANDONED) return 0;  /* it raised a signal (SIGPIPE): traced, it raises it again */
   if (ret == BS_NOT_TRIED) {

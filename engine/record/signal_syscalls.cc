@@ -28,10 +28,6 @@ void exit_rt_sigaction(SyscallContext& ctx) {
   }
 }
 
-void exit_rt_sigprocmask(SyscallContext& ctx) {
-  if (!ctx.failed() && ctx.arg(3) <= 128) ctx.record_memory(ctx.arg(2), ctx.arg(3));
-}
-
 // kill(2) aimed at a set of processes that holds the recorder: the
 // program's process group (which is the recorder's), every process (-1), or
 // the program's parent. The recorder blocks the signal for itself while the
@@ -80,7 +76,6 @@ namespace recorders {
 extern const SyscallRecorder kill{enter_kill, exit_kill};
 extern const SyscallRecorder pidfd_send_signal{enter_pidfd_send_signal, exit_kill};
 extern const SyscallRecorder rt_sigaction{nullptr, exit_rt_sigaction};
-extern const SyscallRecorder rt_sigprocmask{nullptr, exit_rt_sigprocmask};
 extern const SyscallRecorder rt_sigreturn{nullptr, exit_rt_sigreturn};
 }  // namespace recorders
 
