@@ -6,6 +6,7 @@
 #include <sys/syscall.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
@@ -26,30 +27,54 @@ constexpr uint64_t kArchReqXcompPerm = 0x1023;  // <asm/prctl.h> ARCH_REQ_XCOMP_
 
 constexpr uint32_t kMapTypeBits = MAP_SHARED | MAP_PRIVATE | MAP_SHARED_VALIDATE;
 
-// Maps the trace's copy of the file. The copy is checked against what was
-// recorded first, and any failure names it: a recorded mmap of a file
-// succeeded, so failing now is the trace's problem, not the program's.
-int64_t map_file(Task& task, const trace::Mapping& m, const trace::TraceReader& reader) {
+// The trace's copy of the file of `m`, opened in the tracee (checked
+// against what was recorded first). Any failure names it: a recorded mmap
+// of a file succeeded, so failing now is the trace's problem, not the
+// program's.
+[[noreturn]] void file_failed(const trace::Mapping& m, const trace::TraceReader& reader, const char* what,
+                              int64_t err) {
+  std::ostringstream os;
+  os << reader.dir() << ": trace file " << trace::printable(m.file) << ": cannot " << what << " it at 0x" << std::hex
+     << m.start << "-0x" << m.end << std::dec << " (offset " << m.offset
+     << "): " << std::system_category().message(static_cast<int>(-err));
+  throw trace::TraceError(os.str());
+}
+
+int64_t open_copy(Task& task, const trace::Mapping& m, const trace::TraceReader& reader) {
   std::string path = reader.verified_file_path(m);
-  auto fail = [&](const char* what, int64_t err) -> int64_t {
-    std::ostringstream os;
-    os << reader.dir() << ": trace file " << trace::printable(m.file) << ": cannot " << what << " it at 0x" << std::hex
-       << m.start << "-0x" << m.end << std::dec << " (offset " << m.offset
-       << "): " << std::system_category().message(static_cast<int>(-err));
-    throw trace::TraceError(os.str());
-  };
   if (path.size() + 1 > kToolScratchSize) throw std::runtime_error("trace path too long: " + path);
   task.write_bytes(kToolScratch, path.c_str(), path.size() + 1);
   int64_t fd = tool_syscall(task, SYS_openat, static_cast<uint64_t>(AT_FDCWD), kToolScratch.as_int(),
                             O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-  if (fd < 0) return fail("open", fd);
-  // A private mapping of the copy (shared ones go through SharedObjects).
+  if (fd < 0) file_failed(m, reader, "open", fd);
+  return fd;
+}
+
+// A private mapping of the copy open at `fd` in the tracee (shared ones go
+// through SharedObjects).
+int64_t map_copy(Task& task, const trace::Mapping& m, const trace::TraceReader& reader, int64_t fd) {
   uint32_t flags = (m.flags & ~kMapTypeBits & ~MAP_FIXED_NOREPLACE) | MAP_PRIVATE | MAP_FIXED;
   int64_t r = tool_syscall(task, SYS_mmap, m.start, m.end - m.start, m.prot, flags,
                            static_cast<uint64_t>(fd), m.offset);
-  tool_syscall(task, SYS_close, static_cast<uint64_t>(fd));
-  if (r < 0 && r > -4096) return fail("map", r);
+  if (r < 0 && r > -4096) file_failed(m, reader, "map", r);
   return r;
+}
+
+int64_t map_file(Task& task, const trace::Mapping& m, const trace::TraceReader& reader) {
+  int64_t fd = open_copy(task, m, reader);
+  try {
+    int64_t r = map_copy(task, m, reader, fd);
+    tool_syscall(task, SYS_close, static_cast<uint64_t>(fd));
+    return r;
+  } catch (...) {
+    tool_syscall(task, SYS_close, static_cast<uint64_t>(fd));
+    throw;
+  }
+}
+
+bool is_private_file(const trace::Mapping& m) {
+  bool is_shared = (m.flags & kMapTypeBits) != MAP_PRIVATE && (m.flags & MAP_SHARED);
+  return m.kind == trace::MappingKind::File && m.shared_object == 0 && !is_shared;
 }
 
 // Advice that changes what the program sees: pages that read as zeros (or
@@ -137,15 +162,40 @@ std::vector<uint64_t> recorded_stub_areas(const trace::Event& exec) {
 
 void rebuild_address_space(Task& task, const trace::Event& exec, const trace::TraceReader& reader,
                            SharedObjects& shared) {
+  // Everything but the tool page (and the vsyscall page, which no call
+  // unmaps) goes, in one call on each side of the page: munmap passes over
+  // the holes, and each remote call is two stops.
+  uint64_t tool_end = kToolPageAddr + kToolPageSize, low = UINT64_MAX, below = 0, above = 0, high = 0;
   for (const MapsEntry& m : read_proc_maps(task.tid())) {
-    if (m.start == kToolPageAddr || m.name == "[vsyscall]") continue;
-    int64_t r = tool_syscall(task, SYS_munmap, m.start, m.end - m.start);
-    if (r != 0) throw std::runtime_error("cannot unmap the replay stub's " + m.name);
+    bool tool = m.start >= kToolPageAddr && m.start < kToolPageAddr + kToolPageSize;
+    if (tool) tool_end = std::max(tool_end, m.end);
+    if (tool || m.name == "[vsyscall]") continue;
+    if (m.end <= kToolPageAddr) {
+      low = std::min(low, m.start);
+      below = std::max(below, m.end);
+    } else {
+      above = above ? std::min(above, m.start) : m.start;
+      high = std::max(high, m.end);
+    }
+  }
+  if (below && tool_syscall(task, SYS_munmap, low, below - low) != 0) {
+    throw std::runtime_error("cannot unmap the replay stub's mappings below the tool page");
+  }
+  if (high && tool_syscall(task, SYS_munmap, std::max(above, tool_end), high - std::max(above, tool_end)) != 0) {
+    throw std::runtime_error("cannot unmap the replay stub's mappings above the tool page");
   }
   uint64_t below_stack = 0;
   for (const trace::Mapping& m : exec.mappings) {
     if (m.kind != trace::MappingKind::Stack) below_stack = std::max(below_stack, m.end);
   }
+  struct {
+    int64_t fd = -1;
+    std::string file;
+  } open;
+  auto close_open = [&] {
+    if (open.fd >= 0) tool_syscall(task, SYS_close, static_cast<uint64_t>(open.fd));
+    open.fd = -1;
+  };
   for (trace::Mapping m : exec.mappings) {
     // The tool page is the replay's own already; the executable's stub
     // area (the recorder's other Tool mapping) is mapped again, empty: the
@@ -156,6 +206,20 @@ void rebuild_address_space(Task& task, const trace::Event& exec, const trace::Tr
     // that overflows faults at the same depth (never more than 8 MiB of
     // replay's own, nor less under a raised limit).
     if (m.kind == trace::MappingKind::Stack) m.start = std::max(m.start, below_stack);
+    // Consecutive private mappings of one file (a library's segments) share
+    // one open of its copy: each remote call is two stops.
+    if (is_private_file(m)) {
+      if (open.fd >= 0 && open.file != m.file) close_open();
+      if (open.fd < 0) {
+        open.fd = open_copy(task, m, reader);
+        open.file = m.file;
+      }
+      if (map_copy(task, m, reader, open.fd) != static_cast<int64_t>(m.start)) {
+        file_failed(m, reader, "map", -EFAULT);
+      }
+      continue;
+    }
+    close_open();
     if (int64_t r = map_recorded(task, m, reader, shared); r != 0) {
       std::ostringstream os;
       os << "cannot recreate the recorded mapping " << std::hex << m.start << "-" << m.end
@@ -163,6 +227,7 @@ void rebuild_address_space(Task& task, const trace::Event& exec, const trace::Tr
       throw std::runtime_error(os.str());
     }
   }
+  close_open();
   for (const trace::MemoryWrite& w : exec.writes) {
     task.write_bytes(remote_ptr<void>(w.addr), w.data.data(), w.data.size());
   }
