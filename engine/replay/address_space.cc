@@ -264,9 +264,24 @@ std::string replay_address_space_call(ReplayMmCall& call) {
   switch (info ? info->replay : sys::ReplayAction::None) {
     case sys::ReplayAction::None:
       return "";
-    case sys::ReplayAction::Mmap:
+    case sys::ReplayAction::Mmap: {
       if (call.event.mappings.empty()) return "recorded mmap has no mapping";
-      return expect(map_recorded(task, call.event.mappings[0], call.reader, call.shared), 0, "mmap");
+      const trace::Mapping& m = call.event.mappings[0];
+      if (!call.open_copy || !is_private_file(m)) {
+        return expect(map_recorded(task, m, call.reader, call.shared), 0, "mmap");
+      }
+      OpenCopy& open = *call.open_copy;
+      if (open.fd >= 0 && open.file != m.file) {
+        tool_syscall(task, SYS_close, static_cast<uint64_t>(open.fd));
+        open.fd = -1;
+      }
+      if (open.fd < 0) {
+        open.fd = open_copy(task, m, call.reader);
+        open.file = m.file;
+      }
+      return expect(map_copy(task, m, call.reader, open.fd) == static_cast<int64_t>(m.start) ? 0 : -EFAULT, 0,
+                    "mmap");
+    }
     case sys::ReplayAction::Munmap:
       return expect(tool_syscall(task, SYS_munmap, e.arg(0), e.arg(1)), 0, "munmap");
     case sys::ReplayAction::MapObject:

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "values/registers.h"
 #include "engine/core/task.h"
@@ -28,6 +29,16 @@ std::vector<uint64_t> recorded_stub_areas(const trace::Event& exec);
 void rebuild_address_space(Task& task, const trace::Event& exec, const trace::TraceReader& reader,
                            SharedObjects& shared);
 
+// The trace's copy of a file that a replayed process holds open
+// (close-on-exec) between recorded mmaps: the loader maps a library's
+// segments one call (one event) each, and each open and close of the copy
+// in the process is a remote call, two stops. One per process (its
+// descriptor table): fd -1 when none.
+struct OpenCopy {
+  int64_t fd = -1;
+  std::string file;  // trace-relative, as trace::Mapping::file
+};
+
 // What an address-space syscall needs to be redone during replay.
 struct ReplayMmCall {
   Task& task;
@@ -37,6 +48,7 @@ struct ReplayMmCall {
   int64_t result;           // recorded result
   uint64_t& brk;            // the program break as replayed so far
   SharedObjects& shared;    // memfds behind MAP_SHARED mappings
+  OpenCopy* open_copy = nullptr;  // the process's open copy, kept for its next mmap
 };
 
 // Redoes mmap/munmap/mprotect/mremap/madvise/brk and the other calls the

@@ -95,6 +95,7 @@ void ReplaySession::start_process(const trace::Event& event) {
   write_memory(t, event);
   if (!shares_memory) apply_fork_differences(t, event);
   ReplayThread& child = threads_[event.tid] = ReplayThread{&t};
+  open_copies_.erase(event.tid);  // a copy of its creator's table: opened again when needed
   child.started = event_number_;
   child.name = from.name;
   child.pid = event.tid;
@@ -127,6 +128,7 @@ void ReplaySession::exec_process(const trace::Event& event) {
   task_->remote_exec(kToolSyscallInsn, kToolScratch, kToolScratchSize, stub, {stub, kStubArg});
   install_tool_page(*task_);
   rebuild_address_space(*task_, event, reader(), shared_);
+  open_copies_.erase(thread.pid);  // close-on-exec
   thread.space = thread.pid;
   thread.at_entry = false;
   thread.restart.reset();

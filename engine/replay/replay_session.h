@@ -29,6 +29,7 @@
 #include "values/registers.h"
 #include "engine/core/session.h"
 #include "values/watch_kind.h"
+#include "engine/replay/address_space.h"
 #include "engine/replay/comm_files.h"
 #include "engine/replay/shared_memory.h"
 #include "engine/trace/reader.h"
@@ -497,6 +498,10 @@ class ReplaySession : public Session {
   // its exec (engine/core/tool_page.h), and the preload library's, from its
   // first buffer's registration (replay_buffers.cc).
   std::map<uint32_t, std::vector<uint64_t>> stub_areas_;
+  // The trace file copy each process holds open for its next mmap, by
+  // ReplayThread::pid (a descriptor table; address_space.h). Not copied
+  // into a checkpoint's session: its processes open their own again.
+  std::map<uint32_t, OpenCopy> open_copies_;
   bool echo_failed_ = false;
   bool at_pending_event_ = false;  // the program reached the next event, not replayed yet
   // The pc is at a breakpoint whose hit was just reported: the next run
