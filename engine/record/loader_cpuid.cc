@@ -11,7 +11,7 @@
 #include <sys/syscall.h>
 
 #include <algorithm>
-#include <unordered_set>
+#include <vector>
 
 #include "values/log.h"
 #include "engine/core/cpuid_table.h"
@@ -113,15 +113,18 @@ void RecordSession::answer_loader_cpuid(Task& task, trace::Event& exec,
   if (known == loader_jump_targets_.end()) {
     std::vector<uint8_t> text(code.end - code.start);
     text.resize(read(code.start, text.data(), text.size()));
-    std::unordered_set<uint64_t> targets;
+    std::vector<uint64_t> targets;
     x86::for_each_direct_jump_target(text.data(), text.size(), code.offset,
-                                     [&](uint64_t target) { targets.insert(target); });
+                                     [&](uint64_t target) { targets.push_back(target); });
+    std::sort(targets.begin(), targets.end());
+    targets.erase(std::unique(targets.begin(), targets.end()), targets.end());
     known = loader_jump_targets_.emplace(code.file_hash, std::move(targets)).first;
   }
-  const std::unordered_set<uint64_t>& targets = known->second;
+  const std::vector<uint64_t>& targets = known->second;
   auto jumped_into = [&](const syscall_stub::Plan& plan) {
     for (uint8_t i = 0; i < plan.info.count; ++i) {
-      if (targets.count(plan.info.site + plan.info.original[i] - code.start + code.offset)) return true;
+      uint64_t place = plan.info.site + plan.info.original[i] - code.start + code.offset;
+      if (std::binary_search(targets.begin(), targets.end(), place)) return true;
     }
     return false;
   };

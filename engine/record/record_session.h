@@ -10,7 +10,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <unordered_set>
 #include <vector>
 
 #include "engine/core/cpuid_table.h"
@@ -540,8 +539,8 @@ class RecordSession : public Session {
   // Every cpuid answer given (cpuid_table.h): the loader's table at each exec.
   CpuidAnswers cpuid_answers_;
   // By file hash: the file offsets a direct jump of the loader's code may
-  // land on (loader_cpuid.cc).
-  std::map<uint64_t, std::unordered_set<uint64_t>> loader_jump_targets_;
+  // land on, sorted (loader_cpuid.cc).
+  std::map<uint64_t, std::vector<uint64_t>> loader_jump_targets_;
   PtraceEmulation ptrace_;
   std::map<std::pair<dev_t, ino_t>, uint64_t> shared_objects_;
   RecorderDisguise disguise_;
