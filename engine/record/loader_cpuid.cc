@@ -42,6 +42,16 @@ uint64_t free_below(const std::vector<MapsEntry>& maps, uint64_t below, uint64_t
   }
 }
 
+// The places a direct jump of `code` (`n` bytes at file offset `offset`)
+// may land on, as file offsets, sorted.
+std::vector<uint64_t> jump_targets(const uint8_t* code, std::size_t n, uint64_t offset) {
+  std::vector<uint64_t> targets;
+  x86::for_each_direct_jump_target(code, n, offset, [&](uint64_t target) { targets.push_back(target); });
+  std::sort(targets.begin(), targets.end());
+  targets.erase(std::unique(targets.begin(), targets.end()), targets.end());
+  return targets;
+}
+
 }  // namespace
 
 void RecordSession::answer_loader_cpuid(Task& task, trace::Event& exec,
@@ -113,12 +123,7 @@ void RecordSession::answer_loader_cpuid(Task& task, trace::Event& exec,
   if (known == loader_jump_targets_.end()) {
     std::vector<uint8_t> text(code.end - code.start);
     text.resize(read(code.start, text.data(), text.size()));
-    std::vector<uint64_t> targets;
-    x86::for_each_direct_jump_target(text.data(), text.size(), code.offset,
-                                     [&](uint64_t target) { targets.push_back(target); });
-    std::sort(targets.begin(), targets.end());
-    targets.erase(std::unique(targets.begin(), targets.end()), targets.end());
-    known = loader_jump_targets_.emplace(code.file_hash, std::move(targets)).first;
+    known = loader_jump_targets_.emplace(code.file_hash, jump_targets(text.data(), text.size(), code.offset)).first;
   }
   const std::vector<uint64_t>& targets = known->second;
   auto jumped_into = [&](const syscall_stub::Plan& plan) {
