@@ -675,6 +675,16 @@ def buffering_requested(sc):
         "--no-syscall-buffer" not in sc.record_args
 
 
+def dump_of(sc, backstep, trace, env, check):
+    """`backstep dump` of the trace (its stdout), or None after a failed check."""
+    res = run([backstep, "dump", trace], "/", env, None, sc.timeout)
+    if not check.expect(not res.timed_out and res.returncode == 0,
+                        "backstep dump of the trace: %s; stderr:\n%s" %
+                        (res.describe(), tail(res.stderr))):
+        return None
+    return res.stdout
+
+
 def check_buffered(sc, backstep, trace, env, check):
     """expect-buffered: the trace holds at least that many buffered calls;
     expect-traced: at most that many traced calls of a name."""
@@ -683,19 +693,17 @@ def check_buffered(sc, backstep, trace, env, check):
     if not buffering_requested(sc):
         print("buffered calls: not checked (recorded without syscall buffering)", flush=True)
         return
-    res = run([backstep, "dump", trace], "/", env, None, sc.timeout)
-    if not check.expect(not res.timed_out and res.returncode == 0,
-                        "backstep dump of the trace: %s; stderr:\n%s" %
-                        (res.describe(), tail(res.stderr))):
+    dump = dump_of(sc, backstep, trace, env, check)
+    if dump is None:
         return
     for name, most in sorted(sc.expect_traced.items()):
-        traced = len(re.findall(rb"\bsyscall " + name.encode() + rb"\(", res.stdout))
+        traced = len(re.findall(rb"\bsyscall " + name.encode() + rb"\(", dump))
         print("traced %s calls: %d (expected at most %d)" % (name, traced, most), flush=True)
         check.expect(traced <= most, "%d %s calls were traced, expected at most %d (expect-traced)" %
                      (traced, name, most))
     if sc.expect_buffered is None:
         return
-    flushes = BUFFER_FLUSH.findall(res.stdout)
+    flushes = BUFFER_FLUSH.findall(dump)
     calls = sum(int(n) for n in flushes)
     print("buffered calls: %d in %d flushes (expected at least %d)" %
           (calls, len(flushes), sc.expect_buffered), flush=True)
@@ -712,14 +720,12 @@ def check_exec_traps(sc, backstep, trace, env, check):
     the first's."""
     if sc.expect_exec_traps is None:
         return
-    res = run([backstep, "dump", trace], "/", env, None, sc.timeout)
-    if not check.expect(not res.timed_out and res.returncode == 0,
-                        "backstep dump of the trace: %s; stderr:\n%s" %
-                        (res.describe(), tail(res.stderr))):
+    dump = dump_of(sc, backstep, trace, env, check)
+    if dump is None:
         return
     traps = []  # per exec, in trace order
     current = {}  # tid -> index into traps
-    for tid, kind in DUMP_EVENT.findall(res.stdout):
+    for tid, kind in DUMP_EVENT.findall(dump):
         if kind == b"exec":
             current[tid] = len(traps)
             traps.append(0)

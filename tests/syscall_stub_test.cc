@@ -258,40 +258,37 @@ BOOST_AUTO_TEST_CASE(a_thread_in_the_stub_shows_at_its_original_place) {
   BOOST_CHECK(!bs::traced_equivalent(p->info, stub, site + 3));
 }
 
-BOOST_AUTO_TEST_CASE(a_jump_nearby_into_the_patch_keeps_it_unpatched) {
-  // mov %eax,%edx; cmp $-4096,%edx: a `jmp` 0x40 bytes before the site
-  // lands on the cmp.
+namespace {
+
+// The site's bytes at kSite+0x60 in a region of nops: whether the plan of
+// its patch may be jumped into before, and after a `jmp rel8` at
+// kSite+0x20 to kSite+0x60+`landing` is written. `displaced`: how many
+// instructions the plan must move.
+void check_jump_into(const std::vector<uint8_t>& site, uint8_t landing, uint8_t displaced) {
   std::vector<uint8_t> f(0x80, 0x90);
-  std::vector<uint8_t> site = {0x0f, 0x05, 0x89, 0xc2, 0x81, 0xfa, 0x00, 0xf0, 0xff, 0xff, 0xc3};
   std::copy(site.begin(), site.end(), f.begin() + 0x60);
   Region r;
   r.put(Region::kSite, f);
-  uint64_t at = r.addr(Region::kSite + 0x60);
-  auto p = bs::plan(at, site.data(), site.size());
+  auto p = bs::plan(r.addr(Region::kSite + 0x60), site.data(), site.size());
   BOOST_REQUIRE(p);
+  BOOST_REQUIRE_EQUAL(p->info.count, displaced);
   BOOST_CHECK(!bs::may_be_jumped_into(*p, r.reader()));
-  // jmp rel8 from kSite+0x20 to the cmp at kSite+0x64: rel = 0x64 - 0x22
-  r.put(Region::kSite + 0x20, {0xeb, 0x42});
+  r.put(Region::kSite + 0x20, {0xeb, static_cast<uint8_t>(0x60 + landing - 0x22)});
   BOOST_CHECK(bs::may_be_jumped_into(*p, r.reader()));
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_jump_nearby_into_the_patch_keeps_it_unpatched) {
+  // syscall; mov %eax,%edx; cmp $-4096,%edx; ret: a `jmp` lands on the cmp.
+  check_jump_into({0x0f, 0x05, 0x89, 0xc2, 0x81, 0xfa, 0x00, 0xf0, 0xff, 0xff, 0xc3}, 4, 2);
 }
 
 BOOST_AUTO_TEST_CASE(a_jump_right_after_the_call_keeps_it_unpatched) {
   // syscall; mov 0x0(%rip),%eax (6 bytes, the only instruction displaced),
   // as glibc's posix_spawn child has it, with a `jmp` to that mov: it
   // would land inside the patch's jump.
-  std::vector<uint8_t> f(0x80, 0x90);
-  std::vector<uint8_t> site = {0x0f, 0x05, 0x8b, 0x05, 0x00, 0x00, 0x00, 0x00, 0xc3};
-  std::copy(site.begin(), site.end(), f.begin() + 0x60);
-  Region r;
-  r.put(Region::kSite, f);
-  uint64_t at = r.addr(Region::kSite + 0x60);
-  auto p = bs::plan(at, site.data(), site.size());
-  BOOST_REQUIRE(p);
-  BOOST_REQUIRE_EQUAL(p->info.count, 1);
-  BOOST_CHECK(!bs::may_be_jumped_into(*p, r.reader()));
-  // jmp rel8 from kSite+0x20 to the mov at kSite+0x62: rel = 0x62 - 0x22
-  r.put(Region::kSite + 0x20, {0xeb, 0x40});
-  BOOST_CHECK(bs::may_be_jumped_into(*p, r.reader()));
+  check_jump_into({0x0f, 0x05, 0x8b, 0x05, 0x00, 0x00, 0x00, 0x00, 0xc3}, 2, 1);
 }
 
 BOOST_AUTO_TEST_CASE(a_stub_of_the_executable_area_enters_the_library_through_its_veneer) {
