@@ -60,21 +60,20 @@ int64_t map_copy(Task& task, const trace::Mapping& m, const trace::TraceReader& 
   return r;
 }
 
-int64_t map_file(Task& task, const trace::Mapping& m, const trace::TraceReader& reader) {
-  int64_t fd = open_copy(task, m, reader);
-  try {
-    int64_t r = map_copy(task, m, reader, fd);
-    tool_syscall(task, SYS_close, static_cast<uint64_t>(fd));
-    return r;
-  } catch (...) {
-    tool_syscall(task, SYS_close, static_cast<uint64_t>(fd));
-    throw;
-  }
-}
-
 bool is_private_file(const trace::Mapping& m) {
   bool is_shared = (m.flags & kMapTypeBits) != MAP_PRIVATE && (m.flags & MAP_SHARED);
   return m.kind == trace::MappingKind::File && m.shared_object == 0 && !is_shared;
+}
+
+// A private file mapping through `open`, the copy the process holds open:
+// opened first where it holds another file's or none.
+int64_t map_through(Task& task, const trace::Mapping& m, const trace::TraceReader& reader, OpenCopy& open) {
+  if (open.fd >= 0 && open.file != m.file) close_copy(task, open);
+  if (open.fd < 0) {
+    open.fd = open_copy(task, m, reader);
+    open.file = m.file;
+  }
+  return map_copy(task, m, reader, open.fd);
 }
 
 // Advice that changes what the program sees: pages that read as zeros (or
@@ -134,14 +133,13 @@ std::optional<uint64_t> new_stack_limit(ReplayMmCall& call) {
 }  // namespace
 
 int64_t map_recorded(Task& task, const trace::Mapping& m, const trace::TraceReader& reader,
-                     SharedObjects& shared) {
+                     SharedObjects& shared, OpenCopy& open) {
   int64_t r;
   bool is_shared = (m.flags & kMapTypeBits) != MAP_PRIVATE && (m.flags & MAP_SHARED);
-  bool has_object = m.kind == trace::MappingKind::File && m.shared_object != 0;
-  if (has_object || (is_shared && (m.kind == trace::MappingKind::File || m.kind == trace::MappingKind::Anonymous))) {
-    r = shared.map(task, m, reader);
-  } else if (m.kind == trace::MappingKind::File) {
-    r = map_file(task, m, reader);
+  if (is_private_file(m)) {
+    r = map_through(task, m, reader, open);
+  } else if (m.kind == trace::MappingKind::File || (is_shared && m.kind == trace::MappingKind::Anonymous)) {
+    r = shared.map(task, m, reader);  // a file the recorder gave a shared object, or shared memory
   } else {
     uint32_t flags = (m.flags & ~MAP_FIXED_NOREPLACE) | MAP_ANONYMOUS | MAP_FIXED;
     if (!(flags & kMapTypeBits)) flags |= MAP_PRIVATE;
@@ -150,6 +148,11 @@ int64_t map_recorded(Task& task, const trace::Mapping& m, const trace::TraceRead
   }
   if (r < 0) return r;
   return r == static_cast<int64_t>(m.start) ? 0 : -EFAULT;
+}
+
+void close_copy(Task& task, OpenCopy& open) {
+  if (open.fd >= 0) tool_syscall(task, SYS_close, static_cast<uint64_t>(open.fd));
+  open.fd = -1;
 }
 
 std::vector<uint64_t> recorded_stub_areas(const trace::Event& exec) {
@@ -188,14 +191,9 @@ void rebuild_address_space(Task& task, const trace::Event& exec, const trace::Tr
   for (const trace::Mapping& m : exec.mappings) {
     if (m.kind != trace::MappingKind::Stack) below_stack = std::max(below_stack, m.end);
   }
-  struct {
-    int64_t fd = -1;
-    std::string file;
-  } open;
-  auto close_open = [&] {
-    if (open.fd >= 0) tool_syscall(task, SYS_close, static_cast<uint64_t>(open.fd));
-    open.fd = -1;
-  };
+  // Consecutive private mappings of one file (a library's segments) share
+  // one open of its copy: each remote call is two stops.
+  OpenCopy open;
   for (trace::Mapping m : exec.mappings) {
     // The tool page is the replay's own already; the executable's stub
     // area (the recorder's other Tool mapping) is mapped again, empty: the
@@ -206,28 +204,14 @@ void rebuild_address_space(Task& task, const trace::Event& exec, const trace::Tr
     // that overflows faults at the same depth (never more than 8 MiB of
     // replay's own, nor less under a raised limit).
     if (m.kind == trace::MappingKind::Stack) m.start = std::max(m.start, below_stack);
-    // Consecutive private mappings of one file (a library's segments) share
-    // one open of its copy: each remote call is two stops.
-    if (is_private_file(m)) {
-      if (open.fd >= 0 && open.file != m.file) close_open();
-      if (open.fd < 0) {
-        open.fd = open_copy(task, m, reader);
-        open.file = m.file;
-      }
-      if (map_copy(task, m, reader, open.fd) != static_cast<int64_t>(m.start)) {
-        file_failed(m, reader, "map", -EFAULT);
-      }
-      continue;
-    }
-    close_open();
-    if (int64_t r = map_recorded(task, m, reader, shared); r != 0) {
+    if (int64_t r = map_recorded(task, m, reader, shared, open); r != 0) {
       std::ostringstream os;
       os << "cannot recreate the recorded mapping " << std::hex << m.start << "-" << m.end
          << std::dec << " (" << trace::printable(m.name) << "): error " << -r;
       throw std::runtime_error(os.str());
     }
   }
-  close_open();
+  close_copy(task, open);
   for (const trace::MemoryWrite& w : exec.writes) {
     task.write_bytes(remote_ptr<void>(w.addr), w.data.data(), w.data.size());
   }
@@ -264,31 +248,17 @@ std::string replay_address_space_call(ReplayMmCall& call) {
   switch (info ? info->replay : sys::ReplayAction::None) {
     case sys::ReplayAction::None:
       return "";
-    case sys::ReplayAction::Mmap: {
+    case sys::ReplayAction::Mmap:
       if (call.event.mappings.empty()) return "recorded mmap has no mapping";
-      const trace::Mapping& m = call.event.mappings[0];
-      if (!call.open_copy || !is_private_file(m)) {
-        return expect(map_recorded(task, m, call.reader, call.shared), 0, "mmap");
-      }
-      OpenCopy& open = *call.open_copy;
-      if (open.fd >= 0 && open.file != m.file) {
-        tool_syscall(task, SYS_close, static_cast<uint64_t>(open.fd));
-        open.fd = -1;
-      }
-      if (open.fd < 0) {
-        open.fd = open_copy(task, m, call.reader);
-        open.file = m.file;
-      }
-      return expect(map_copy(task, m, call.reader, open.fd) == static_cast<int64_t>(m.start) ? 0 : -EFAULT, 0,
-                    "mmap");
-    }
+      return expect(map_recorded(task, call.event.mappings[0], call.reader, call.shared, call.open_copy), 0, "mmap");
     case sys::ReplayAction::Munmap:
       return expect(tool_syscall(task, SYS_munmap, e.arg(0), e.arg(1)), 0, "munmap");
     case sys::ReplayAction::MapObject:
       // shmat's segment, as a shared object (engine/record/shm_syscalls.cc);
       // io_setup's AIO ring, as shared memory (engine/record/aio_syscalls.cc).
       if (call.event.mappings.empty()) return "recorded call has no mapping";
-      return expect(map_recorded(task, call.event.mappings[0], call.reader, call.shared), 0, "shmat/io_setup");
+      return expect(map_recorded(task, call.event.mappings[0], call.reader, call.shared, call.open_copy), 0,
+                    "shmat/io_setup");
     case sys::ReplayAction::UnmapObject: {
       // shmdt, io_destroy: the recorder noted the extent of the attachment,
       // or of the ring.

@@ -13,11 +13,23 @@
 
 namespace backstep {
 
+// The trace's copy of a file that a replayed process holds open
+// (close-on-exec) between recorded mmaps: the loader maps a library's
+// segments one call (one event) each, and each open and close of the copy
+// in the process is a remote call, two stops. One per process (its
+// descriptor table): fd -1 when none.
+struct OpenCopy {
+  int64_t fd = -1;
+  std::string file;  // trace-relative, as trace::Mapping::file
+};
+
 // Maps one recorded mapping at its recorded address (files from the trace's
-// copies; MAP_SHARED ones over their object's memfd in `shared`). Returns
-// the kernel's error as a negative errno, or 0.
+// copies, a private one through `open`; MAP_SHARED ones over their object's
+// memfd in `shared`). Returns the kernel's error as a negative errno, or 0.
 int64_t map_recorded(Task& task, const trace::Mapping& mapping, const trace::TraceReader& reader,
-                     SharedObjects& shared);
+                     SharedObjects& shared, OpenCopy& open);
+// Closes the copy `open` holds, in the tracee.
+void close_copy(Task& task, OpenCopy& open);
 
 // The stub areas the recorder mapped at `exec` besides its tool page: the
 // one below the executable (engine/core/tool_page.h), if any.
@@ -29,16 +41,6 @@ std::vector<uint64_t> recorded_stub_areas(const trace::Event& exec);
 void rebuild_address_space(Task& task, const trace::Event& exec, const trace::TraceReader& reader,
                            SharedObjects& shared);
 
-// The trace's copy of a file that a replayed process holds open
-// (close-on-exec) between recorded mmaps: the loader maps a library's
-// segments one call (one event) each, and each open and close of the copy
-// in the process is a remote call, two stops. One per process (its
-// descriptor table): fd -1 when none.
-struct OpenCopy {
-  int64_t fd = -1;
-  std::string file;  // trace-relative, as trace::Mapping::file
-};
-
 // What an address-space syscall needs to be redone during replay.
 struct ReplayMmCall {
   Task& task;
@@ -48,7 +50,7 @@ struct ReplayMmCall {
   int64_t result;           // recorded result
   uint64_t& brk;            // the program break as replayed so far
   SharedObjects& shared;    // memfds behind MAP_SHARED mappings
-  OpenCopy* open_copy = nullptr;  // the process's open copy, kept for its next mmap
+  OpenCopy& open_copy;      // the process's open copy, kept for its next mmap
 };
 
 // Redoes mmap/munmap/mprotect/mremap/madvise/brk and the other calls the

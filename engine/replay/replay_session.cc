@@ -549,7 +549,7 @@ void ReplaySession::replay_syscall(const trace::Event& event, ReplayStop& stop) 
     return;
   }
   ReplayMmCall call{*task_, reader(), event, *native, exit.syscall_result(), brk_[threads_[current_tid_].space],
-                    shared_, &open_copies_[threads_[current_tid_].pid]};
+                    shared_, open_copies_[threads_[current_tid_].pid]};
   std::string problem = replay_address_space_call(call);
   if (!problem.empty()) diverged(problem);
   for (const trace::ObjectWrite& w : event.object_writes) {
