@@ -18,7 +18,9 @@ const SitePatcher::FileSites& SitePatcher::sites_of(const std::string& path, uin
   FileSites sites;
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd >= 0) {
-    sites = find_code_sites(fd, tsc_, cpuid_);
+    // Every cpuid site, patched here or not: the loader's become stubs
+    // (cpuid_sites_of).
+    sites = find_code_sites(fd, tsc_, /*cpuid=*/true);
     close(fd);
   }
   BS_LOG(Record, "sites in " << path << ": " << sites.tsc.size() << " rdtsc, " << sites.random.size()
@@ -27,16 +29,7 @@ const SitePatcher::FileSites& SitePatcher::sites_of(const std::string& path, uin
 }
 
 const std::vector<uint64_t>& SitePatcher::cpuid_sites_of(const std::string& path, uint64_t hash) {
-  if (cpuid_) return sites_of(path, hash).cpuid;
-  auto it = cpuid_sites_.find(hash);
-  if (it != cpuid_sites_.end()) return it->second;
-  std::vector<uint64_t> sites;
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd >= 0) {
-    sites = find_code_sites(fd, /*tsc=*/false, /*cpuid=*/true).cpuid;
-    close(fd);
-  }
-  return cpuid_sites_.emplace(hash, std::move(sites)).first->second;
+  return sites_of(path, hash).cpuid;
 }
 
 void SitePatcher::patch(Task& task, const std::string& path, uint64_t hash, const trace::Mapping& m,
@@ -69,6 +62,7 @@ void SitePatcher::patch(Task& task, const std::string& path, uint64_t hash, cons
                tsc_site_patch(site.length));
   }
   for (uint64_t offset : sites.cpuid) {
+    if (!cpuid_) break;  // CPUID faulting traps them as they are
     patch_site(offset, 2, [](const std::vector<uint8_t>& now) { return is_cpuid(now.data(), now.size(), false); },
                cpuid_site_patch());
   }

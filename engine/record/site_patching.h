@@ -52,7 +52,6 @@ class SitePatcher {
   bool tsc_;
   bool cpuid_;
   std::map<uint64_t, FileSites> sites_;  // by content hash
-  std::map<uint64_t, std::vector<uint64_t>> cpuid_sites_;  // by content hash, where sites_ has none
 };
 
 }  // namespace backstep
