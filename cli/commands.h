@@ -16,6 +16,7 @@ int ps_command(const Args& args);
 int ls_command(const Args& args);
 int serve_command(const Args& args);
 int ide_command(const Args& args);
+int dap_command(const Args& args);
 // Starts the server and a debugger (gdb or lldb) connected to it, for
 // process `pid` from `from` (a DebuggeeChoice; 0: the first process);
 // returns the debugger's exit status. `debugger_args` go after the

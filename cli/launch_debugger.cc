@@ -11,13 +11,13 @@
 #include <cstring>
 #include <memory>
 #include <optional>
-#include <thread>
 
 #include "cli/commands.h"
 #include "cli/debuggee_option.h"
 #include "cli/lldb_launch.h"
 #include "cli/process_cleanup.h"
 #include "cli/replay_dir.h"
+#include "cli/serving_thread.h"
 #include "cli/timeline_factory.h"
 #include "cli/trace_dir.h"
 #include "engine/trace/reader.h"
@@ -46,38 +46,6 @@ struct DebuggerGuard {
     while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
     }
   }
-};
-
-// Runs the server on a thread of its own; the debugger talks to it.
-class ServingThread {
- public:
-  explicit ServingThread(std::unique_ptr<gdb::GdbServer> server)
-      : server_(std::move(server)), thread_([s = server_.get()] {
-          // `s`, not server_: the destructor may give server_ up before
-          // this thread first runs.
-          try {
-            s->run();
-          } catch (const std::exception& e) {
-            error(e.what());
-          }
-        }) {}
-  ~ServingThread() {
-    // Never connected: the server stops accepting and the thread ends here.
-    // Serving: the debugger has gone, so its connection is closed and the
-    // session ends with it, but a replay the session waits on may hold it a
-    // while longer; the process exit ends it, and the server stays, since
-    // the thread still uses it.
-    if (server_->stop()) {
-      thread_.join();
-      return;
-    }
-    thread_.detach();
-    (void)server_.release();
-  }
-
- private:
-  std::unique_ptr<gdb::GdbServer> server_;
-  std::thread thread_;
 };
 
 }  // namespace

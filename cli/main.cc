@@ -52,6 +52,10 @@ const char kUsage[] =
     "                       or S (20) seconds inside one packet (0: never);\n"
     "                       --max-checkpoints: automatic checkpoints kept (64),\n"
     "                       --max-checkpoint-memory: MiB they hold (RAM/4)\n"
+    "  dap [--port N [--once]] [-p PID] [--gdb PATH] [TRACE]\n"
+    "                       a Debug Adapter Protocol server for IDEs (VS Code,\n"
+    "                       CLion) on stdin/stdout, or on 127.0.0.1:N for this\n"
+    "                       user: reverse buttons, data breakpoints both ways\n"
     "  ide vscode|clion [--port N] [--output DIR] [--force] [TRACE]\n"
     "                       write IDE configurations for `serve --port N TRACE`\n"
     "                       (VS Code: DIR/launch.json and tasks.json, default\n"
@@ -76,6 +80,7 @@ const std::map<std::string, Command> kCommands = {
     {"ls", {ls_command}},
     {"serve", {serve_command}},
     {"ide", {ide_command}},
+    {"dap", {dap_command}},
 };
 
 }  // namespace

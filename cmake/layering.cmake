@@ -75,3 +75,9 @@ backstep_forbid_links(backstep_preload
   FORBIDS backstep_cpu_state backstep_core ${backstep_engine_above_core} backstep_gdbserver backstep_rsp
   WHY "the preload library runs inside the recorded program and links nothing"
 )
+backstep_forbid_links(backstep_dap_codec
+  FORBIDS backstep_values backstep_core ${backstep_engine_above_core} backstep_gdbserver backstep_rsp backstep_dap
+  WHY "the DAP and MI codecs link only the standard library")
+backstep_forbid_links(backstep_dap
+  FORBIDS backstep_core ${backstep_engine_above_core} backstep_gdbserver backstep_rsp
+  WHY "the DAP front drives gdb; cli/dap_command.cc gives it the replay server")

@@ -34,6 +34,12 @@ RULES = [
      "gdbserver/ speaks to the engine through DebugTarget and its value types only"),
     ("gdbserver/rsp/", ["gdbserver/rsp/"],
      "the RSP codec links only the standard library"),
+    ("dap/", ["dap/"],
+     "the DAP front drives gdb over MI: it sees neither the engine nor the RSP server"),
+    ("dap/wire/", ["dap/wire/"],
+     "the DAP framing links only the standard library"),
+    ("dap/mi/mi_record.h", [],
+     "gdb/MI records are parsed with the standard library alone"),
 ]
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*(?:"([^"]+)"|<([^>]+)>)')

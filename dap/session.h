@@ -1,0 +1,196 @@
+// One debugging session of a recording, as a Debug Adapter Protocol server:
+// DAP requests in, gdb/MI commands out to a gdb connected to backstep's
+// replay server, gdb's records back as DAP responses and events (docs/dap.md).
+// gdb does symbols, values, pretty printers and expressions; backstep's
+// server does the execution, forwards and backwards.
+//
+// One thread, one poll loop over the client's input, gdb's output and the
+// replay's echo of the program's output. A request that needs gdb's answer
+// waits for its result record (reading only gdb and the echoes meanwhile,
+// so that neither can fill up and stall gdb); gdb's asynchronous records
+// seen meanwhile are handled after the response is written, so that a
+// `stopped` event never comes before the response of the step that caused it.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "dap/mi/gdb_process.h"
+#include "dap/stop_event.h"
+#include "dap/wire/frame_reader.h"
+#include "llvm/Support/JSON.h"
+
+namespace backstep::dap {
+
+// What the adapter needs from the rest of backstep: a replay of a trace,
+// served to one gdb. cli/dap_command.cc implements it with the RSP server.
+struct ReplayToServe {
+  std::string trace;  // as the user gave it ("" for the default)
+  uint32_t pid = 0;   // the process to debug (0: the first)
+};
+struct ServedReplay {
+  std::string target;         // for gdb's `target extended-remote`
+  std::string gdb_commands;   // a file of gdb commands to source first ("" for none)
+  std::string trace_dir;      // the trace, resolved
+};
+class ReplayServer {
+ public:
+  virtual ~ReplayServer() = default;
+  // Throws std::runtime_error with a message for the user.
+  virtual ServedReplay start(const ReplayToServe& what) = 0;
+};
+
+// A pipe whose bytes become `output` events of `category` ("stdout",
+// "stderr"); `copy_fd` (-1: none) gets them too.
+struct OutputSource {
+  int fd;
+  std::string category;
+  int copy_fd = -1;
+};
+
+struct SessionIo {
+  int in_fd;
+  int out_fd;
+  std::vector<OutputSource> outputs;
+  std::string gdb = "gdb";  // the gdb to run (launch's "gdbPath" overrides)
+  std::string default_trace;
+};
+
+struct Failure {
+  std::string message;
+};
+using Reply = std::variant<llvm::json::Value, Failure>;
+
+class Session {
+ public:
+  Session(SessionIo io, ReplayServer& replays);
+  ~Session();
+  // Serves until the client disconnects (0) or the stream breaks (non-zero).
+  int run();
+
+ private:
+  using Handler = Reply (Session::*)(const llvm::json::Object& args);
+  static const std::map<std::string, Handler, std::less<>>& handlers();
+
+  // --- the loop and the wire (session.cc)
+  void handle_message(const std::string& body);
+  void send(llvm::json::Object message);
+  void send_event(const std::string& event, llvm::json::Object body = {});
+  // An event that must follow the response of the request being handled.
+  void send_event_after_response(const std::string& event, llvm::json::Object body = {});
+  void pump_outputs(int timeout_ms, bool include_client);
+  void read_output(OutputSource& source);
+  // Sends `command` to gdb and waits for its result record.
+  mi::Record mi(const std::string& command);
+  // The same, as a Failure on ^error.
+  std::variant<mi::Record, Failure> mi_checked(const std::string& command);
+  void read_gdb();
+  void dispatch_async();
+  void on_async(const mi::Record& record);
+  void on_stopped(const mi::Record& record);
+  void forget_stopped_state();
+  void end_of_gdb();
+
+  // --- lifecycle (requests_lifecycle.cc)
+  Reply initialize(const llvm::json::Object& args);
+  Reply launch(const llvm::json::Object& args);
+  Reply configuration_done(const llvm::json::Object& args);
+  Reply disconnect(const llvm::json::Object& args);
+  Reply restart(const llvm::json::Object& args);
+  void start_gdb(const ServedReplay& served, const std::string& gdb_path);
+
+  // --- execution (requests_execution.cc)
+  Reply resume(const std::string& command, RunDirection direction, RunCause cause = RunCause::Other);
+  Reply continue_(const llvm::json::Object& args);
+  Reply reverse_continue(const llvm::json::Object& args);
+  Reply next(const llvm::json::Object& args);
+  Reply step_in(const llvm::json::Object& args);
+  Reply step_out(const llvm::json::Object& args);
+  Reply step_back(const llvm::json::Object& args);
+  Reply reverse_step_in(const llvm::json::Object& args);
+  Reply reverse_step_out(const llvm::json::Object& args);
+  Reply pause(const llvm::json::Object& args);
+
+  // --- breakpoints (requests_breakpoints.cc)
+  Reply set_breakpoints(const llvm::json::Object& args);
+  Reply set_function_breakpoints(const llvm::json::Object& args);
+  Reply set_exception_breakpoints(const llvm::json::Object& args);
+  Reply data_breakpoint_info(const llvm::json::Object& args);
+  Reply set_data_breakpoints(const llvm::json::Object& args);
+  std::variant<llvm::json::Object, Failure> insert_breakpoint(const std::string& location,
+                                                             const llvm::json::Object& spec);
+  void delete_breakpoints(std::vector<long>& numbers);
+
+  // --- what the program holds (requests_inspection.cc)
+  Reply threads(const llvm::json::Object& args);
+  Reply stack_trace(const llvm::json::Object& args);
+  Reply scopes(const llvm::json::Object& args);
+  Reply variables(const llvm::json::Object& args);
+  Reply evaluate(const llvm::json::Object& args);
+  Reply set_variable(const llvm::json::Object& args);
+  Reply set_expression(const llvm::json::Object& args);
+  Reply console_command(const std::string& command);
+
+  // A stack frame or a variable container, named to the client by its
+  // index + 1; valid until the program runs again.
+  struct FrameRef {
+    long thread;
+    long level;
+  };
+  struct ScopeRef {
+    FrameRef frame;
+  };
+  struct VarobjRef {
+    std::string varobj;
+    FrameRef frame;
+  };
+  using Ref = std::variant<ScopeRef, VarobjRef>;
+  std::string frame_options(const FrameRef& f) const;
+  std::optional<FrameRef> frame_of(const llvm::json::Object& args) const;
+  long add_ref(Ref ref);
+  const Ref* find_ref(int64_t id) const;
+  // A DAP `variable` for a varobj that gdb described in `v` (its -var-create
+  // result or a child of -var-list-children).
+  llvm::json::Object variable_of(const mi::Value& v, const std::string& name, const FrameRef& frame);
+
+  SessionIo io_;
+  ReplayServer& replays_;
+  FrameReader reader_;
+  int64_t seq_ = 1;
+  bool done_ = false;
+  int exit_status_ = 0;
+  std::vector<std::pair<std::string, llvm::json::Object>> after_response_;
+
+  std::unique_ptr<mi::GdbProcess> gdb_;
+  std::deque<mi::Record> async_;  // gdb's records that came while waiting for a result
+  std::string capture_;           // console text of the command being waited for
+  bool capturing_ = false;
+
+  // Execution state.
+  bool configured_ = false;
+  bool stop_on_entry_ = false;
+  bool running_ = false;
+  bool initial_stop_seen_ = false;
+  RunDirection direction_ = RunDirection::Forward;
+  RunCause cause_ = RunCause::Launch;
+  std::optional<long> last_thread_;
+
+  std::vector<FrameRef> frames_;
+  std::vector<Ref> refs_;
+  std::vector<std::string> varobjs_;  // top-level, deleted when the program runs
+
+  std::map<std::string, std::vector<long>> source_breakpoints_;
+  std::vector<long> function_breakpoints_;
+  std::vector<long> data_breakpoints_;
+  BreakpointNames names_;
+  std::map<std::string, std::string> data_names_;  // dataId -> what the user asked to watch
+};
+
+}  // namespace backstep::dap
