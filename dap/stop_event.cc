@@ -107,7 +107,10 @@ StopView view_stop(const mi::Record& r, RunDirection direction, RunCause cause,
   // end-stepping-range, function-finished, location-reached, solib-event,
   // fork, exec, syscall: where a step or a run-to ended.
   v.reason = "step";
-  v.description = reason == "function-finished" ? "step out" : reason;
+  v.description = reason == "function-finished"  ? "step out"
+                  : reason == "location-reached" ? "run to location"
+                  : reason == "end-stepping-range" ? "step"
+                                                   : reason;
   if (reason == "function-finished" && r.results.get("return-value")) {
     v.text = "returned " + r.results.text("return-value");
   }

@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""`backstep dap` driven by Microsoft's DAP test client, as VS Code drives
+an adapter (session_test.js).
+
+Usage:
+  run_dap_test.py --backstep PATH --binary PATH --source PATH --script JS [--tmp-root DIR] [--keep]
+
+The program is recorded in a fresh work directory and its binary deleted
+(gdbtest.record); then `node JS BACKSTEP TRACE SOURCE` runs the session,
+with HOME in the work directory (no user's .gdbinit). The npm packages are
+those `scripts/setup` installs into integration/dap/node_modules.
+
+Exit status: 0 pass, 1 fail, 77 skipped (no Node.js or no test client
+installed: said on stdout), 2 usage error.
+"""
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "gdb"))
+import gdbtest  # noqa: E402
+
+SKIP = 77
+TIMEOUT = 300
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--backstep", required=True)
+    p.add_argument("--binary", required=True)
+    p.add_argument("--source", required=True)
+    p.add_argument("--script", required=True)
+    p.add_argument("--tmp-root", default=tempfile.gettempdir())
+    p.add_argument("--keep", action="store_true")
+    opts = p.parse_args()
+    node = shutil.which("node")
+    modules = os.path.join(HERE, "node_modules")
+    if not node:
+        print("SKIP: Node.js is not installed (scripts/setup installs it)")
+        return SKIP
+    if not os.path.isdir(os.path.join(modules, "@vscode", "debugadapter-testsupport")):
+        print("SKIP: the DAP test client is not installed: run `npm ci --prefix integration/dap` "
+              "(scripts/setup does)")
+        return SKIP
+    if not gdbtest.gdb_available():
+        print("FAIL: gdb is not installed")
+        return 1
+    os.makedirs(opts.tmp_root, exist_ok=True)
+    root = tempfile.mkdtemp(prefix="dap-", dir=os.path.abspath(opts.tmp_root))
+    try:
+        trace, _, _ = gdbtest.record(os.path.abspath(opts.backstep), opts.binary, opts.source, root)
+    except gdbtest.RecordError as e:
+        print("FAIL: %s" % e)
+        return 1
+    env = gdbtest.gdb_env(root)
+    env["NODE_PATH"] = modules
+    argv = [node, os.path.abspath(opts.script), os.path.abspath(opts.backstep), trace,
+            os.path.abspath(opts.source)]
+    try:
+        r = subprocess.run(argv, cwd=root, env=env, timeout=TIMEOUT)
+        status = r.returncode
+    except subprocess.TimeoutExpired:
+        print("FAIL: the DAP session did not end within %d s" % TIMEOUT)
+        status = 1
+    if status != 0:
+        print("dap test failed; work directory kept: %s" % root)
+        return 1
+    if opts.keep:
+        print("work directory kept: %s" % root)
+    else:
+        shutil.rmtree(root, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

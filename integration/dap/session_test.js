@@ -1,0 +1,181 @@
+// One whole IDE session over a recording, through Microsoft's DAP test
+// client (@vscode/debugadapter-testsupport), the way VS Code drives an
+// adapter: breakpoints, a data breakpoint set at the symptom and run
+// backwards to the write, steps back over lines, reverse step-in and
+// step-out, expressions and a function call in the past, threads and
+// stacks, restart. Every line, value and reason is checked exactly.
+//
+// Usage: node session_test.js BACKSTEP TRACE SOURCE
+// (run_dap_test.py records SOURCE's program and deletes it first).
+'use strict';
+
+const assert = require('assert');
+const fs = require('fs');
+const path = require('path');
+const { DebugClient } = require('@vscode/debugadapter-testsupport');
+
+const [backstep, trace, sourceArg] = process.argv.slice(2);
+const source = path.resolve(sourceArg);
+const lines = {};
+fs.readFileSync(source, 'utf8').split('\n').forEach((text, i) => {
+  const m = /\/\/ LINE (\w+)/.exec(text);
+  if (m) lines[m[1]] = i + 1;
+});
+
+const dc = new DebugClient(backstep, 'dap', 'backstep', { env: process.env }, true);
+dc.defaultTimeout = 60000;
+const output = [];
+dc.on('output', (e) => output.push(e.body.output));
+
+function step(what) {
+  console.log('-- ' + what);
+}
+
+// Sends a request that runs the program and waits for its stop; returns
+// the stopped event and the top frame of the thread that stopped.
+async function run(request, args, expectReason) {
+  const [, stopped] = await Promise.all([dc.send(request, args), dc.waitForEvent('stopped')]);
+  assert.strictEqual(stopped.body.reason, expectReason,
+                     `${request}: reason ${JSON.stringify(stopped.body)}`);
+  const st = await dc.stackTraceRequest({ threadId: stopped.body.threadId });
+  const top = st.body.stackFrames[0];
+  console.log(`   ${request} -> ${stopped.body.reason} (${stopped.body.description || ''}) ` +
+              `at ${top.name}:${top.line} thread ${stopped.body.threadId}`);
+  return { stopped, top, frames: st.body.stackFrames };
+}
+
+async function evaluate(expression, frameId, context = 'watch') {
+  const r = await dc.evaluateRequest({ expression, frameId, context });
+  return r.body.result;
+}
+
+async function locals(frameId) {
+  const scopes = await dc.scopesRequest({ frameId });
+  const vars = await dc.variablesRequest({ variablesReference: scopes.body.scopes[0].variablesReference });
+  const out = {};
+  for (const v of vars.body.variables) out[v.name] = v;
+  return out;
+}
+
+async function main() {
+  await dc.start();
+  step('initialize: reverse capabilities');
+  const init = await dc.initializeRequest({ adapterID: 'backstep', linesStartAt1: true, columnsStartAt1: true });
+  assert.strictEqual(init.body.supportsStepBack, true);
+  assert.strictEqual(init.body.supportsDataBreakpoints, true);
+  assert.strictEqual(init.body.supportsConfigurationDoneRequest, true);
+
+  step('launch, a breakpoint at the report, configurationDone');
+  await Promise.all([dc.launchRequest({ trace }), dc.waitForEvent('initialized')]);
+  const bps = await dc.setBreakpointsRequest({ source: { path: source }, breakpoints: [{ line: lines.report }] });
+  assert.strictEqual(bps.body.breakpoints.length, 1);
+  assert.strictEqual(bps.body.breakpoints[0].verified, true);
+  assert.strictEqual(bps.body.breakpoints[0].line, lines.report);
+  let at = await run('configurationDone', {}, 'breakpoint');
+  assert.strictEqual(at.top.name, 'main');
+  assert.strictEqual(at.top.line, lines.report);
+  assert.deepStrictEqual(at.stopped.body.hitBreakpointIds, [bps.body.breakpoints[0].id]);
+  const mainThread = at.stopped.body.threadId;
+
+  step('the symptom: locals and an expression');
+  let vars = await locals(at.top.id);
+  assert.strictEqual(vars.total.value, '30');
+  assert.strictEqual(vars.n.value, '4');
+  assert.strictEqual(await evaluate('book.guard', at.top.id), '25');
+  const book = await dc.evaluateRequest({ expression: 'book', frameId: at.top.id, context: 'watch' });
+  assert.ok(book.body.variablesReference > 0, 'book has children');
+  const members = await dc.variablesRequest({ variablesReference: book.body.variablesReference });
+  assert.deepStrictEqual(members.body.variables.map((v) => v.name), ['cells', 'guard']);
+  const cells = await dc.variablesRequest({ variablesReference: members.body.variables[0].variablesReference });
+  assert.deepStrictEqual(cells.body.variables.map((v) => v.value), ['1', '4', '9', '16']);
+
+  step('a data breakpoint on book.guard, then reverseContinue to the write');
+  const info = await dc.dataBreakpointInfoRequest({ name: 'book.guard', frameId: at.top.id });
+  assert.ok(info.body.dataId, JSON.stringify(info.body));
+  assert.ok(info.body.accessTypes.includes('write'));
+  const dbps = await dc.setDataBreakpointsRequest({ breakpoints: [{ dataId: info.body.dataId, accessType: 'write' }] });
+  assert.strictEqual(dbps.body.breakpoints[0].verified, true);
+  at = await run('reverseContinue', { threadId: mainThread }, 'data breakpoint');
+  assert.strictEqual(at.stopped.body.text, 'book.guard: 7 -> 25');
+  assert.deepStrictEqual(at.stopped.body.hitBreakpointIds, [dbps.body.breakpoints[0].id]);
+  assert.strictEqual(at.top.name, 'worker');
+  assert.strictEqual(at.top.line, lines.fill_write);
+  const workerThread = at.stopped.body.threadId;
+  assert.notStrictEqual(workerThread, mainThread, 'the write is the worker thread\'s');
+  const threads = await dc.threadsRequest();
+  assert.strictEqual(threads.body.threads.length, 2);
+
+  step('the past: locals, an expression and a function call');
+  vars = await locals(at.top.id);
+  assert.strictEqual(vars.i.value, '4');
+  assert.strictEqual(vars.n.value, '4');
+  assert.strictEqual(await evaluate('book.cells[3]', at.top.id), '16');
+  assert.strictEqual(await evaluate('square(i)', at.top.id, 'repl'), '16');
+  const bt = await dc.evaluateRequest({ expression: 'info frame', frameId: at.top.id, context: 'repl' });
+  assert.ok(/in worker \(/.test(bt.body.result), bt.body.result);
+
+  step('stepBack over lines');
+  at = await run('stepBack', { threadId: workerThread }, 'step');
+  assert.strictEqual(at.top.line, lines.fill_write);
+  assert.strictEqual((await locals(at.top.id)).i.value, '4');
+  at = await run('stepBack', { threadId: workerThread }, 'step');
+  assert.strictEqual(at.top.line, lines.fill_loop);
+  at = await run('stepBack', { threadId: workerThread }, 'step');
+  assert.strictEqual(at.top.line, lines.fill_write);
+  assert.strictEqual((await locals(at.top.id)).i.value, '3');
+
+  step('step in, reverse step-out, reverse step-in');
+  at = await run('stepIn', { threadId: workerThread }, 'step');
+  assert.strictEqual(at.top.name, 'square');
+  assert.strictEqual(at.top.line, lines.square_body);
+  assert.strictEqual((await locals(at.top.id)).x.value, '4');
+  at = await run('reverseStepOut', { threadId: workerThread }, 'step');
+  assert.strictEqual(at.top.name, 'worker');
+  assert.strictEqual(at.top.line, lines.fill_write);
+  at = await run('next', { threadId: workerThread }, 'step');
+  assert.strictEqual(at.top.line, lines.fill_loop);
+  at = await run('reverseStepIn', { threadId: workerThread }, 'step');
+  assert.strictEqual(at.top.name, 'square');
+  // gdb's reverse-step enters a function at the last line it ran: its end.
+  assert.strictEqual(at.top.line, lines.square_end);
+  assert.strictEqual((await locals(at.top.id)).product.value, '16');
+  at = await run('stepOut', { threadId: workerThread }, 'step');
+  assert.strictEqual(at.top.name, 'worker');
+
+  step('a recording cannot change');
+  const set = await dc.send('setVariable', { variablesReference: 1, name: 'i', value: '0' }).then(
+    () => null, (e) => e.message);
+  assert.ok(/cannot be changed/.test(set), String(set));
+
+  step('forwards again: the data breakpoint removed, on to the report and the end');
+  await dc.setDataBreakpointsRequest({ breakpoints: [] });
+  at = await run('continue', { threadId: workerThread }, 'breakpoint');
+  assert.strictEqual(at.top.line, lines.report);
+  await dc.setBreakpointsRequest({ source: { path: source }, breakpoints: [] });
+  at = await run('continue', { threadId: mainThread }, 'end of recording');
+  assert.ok(output.join('').includes('total 30 guard 25\n'), 'the program\'s output: ' + JSON.stringify(output));
+
+  step('a function breakpoint, backwards from the end: the last call of square');
+  const fbps = await dc.setFunctionBreakpointsRequest({ breakpoints: [{ name: 'square' }] });
+  assert.strictEqual(fbps.body.breakpoints[0].verified, true);
+  at = await run('reverseContinue', { threadId: mainThread }, 'function breakpoint');
+  assert.strictEqual(at.top.name, 'square');
+  assert.strictEqual((await locals(at.top.id)).x.value, '5');
+
+  step('restart: from the start of the recording to the first call of square');
+  at = await run('restart', {}, 'function breakpoint');
+  assert.strictEqual(at.top.name, 'square');
+  assert.strictEqual((await locals(at.top.id)).x.value, '1');
+
+  step('the start of the recording');
+  await dc.setFunctionBreakpointsRequest({ breakpoints: [] });
+  at = await run('reverseContinue', { threadId: at.stopped.body.threadId }, 'start of recording');
+
+  await dc.disconnectRequest({});
+  console.log('PASS dap.session');
+}
+
+main().then(() => process.exit(0), (e) => {
+  console.error('FAIL: ' + (e && e.stack ? e.stack : e));
+  dc.stop().catch(() => {}).finally(() => process.exit(1));
+});
