@@ -46,7 +46,12 @@ class DapReplays : public dap::ReplayServer {
   }
 
   dap::ServedReplay start(const dap::ReplayToServe& what) override {
-    if (serving_) throw std::runtime_error("a replay is served already");
+    if (serving_) {
+      // A launch that failed after the server started: start afresh.
+      serving_.reset();
+      end_children();
+      private_dir_.reset();
+    }
     std::string dir = resolve_trace(what.trace);
     trace::TraceReader(dir).verify_files();
     DebuggeeChoice choice{what.pid ? what.pid : defaults_.pid,
@@ -96,7 +101,16 @@ std::vector<dap::OutputSource> capture_stdio() {
 
 int serve_one(int in_fd, int out_fd, const Options& o, std::vector<dap::OutputSource> outputs) {
   DapReplays replays(o.launch);
-  dap::SessionIo io{in_fd, out_fd, std::move(outputs), o.gdb, o.trace};
+  int log_fd = -1;
+  for (const dap::OutputSource& source : outputs) {
+    if (source.copy_fd >= 0) log_fd = source.copy_fd;
+  }
+  dap::SessionIo io{.in_fd = in_fd,
+                    .out_fd = out_fd,
+                    .outputs = std::move(outputs),
+                    .gdb = o.gdb,
+                    .log_fd = log_fd,
+                    .default_trace = o.trace};
   dap::Session session(std::move(io), replays);
   return session.run();
 }

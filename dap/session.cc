@@ -70,6 +70,17 @@ Session::Session(SessionIo io, ReplayServer& replays) : io_(std::move(io)), repl
 
 Session::~Session() = default;
 
+// The adapter's own words, where its user sees them (the client's stream
+// may be what is broken).
+void Session::diagnose(const std::string& message) {
+  std::string line = "backstep: dap: " + message + "\n";
+  int fd = io_.log_fd >= 0 ? io_.log_fd : STDERR_FILENO;
+  try {
+    write_all(fd, line);
+  } catch (const std::exception&) {
+  }
+}
+
 int Session::run() {
   while (!done_) {
     try {
@@ -117,8 +128,7 @@ void Session::pump_outputs(int timeout_ms, bool include_client) {
     }
     for (FrameReader::Item& item : reader_.feed(std::string_view(buf, static_cast<std::size_t>(got)))) {
       if (auto* error = std::get_if<FrameError>(&item)) {
-        std::fprintf(stderr, "backstep dap: the client's stream is broken: %.*s\n",
-                     static_cast<int>(frame_error_text(*error).size()), frame_error_text(*error).data());
+        diagnose("the client's stream is broken: " + std::string(frame_error_text(*error)));
         done_ = true;
         exit_status_ = 1;
         return;
@@ -228,7 +238,15 @@ mi::Record Session::mi(const std::string& command) {
         return result;
       }
     }
-    pump_outputs(-1, false);
+    try {
+      pump_outputs(-1, false);
+    } catch (const GdbGone&) {
+      // What gdb said last (a start-up error, a crash) says why.
+      capturing_ = false;
+      std::string said = capture_;
+      while (!said.empty() && said.back() == '\n') said.pop_back();
+      throw GdbGone(said.empty() ? "gdb has exited" : "gdb has exited: " + said);
+    }
   }
 }
 

@@ -60,6 +60,7 @@ struct SessionIo {
   int out_fd;
   std::vector<OutputSource> outputs;
   std::string gdb = "gdb";  // the gdb to run (launch's "gdbPath" overrides)
+  int log_fd = -1;          // the adapter's own diagnostics (-1: stderr)
   std::string default_trace;
 };
 
@@ -82,6 +83,7 @@ class Session {
   // --- the loop and the wire (session.cc)
   void handle_message(const std::string& body);
   void send(llvm::json::Object message);
+  void diagnose(const std::string& message);
   void send_event(const std::string& event, llvm::json::Object body = {});
   // An event that must follow the response of the request being handled.
   void send_event_after_response(const std::string& event, llvm::json::Object body = {});
