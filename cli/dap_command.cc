@@ -85,13 +85,14 @@ struct Options {
 };
 
 // The program's echoed output and the adapter's own diagnostics, as pipes
-// the session reads (see the file comment).
-std::vector<dap::OutputSource> capture_stdio() {
+// the session reads (see the file comment); what comes on stderr is also
+// copied to `log_fd` (a duplicate each session owns).
+std::vector<dap::OutputSource> capture_stdio(int log_fd) {
   std::vector<dap::OutputSource> sources;
   for (int fd : {STDOUT_FILENO, STDERR_FILENO}) {
     int p[2];
     if (pipe2(p, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + strerror(errno));
-    int copy = fd == STDERR_FILENO ? fcntl(fd, F_DUPFD_CLOEXEC, 3) : -1;
+    int copy = fd == STDERR_FILENO ? fcntl(log_fd, F_DUPFD_CLOEXEC, 3) : -1;
     dup2(p[1], fd);  // not close-on-exec: gdb's stderr lands here too
     close(p[1]);
     sources.push_back({p[0], fd == STDOUT_FILENO ? "stdout" : "stderr", copy});
@@ -115,10 +116,13 @@ int serve_one(int in_fd, int out_fd, const Options& o, std::vector<dap::OutputSo
   return session.run();
 }
 
-int serve_port(const Options& o, std::vector<dap::OutputSource> outputs) {
+int serve_port(const Options& o) {
   int bound = 0;
   int listen_fd = gdb::listen_tcp("127.0.0.1", *o.port, gdb::RemoteClients::Refused, bound);
+  // Said before stderr becomes the sessions' pipe: a script waits for it.
   std::fprintf(stderr, "backstep: dap: listening on 127.0.0.1:%d\n", bound);
+  // Refusals are said here, between sessions, where nobody reads the pipes.
+  int log_fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
   for (;;) {
     int fd = accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
     if (fd < 0 && errno == EINTR) continue;
@@ -128,17 +132,14 @@ int serve_port(const Options& o, std::vector<dap::OutputSource> outputs) {
     gdb::PeerOwner owner = gdb::peer_owner(fd);
     const uid_t* uid = std::get_if<uid_t>(&owner);
     if (!uid || *uid != geteuid()) {
-      error("dap: refused a client from " + gdb::describe_peer(fd) + ": this adapter serves only uid " +
-            std::to_string(geteuid()));
+      dprintf(log_fd, "backstep: dap: refused a client from %s: this adapter serves only uid %u\n",
+              gdb::describe_peer(fd).c_str(), static_cast<unsigned>(geteuid()));
       close(fd);
       continue;
     }
-    // Each session gets the stdio pipes anew: what the last one left unread
-    // goes with it.
-    int status = serve_one(fd, fd, o, std::move(outputs));
+    int status = serve_one(fd, fd, o, capture_stdio(log_fd));
     close(fd);
-    outputs = capture_stdio();
-    if (o.once) return status;
+    if (o.once) return status == 0 ? 0 : kExitFailure;
   }
 }
 
@@ -193,10 +194,7 @@ int dap_command(const Args& args) {
   signal(SIGPIPE, SIG_IGN);
   clean_up_children_on_signals(ChildKind::Tracees);
   try {
-    if (o.port) {
-      std::vector<dap::OutputSource> outputs = capture_stdio();
-      return serve_port(o, std::move(outputs));
-    }
+    if (o.port) return serve_port(o);
     // The DAP stream keeps the original stdin/stdout; the program and gdb
     // get neither.
     int in_fd = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3);
@@ -205,8 +203,8 @@ int dap_command(const Args& args) {
     if (in_fd < 0 || out_fd < 0 || null_fd < 0) throw std::runtime_error(std::string("dup: ") + strerror(errno));
     dup2(null_fd, STDIN_FILENO);
     close(null_fd);
-    std::vector<dap::OutputSource> outputs = capture_stdio();
-    int status = serve_one(in_fd, out_fd, o, std::move(outputs));
+    int log_fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+    int status = serve_one(in_fd, out_fd, o, capture_stdio(log_fd));
     return status == 0 ? 0 : kExitFailure;
   } catch (const gdb::NotLoopback& e) {
     error(std::string("dap: ") + e.what());

@@ -1,14 +1,19 @@
-// `backstep ide vscode|clion [--port N] [--output DIR] [--force] [TRACE]`:
-// writes configurations that connect an IDE to `backstep serve --port N
-// TRACE`, with the recorded program copied next to them (an IDE loads the
-// program's symbols from disk; the copy is never a link into the trace's
-// files/, which may be hard links to the host's own files).
+// `backstep ide vscode|clion [--port N] [--output DIR] [--force]
+// [--install [--extensions-dir DIR]] [TRACE]`: writes configurations that
+// debug TRACE from an IDE, with the recorded program copied next to them (an
+// IDE loads the program's symbols from disk; the copy is never a link into
+// the trace's files/, which may be hard links to the host's own files).
 //
-// vscode: DIR (default .vscode) gets launch.json with three configurations
-// (cppdbg through gdb, CodeLLDB, lldb-dap) and tasks.json with the server as
-// a background task that each configuration starts first. clion: DIR
+// vscode: DIR (default .vscode) gets launch.json with four configurations:
+// `backstep` (backstep dap, with VS Code's reverse buttons; its type comes
+// from the extension --install writes, vscode_extension.h), then cppdbg
+// through gdb, CodeLLDB and lldb-dap, which connect to `backstep serve
+// --port N TRACE`, started by the background task of tasks.json. clion: DIR
 // (default .) gets backstep-clion.txt, the "Remote Debug" settings to enter.
 // docs/ide-setup.md says what works in each.
+#include <unistd.h>
+
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -17,8 +22,10 @@
 #include "cli/commands.h"
 #include "cli/json_string.h"
 #include "cli/lldb_settings.h"
+#include "cli/replay_dir.h"
 #include "cli/trace_copy.h"
 #include "cli/trace_dir.h"
+#include "cli/vscode_extension.h"
 #include "engine/trace/reader.h"
 
 namespace backstep::cli {
@@ -61,7 +68,30 @@ std::string serve_command_line(const std::string& trace, int port) {
   return "backstep serve --port " + std::to_string(port) + " " + trace;
 }
 
-std::string vscode_tasks(const std::string& trace, int port) {
+// This backstep, by its absolute path: an IDE's tasks and adapters run
+// without the user's shell, and backstep is seldom on their PATH.
+std::string self_path() {
+  std::error_code ec;
+  fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) throw std::runtime_error("cannot find backstep's own path: " + ec.message());
+  return self.string();
+}
+
+// `name` found on PATH, by its absolute path (the name itself when it is not).
+std::string on_path(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "/usr/bin:/bin";
+  for (std::size_t start = 0; start <= dirs.size();) {
+    std::size_t end = dirs.find(':', start);
+    if (end == std::string::npos) end = dirs.size();
+    fs::path candidate = fs::path(dirs.substr(start, end - start)) / name;
+    if (!candidate.empty() && candidate.is_absolute() && access(candidate.c_str(), X_OK) == 0) return candidate.string();
+    start = end + 1;
+  }
+  return name;
+}
+
+std::string vscode_tasks(const std::string& backstep, const std::string& trace, int port) {
   std::ostringstream j;
   j << "{\n"
     << "  \"version\": \"2.0.0\",\n"
@@ -70,7 +100,7 @@ std::string vscode_tasks(const std::string& trace, int port) {
     << "      \"label\": \"backstep serve\",\n"
     << "      \"detail\": " << json_string("start first: " + serve_command_line(trace, port)) << ",\n"
     << "      \"type\": \"process\",\n"
-    << "      \"command\": \"backstep\",\n"
+    << "      \"command\": " << json_string(backstep) << ",\n"
     << "      \"args\": [\"serve\", \"--port\", " << json_string(std::to_string(port)) << ", "
     << json_string(trace) << "],\n"
     << "      \"isBackground\": true,\n"
@@ -86,7 +116,8 @@ std::string vscode_tasks(const std::string& trace, int port) {
   return j.str();
 }
 
-std::string vscode_launch(const std::string& program, const std::string& trace, int port) {
+std::string vscode_launch(const std::string& program, const std::string& trace, int port,
+                          const std::string& gdb_commands) {
   std::string address = "localhost:" + std::to_string(port);
   std::string timeout = std::to_string(kReplyTimeoutS);
   // lldb's signals and directions, as `replay --debugger lldb` sets them.
@@ -96,7 +127,9 @@ std::string vscode_launch(const std::string& program, const std::string& trace, 
   j << "{\n"
     << "  \"version\": \"0.2.0\",\n"
     << "  \"configurations\": [\n"
-    // cppdbg: gdb through the MI, the reverse buttons of the debug toolbar.
+    // backstep dap: VS Code's own reverse buttons.
+    << vscode_backstep_configuration(trace) << ",\n"
+    // cppdbg: gdb through the MI; reverse from the Debug Console.
     << "    {\n"
     << "      \"name\": \"backstep: replay (gdb)\",\n"
     << "      \"type\": \"cppdbg\",\n"
@@ -104,14 +137,16 @@ std::string vscode_launch(const std::string& program, const std::string& trace, 
     << "      \"program\": " << json_string(program) << ",\n"
     << "      \"cwd\": \"${workspaceFolder}\",\n"
     << "      \"MIMode\": \"gdb\",\n"
-    << "      \"miDebuggerPath\": \"gdb\",\n"
+    << "      \"miDebuggerPath\": " << json_string(on_path("gdb")) << ",\n"
     << "      \"miDebuggerServerAddress\": " << json_string(address) << ",\n"
     << "      \"useExtendedRemote\": true,\n"
     << "      \"stopAtConnect\": true,\n"
     << "      \"setupCommands\": [\n"
     << "        {\"text\": \"set remotetimeout " << timeout << "\"},\n"
     << "        {\"text\": \"set sysroot target:\"},\n"
-    << "        {\"text\": \"-enable-pretty-printing\", \"ignoreFailures\": true}\n"
+    << "        {\"text\": \"-enable-pretty-printing\", \"ignoreFailures\": true},\n"
+    // Pretty printers of libraries read through target: (libstdc++'s).
+    << "        {\"text\": " << json_string("source " + gdb_commands) << "}\n"
     << "      ],\n"
     << "      \"preLaunchTask\": \"backstep serve\"\n"
     << "    },\n"
@@ -162,7 +197,8 @@ std::string clion_settings(const std::string& program, const std::string& trace,
 }
 
 int usage() {
-  error("usage: backstep ide vscode|clion [--port N] [--output DIR] [--force] [TRACE]");
+  error("usage: backstep ide vscode|clion [--port N] [--output DIR] [--force] [--install [--extensions-dir DIR]] "
+        "[TRACE]");
   return kExitUsage;
 }
 
@@ -175,9 +211,11 @@ int ide_command(const Args& args) {
   std::string output = ide == "vscode" ? ".vscode" : ".";
   std::string trace_arg;
   bool force = false;
+  bool install = false;
+  std::string extensions_dir;
   for (std::size_t i = 1; i < args.size(); ++i) {
     const std::string& a = args[i];
-    if ((a == "--port" || a == "--output") && i + 1 >= args.size()) return usage();
+    if ((a == "--port" || a == "--output" || a == "--extensions-dir") && i + 1 >= args.size()) return usage();
     if (a == "--port") {
       char* end = nullptr;
       long p = std::strtol(args[++i].c_str(), &end, 10);
@@ -190,6 +228,10 @@ int ide_command(const Args& args) {
       output = args[++i];
     } else if (a == "--force") {
       force = true;
+    } else if (a == "--install") {
+      install = true;
+    } else if (a == "--extensions-dir") {
+      extensions_dir = args[++i];
     } else if (!a.empty() && a[0] == '-') {
       return usage();
     } else if (trace_arg.empty()) {
@@ -197,6 +239,14 @@ int ide_command(const Args& args) {
     } else {
       return usage();
     }
+  }
+  if ((install || !extensions_dir.empty()) && ide != "vscode") {
+    error("--install and --extensions-dir are for vscode (CLion needs no extension)");
+    return kExitUsage;
+  }
+  if (!extensions_dir.empty() && !install) {
+    error("--extensions-dir goes with --install");
+    return kExitUsage;
   }
   try {
     std::string trace = fs::absolute(resolve_trace(trace_arg)).string();
@@ -223,15 +273,25 @@ int ide_command(const Args& args) {
     copy_trace_file(source, program.string());
     fs::permissions(program, fs::perms::owner_read | fs::perms::owner_write, fs::perm_options::add);
     if (ide == "vscode") {
-      write_file(out / "launch.json", vscode_launch(program.string(), trace, port), force);
-      write_file(out / "tasks.json", vscode_tasks(trace, port), force);
+      std::string backstep = self_path();
+      fs::path gdb_commands = out / "backstep.gdb";
+      write_file(out / "launch.json", vscode_launch(program.string(), trace, port, gdb_commands.string()), force);
+      write_file(out / "tasks.json", vscode_tasks(backstep, trace, port), force);
+      write_file(gdb_commands, replay_gdb_commands(), true);
+      if (install) {
+        std::string folder =
+            install_vscode_extension(extensions_dir.empty() ? default_vscode_extensions_dir() : extensions_dir, backstep);
+        std::printf("backstep: installed the VS Code extension for the debug type \"backstep\" in %s\n", folder.c_str());
+      }
       std::printf("backstep: wrote %s and %s for %s\n", (out / "launch.json").c_str(), (out / "tasks.json").c_str(),
                   trace.c_str());
     } else {
       write_file(out / "backstep-clion.txt", clion_settings(program.string(), trace, port), force);
       std::printf("backstep: wrote %s for %s\n", (out / "backstep-clion.txt").c_str(), trace.c_str());
     }
-    std::printf("  start the server first: %s\n", serve_command_line(trace, port).c_str());
+    std::printf("  %sstart the server first: %s\n",
+                ide == "vscode" ? "\"backstep: replay (reverse buttons)\" needs no server; for the others, " : "",
+                serve_command_line(trace, port).c_str());
     return 0;
   } catch (const std::exception& e) {
     error(e.what());

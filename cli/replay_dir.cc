@@ -78,11 +78,13 @@ ReplayDir::~ReplayDir() {
 
 std::string ReplayDir::socket_path() const { return path_ + kSocketName; }
 
+std::string replay_gdb_commands() { return std::string(kGdbCommands) + gdb_autoload_commands(); }
+
 std::string ReplayDir::write_gdb_commands() const {
   std::string path = path_ + "/gdb-commands";
   int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) throw std::runtime_error("cannot create " + path + ": " + strerror(errno));
-  std::string text = std::string(kGdbCommands) + gdb_autoload_commands();
+  std::string text = replay_gdb_commands();
   ssize_t n = write(fd, text.data(), text.size());
   close(fd);
   if (n != static_cast<ssize_t>(text.size())) throw std::runtime_error("cannot write gdb's commands to " + path);

@@ -12,6 +12,10 @@
 
 namespace backstep::cli {
 
+// The gdb commands a replay's gdb sources first: restart, when, and the
+// auto-load of the pretty printers of libraries read through "target:".
+std::string replay_gdb_commands();
+
 class ReplayDir {
  public:
   ReplayDir();  // throws std::runtime_error

@@ -68,7 +68,13 @@ Session::Session(SessionIo io, ReplayServer& replays) : io_(std::move(io)), repl
   for (const OutputSource& o : io_.outputs) fcntl(o.fd, F_SETFL, fcntl(o.fd, F_GETFL) | O_NONBLOCK);
 }
 
-Session::~Session() = default;
+// The session owns its output pipes and their copies.
+Session::~Session() {
+  for (const OutputSource& o : io_.outputs) {
+    if (o.fd >= 0) close(o.fd);
+    if (o.copy_fd >= 0) close(o.copy_fd);
+  }
+}
 
 // The adapter's own words, where its user sees them (the client's stream
 // may be what is broken).
@@ -110,8 +116,7 @@ void Session::pump_outputs(int timeout_ms, bool include_client) {
   for (std::size_t i = 0; i < io_.outputs.size(); ++i) {
     if (fds[outputs_index + i].revents) read_output(io_.outputs[i]);
   }
-  // Outputs closed for good are dropped, so that poll does not spin on them.
-  std::erase_if(io_.outputs, [](const OutputSource& o) { return o.fd < 0; });
+  // (An output closed for good has fd -1, which poll passes over.)
   if (gdb_index < outputs_index && fds[gdb_index].revents) read_gdb();
   if (include_client && fds[0].revents) {
     char buf[65536];

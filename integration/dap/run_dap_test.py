@@ -7,7 +7,10 @@ Usage:
 
 The program is recorded in a fresh work directory and its binary deleted
 (gdbtest.record); then `node JS BACKSTEP TRACE SOURCE` runs the session,
-with HOME in the work directory (no user's .gdbinit). The npm packages are
+with HOME in the work directory (no user's .gdbinit). With --port, the
+adapter is started first as `backstep dap --port 0 --once` (VS Code's
+debugServer), the client connects to the port it says, and the adapter
+must exit 0 after the session. The npm packages are
 those `scripts/setup` installs into integration/dap/node_modules.
 
 Exit status: 0 pass, 1 fail, 77 skipped (no Node.js or no test client
@@ -16,6 +19,7 @@ installed: said on stdout), 2 usage error.
 
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -37,6 +41,7 @@ def main():
     p.add_argument("--script", required=True)
     p.add_argument("--tmp-root", default=tempfile.gettempdir())
     p.add_argument("--keep", action="store_true")
+    p.add_argument("--port", action="store_true", help="the adapter on a TCP port, not stdin/stdout")
     opts = p.parse_args()
     node = shutil.which("node")
     modules = os.path.join(HERE, "node_modules")
@@ -61,12 +66,33 @@ def main():
     env["NODE_PATH"] = modules
     argv = [node, os.path.abspath(opts.script), os.path.abspath(opts.backstep), trace,
             os.path.abspath(opts.source)]
+    adapter = None
+    if opts.port:
+        adapter = subprocess.Popen([os.path.abspath(opts.backstep), "dap", "--port", "0", "--once"], cwd=root,
+                                   env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.PIPE, start_new_session=True)
+        line = adapter.stderr.readline().decode(errors="replace")
+        m = re.match(r"backstep: dap: listening on 127\.0\.0\.1:(\d+)$", line.strip())
+        if not m:
+            print("FAIL: the adapter's first line %r does not name its port" % line)
+            gdbtest.kill_group(adapter.pid)
+            return 1
+        env["BACKSTEP_DAP_PORT"] = m.group(1)
     try:
         r = subprocess.run(argv, cwd=root, env=env, timeout=TIMEOUT)
         status = r.returncode
+        if adapter is not None and status == 0:
+            code = adapter.wait(TIMEOUT)
+            if code != 0:
+                print("FAIL: `backstep dap --port 0 --once` exited %d after the session" % code)
+                status = 1
     except subprocess.TimeoutExpired:
         print("FAIL: the DAP session did not end within %d s" % TIMEOUT)
         status = 1
+    finally:
+        if adapter is not None and adapter.poll() is None:
+            gdbtest.kill_group(adapter.pid)
+            adapter.wait()
     if status != 0:
         print("dap test failed; work directory kept: %s" % root)
         return 1

@@ -6,7 +6,10 @@
 // stacks, restart. Every line, value and reason is checked exactly.
 //
 // Usage: node session_test.js BACKSTEP TRACE SOURCE
-// (run_dap_test.py records SOURCE's program and deletes it first).
+// (run_dap_test.py records SOURCE's program and deletes it first). With
+// BACKSTEP_DAP_PORT set, the client connects to an adapter already serving
+// that port (`backstep dap --port`, VS Code's debugServer) instead of
+// starting one on stdin/stdout.
 'use strict';
 
 const assert = require('assert');
@@ -58,7 +61,8 @@ async function locals(frameId) {
 }
 
 async function main() {
-  await dc.start();
+  const port = process.env.BACKSTEP_DAP_PORT;
+  await dc.start(port ? Number(port) : undefined);
   step('initialize: reverse capabilities');
   const init = await dc.initializeRequest({ adapterID: 'backstep', linesStartAt1: true, columnsStartAt1: true });
   assert.strictEqual(init.body.supportsStepBack, true);

@@ -4,6 +4,10 @@ name the server command, point at a private copy of the recorded program, and
 work: the server is started exactly as the generated VS Code task says, then
 gdb runs the cppdbg configuration's setup commands and connects to the
 configured address, and lldb runs the CodeLLDB configuration's commands.
+`--install --extensions-dir DIR` writes the VS Code extension whose debug
+type "backstep" the first configuration uses: its adapter is started as VS
+Code would (the manifest's program and args) and given that configuration
+over the Debug Adapter Protocol, and it replays to the end of the recording.
 
   run_ide_configs.py --backstep PATH --binary PATH --tmp-root DIR
 
@@ -11,6 +15,8 @@ The program (programs/mi_target.c) is recorded and its binary deleted before
 the configurations are written."""
 import argparse
 import json
+import select
+import time
 import os
 import re
 import shutil
@@ -48,8 +54,8 @@ def run(argv, root, timeout=TIMEOUT):
 def start_task_server(task, backstep, root):
     """The VS Code task, as VS Code would run it: its command and args, ready
     when a line matches its background endsPattern."""
-    check(task["command"] == "backstep", "the task runs backstep: %r" % task["command"])
-    argv = [backstep] + task["args"]
+    check(task["command"] == backstep, "the task runs this backstep by its path: %r" % task["command"])
+    argv = [task["command"]] + task["args"]
     proc = subprocess.Popen(argv, cwd=root, env=gdbtest.base_env(root), stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     ends = re.compile(task["problemMatcher"]["background"]["endsPattern"])
@@ -64,6 +70,71 @@ def stop(proc):
     except ProcessLookupError:
         pass
     proc.wait()
+
+
+def dap_session(argv, config, root):
+    """Starts the adapter `argv` and sends what VS Code sends for a launch
+    configuration: initialize, launch (the configuration's own attributes),
+    configurationDone; returns the first `stopped` event's body, after a
+    disconnect."""
+    log_path = os.path.join(root, "dap-stderr.txt")
+    log = open(log_path, "wb")
+    proc = subprocess.Popen(argv, cwd=root, env=gdbtest.base_env(root), stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=log, start_new_session=True)
+    log.close()
+    buf = b""
+    seq = [0]
+
+    def send(command, arguments):
+        seq[0] += 1
+        body = json.dumps({"seq": seq[0], "type": "request", "command": command, "arguments": arguments}).encode()
+        proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        proc.stdin.flush()
+        return seq[0]
+
+    def until(pred, what):
+        nonlocal buf
+        deadline = time.monotonic() + TIMEOUT
+        while True:
+            head, sep, rest = buf.partition(b"\r\n\r\n")
+            if sep:
+                length = int(head.split(b":", 1)[1])
+                if len(rest) >= length:
+                    message = json.loads(rest[:length])
+                    buf = rest[length:]
+                    if pred(message):
+                        return message
+                    continue
+            left = deadline - time.monotonic()
+            check(left > 0, "the adapter sent no %s" % what)
+            ready, _, _ = select.select([proc.stdout], [], [], left)
+            if ready:
+                data = os.read(proc.stdout.fileno(), 65536)
+                if not data:
+                    with open(log_path, errors="replace") as f:
+                        raise Failure("the adapter's output ended before %s: %s" % (what, f.read()))
+                buf += data
+
+    def request(command, arguments):
+        n = send(command, arguments)
+        r = until(lambda m: m.get("type") == "response" and m.get("request_seq") == n, command + "'s response")
+        check(r["success"], "%s: %s" % (command, r.get("message")))
+        return r
+
+    try:
+        caps = request("initialize", {"adapterID": config["type"], "linesStartAt1": True})["body"]
+        check(caps.get("supportsStepBack") is True, "the adapter has VS Code's Step Back button")
+        arguments = {k: v for k, v in config.items() if k not in ("name", "type", "request")}
+        request("launch", arguments)
+        request("configurationDone", {})
+        stopped = until(lambda m: m.get("event") == "stopped", "stopped event")
+        request("disconnect", {})
+        check(proc.wait(TIMEOUT) == 0, "the adapter exits 0 after disconnect")
+        return stopped["body"]
+    finally:
+        if proc.poll() is None:
+            gdbtest.kill_group(proc.pid)
+            proc.wait()
 
 
 def main():
@@ -85,7 +156,9 @@ def main():
 
         port = free_port()
         out = os.path.join(root, "ws", ".vscode")
-        r = run([backstep, "ide", "vscode", "--port", str(port), "--output", out, trace], root)
+        extensions = os.path.join(root, "extensions")
+        r = run([backstep, "ide", "vscode", "--port", str(port), "--output", out, "--install", "--extensions-dir",
+                 extensions, trace], root)
         check(r.returncode == 0, "ide vscode: %s" % r.stderr.decode(errors="replace"))
         serve_line = "backstep serve --port %d %s" % (port, trace)
         check(serve_line in r.stdout.decode(), "ide vscode names the server command: %r" % r.stdout)
@@ -94,12 +167,32 @@ def main():
         with open(os.path.join(out, "tasks.json")) as f:
             tasks = json.load(f)
         configs = {c["type"]: c for c in launch["configurations"]}
-        check(set(configs) == {"cppdbg", "lldb", "lldb-dap"}, "configuration types: %r" % sorted(configs))
+        check(set(configs) == {"backstep", "cppdbg", "lldb", "lldb-dap"}, "configuration types: %r" % sorted(configs))
+        check(launch["configurations"][0]["type"] == "backstep", "the reverse buttons' configuration comes first")
         task = tasks["tasks"][0]
+        check(task["command"] == backstep, "the task runs this backstep by its path: %r" % task["command"])
         check(task["args"] == ["serve", "--port", str(port), trace], "task args: %r" % task["args"])
         check(serve_line in task["detail"], "the task names the server command: %r" % task["detail"])
         for c in configs.values():
-            check(c["preLaunchTask"] == task["label"], "%s starts the server task first" % c["name"])
+            if c["type"] != "backstep":  # backstep dap serves the replay itself
+                check(c["preLaunchTask"] == task["label"], "%s starts the server task first" % c["name"])
+
+        # The extension, and its adapter given the configuration as VS Code would.
+        folders = os.listdir(extensions)
+        check(len(folders) == 1 and folders[0].startswith("backstep.backstep-dap-"), "extension folder: %r" % folders)
+        with open(os.path.join(extensions, folders[0], "package.json")) as f:
+            manifest = json.load(f)
+        for key in ("name", "publisher", "version", "engines"):
+            check(key in manifest, "the extension's package.json has %s" % key)
+        debuggers = manifest["contributes"]["debuggers"]
+        check([d["type"] for d in debuggers] == ["backstep"], "it contributes the debug type backstep")
+        adapter = debuggers[0]
+        check(adapter["program"] == backstep and adapter["args"] == ["dap"], "its adapter is `backstep dap`")
+        schema = adapter["configurationAttributes"]["launch"]["properties"]
+        for key in configs["backstep"]:
+            check(key in schema or key in ("name", "type", "request"), "the schema knows %s" % key)
+        stopped = dap_session([adapter["program"]] + adapter["args"], configs["backstep"], root)
+        check(stopped["reason"] == "end of recording", "the replay runs to the end of the recording: %r" % stopped)
         gdb_config = configs["cppdbg"]
         check(gdb_config["miDebuggerServerAddress"] == "localhost:%d" % port, "cppdbg address")
         check(gdb_config["useExtendedRemote"] is True, "cppdbg uses extended-remote")
