@@ -149,6 +149,7 @@ Reply Session::data_breakpoint_info(const llvm::json::Object& args) {
   auto name = args.getString("name");
   if (!name) return Failure{"dataBreakpointInfo: no name given"};
   std::string expression = name->str();
+  std::string shown = expression;
   std::optional<FrameRef> frame = frame_of(args);
   if (auto ref_id = args.getInteger("variablesReference"); ref_id && *ref_id > 0) {
     const Ref* ref = find_ref(*ref_id);
@@ -157,20 +158,13 @@ Reply Session::data_breakpoint_info(const llvm::json::Object& args) {
       frame = scope->frame;
     } else {
       // A child of a structure or array: gdb's expression for it.
-      const VarobjRef& parent = std::get<VarobjRef>(*ref);
+      VarobjRef parent = std::get<VarobjRef>(*ref);
       frame = parent.frame;
-      auto children = mi_checked("-var-list-children " + parent.varobj);
-      if (auto* f = std::get_if<Failure>(&children)) return *f;
-      std::string child;
-      if (const mi::Value* list = std::get<mi::Record>(children).results.get("children"); list && list->list()) {
-        for (const mi::Value& item : *list->list()) {
-          const mi::Value* c = item.get("child");
-          if (c && c->text("exp") == expression) child = c->text("name");
-        }
-      }
+      std::string child = child_named(parent.varobj, expression);
       if (child.empty()) return Failure{"dataBreakpointInfo: no member " + expression};
       auto path = mi_checked("-var-info-path-expression " + child);
       if (auto* f = std::get_if<Failure>(&path)) return *f;
+      shown = member_expression(parent.shown, parent.type, expression);
       expression = std::get<mi::Record>(path).results.text("path_expr");
     }
   }
@@ -194,7 +188,7 @@ Reply Session::data_breakpoint_info(const llvm::json::Object& args) {
     return out;
   }
   std::string data_id = "*(" + type + ") " + value.substr(0, value.find(' '));
-  data_names_[data_id] = name->str();
+  data_names_[data_id] = shown;
   out["dataId"] = json_text(data_id);
   out["accessTypes"] = llvm::json::Array{"write", "read", "readWrite"};
   out["canPersist"] = false;

@@ -1,6 +1,7 @@
 // What the stopped program holds: threads, stacks, scopes, variables (gdb's
 // variable objects, so that pretty printers give their children) and
 // expressions. Frame and variable references live until the program runs.
+#include <cctype>
 #include <cstdlib>
 
 #include "dap/json_text.h"
@@ -117,15 +118,68 @@ Reply Session::scopes(const llvm::json::Object& args) {
                                            {"expensive", false}}}}};
 }
 
-llvm::json::Object Session::variable_of(const mi::Value& v, const std::string& name, const FrameRef& frame) {
-  llvm::json::Object out{{"name", json_text(name)}, {"value", json_text(v.text("value"))}};
+// A pretty printer's container is "{...}" as a variable object: its
+// printer's own summary ("std::vector of length 4, capacity 4") is what gdb
+// prints before the elements.
+std::string Session::summary_of(const std::string& varobj, const FrameRef& frame) {
+  auto path = mi_checked("-var-info-path-expression " + varobj);
+  if (std::holds_alternative<Failure>(path)) return "{...}";
+  std::string expression = std::get<mi::Record>(path).results.text("path_expr");
+  auto value = mi_checked("-data-evaluate-expression" + frame_options(frame) + " " + mi::quote(expression));
+  if (std::holds_alternative<Failure>(value)) return "{...}";
+  std::string text = std::get<mi::Record>(value).results.text("value");
+  std::size_t elements = text.find(" = {");
+  if (elements != std::string::npos) text.resize(elements);
+  return text.empty() ? "{...}" : text;
+}
+
+std::string member_expression(const std::string& parent, const std::string& parent_type,
+                                     const std::string& exp) {
+  if (!exp.empty() && exp[0] == '[') return parent + exp;
+  if (!exp.empty() && (exp[0] == '*' || std::isdigit(static_cast<unsigned char>(exp[0])))) {
+    return parent + "[" + exp + "]";
+  }
+  bool pointer = !parent_type.empty() && parent_type.back() == '*';
+  return parent + (pointer ? "->" : ".") + exp;
+}
+
+llvm::json::Object Session::variable_of(const mi::Value& v, const std::string& name, const FrameRef& frame,
+                                        const std::string& shown) {
+  std::string value = v.text("value");
+  if (value == "{...}" && v.text("dynamic") == "1") value = summary_of(v.text("name"), frame);
+  llvm::json::Object out{{"name", json_text(name)}, {"value", json_text(value)}};
   if (!v.text("type").empty()) out["type"] = json_text(v.text("type"));
   // A pretty printer's container says has_more/dynamic rather than numchild.
   bool has_children = to_long(v.text("numchild", "0")) > 0 || v.text("has_more") == "1" ||
                       (v.text("dynamic") == "1" && v.text("displayhint") != "string");
-  out["variablesReference"] = has_children ? add_ref(VarobjRef{v.text("name"), frame}) : 0;
-  if (has_children && v.text("displayhint") == "array") out["indexedVariables"] = to_long(v.text("numchild", "0"));
+  out["variablesReference"] =
+      has_children ? add_ref(VarobjRef{v.text("name"), frame, shown, v.text("type")}) : 0;
+  long count = to_long(v.text("numchild", "0"));
+  if (has_children && v.text("displayhint") == "array" && count > 0) out["indexedVariables"] = count;
   return out;
+}
+
+// C++'s access groups ("public", "private", "protected") have no type and no
+// value of their own: IDEs show their members in their place.
+static bool access_group(const mi::Value& child) {
+  std::string exp = child.text("exp");
+  return child.text("type").empty() && (exp == "public" || exp == "private" || exp == "protected");
+}
+
+std::string Session::child_named(const std::string& varobj, const std::string& exp) {
+  auto r = mi_checked("-var-list-children " + varobj);
+  if (std::holds_alternative<Failure>(r)) return "";
+  const mi::Value* list = std::get<mi::Record>(r).results.get("children");
+  for (std::size_t i = 0; list && list->list() && i < list->list()->size(); ++i) {
+    const mi::Value* c = (*list->list())[i].get("child");
+    if (!c) continue;
+    if (c->text("exp") == exp) return c->text("name");
+    if (access_group(*c)) {
+      std::string inner = child_named(c->text("name"), exp);
+      if (!inner.empty()) return inner;
+    }
+  }
+  return "";
 }
 
 Reply Session::variables(const llvm::json::Object& args) {
@@ -148,7 +202,7 @@ Reply Session::variables(const llvm::json::Object& args) {
       }
       const mi::Value& created = std::get<mi::Record>(v).results;
       varobjs_.push_back(created.text("name"));
-      llvm::json::Object var = variable_of(created, name, frame);
+      llvm::json::Object var = variable_of(created, name, frame, name);
       var["evaluateName"] = json_text(name);
       out.push_back(std::move(var));
     }
@@ -162,10 +216,8 @@ Reply Session::variables(const llvm::json::Object& args) {
     const mi::Value* c = (*children->list())[i].get("child");
     if (!c) continue;
     std::string exp = c->text("exp");
-    // C++'s access groups have no type and no value of their own: show
-    // their members in their place, as IDEs do.
-    if (c->text("type").empty() && (exp == "public" || exp == "private" || exp == "protected")) {
-      refs_.push_back(VarobjRef{c->text("name"), parent.frame});
+    if (access_group(*c)) {
+      refs_.push_back(VarobjRef{c->text("name"), parent.frame, parent.shown, parent.type});
       Reply inner = variables(llvm::json::Object{{"variablesReference", static_cast<int64_t>(refs_.size())}});
       if (auto* body = std::get_if<llvm::json::Value>(&inner)) {
         if (const llvm::json::Array* vars = body->getAsObject()->getArray("variables")) {
@@ -174,7 +226,7 @@ Reply Session::variables(const llvm::json::Object& args) {
       }
       continue;
     }
-    out.push_back(variable_of(*c, exp, parent.frame));
+    out.push_back(variable_of(*c, exp, parent.frame, member_expression(parent.shown, parent.type, exp)));
   }
   return llvm::json::Object{{"variables", std::move(out)}};
 }
@@ -206,7 +258,7 @@ Reply Session::evaluate(const llvm::json::Object& args) {
   }
   const mi::Value& created = std::get<mi::Record>(v).results;
   varobjs_.push_back(created.text("name"));
-  llvm::json::Object var = variable_of(created, text, frame.value_or(FrameRef{last_thread_.value_or(1), 0}));
+  llvm::json::Object var = variable_of(created, text, frame.value_or(FrameRef{last_thread_.value_or(1), 0}), text);
   llvm::json::Object out{{"result", std::move(*var.get("value"))},
                          {"variablesReference", std::move(*var.get("variablesReference"))}};
   if (auto* type = var.get("type")) out["type"] = std::move(*type);

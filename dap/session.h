@@ -69,6 +69,11 @@ struct Failure {
 };
 using Reply = std::variant<llvm::json::Value, Failure>;
 
+// A child's expression as the user reads it, from its parent's and gdb's
+// name for the child: an element "a[2]", a member "s.m", or "p->m" through
+// a pointer.
+std::string member_expression(const std::string& parent, const std::string& parent_type, const std::string& exp);
+
 class Session {
  public:
   Session(SessionIo io, ReplayServer& replays);
@@ -152,6 +157,8 @@ class Session {
   struct VarobjRef {
     std::string varobj;
     FrameRef frame;
+    std::string shown;  // the expression as the user reads it: "inv.counts[2]"
+    std::string type;
   };
   using Ref = std::variant<ScopeRef, VarobjRef>;
   std::string frame_options(const FrameRef& f) const;
@@ -160,7 +167,12 @@ class Session {
   const Ref* find_ref(int64_t id) const;
   // A DAP `variable` for a varobj that gdb described in `v` (its -var-create
   // result or a child of -var-list-children).
-  llvm::json::Object variable_of(const mi::Value& v, const std::string& name, const FrameRef& frame);
+  // `shown`: the expression the user reads for it ("inv.checks").
+  llvm::json::Object variable_of(const mi::Value& v, const std::string& name, const FrameRef& frame,
+                                 const std::string& shown);
+  std::string summary_of(const std::string& varobj, const FrameRef& frame);
+  // The child variable object of `varobj` shown as `exp` ("" if none).
+  std::string child_named(const std::string& varobj, const std::string& exp);
 
   SessionIo io_;
   ReplayServer& replays_;
