@@ -80,4 +80,12 @@ Reply Session::pause(const llvm::json::Object&) {
   return llvm::json::Value(nullptr);
 }
 
+// The cancel button of a long run's progress: the run stops where it is,
+// as a pause would stop it.
+Reply Session::cancel(const llvm::json::Object& args) {
+  auto id = args.getString("progressId");
+  if (!id || progress_id_.empty() || *id != progress_id_) return llvm::json::Value(nullptr);
+  return pause(args);
+}
+
 }  // namespace backstep::dap

@@ -7,7 +7,8 @@
 
 namespace backstep::dap {
 
-Reply Session::initialize(const llvm::json::Object&) {
+Reply Session::initialize(const llvm::json::Object& args) {
+  client_progress_ = args.getBoolean("supportsProgressReporting").getValueOr(false);
   return llvm::json::Object{
       {"supportsConfigurationDoneRequest", true},
       {"supportsFunctionBreakpoints", true},
@@ -20,6 +21,7 @@ Reply Session::initialize(const llvm::json::Object&) {
       {"supportsRestartRequest", true},
       {"supportsDataBreakpoints", true},
       {"supportsTerminateRequest", true},
+      {"supportsCancelRequest", true},
       {"supportsSteppingGranularity", true},
       {"supportsGotoTargetsRequest", false},
       {"exceptionBreakpointFilters", llvm::json::Array{}},

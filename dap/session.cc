@@ -48,6 +48,7 @@ const std::map<std::string, Session::Handler, std::less<>>& Session::handlers() 
       {"reverseStepIn", &Session::reverse_step_in},
       {"reverseStepOut", &Session::reverse_step_out},
       {"pause", &Session::pause},
+      {"cancel", &Session::cancel},
       {"setBreakpoints", &Session::set_breakpoints},
       {"setFunctionBreakpoints", &Session::set_function_breakpoints},
       {"setExceptionBreakpoints", &Session::set_exception_breakpoints},
@@ -271,7 +272,7 @@ void Session::read_gdb() {
         if (capturing_) capture_ += r.text;
         break;
       case mi::RecordKind::Target:
-        send_event("output", llvm::json::Object{{"category", "stdout"}, {"output", json_text(r.text)}});
+        on_server_text(r.text);
         break;
       case mi::RecordKind::Prompt:
         break;
@@ -314,8 +315,41 @@ void Session::on_async(const mi::Record& r) {
   }
 }
 
+// What the replay server says to its client (gdb's target stream): notes
+// of a long run ("backstep: still searching backwards (12 s, at event ...")
+// become DAP progress where the client shows it; the rest is the console's.
+void Session::on_server_text(const std::string& text) {
+  if (text.rfind("backstep: still ", 0) != 0) {
+    send_event("output", llvm::json::Object{{"category", "console"}, {"output", json_text(text)}});
+    return;
+  }
+  std::string message = text.substr(std::string("backstep: ").size());
+  while (!message.empty() && message.back() == '\n') message.pop_back();
+  if (!client_progress_) {
+    send_event("output", llvm::json::Object{{"category", "console"}, {"output", json_text(text)}});
+    return;
+  }
+  if (progress_id_.empty()) {
+    progress_id_ = "backstep-run-" + std::to_string(++progress_count_);
+    send_event("progressStart", llvm::json::Object{{"progressId", progress_id_},
+                                                   {"title", direction_ == RunDirection::Backward ? "Going back"
+                                                                                                  : "Replaying"},
+                                                   {"message", json_text(message)},
+                                                   {"cancellable", true}});
+  } else {
+    send_event("progressUpdate", llvm::json::Object{{"progressId", progress_id_}, {"message", json_text(message)}});
+  }
+}
+
+void Session::end_progress() {
+  if (progress_id_.empty()) return;
+  send_event("progressEnd", llvm::json::Object{{"progressId", progress_id_}});
+  progress_id_.clear();
+}
+
 void Session::on_stopped(const mi::Record& r) {
   running_ = false;
+  end_progress();
   forget_stopped_state();
   RunCause cause = cause_;
   cause_ = RunCause::Other;

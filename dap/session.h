@@ -102,6 +102,8 @@ class Session {
   void dispatch_async();
   void on_async(const mi::Record& record);
   void on_stopped(const mi::Record& record);
+  void on_server_text(const std::string& text);
+  void end_progress();
   void forget_stopped_state();
   void end_of_gdb();
 
@@ -124,6 +126,7 @@ class Session {
   Reply reverse_step_in(const llvm::json::Object& args);
   Reply reverse_step_out(const llvm::json::Object& args);
   Reply pause(const llvm::json::Object& args);
+  Reply cancel(const llvm::json::Object& args);
 
   // --- breakpoints (requests_breakpoints.cc)
   Reply set_breakpoints(const llvm::json::Object& args);
@@ -195,6 +198,9 @@ class Session {
   RunDirection direction_ = RunDirection::Forward;
   RunCause cause_ = RunCause::Launch;
   std::optional<long> last_thread_;
+  bool client_progress_ = false;  // the client shows progress events
+  std::string progress_id_;       // of the run in progress ("" when none)
+  int progress_count_ = 0;
 
   std::vector<FrameRef> frames_;
   std::vector<Ref> refs_;

@@ -3,7 +3,8 @@
 an adapter (session_test.js).
 
 Usage:
-  run_dap_test.py --backstep PATH --binary PATH --source PATH --script JS [--tmp-root DIR] [--keep]
+  run_dap_test.py --backstep PATH --binary PATH --source PATH --script JS [--port] [--env K=V]...
+                  [--tmp-root DIR] [--keep]
 
 The program is recorded in a fresh work directory and its binary deleted
 (gdbtest.record); then `node JS BACKSTEP TRACE SOURCE` runs the session,
@@ -42,6 +43,7 @@ def main():
     p.add_argument("--tmp-root", default=tempfile.gettempdir())
     p.add_argument("--keep", action="store_true")
     p.add_argument("--port", action="store_true", help="the adapter on a TCP port, not stdin/stdout")
+    p.add_argument("--env", action="append", default=[], metavar="K=V", help="for the adapter and the client")
     opts = p.parse_args()
     node = shutil.which("node")
     modules = os.path.join(HERE, "node_modules")
@@ -64,6 +66,9 @@ def main():
         return 1
     env = gdbtest.gdb_env(root)
     env["NODE_PATH"] = modules
+    for assignment in opts.env:
+        key, _, value = assignment.partition("=")
+        env[key] = value
     argv = [node, os.path.abspath(opts.script), os.path.abspath(opts.backstep), trace,
             os.path.abspath(opts.source)]
     adapter = None
