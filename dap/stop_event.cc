@@ -1,6 +1,8 @@
 #include "dap/stop_event.h"
 
+#include <csignal>
 #include <cstdlib>
+#include <cstring>
 
 #include "dap/json_text.h"
 
@@ -42,6 +44,16 @@ std::string watch_text(const mi::Record& r, RunDirection direction, const Breakp
   return out;
 }
 
+// "SIGSEGV" -> 11, as the shell reports a death by signal (0 if unknown).
+int signal_number(const std::string& name) {
+  if (name.rfind("SIG", 0) != 0) return 0;
+  for (int n = 1; n < NSIG; ++n) {
+    const char* abbrev = sigabbrev_np(n);
+    if (abbrev && name.compare(3, std::string::npos, abbrev) == 0) return n;
+  }
+  return 0;
+}
+
 }  // namespace
 
 StopView view_stop(const mi::Record& r, RunDirection direction, RunCause cause,
@@ -53,7 +65,7 @@ StopView view_stop(const mi::Record& r, RunDirection direction, RunCause cause,
     v.exited = true;
     // gdb writes the exit code in octal ("exit-code=\"01\"").
     v.exit_code = static_cast<int>(std::strtol(r.results.text("exit-code", "0").c_str(), nullptr, 8));
-    if (reason == "exited-signalled") v.exit_code = 128;
+    if (reason == "exited-signalled") v.exit_code = 128 + signal_number(r.results.text("signal-name"));
     return v;
   }
   if (reason.empty() || reason == "no-history") {

@@ -115,6 +115,11 @@ BOOST_AUTO_TEST_CASE(steps_signals_pauses_and_exits) {
                         RunCause::Other, {});
   BOOST_CHECK(exit.exited);
   BOOST_CHECK_EQUAL(exit.exit_code, 10);
+  auto killed = view_stop(record(R"(*stopped,reason="exited-signalled",signal-name="SIGSEGV",)"
+                                 R"(signal-meaning="Segmentation fault")"),
+                          RunDirection::Forward, RunCause::Other, {});
+  BOOST_CHECK(killed.exited);
+  BOOST_CHECK_EQUAL(killed.exit_code, 128 + 11);
   auto normal = view_stop(record(R"(*stopped,reason="exited-normally")"), RunDirection::Forward, RunCause::Other, {});
   BOOST_CHECK(normal.exited);
   BOOST_CHECK_EQUAL(normal.exit_code, 0);
