@@ -60,6 +60,12 @@ const std::map<std::string, Session::Handler, std::less<>>& Session::handlers() 
       {"variables", &Session::variables},
       {"evaluate", &Session::evaluate},
       {"setVariable", &Session::set_variable},
+      {"readMemory", &Session::read_memory},
+      {"disassemble", &Session::disassemble},
+      {"setInstructionBreakpoints", &Session::set_instruction_breakpoints},
+      {"modules", &Session::modules},
+      {"loadedSources", &Session::loaded_sources},
+      {"exceptionInfo", &Session::exception_info},
       {"setExpression", &Session::set_expression},
   };
   return table;
@@ -355,6 +361,8 @@ void Session::on_stopped(const mi::Record& r) {
   cause_ = RunCause::Other;
   StopView view = view_stop(r, direction_, cause, names_);
   if (view.thread_id) last_thread_ = view.thread_id;
+  last_signal_ = view.reason == "exception" ? view.text : "";
+  last_signal_description_ = view.reason == "exception" ? view.description : "";
   if (view.exited) {
     send_event("exited", llvm::json::Object{{"exitCode", view.exit_code}});
     send_event("terminated");

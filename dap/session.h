@@ -145,6 +145,14 @@ class Session {
   Reply variables(const llvm::json::Object& args);
   Reply evaluate(const llvm::json::Object& args);
   Reply set_variable(const llvm::json::Object& args);
+
+  // --- memory, code and what is loaded (requests_memory.cc)
+  Reply read_memory(const llvm::json::Object& args);
+  Reply disassemble(const llvm::json::Object& args);
+  Reply set_instruction_breakpoints(const llvm::json::Object& args);
+  Reply modules(const llvm::json::Object& args);
+  Reply loaded_sources(const llvm::json::Object& args);
+  Reply exception_info(const llvm::json::Object& args);
   Reply set_expression(const llvm::json::Object& args);
   Reply console_command(const std::string& command);
 
@@ -209,6 +217,9 @@ class Session {
   std::map<std::string, std::vector<long>> source_breakpoints_;
   std::vector<long> function_breakpoints_;
   std::vector<long> data_breakpoints_;
+  std::vector<long> instruction_breakpoints_;
+  std::string last_signal_;  // of the last stop at a signal ("" otherwise)
+  std::string last_signal_description_;
   BreakpointNames names_;
   std::map<std::string, std::string> data_names_;  // dataId -> what the user asked to watch
 };

@@ -84,7 +84,9 @@ StopView view_stop(const mi::Record& r, RunDirection direction, RunCause cause,
   if (reason == "breakpoint-hit") {
     auto id = number(r.results.text("bkptno"));
     if (id) v.hit_breakpoint_ids.push_back(*id);
-    v.reason = id && names.functions.count(*id) ? "function breakpoint" : "breakpoint";
+    v.reason = id && names.functions.count(*id)      ? "function breakpoint"
+               : id && names.instructions.count(*id) ? "instruction breakpoint"
+                                                     : "breakpoint";
     v.description = v.reason;
     return v;
   }

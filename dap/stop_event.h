@@ -38,6 +38,7 @@ struct StopView {
 // it by its address: "*(int *) 0x5555...").
 struct BreakpointNames {
   std::set<long> functions;
+  std::set<long> instructions;
   std::map<long, std::string> watches;
 };
 

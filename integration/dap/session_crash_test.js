@@ -42,6 +42,9 @@ async function main() {
   assert.strictEqual(at.top.line, lines.crash);
   assert.strictEqual(await value('n', at.top.id), '0x10');
   assert.strictEqual(await value('total', at.top.id), '6');
+  const info = await dc.send('exceptionInfo', { threadId: 1 });
+  assert.strictEqual(info.body.exceptionId, 'SIGSEGV');
+  assert.strictEqual(info.body.description, 'signal SIGSEGV (Segmentation fault)');
 
   console.log('-- back from the crash: the loop that led there');
   at = await run('stepBack', { threadId: 1 }, 'step');

@@ -93,6 +93,21 @@ async function main() {
   const cells = await dc.variablesRequest({ variablesReference: members.body.variables[0].variablesReference });
   assert.deepStrictEqual(cells.body.variables.map((v) => v.value), ['1', '4', '9', '16']);
 
+  step('memory, code and what is loaded');
+  const address = (await evaluate('&book', at.top.id)).split(' ')[0];
+  const memory = await dc.send('readMemory', { memoryReference: address, count: 20 });
+  assert.deepStrictEqual([...Buffer.from(memory.body.data, 'base64')],
+                         [1, 0, 0, 0, 4, 0, 0, 0, 9, 0, 0, 0, 16, 0, 0, 0, 25, 0, 0, 0]);
+  const pc = at.top.instructionPointerReference;
+  const code = await dc.send('disassemble', { memoryReference: pc, instructionOffset: -2, instructionCount: 5 });
+  assert.strictEqual(code.body.instructions.length, 5);
+  assert.strictEqual(BigInt(code.body.instructions[2].address), BigInt(pc));
+  assert.ok(/^main\+/.test(code.body.instructions[2].symbol), JSON.stringify(code.body.instructions[2]));
+  const modules = await dc.send('modules', {});
+  assert.ok(modules.body.modules.some((m) => /^libc\.so/.test(m.name)), JSON.stringify(modules.body));
+  const sources = await dc.send('loadedSources', {});
+  assert.ok(sources.body.sources.some((s) => s.path === source), JSON.stringify(sources.body).slice(0, 300));
+
   step('a data breakpoint on book.guard, then reverseContinue to the write');
   const info = await dc.dataBreakpointInfoRequest({ name: 'book.guard', frameId: at.top.id });
   assert.ok(info.body.dataId, JSON.stringify(info.body));
@@ -171,8 +186,18 @@ async function main() {
   assert.strictEqual(at.top.name, 'square');
   assert.strictEqual((await locals(at.top.id)).x.value, '1');
 
-  step('the start of the recording');
+  step('an instruction breakpoint, backwards: the call of square in the worker');
   await dc.setFunctionBreakpointsRequest({ breakpoints: [] });
+  const worker = (await dc.stackTraceRequest({ threadId: at.stopped.body.threadId })).body.stackFrames[1];
+  const ibps = await dc.send('setInstructionBreakpoints',
+                             { breakpoints: [{ instructionReference: worker.instructionPointerReference }] });
+  assert.strictEqual(ibps.body.breakpoints[0].verified, true);
+  at = await run('continue', { threadId: at.stopped.body.threadId }, 'instruction breakpoint');
+  assert.strictEqual(at.top.name, 'worker');
+  assert.strictEqual(at.top.line, lines.fill_write);
+  await dc.send('setInstructionBreakpoints', { breakpoints: [] });
+
+  step('the start of the recording');
   at = await run('reverseContinue', { threadId: at.stopped.body.threadId }, 'start of recording');
 
   await dc.disconnectRequest({});
