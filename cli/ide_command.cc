@@ -9,7 +9,9 @@
 // from the extension --install writes, vscode_extension.h), then cppdbg
 // through gdb, CodeLLDB and lldb-dap, which connect to `backstep serve
 // --port N TRACE`, started by the background task of tasks.json. clion: DIR
-// (default .) gets backstep-clion.txt, the "Remote Debug" settings to enter.
+// (default .) gets .run/backstep replay.run.xml, a "Remote Debug" run
+// configuration whose gdb starts `backstep serve --stdio` itself, the
+// ~/.gdbinit fragment backstep.gdbinit, and backstep-clion.txt saying so.
 // docs/ide-setup.md says what works in each.
 #include <unistd.h>
 
@@ -179,20 +181,83 @@ std::string vscode_launch(const std::string& program, const std::string& trace, 
   return j.str();
 }
 
-std::string clion_settings(const std::string& program, const std::string& trace, int port) {
+// `text` for an XML attribute value.
+std::string xml_attribute(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\n': out += "&#10;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+// The command gdb runs as its remote target: the server on its stdin and
+// stdout (`serve --stdio`), so that nothing needs to be started first.
+// `word` for sh -c (gdb runs a pipe target's command with it).
+std::string shell_word(const std::string& word) {
+  bool plain = !word.empty() && word.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                                       "0123456789/_.-+=:,@%") == std::string::npos;
+  if (plain) return word;
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string clion_remote_command(const std::string& backstep, const std::string& trace) {
+  return "| " + shell_word(backstep) + " serve --stdio " + shell_word(trace);
+}
+
+// CLion's "Remote Debug" run configuration (.run/NAME.run.xml, which CLion
+// reads from the project): gdb runs the server itself through a pipe.
+std::string clion_run_configuration(const std::string& backstep, const std::string& program, const std::string& trace,
+                                    const std::string& gdb) {
+  std::ostringstream x;
+  x << "<component name=\"ProjectRunConfigurationManager\">\n"
+    << "  <configuration default=\"false\" name=\"backstep replay\" type=\"CLion_Remote\" "
+    << "factoryName=\"Remote Debug\" version=\"1\"\n"
+    << "                 remoteCommand=\"" << xml_attribute(clion_remote_command(backstep, trace)) << "\"\n"
+    << "                 symbolFile=\"" << xml_attribute(program) << "\" sysroot=\"target:\">\n"
+    << "    <debugger kind=\"GDB\" isBundled=\"false\">" << xml_attribute(gdb) << "</debugger>\n"
+    << "    <method v=\"2\" />\n"
+    << "  </configuration>\n"
+    << "</component>\n";
+  return x.str();
+}
+
+// What CLion's gdb needs that a run configuration cannot say: the reply
+// timeout of a long reverse search, the pretty printers of libraries read
+// from the trace, restart and when; and the reverse commands, listed.
+std::string clion_gdbinit() {
+  return "# backstep: for CLion's gdb. Add `source THIS-FILE` to ~/.gdbinit (CLion's gdb reads it).\n"
+         "# Reverse execution, in CLion's GDB console (CLion has no reverse buttons):\n"
+         "#   reverse-continue (rc)   back to the previous breakpoint or watchpoint hit\n"
+         "#   reverse-next (rn)       a line back, over calls\n"
+         "#   reverse-step (rs)       a line back, into calls\n"
+         "#   reverse-finish          back to the call of this function\n"
+         "#   reverse-stepi (rsi)     an instruction back\n"
+         "# CLion's Step, Resume and Run to Cursor then go forwards from there.\n"
+         "set remotetimeout " +
+         std::to_string(kReplyTimeoutS) + "\n" + replay_gdb_commands();
+}
+
+std::string clion_settings(const std::string& backstep, const std::string& trace, const fs::path& run_file,
+                           const fs::path& gdbinit) {
   std::ostringstream t;
-  t << "backstep: CLion \"Remote Debug\" settings for " << trace << "\n\n"
-    << "1. Start the server first, in a terminal:\n"
-    << "     " << serve_command_line(trace, port) << "\n"
-    << "2. Run | Edit Configurations | + | Remote Debug, with:\n"
-    << "     Debugger:              Bundled GDB (or /usr/bin/gdb)\n"
-    << "     'target remote' args:  localhost:" << port << "\n"
-    << "     Symbol file:           " << program << "\n"
-    << "     Sysroot:               target:\n"
-    << "   and in ~/.gdbinit (CLion runs no per-configuration gdb commands):\n"
-    << "     set remotetimeout " << kReplyTimeoutS << "\n"
-    << "3. Debug that configuration. Reverse: Run | Debugger actions, or the\n"
-    << "   GDB console: reverse-continue, reverse-next, reverse-step, reverse-finish.\n";
+  t << "backstep: debugging " << trace << " from CLion\n\n"
+    << "1. " << run_file.string() << " is a \"Remote Debug\" run configuration, \"backstep replay\":\n"
+    << "   CLion lists it under Run | Edit Configurations once this folder is the project's\n"
+    << "   (or copy it into the project's .run/). Its 'target remote' args run the server:\n"
+    << "     " << clion_remote_command(backstep, trace) << "\n"
+    << "2. Add to ~/.gdbinit (CLion runs no per-configuration gdb commands):\n"
+    << "     source " << gdbinit.string() << "\n"
+    << "3. Debug \"backstep replay\". Reverse: the GDB console of the Debug window:\n"
+    << "   reverse-continue, reverse-next, reverse-step, reverse-finish, reverse-stepi.\n";
   return t.str();
 }
 
@@ -253,8 +318,9 @@ int ide_command(const Args& args) {
     std::string recorded;
     std::string source = program_file(trace, recorded);
     fs::path out = fs::absolute(output).lexically_normal();
-    for (const char* file : {"launch.json", "tasks.json", "backstep-clion.txt"}) {
-      bool ours = ide == "vscode" ? std::string(file) != "backstep-clion.txt" : std::string(file) == "backstep-clion.txt";
+    for (const char* file : {"launch.json", "tasks.json", "backstep-clion.txt", ".run/backstep replay.run.xml"}) {
+      bool clion_file = std::string(file) == "backstep-clion.txt" || std::string(file).rfind(".run/", 0) == 0;
+      bool ours = ide == "vscode" ? !clion_file : clion_file;
       if (ours && fs::exists(out / file) && !force) {
         throw std::runtime_error((out / file).string() + " exists (--force replaces it)");
       }
@@ -286,12 +352,23 @@ int ide_command(const Args& args) {
       std::printf("backstep: wrote %s and %s for %s\n", (out / "launch.json").c_str(), (out / "tasks.json").c_str(),
                   trace.c_str());
     } else {
-      write_file(out / "backstep-clion.txt", clion_settings(program.string(), trace, port), force);
-      std::printf("backstep: wrote %s for %s\n", (out / "backstep-clion.txt").c_str(), trace.c_str());
+      std::string backstep = self_path();
+      fs::path run_file = out / ".run" / "backstep replay.run.xml";
+      fs::path gdbinit = out / "backstep.gdbinit";
+      fs::create_directories(run_file.parent_path());
+      write_file(run_file, clion_run_configuration(backstep, program.string(), trace, on_path("gdb")), force);
+      write_file(gdbinit, clion_gdbinit(), true);
+      write_file(out / "backstep-clion.txt", clion_settings(backstep, trace, run_file, gdbinit), force);
+      std::printf("backstep: wrote %s, %s and %s for %s\n", run_file.c_str(), gdbinit.c_str(),
+                  (out / "backstep-clion.txt").c_str(), trace.c_str());
     }
-    std::printf("  %sstart the server first: %s\n",
-                ide == "vscode" ? "\"backstep: replay (reverse buttons)\" needs no server; for the others, " : "",
-                serve_command_line(trace, port).c_str());
+    if (ide == "vscode") {
+      std::printf("  \"backstep: replay (reverse buttons)\" needs no server; for the others, start it first: %s\n",
+                  serve_command_line(trace, port).c_str());
+    } else {
+      std::printf("  gdb starts the server itself; add to ~/.gdbinit: source %s\n",
+                  (out / "backstep.gdbinit").c_str());
+    }
     return 0;
   } catch (const std::exception& e) {
     error(e.what());

@@ -52,6 +52,8 @@ const char kUsage[] =
     "                       or S (20) seconds inside one packet (0: never);\n"
     "                       --max-checkpoints: automatic checkpoints kept (64),\n"
     "                       --max-checkpoint-memory: MiB they hold (RAM/4)\n"
+    "  serve --stdio [TRACE]  the same to the one client on stdin (a socket pair):\n"
+    "                       gdb's `target extended-remote | backstep serve --stdio TRACE`\n"
     "  dap [--port N [--once]] [-p PID] [--gdb PATH] [TRACE]\n"
     "                       a Debug Adapter Protocol server for IDEs (VS Code,\n"
     "                       CLion) on stdin/stdout, or on 127.0.0.1:N for this\n"

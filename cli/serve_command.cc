@@ -1,5 +1,6 @@
 // `serve`: the RSP server alone (`replay`'s server and debugger:
 // cli/launch_debugger.cc).
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <unistd.h>
@@ -61,6 +62,32 @@ std::string absolute_path(const std::string& path) {
   return std::string(cwd) + "/" + path;
 }
 
+// `serve --stdio`: gdb runs the server itself (`target remote | backstep
+// serve --stdio TRACE`, CLion's 'target remote' args), and talks to it over
+// the socket pair that is its stdin and stdout. The replay's echo of the
+// program's output goes to stderr (gdb's), never into the protocol.
+int serve_stdio(const gdb::ServerOptions& options, gdb::GdbServer::TargetFactory factory) {
+  int fd = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3);
+  int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || null_fd < 0) {
+    error(std::string("--stdio: ") + strerror(errno));
+    return kExitFailure;
+  }
+  dup2(null_fd, STDIN_FILENO);
+  dup2(STDERR_FILENO, STDOUT_FILENO);
+  close(null_fd);
+  clean_up_children_on_signals(ChildKind::Tracees);
+  gdb::GdbServer server(options, std::move(factory));
+  try {
+    server.serve_connected(fd);
+  } catch (const std::exception& e) {
+    error(e.what());
+    return kExitFailure;
+  }
+  end_children();
+  return 0;
+}
+
 }  // namespace
 
 gdb::GdbServer::TargetFactory timeline_factory(const std::string& dir, DebuggeeChoice choice,
@@ -110,6 +137,7 @@ int serve_command(const Args& args) {
   bool port_given = false;
   bool host_given = false;
   bool allow_remote = false;
+  bool stdio = false;
   DebuggeeChoice choice;
   CheckpointBounds bounds;
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -152,6 +180,8 @@ int serve_command(const Args& args) {
       allow_remote = true;
     } else if (a == "--once") {
       options.once = true;
+    } else if (a == "--stdio") {
+      stdio = true;
     } else if (a.size() > 1 && a[0] == '-') {
       error("unknown option '" + a + "' for serve");
       return kExitUsage;
@@ -163,7 +193,11 @@ int serve_command(const Args& args) {
     }
   }
   bool unix_socket = !options.unix_path.empty();
-  if (port_given == unix_socket) {
+  if (stdio && (port_given || unix_socket || host_given || allow_remote || options.once)) {
+    error("--stdio serves the one client on stdin: no --port, --unix, --host, --allow-remote or --once");
+    return kExitUsage;
+  }
+  if (!stdio && port_given == unix_socket) {
     error(unix_socket ? "serve takes --port N or --unix PATH, not both"
                       : "serve needs --port N (0 picks a free port) or --unix PATH");
     return kExitUsage;
@@ -181,6 +215,7 @@ int serve_command(const Args& args) {
   if (!check_debuggee(dir, choice)) return kExitUsage;
   signal(SIGPIPE, SIG_IGN);
   gdb::GdbSession::set_progress_to_stderr(true);
+  if (stdio) return serve_stdio(options, timeline_factory(dir, choice, bounds));
   // With --once this process replays; otherwise each client's own does.
   clean_up_children_on_signals(options.once ? ChildKind::Tracees : ChildKind::Clients);
   gdb::GdbServer server(options, timeline_factory(dir, choice, bounds));

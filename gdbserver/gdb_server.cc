@@ -130,6 +130,13 @@ void GdbServer::serve_client(int fd, int number, const std::string& received) {
   BS_LOG(Cli, "client " << number << " done");
 }
 
+void GdbServer::serve_connected(int fd) {
+  std::optional<std::string> refused;
+  identify(fd, options_.remote, refused);
+  if (refused) throw std::runtime_error("not serving the client on stdin: " + *refused);
+  serve_client(fd, ++clients_seen_, "");
+}
+
 void GdbServer::start_client(PendingConnection& pending) {
   int number = ++clients_seen_;
   const std::string& peer = pending.peer();

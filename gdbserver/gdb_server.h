@@ -54,6 +54,11 @@ class GdbServer {
   // Serves clients until killed (or one client, with `once`), or until
   // stop() is asked.
   void run();
+  // Serves the one client already connected on `fd`, on this thread, with
+  // no listening socket: gdb's `target remote | backstep serve --stdio`,
+  // whose pipe is a socket pair. Throws std::runtime_error, serving nothing,
+  // when `fd` is not a socket of this server's user.
+  void serve_connected(int fd);
   // From another thread: run() returns without serving anyone else. True
   // when it will, or has (its `once` client has left); false while it
   // serves its `once` client, whose leaving ends it.

@@ -4,6 +4,8 @@ name the server command, point at a private copy of the recorded program, and
 work: the server is started exactly as the generated VS Code task says, then
 gdb runs the cppdbg configuration's setup commands and connects to the
 configured address, and lldb runs the CodeLLDB configuration's commands.
+`ide clion` writes a CLion "Remote Debug" run configuration whose gdb runs
+`backstep serve --stdio` through a pipe: gdb is run as CLion runs it.
 `--install --extensions-dir DIR` writes the VS Code extension whose debug
 type "backstep" the first configuration uses: its adapter is started as VS
 Code would (the manifest's program and args) and given that configuration
@@ -24,6 +26,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gdbtest  # noqa: E402
@@ -242,16 +245,46 @@ def main():
         finally:
             stop(server)
 
-        # CLion: the settings text.
+        # CLion: a "Remote Debug" run configuration whose gdb starts the
+        # server through a pipe, and the ~/.gdbinit fragment; gdb run as
+        # CLion runs it (the fragment, the symbol file, the sysroot, then
+        # `target remote` with the configuration's args).
         out = os.path.join(root, "clion")
-        r = run([backstep, "ide", "clion", "--port", str(port), "--output", out, trace], root)
+        r = run([backstep, "ide", "clion", "--output", out, trace], root)
         check(r.returncode == 0, "ide clion: %s" % r.stderr.decode(errors="replace"))
-        with open(os.path.join(out, "backstep-clion.txt")) as f:
-            text = f.read()
-        check(serve_line in text, "the CLion settings name the server command")
-        symbol = re.search(r"Symbol file: +(\S+)", text).group(1)
+        tree = ET.parse(os.path.join(out, ".run", "backstep replay.run.xml"))
+        component = tree.getroot()
+        check(component.tag == "component" and component.get("name") == "ProjectRunConfigurationManager",
+              "a CLion run configuration file")
+        config = component.find("configuration")
+        check(config is not None and config.get("type") == "CLion_Remote" and
+              config.get("factoryName") == "Remote Debug", "a Remote Debug configuration")
+        debugger = config.find("debugger")
+        check(debugger is not None and debugger.get("kind") == "GDB" and os.path.isabs(debugger.text),
+              "it names gdb by its path")
+        check(config.find("method") is not None and config.find("method").get("v") == "2", "method v=2")
+        remote = config.get("remoteCommand")
+        check(remote == "| %s serve --stdio %s" % (backstep, trace), "the remote command: %r" % remote)
+        symbol = config.get("symbolFile")
         check(os.path.exists(symbol), "the CLion symbol file exists")
-        check("'target remote' args:  localhost:%d" % port in text, "the CLion target address")
+        gdbinit = os.path.join(out, "backstep.gdbinit")
+        with open(os.path.join(out, "backstep-clion.txt")) as f:
+            check("source " + gdbinit in f.read(), "the CLion notes name the .gdbinit fragment")
+        argv = [debugger.text, "-nx", "-batch", "-x", gdbinit, "-ex", "file " + symbol,
+                "-ex", "set sysroot " + config.get("sysroot"), "-ex", "target remote " + remote,
+                "-ex", "break scale", "-ex", "continue", "-ex", "print v", "-ex", "reverse-finish",
+                "-ex", "kill"]
+        r = run(argv, root)
+        text = r.stdout.decode(errors="replace")
+        check("Breakpoint 1, scale (v=1)" in text, "CLion's gdb stops in scale(1):\n" + text)
+        check("$1 = 1" in text, "CLion's gdb prints v:\n" + text)
+        check(re.search(r"in accumulate \(v=1\) at .*mi_target\.c:14\n14\t  total \+= scale\(v\);", text),
+              "reverse-finish goes back to the call in accumulate:\n" + text)
+        # --stdio serves only a socket of this user's: not a file.
+        r = subprocess.run([backstep, "serve", "--stdio", trace], stdin=subprocess.DEVNULL, capture_output=True,
+                           cwd=root, env=gdbtest.base_env(root), timeout=TIMEOUT)
+        check(r.returncode == 125 and b"not serving the client on stdin" in r.stderr,
+              "serve --stdio with /dev/null: %d %r" % (r.returncode, r.stderr))
         r = run([backstep, "ide", "emacs", trace], root)
         check(r.returncode == 2, "an unknown IDE is a usage error")
     except Failure as e:
