@@ -70,9 +70,19 @@ class DapReplays : public dap::ReplayServer {
     return {options.unix_path, private_dir_->write_gdb_commands(), dir};
   }
 
+  dap::ServedReplay attach(const std::string& target) override {
+    if (!commands_dir_) {
+      commands_dir_.emplace();
+      commands_ = commands_dir_->write_gdb_commands();
+    }
+    return {target, commands_, ""};
+  }
+
  private:
   LaunchChoice defaults_;
   std::optional<ReplayDir> private_dir_;
+  std::optional<ReplayDir> commands_dir_;  // gdb's commands for an attach
+  std::string commands_;
   std::unique_ptr<ServingThread> serving_;  // after private_dir_: it goes first
 };
 

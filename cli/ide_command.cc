@@ -159,8 +159,10 @@ std::string vscode_launch(const std::string& program, const std::string& trace, 
     << "      \"request\": \"custom\",\n"
     << "      \"initCommands\": [\"settings set plugin.process.gdb-remote.packet-timeout " << timeout << "\"],\n"
     << "      \"targetCreateCommands\": [" << json_string("target create " + program) << "],\n"
-    << "      \"processCreateCommands\": [" << json_string("gdb-remote " + address) << "],\n"
-    << "      \"postRunCommands\": [" << lldb_post_run << "],\n"
+    // CodeLLDB's custom request has no postRunCommands: the signal and
+    // direction settings follow the connection in processCreateCommands.
+    << "      \"processCreateCommands\": [" << json_string("gdb-remote " + address) << ", " << lldb_post_run
+    << "],\n"
     << "      \"reverseDebugging\": true,\n"
     << "      \"preLaunchTask\": \"backstep serve\"\n"
     << "    },\n"

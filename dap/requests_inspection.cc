@@ -252,7 +252,10 @@ Reply Session::evaluate(const llvm::json::Object& args) {
     Failure failure = std::holds_alternative<Failure>(why) ? std::get<Failure>(why) : std::get<Failure>(v);
     if (repl && not_an_expression(failure.message)) {
       Reply command = console_command(text);
-      if (!std::holds_alternative<Failure>(command)) return command;
+      // Text that does not parse as an expression was meant as a command:
+      // gdb's word on the command is the one to show.
+      bool syntax = failure.message.find("syntax error") != std::string::npos;
+      if (!std::holds_alternative<Failure>(command) || syntax) return command;
     }
     return failure;
   }

@@ -42,11 +42,36 @@ Reply Session::launch(const llvm::json::Object& args) {
     if (*pid <= 0 || *pid > INT32_MAX) return Failure{"launch: \"pid\" must be a positive process id"};
     what.pid = static_cast<uint32_t>(*pid);
   }
-  stop_on_entry_ = args.getBoolean("stopOnEntry").getValueOr(false);
-  std::string gdb_path = args.getString("gdbPath").getValueOr(io_.gdb).str();
   ServedReplay served;
   try {
     served = replays_.start(what);
+  } catch (const std::exception& e) {
+    return Failure{e.what()};
+  }
+  return connect(served, args);
+}
+
+// A replay that `backstep serve` already serves ("target": "host:port" or
+// a Unix socket's path), as over an ssh tunnel from another machine.
+Reply Session::attach(const llvm::json::Object& args) {
+  if (gdb_) return Failure{"this session has launched already"};
+  auto target = args.getString("target");
+  if (!target || target->trim().empty()) {
+    return Failure{"attach: \"target\" names the server: host:port, or a Unix socket's path"};
+  }
+  ServedReplay served;
+  try {
+    served = replays_.attach(target->trim().str());
+  } catch (const std::exception& e) {
+    return Failure{e.what()};
+  }
+  return connect(served, args);
+}
+
+Reply Session::connect(const ServedReplay& served, const llvm::json::Object& args) {
+  stop_on_entry_ = args.getBoolean("stopOnEntry").getValueOr(false);
+  std::string gdb_path = args.getString("gdbPath").getValueOr(io_.gdb).str();
+  try {
     start_gdb(served, gdb_path);
   } catch (const std::exception& e) {
     gdb_.reset();
@@ -99,8 +124,10 @@ Reply Session::configuration_done(const llvm::json::Object&) {
 Reply Session::restart(const llvm::json::Object&) {
   if (!gdb_) return Failure{"restart: gdb is not running (launch first)"};
   // gdb's `run` on backstep's server goes back to the start of the
-  // recording (vRun) and runs forward to the first breakpoint.
-  Reply r = resume("-interpreter-exec console \"run\"", RunDirection::Forward);
+  // recording (vRun) and runs forward to the first breakpoint; `starti`
+  // stays at the start, as the launch did with stopOnEntry.
+  Reply r = stop_on_entry_ ? resume("-interpreter-exec console \"starti\"", RunDirection::Forward, RunCause::Launch)
+                           : resume("-interpreter-exec console \"run\"", RunDirection::Forward);
   if (auto* f = std::get_if<Failure>(&r)) return *f;
   return llvm::json::Value(nullptr);
 }

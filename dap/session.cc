@@ -35,6 +35,7 @@ const std::map<std::string, Session::Handler, std::less<>>& Session::handlers() 
   static const std::map<std::string, Handler, std::less<>> table = {
       {"initialize", &Session::initialize},
       {"launch", &Session::launch},
+      {"attach", &Session::attach},
       {"configurationDone", &Session::configuration_done},
       {"disconnect", &Session::disconnect},
       {"terminate", &Session::disconnect},

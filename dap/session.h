@@ -45,6 +45,9 @@ class ReplayServer {
   virtual ~ReplayServer() = default;
   // Throws std::runtime_error with a message for the user.
   virtual ServedReplay start(const ReplayToServe& what) = 0;
+  // A replay another backstep serves at `target` ("host:port", or a Unix
+  // socket's path): the gdb commands to source for it, no server started.
+  virtual ServedReplay attach(const std::string& target) = 0;
 };
 
 // A pipe whose bytes become `output` events of `category` ("stdout",
@@ -110,6 +113,8 @@ class Session {
   // --- lifecycle (requests_lifecycle.cc)
   Reply initialize(const llvm::json::Object& args);
   Reply launch(const llvm::json::Object& args);
+  Reply attach(const llvm::json::Object& args);
+  Reply connect(const ServedReplay& served, const llvm::json::Object& args);
   Reply configuration_done(const llvm::json::Object& args);
   Reply disconnect(const llvm::json::Object& args);
   Reply restart(const llvm::json::Object& args);

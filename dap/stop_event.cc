@@ -68,6 +68,14 @@ StopView view_stop(const mi::Record& r, RunDirection direction, RunCause cause,
     if (reason == "exited-signalled") v.exit_code = 128 + signal_number(r.results.text("signal-name"));
     return v;
   }
+  // A stop with no signal ("signal 0": gdb's `starti`) where the adapter
+  // asked to stay at the start is the entry too.
+  bool no_signal = reason == "signal-received" && r.results.text("signal-name") == "0";
+  if (cause == RunCause::Launch && no_signal) {
+    v.reason = "entry";
+    v.description = "start of recording";
+    return v;
+  }
   if (reason.empty() || reason == "no-history") {
     // gdb names no reason at either end of the recorded history (its
     // console says "No more reverse-execution history."): which end follows

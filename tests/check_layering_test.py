@@ -27,6 +27,9 @@ CLEAN = {
     "cli/serve_command.cc": '#include "engine/timeline/replay_timeline.h"\n',
     "preload/preload_interface.h": "#include <stdint.h>\n",
     "preload/syscall_hook.c": '#include "preload/preload_interface.h"\n',
+    "dap/wire/frame_reader.h": "#include <string>\n",
+    "dap/mi/mi_record.h": "#include <vector>\n",
+    "dap/session.h": '#include "dap/wire/frame_reader.h"\n#include "dap/mi/mi_record.h"\n',
 }
 
 
@@ -81,6 +84,14 @@ class Layering(unittest.TestCase):
                                                         '#include "engine/timeline/debug_target.h"\n')},
                             'gdbserver/rsp/reply.cc:1: includes "gdbserver/gdb_session.h"',
                             'gdbserver/rsp/reply.cc:2: includes "engine/timeline/debug_target.h"')
+
+    def test_the_dap_front_including_the_engine_or_the_server_fails(self):
+        for include in ("engine/timeline/debug_target.h", "gdbserver/gdb_session.h", "cli/commands.h"):
+            with self.subTest(include=include):
+                self.assert_refused({"dap/session.cc": f'#include "{include}"\n'},
+                                    f'dap/session.cc:1: includes "{include}"')
+        self.assert_refused({"dap/wire/frame_reader.cc": '#include "dap/session.h"\n'},
+                            'dap/wire/frame_reader.cc:1: includes "dap/session.h"')
 
     def test_commented_out_include_and_system_headers_are_ignored(self):
         proc = run({"engine/core/task.cc": ('// #include "engine/trace/event.h"\n'

@@ -85,6 +85,11 @@ BOOST_AUTO_TEST_CASE(the_ends_of_the_recording_follow_the_direction) {
   BOOST_CHECK_EQUAL(entry.reason, "entry");
   BOOST_CHECK_EQUAL(entry.description, "start of recording");
   BOOST_CHECK(!entry.exited);
+  // `starti` (a restart that stays at the start) stops with "signal 0".
+  auto starti = view_stop(record(R"(*stopped,reason="signal-received",signal-name="0",signal-meaning="Signal 0",)"
+                                 R"(thread-id="1")"),
+                          RunDirection::Forward, RunCause::Launch, {});
+  BOOST_CHECK_EQUAL(starti.reason, "entry");
 }
 
 BOOST_AUTO_TEST_CASE(steps_signals_pauses_and_exits) {

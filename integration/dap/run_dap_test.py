@@ -11,7 +11,8 @@ The program is recorded in a fresh work directory and its binary deleted
 with HOME in the work directory (no user's .gdbinit). With --port, the
 adapter is started first as `backstep dap --port 0 --once` (VS Code's
 debugServer), the client connects to the port it says, and the adapter
-must exit 0 after the session. The npm packages are
+must exit 0 after the session. With --attach, `backstep serve --port 0
+--once TRACE` is started first and the session attaches to it. The npm packages are
 those `scripts/setup` installs into integration/dap/node_modules.
 
 Exit status: 0 pass, 1 fail, 77 skipped (no Node.js or no test client
@@ -43,7 +44,12 @@ def main():
     p.add_argument("--tmp-root", default=tempfile.gettempdir())
     p.add_argument("--keep", action="store_true")
     p.add_argument("--port", action="store_true", help="the adapter on a TCP port, not stdin/stdout")
+    p.add_argument("--attach", action="store_true",
+                   help="`backstep serve --port 0 --once TRACE` first; the client attaches to it")
+    p.add_argument("--expect-server-output", metavar="TEXT", help="with --attach: what the server must echo")
     p.add_argument("--env", action="append", default=[], metavar="K=V", help="for the adapter and the client")
+    p.add_argument("--child-pid-env", metavar="NAME",
+                   help="set NAME to the recorded pid of the trace's second process (`backstep ps`)")
     opts = p.parse_args()
     node = shutil.which("node")
     modules = os.path.join(HERE, "node_modules")
@@ -66,6 +72,14 @@ def main():
         return 1
     env = gdbtest.gdb_env(root)
     env["NODE_PATH"] = modules
+    if opts.child_pid_env:
+        ps = subprocess.run([os.path.abspath(opts.backstep), "ps", trace], capture_output=True, text=True, env=env,
+                            timeout=TIMEOUT)
+        pids = [row.split()[0] for row in ps.stdout.splitlines()[1:] if row.split()]
+        if ps.returncode != 0 or len(pids) < 2:
+            print("FAIL: `backstep ps` lists no second process: %s%s" % (ps.stdout, ps.stderr))
+            return 1
+        env[opts.child_pid_env] = pids[1]
     for assignment in opts.env:
         key, _, value = assignment.partition("=")
         env[key] = value
@@ -83,6 +97,18 @@ def main():
             gdbtest.kill_group(adapter.pid)
             return 1
         env["BACKSTEP_DAP_PORT"] = m.group(1)
+    server = None
+    if opts.attach:
+        server = subprocess.Popen([os.path.abspath(opts.backstep), "serve", "--port", "0", "--once", trace],
+                                  cwd=root, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL, start_new_session=True)
+        line = server.stdout.readline().decode(errors="replace")
+        m = re.search(r" on (127\.0\.0\.1:\d+)$", line.strip())
+        if not m:
+            print("FAIL: the server's first line %r does not name its port" % line)
+            gdbtest.kill_group(server.pid)
+            return 1
+        env["BACKSTEP_DAP_ATTACH"] = m.group(1)
     try:
         r = subprocess.run(argv, cwd=root, env=env, timeout=TIMEOUT)
         status = r.returncode
@@ -95,6 +121,19 @@ def main():
         print("FAIL: the DAP session did not end within %d s" % TIMEOUT)
         status = 1
     finally:
+        if server is not None:
+            try:
+                if server.wait(TIMEOUT) != 0 and status == 0:
+                    print("FAIL: `backstep serve --once` did not exit 0 after the session")
+                    status = 1
+                echoed = server.stdout.read().decode(errors="replace")
+                if opts.expect_server_output and opts.expect_server_output not in echoed and status == 0:
+                    print("FAIL: the server did not echo %r: %r" % (opts.expect_server_output, echoed))
+                    status = 1
+            except subprocess.TimeoutExpired:
+                print("FAIL: `backstep serve --once` still runs after the session")
+                gdbtest.kill_group(server.pid)
+                status = 1
         if adapter is not None and adapter.poll() is None:
             gdbtest.kill_group(adapter.pid)
             adapter.wait()

@@ -59,6 +59,13 @@ async function main() {
   const second = await interrupted('cancel', (id) => dc.send('cancel', { progressId: id }));
   assert.ok(second >= first, `the second stop (${second}) is not before the first (${first})`);
 
+  console.log('-- restart with stopOnEntry: back at the start of the recording');
+  const [, again] = await Promise.all([dc.send('restart', {}), dc.waitForEvent('stopped')]);
+  assert.strictEqual(again.body.reason, 'entry');
+  assert.strictEqual(again.body.description, 'start of recording');
+  const top = (await dc.stackTraceRequest({ threadId: again.body.threadId })).body.stackFrames[0];
+  assert.strictEqual(top.name, '_start');
+
   console.log('-- on to the end');
   await dc.setExceptionBreakpointsRequest({ filters: [] });
   const [, end] = await Promise.all([dc.continueRequest({ threadId: 1 }), dc.waitForEvent('stopped')]);

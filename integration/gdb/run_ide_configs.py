@@ -75,6 +75,59 @@ def stop(proc):
     proc.wait()
 
 
+SCHEMAS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ide_schemas.json")
+# Attributes VS Code itself gives every launch configuration, whatever its type.
+VSCODE_COMMON = {"name", "type", "request", "preLaunchTask", "postDebugTask", "debugServer", "presentation",
+                 "internalConsoleOptions", "suppressMultipleSessionWarning"}
+JSON_TYPES = {"string": str, "boolean": bool, "array": list, "object": dict, "number": (int, float),
+              "integer": int}
+
+
+def type_ok(value, declared):
+    names = declared if isinstance(declared, list) else [declared]
+    if "any" in names:
+        return True
+    return any(isinstance(value, JSON_TYPES[n]) and not (n in ("number", "integer") and isinstance(value, bool))
+               for n in names if n in JSON_TYPES)
+
+
+def validate(config, schema, what):
+    """`config` against a launch schema (the debugger's package.json
+    configurationAttributes[request]): every attribute known with its type,
+    array items' own attributes, the required ones present."""
+    props = schema["properties"]
+    for key, value in config.items():
+        if key in VSCODE_COMMON:
+            continue
+        check(key in props, "%s: %r is not an attribute of its schema" % (what, key))
+        declared = props[key].get("type", "any")
+        check(type_ok(value, declared), "%s: %r is %r, its schema says %r" % (what, key, value, declared))
+        items = props[key].get("items")
+        if isinstance(value, list) and isinstance(items, dict) and all(isinstance(v, dict) for v in items.values()):
+            for element in value:
+                check(isinstance(element, dict) and all(k in items for k in element),
+                      "%s: an item of %r, %r, has attributes its schema lacks" % (what, key, element))
+        if "enum" in props[key]:
+            check(value in props[key]["enum"], "%s: %r=%r is not one of %r" % (what, key, value, props[key]["enum"]))
+    for key in schema.get("required", []):
+        check(key in config, "%s: the required %r is missing" % (what, key))
+
+
+def validate_vscode(configs, manifest):
+    """Each generated configuration against the schema its debugger
+    publishes: cpptools' cppdbg, CodeLLDB's lldb and lldb-dap's (the
+    attribute lists in ide_schemas.json, with the commits they come from),
+    and backstep's own extension manifest for the backstep type."""
+    with open(SCHEMAS) as f:
+        schemas = json.load(f)
+    schemas["backstep"] = manifest["contributes"]["debuggers"][0]["configurationAttributes"]
+    for c in configs.values():
+        by_request = schemas.get(c["type"])
+        check(by_request is not None and c["request"] in by_request,
+              "%s: no schema for type %s, request %s" % (c["name"], c["type"], c["request"]))
+        validate(c, by_request[c["request"]], c["name"])
+
+
 def dap_session(argv, config, root):
     """Starts the adapter `argv` and sends what VS Code sends for a launch
     configuration: initialize, launch (the configuration's own attributes),
@@ -191,9 +244,7 @@ def main():
         check([d["type"] for d in debuggers] == ["backstep"], "it contributes the debug type backstep")
         adapter = debuggers[0]
         check(adapter["program"] == backstep and adapter["args"] == ["dap"], "its adapter is `backstep dap`")
-        schema = adapter["configurationAttributes"]["launch"]["properties"]
-        for key in configs["backstep"]:
-            check(key in schema or key in ("name", "type", "request"), "the schema knows %s" % key)
+        validate_vscode(configs, manifest)
         stopped = dap_session([adapter["program"]] + adapter["args"], configs["backstep"], root)
         check(stopped["reason"] == "end of recording", "the replay runs to the end of the recording: %r" % stopped)
         gdb_config = configs["cppdbg"]
