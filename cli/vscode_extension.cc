@@ -37,9 +37,29 @@ std::string vscode_extension_manifest(const std::string& backstep) {
     << "  \"version\": \"" << BACKSTEP_VERSION << "\",\n"
     << "  \"engines\": {\"vscode\": \"^1.60.0\"},\n"
     << "  \"categories\": [\"Debuggers\"],\n"
-    << "  \"activationEvents\": [\"onDebug\"],\n"
+    << "  \"activationEvents\": [\"onDebug\", \"onCommand:backstep.reverseStepIn\", "
+       "\"onCommand:backstep.reverseStepOut\"],\n"
+    << "  \"main\": \"./extension.js\",\n"
     << "  \"contributes\": {\n"
     << "    \"breakpoints\": [{\"language\": \"c\"}, {\"language\": \"cpp\"}],\n"
+    // DAP has no reverse step-in or step-out: two commands send the
+    // adapter's custom requests, on the debug toolbar beside Step Back.
+    << "    \"commands\": [\n"
+    << "      {\"command\": \"backstep.reverseStepIn\", \"title\": \"Reverse Step Into\", \"category\": "
+       "\"backstep\", \"icon\": \"$(debug-step-into)\"},\n"
+    << "      {\"command\": \"backstep.reverseStepOut\", \"title\": \"Reverse Step Out\", \"category\": "
+       "\"backstep\", \"icon\": \"$(debug-step-out)\"}\n"
+    << "    ],\n"
+    << "    \"menus\": {\n"
+    << "      \"debug/toolbar\": [\n"
+    << "        {\"command\": \"backstep.reverseStepIn\", \"when\": \"debugType == 'backstep'\"},\n"
+    << "        {\"command\": \"backstep.reverseStepOut\", \"when\": \"debugType == 'backstep'\"}\n"
+    << "      ],\n"
+    << "      \"commandPalette\": [\n"
+    << "        {\"command\": \"backstep.reverseStepIn\", \"when\": \"debugType == 'backstep'\"},\n"
+    << "        {\"command\": \"backstep.reverseStepOut\", \"when\": \"debugType == 'backstep'\"}\n"
+    << "      ]\n"
+    << "    },\n"
     << "    \"debuggers\": [\n"
     << "      {\n"
     << "        \"type\": \"backstep\",\n"
@@ -98,10 +118,50 @@ std::string vscode_backstep_configuration(const std::string& trace) {
   return j.str();
 }
 
+std::string vscode_extension_script() {
+  // Plain JavaScript against VS Code's API, no dependencies: each command
+  // sends its custom request to the session being debugged, for the thread
+  // the Call Stack view has selected (VS Code 1.90's activeStackItem; the
+  // adapter's current thread on older ones).
+  return R"JS('use strict';
+// Written by `backstep ide vscode --install`: the reverse step commands of
+// the debug type "backstep" (backstep dap's custom requests).
+const vscode = require('vscode');
+
+function sender(request) {
+  return async () => {
+    const session = vscode.debug.activeDebugSession;
+    if (!session || session.type !== 'backstep') {
+      vscode.window.showWarningMessage('backstep: no backstep debug session is active');
+      return;
+    }
+    const item = vscode.debug.activeStackItem;
+    const args = item && item.threadId !== undefined ? { threadId: item.threadId } : {};
+    try {
+      await session.customRequest(request, args);
+    } catch (e) {
+      vscode.window.showErrorMessage('backstep: ' + (e && e.message ? e.message : e));
+    }
+  };
+}
+
+function activate(context) {
+  context.subscriptions.push(
+    vscode.commands.registerCommand('backstep.reverseStepIn', sender('reverseStepIn')),
+    vscode.commands.registerCommand('backstep.reverseStepOut', sender('reverseStepOut')));
+}
+
+function deactivate() {}
+
+module.exports = { activate, deactivate };
+)JS";
+}
+
 std::string install_vscode_extension(const std::string& extensions_dir, const std::string& backstep) {
   fs::path folder = fs::absolute(extensions_dir) / vscode_extension_folder();
   fs::create_directories(folder);
   write_text(folder / "package.json", vscode_extension_manifest(backstep));
+  write_text(folder / "extension.js", vscode_extension_script());
   write_text(folder / "README.md",
              "# backstep: reverse debugging of recordings\n\n"
              "Written by `backstep ide vscode --install`. Adds the debug type `backstep`, which runs\n"

@@ -1,9 +1,11 @@
 // The VS Code extension `backstep ide vscode --install` writes: a folder with
-// a package.json and no code, whose one contribution is a debugger type,
-// "backstep", that VS Code starts as `BACKSTEP dap` (an executable debug
-// adapter) and sends each launch configuration of that type to. With it VS
-// Code shows its Step Back and Reverse Continue buttons (the adapter says
-// supportsStepBack). docs/ide-setup.md says how to load it.
+// a package.json whose main contribution is a debugger type, "backstep",
+// that VS Code starts as `BACKSTEP dap` (an executable debug adapter) and
+// sends each launch configuration of that type to. With it VS Code shows its
+// Step Back and Reverse Continue buttons (the adapter says supportsStepBack);
+// extension.js adds Reverse Step Into and Reverse Step Out to the debug
+// toolbar (the adapter's custom requests, which DAP has no button for).
+// docs/ide-setup.md says how to load it.
 #pragma once
 
 #include <string>
@@ -15,6 +17,9 @@ std::string vscode_extension_folder();
 
 // package.json for the adapter at `backstep` (an absolute path).
 std::string vscode_extension_manifest(const std::string& backstep);
+
+// extension.js: the reverse step commands.
+std::string vscode_extension_script();
 
 // A launch configuration of the extension's type for `trace`, as a JSON
 // object's text indented for launch.json's configurations.

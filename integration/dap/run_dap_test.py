@@ -47,6 +47,8 @@ def main():
     p.add_argument("--attach", action="store_true",
                    help="`backstep serve --port 0 --once TRACE` first; the client attaches to it")
     p.add_argument("--expect-server-output", metavar="TEXT", help="with --attach: what the server must echo")
+    p.add_argument("--install-extension", action="store_true",
+                   help="`backstep ide vscode --install` first; BACKSTEP_VSCODE_EXTENSION names its folder")
     p.add_argument("--env", action="append", default=[], metavar="K=V", help="for the adapter and the client")
     p.add_argument("--child-pid-env", metavar="NAME",
                    help="set NAME to the recorded pid of the trace's second process (`backstep ps`)")
@@ -72,6 +74,15 @@ def main():
         return 1
     env = gdbtest.gdb_env(root)
     env["NODE_PATH"] = modules
+    if opts.install_extension:
+        extensions = os.path.join(root, "extensions")
+        r = subprocess.run([os.path.abspath(opts.backstep), "ide", "vscode", "--output", os.path.join(root, "ws"),
+                            "--install", "--extensions-dir", extensions, trace], capture_output=True, text=True,
+                           env=env, cwd=root, timeout=TIMEOUT)
+        if r.returncode != 0:
+            print("FAIL: ide vscode --install: %s" % r.stderr)
+            return 1
+        env["BACKSTEP_VSCODE_EXTENSION"] = os.path.join(extensions, os.listdir(extensions)[0])
     if opts.child_pid_env:
         ps = subprocess.run([os.path.abspath(opts.backstep), "ps", trace], capture_output=True, text=True, env=env,
                             timeout=TIMEOUT)
