@@ -53,9 +53,10 @@ Reply Session::step_out(const llvm::json::Object& args) {
 }
 
 // DAP's stepBack is the reverse of `next`: back over a line (gdb's
-// reverse-next), or one instruction with granularity "instruction".
+// reverse-next), or one instruction over calls with granularity
+// "instruction" (reverse-nexti).
 Reply Session::step_back(const llvm::json::Object& args) {
-  return resume((by_instruction(args) ? "-exec-step-instruction" : "-exec-next") + thread_option(args) +
+  return resume((by_instruction(args) ? "-exec-next-instruction" : "-exec-next") + thread_option(args) +
                     " --reverse",
                 RunDirection::Backward);
 }

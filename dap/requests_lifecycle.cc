@@ -29,7 +29,7 @@ Reply Session::initialize(const llvm::json::Object& args) {
       {"supportsLoadedSourcesRequest", true},
       {"supportsExceptionInfoRequest", true},
       {"supportsSteppingGranularity", true},
-      {"supportsGotoTargetsRequest", false},
+      {"supportsGotoTargetsRequest", true},
       {"exceptionBreakpointFilters", llvm::json::Array{}},
   };
 }

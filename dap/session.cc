@@ -49,6 +49,8 @@ const std::map<std::string, Session::Handler, std::less<>>& Session::handlers() 
       {"reverseStepIn", &Session::reverse_step_in},
       {"reverseStepOut", &Session::reverse_step_out},
       {"pause", &Session::pause},
+      {"gotoTargets", &Session::goto_targets},
+      {"goto", &Session::goto_},
       {"cancel", &Session::cancel},
       {"setBreakpoints", &Session::set_breakpoints},
       {"setFunctionBreakpoints", &Session::set_function_breakpoints},
@@ -362,6 +364,7 @@ void Session::on_stopped(const mi::Record& r) {
   cause_ = RunCause::Other;
   StopView view = view_stop(r, direction_, cause, names_);
   if (view.thread_id) last_thread_ = view.thread_id;
+  if (goto_run_ && continue_goto(r, view)) return;
   last_signal_ = view.reason == "exception" ? view.text : "";
   last_signal_description_ = view.reason == "exception" ? view.description : "";
   if (view.exited) {

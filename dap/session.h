@@ -133,6 +133,14 @@ class Session {
   Reply pause(const llvm::json::Object& args);
   Reply cancel(const llvm::json::Object& args);
 
+  // --- goto: time travel to a line (requests_goto.cc)
+  Reply goto_targets(const llvm::json::Object& args);
+  Reply goto_(const llvm::json::Object& args);
+  // A stop of a goto in progress: true when the goto goes on (the stop is
+  // not the user's), false when it is over and the stop is to be shown.
+  bool continue_goto(const mi::Record& stopped, StopView& view);
+  void end_goto();
+
   // --- breakpoints (requests_breakpoints.cc)
   Reply set_breakpoints(const llvm::json::Object& args);
   Reply set_function_breakpoints(const llvm::json::Object& args);
@@ -223,6 +231,19 @@ class Session {
   std::vector<long> function_breakpoints_;
   std::vector<long> data_breakpoints_;
   std::vector<long> instruction_breakpoints_;
+  // gotoTargets' targets by id, and the goto in progress.
+  struct GotoTarget {
+    std::string path;
+    long line;
+  };
+  std::vector<GotoTarget> goto_targets_;
+  struct GotoRun {
+    long breakpoint;                // gdb's temporary breakpoint at the line
+    std::vector<long> disabled;     // the user's breakpoints, enabled again after
+    bool forwards = false;          // the line never ran before: now forwards
+  };
+  std::optional<GotoRun> goto_run_;
+  std::string goto_run_forwards_note_;  // the last goto's stop, in words
   std::string last_signal_;  // of the last stop at a signal ("" otherwise)
   std::string last_signal_description_;
   BreakpointNames names_;

@@ -204,6 +204,19 @@ async function main() {
   assert.strictEqual(at.top.line, lines.fill_write);
   await dc.send('setInstructionBreakpoints', { breakpoints: [] });
 
+  step('goto: travel to the next run of the report line, then back to the last call of square');
+  let targets = await dc.send('gotoTargets', { source: { path: source }, line: lines.report });
+  assert.strictEqual(targets.body.targets[0].line, lines.report);
+  at = await run('goto', { threadId: at.stopped.body.threadId, targetId: targets.body.targets[0].id }, 'goto');
+  assert.strictEqual(at.stopped.body.description, 'the next time this line runs');
+  assert.strictEqual(at.top.name, 'main');
+  assert.strictEqual(at.top.line, lines.report);
+  targets = await dc.send('gotoTargets', { source: { path: source }, line: lines.square_body });
+  at = await run('goto', { threadId: at.stopped.body.threadId, targetId: targets.body.targets[0].id }, 'goto');
+  assert.strictEqual(at.stopped.body.description, 'the last time this line ran');
+  assert.strictEqual(at.top.name, 'square');
+  assert.strictEqual((await locals(at.top.id)).x.value, '5');
+
   step('the start of the recording');
   at = await run('reverseContinue', { threadId: at.stopped.body.threadId }, 'start of recording');
 
