@@ -193,8 +193,24 @@ async function main() {
   assert.strictEqual(at.top.name, 'square');
   assert.strictEqual((await locals(at.top.id)).x.value, '1');
 
-  step('an instruction breakpoint, backwards: the call of square in the worker');
+  step('a hit count, then a condition');
   await dc.setFunctionBreakpointsRequest({ breakpoints: [] });
+  let counted = await dc.setBreakpointsRequest({ source: { path: source },
+                                                 breakpoints: [{ line: lines.square_body, hitCondition: '3' }] });
+  assert.strictEqual(counted.body.breakpoints[0].verified, true);
+  at = await run('continue', { threadId: at.stopped.body.threadId }, 'breakpoint');
+  assert.strictEqual((await locals(at.top.id)).x.value, '4');  // hits at 2, 3, 4
+  counted = await dc.setBreakpointsRequest({ source: { path: source },
+                                             breakpoints: [{ line: lines.square_body, condition: 'x * x > 20' }] });
+  at = await run('continue', { threadId: at.stopped.body.threadId }, 'breakpoint');
+  assert.strictEqual((await locals(at.top.id)).x.value, '5');
+  const refused = await dc.setBreakpointsRequest({ source: { path: source },
+                                                   breakpoints: [{ line: lines.square_body, hitCondition: '% 2' }] });
+  assert.strictEqual(refused.body.breakpoints[0].verified, false);
+  assert.ok(/takes a count N/.test(refused.body.breakpoints[0].message), refused.body.breakpoints[0].message);
+  await dc.setBreakpointsRequest({ source: { path: source }, breakpoints: [] });
+
+  step('an instruction breakpoint: the return into the worker');
   const worker = (await dc.stackTraceRequest({ threadId: at.stopped.body.threadId })).body.stackFrames[1];
   const ibps = await dc.send('setInstructionBreakpoints',
                              { breakpoints: [{ instructionReference: worker.instructionPointerReference }] });
