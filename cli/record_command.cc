@@ -5,9 +5,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 
 #include "cli/commands.h"
 #include "cli/trace_dir.h"
+#include "cli/until_fail.h"
 #include "engine/record/record_session.h"
 
 extern char** environ;
@@ -59,9 +61,29 @@ std::string find_preload_library() {
 
 }  // namespace
 
+// A positive number option's value (--max-runs 50), or nullopt after saying why.
+std::optional<double> number_option(const Args& args, size_t& i, double low, double high) {
+  if (i + 1 >= args.size()) {
+    error(args[i] + " needs a value");
+    return std::nullopt;
+  }
+  const std::string& text = args[++i];
+  char* end = nullptr;
+  double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !(v >= low && v <= high)) {
+    error(args[i - 1] + " takes a number from " + std::to_string(static_cast<long>(low)) + " to " +
+          std::to_string(static_cast<long>(high)) + ", not '" + text + "'");
+    return std::nullopt;
+  }
+  return v;
+}
+
 int record_command(const Args& args) {
   RecordOptions options;
   std::string out_dir;
+  bool until_fail = false;
+  UntilFailOptions until;
+  Args passed;  // record's own options, for each --until-fail run
   // BACKSTEP_SYSCALL_BUFFER=0 is --no-syscall-buffer for every recording
   // (scripts/test runs the scenarios both ways).
   const char* env_buffer = std::getenv("BACKSTEP_SYSCALL_BUFFER");
@@ -73,7 +95,32 @@ int record_command(const Args& args) {
     if (a == "-o" || a == "--output") {
       if (i + 1 >= args.size()) { error("-o needs a directory"); return kExitUsage; }
       out_dir = args[++i];
-    } else if (a.rfind("--compress=", 0) == 0) {
+      continue;
+    }
+    if (a == "--until-fail") {
+      until_fail = true;
+      continue;
+    }
+    if (a == "--max-runs" || a == "--jobs" || a == "--timeout") {
+      auto v = number_option(args, i, a == "--timeout" ? 0.001 : 1, a == "--jobs" ? 64 : 1e9);
+      if (!v) return kExitUsage;
+      if (a == "--max-runs") until.max_runs = static_cast<int>(*v);
+      if (a == "--jobs") until.jobs = static_cast<int>(*v);
+      if (a == "--timeout") until.timeout_s = *v;
+      continue;
+    }
+    if (a == "--fail-if") {
+      if (i + 1 >= args.size()) { error("--fail-if needs a regular expression"); return kExitUsage; }
+      try {
+        until.fail_if.emplace(args[++i], std::regex::ECMAScript);
+      } catch (const std::regex_error& e) {
+        error("--fail-if '" + args[i] + "' is not a regular expression: " + e.what());
+        return kExitUsage;
+      }
+      continue;
+    }
+    if (a.rfind("--", 0) == 0) passed.push_back(a);  // record's own options, checked below
+    if (a.rfind("--compress=", 0) == 0) {
       std::string codec = a.substr(11);
       if (codec == "zstd") options.codec = trace::Codec::Zstd;
       else if (codec == "zlib") options.codec = trace::Codec::Zlib;
@@ -91,6 +138,24 @@ int record_command(const Args& args) {
   }
   if (i >= args.size()) { error("record: no program given"); return kExitUsage; }
   options.argv.assign(args.begin() + static_cast<long>(i), args.end());
+  bool search_options = until.max_runs != 1000 || until.jobs != 1 || until.timeout_s > 0 || until.fail_if;
+  if (search_options && !until_fail) {
+    error("--max-runs, --jobs, --timeout and --fail-if go with --until-fail");
+    return kExitUsage;
+  }
+  if (until_fail) {
+    until.out_dir = out_dir;
+    until.program = options.argv[0];
+    until.record_args = passed;
+    until.record_args.push_back("--");
+    until.record_args.insert(until.record_args.end(), options.argv.begin(), options.argv.end());
+    int err = 0;
+    if (find_program(options.argv[0], err).empty()) {
+      error("cannot run '" + options.argv[0] + "': " + std::strerror(err));
+      return kExitNotFound;
+    }
+    return record_until_fail(until);
+  }
   int err = 0;
   options.exe = find_program(options.argv[0], err);
   if (options.exe.empty()) {
