@@ -170,7 +170,8 @@ std::string header_text(const std::string& dir, const trace::Header& h) {
   std::snprintf(format, sizeof format, "format %u, backstep ", h.format_version);
   return "# trace " + trace::printable(dir) + ": " + format + trace::printable(h.backstep_version, 64) +
          ", codec " + trace::to_string(h.codec) + ", counter " + trace::printable(h.counter_mode, 64) +
-         "\n# command: " + trace::printable(cmd) + "\n# cwd: " + trace::printable(h.cwd) + "\n";
+         "\n# command: " + trace::printable(cmd) + "\n# cwd: " + trace::printable(h.cwd) + "\n" +
+         (h.chaos_seed ? "# chaos: seed " + std::to_string(*h.chaos_seed) + "\n" : std::string());
 }
 
 }  // namespace backstep::cli

@@ -1,7 +1,10 @@
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <csignal>
+#include <cstdio>
+#include <ctime>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -82,6 +85,8 @@ int record_command(const Args& args) {
   RecordOptions options;
   std::string out_dir;
   bool until_fail = false;
+  bool chaos = false;
+  std::optional<uint64_t> chaos_seed;
   UntilFailOptions until;
   Args passed;  // record's own options, for each --until-fail run
   // BACKSTEP_SYSCALL_BUFFER=0 is --no-syscall-buffer for every recording
@@ -107,6 +112,17 @@ int record_command(const Args& args) {
       if (a == "--max-runs") until.max_runs = static_cast<int>(*v);
       if (a == "--jobs") until.jobs = static_cast<int>(*v);
       if (a == "--timeout") until.timeout_s = *v;
+      continue;
+    }
+    if (a == "--chaos") {
+      chaos = true;
+      passed.push_back(a);  // each --until-fail run picks its own seed
+      continue;
+    }
+    if (a == "--chaos-seed") {
+      auto v = number_option(args, i, 0, 1.8e19);
+      if (!v) return kExitUsage;
+      chaos_seed = static_cast<uint64_t>(*v);
       continue;
     }
     if (a == "--fail-if") {
@@ -141,6 +157,14 @@ int record_command(const Args& args) {
   bool search_options = until.max_runs != 1000 || until.jobs != 1 || until.timeout_s > 0 || until.fail_if;
   if (search_options && !until_fail) {
     error("--max-runs, --jobs, --timeout and --fail-if go with --until-fail");
+    return kExitUsage;
+  }
+  if (chaos_seed && !chaos) {
+    error("--chaos-seed goes with --chaos");
+    return kExitUsage;
+  }
+  if (chaos_seed && until_fail) {
+    error("--chaos-seed is for one recording: each --until-fail run picks its own");
     return kExitUsage;
   }
   if (until_fail) {
@@ -180,6 +204,15 @@ int record_command(const Args& args) {
     }
   }
 
+  if (chaos) {
+    if (!chaos_seed) {
+      uint64_t seed = 0;
+      if (getrandom(&seed, sizeof seed, 0) != sizeof seed) seed = static_cast<uint64_t>(time(nullptr)) ^ getpid();
+      chaos_seed = seed;
+    }
+    options.chaos_seed = chaos_seed;
+    std::fprintf(stderr, "backstep: chaos scheduling, seed %llu\n", static_cast<unsigned long long>(*chaos_seed));
+  }
   bool default_place = out_dir.empty();
   options.trace_dir = default_place ? new_trace_dir(options.argv[0]) : out_dir;
   if (std::filesystem::exists(std::filesystem::symlink_status(options.trace_dir))) {

@@ -71,6 +71,8 @@ constexpr uint64_t kProbeNs = 2'000'000;
 // make one before it is interrupted.
 constexpr uint64_t kYieldWaitNs = 4'000'000;
 constexpr uint64_t kSliceNs = 100'000'000;
+// A thread's slice: record --chaos chooses each (chaos_schedule.h).
+uint64_t slice_of(const RecordTask& t) { return t.slice_ns ? t.slice_ns : kSliceNs; }
 // A state with more bytes of memory to store is not stored with its
 // position: replay then finds it by running, however long that takes.
 constexpr std::size_t kMaxImageBytes = std::size_t{256} << 20;
@@ -155,7 +157,9 @@ void RecordSession::maybe_interrupt(RecordTask& t) {
   if (!signal && !handover) return;
   uint64_t due = UINT64_MAX;
   if (signal) due = t.force_at_ns;
-  if (handover) due = std::min<uint64_t>(due, t.since_ns + (t.probed ? kSliceNs : kProbeNs));
+  if (handover) {
+    due = std::min<uint64_t>(due, t.since_ns + (t.probed ? slice_of(t) : std::min(kProbeNs, slice_of(t))));
+  }
   if (now < due) return;
   if (t.buffer && !t.yield_asked_ns) {
     // A thread that makes buffered calls reaches a switch point at its next
@@ -255,7 +259,7 @@ bool RecordSession::on_interrupted(RecordTask& t) {
   if (t.handover_count && !in_buffered_call(t)) {
     uint64_t now = static_cast<uint64_t>(
         std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count());
-    bool due = signal || now >= t.since_ns + kSliceNs;
+    bool due = signal || now >= t.since_ns + slice_of(t);
     if (std::optional<bool> done = counted_handover(t, signal, !due)) return *done;
   }
   if (t.parked_count) {
@@ -290,7 +294,7 @@ bool RecordSession::on_interrupted(RecordTask& t) {
   const bool pass_possible = HitCounter::debug_registers_work() && !t.debug_armed && !t.debug_deferred;
   uint64_t now_ns = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count());
-  if (!pass_possible && !signal && now_ns < t.since_ns + kSliceNs) {
+  if (!pass_possible && !signal && now_ns < t.since_ns + slice_of(t)) {
     t.probed = true;
     task.resume(ResumeHow::Syscall);
     return false;
@@ -323,7 +327,7 @@ bool RecordSession::on_interrupted(RecordTask& t) {
   // Round the loop with nothing changed in the registers (a fixpoint if
   // the memory did not change either).
   const bool same_pass = looped && Registers::differences(without_trap_flags(start), here).empty();
-  if (!signal && !(same_pass && before) && now < t.since_ns + kSliceNs) {
+  if (!signal && !(same_pass && before) && now < t.since_ns + slice_of(t)) {
     // It computes rather than waits: let it have the rest of its slice.
     t.probed = true;
     task.resume(ResumeHow::Syscall);
@@ -355,7 +359,7 @@ bool RecordSession::on_interrupted(RecordTask& t) {
   }
   StateDigest after = state_digest(task, task.xstate());
   bool fixpoint = same_pass && before && *before == after;
-  if (!signal && !fixpoint && now < t.since_ns + kSliceNs) {
+  if (!signal && !fixpoint && now < t.since_ns + slice_of(t)) {
     t.probed = true;
     task.resume(ResumeHow::Syscall);
     return false;

@@ -38,7 +38,9 @@
 namespace backstep {
 
 RecordSession::RecordSession(RecordOptions options)
-    : options_(std::move(options)), site_patcher_(/*cpuid=*/!options_.cpuid_faulting) {}
+    : options_(std::move(options)), site_patcher_(/*cpuid=*/!options_.cpuid_faulting) {
+  if (options_.chaos_seed) chaos_.emplace(*options_.chaos_seed);
+}
 
 RecordSession::~RecordSession() = default;
 
@@ -260,6 +262,7 @@ RecordResult RecordSession::run() {
   header.start_time_ns = static_cast<uint64_t>(now.tv_sec) * 1000000000u + now.tv_nsec;
   header.recorded_cpu = cpu_;
   header.cpuid_faulting = options_.cpuid_faulting;
+  header.chaos_seed = options_.chaos_seed;
   writer_ = std::make_unique<trace::TraceWriter>(options_.trace_dir, header);
   place_writer(*writer_, disguise_, cpu_);
 

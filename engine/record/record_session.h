@@ -16,6 +16,7 @@
 #include "engine/core/proc_maps.h"
 #include "engine/core/session.h"
 #include "engine/core/syscall_stub.h"
+#include "engine/record/chaos_schedule.h"
 #include "engine/record/disguise.h"
 #include "engine/record/mapped_file_sizes.h"
 #include "engine/record/ptrace_emulation.h"
@@ -50,6 +51,9 @@ struct RecordOptions {
   // In-process syscall buffering (preload/, record_buffers.cc): the preload
   // library to inject, empty for none (every call is then a ptrace stop).
   std::string preload_library;
+  // record --chaos: random scheduling decisions from this seed
+  // (chaos_schedule.h); stored in the trace's header.
+  std::optional<uint64_t> chaos_seed;
 };
 
 struct RecordResult {
@@ -514,6 +518,7 @@ class RecordSession : public Session {
   RecordProcess* root_ = nullptr;
   pid_t last_scheduled_ = 0;
   uint64_t idle_since_ns_ = 0;  // no thread could be scheduled since (0: one could)
+  std::optional<ChaosSchedule> chaos_;  // record --chaos
   // A clone just made this task; its ThreadStart or ProcessStart follows
   // the clone event.
   struct CreatedThread {

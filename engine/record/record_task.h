@@ -176,6 +176,10 @@ struct RecordTask {
   // recorder has looked since then for a spin (forced_position.cc).
   uint64_t since_ns = 0;
   bool probed = false;
+  // record --chaos (chaos_schedule.h): this slice's length (0: the
+  // recorder's usual), and until when the scheduler passes it over.
+  uint64_t slice_ns = 0;
+  uint64_t starved_until_ns = 0;
   // Handed over while spinning in a loop that changes nothing (a fixpoint):
   // the state digest then. Until the program's state differs from it, the
   // thread would only spin again, so the scheduler passes it over.

@@ -125,6 +125,9 @@ bool RecordSession::others_waiting(const RecordTask& t) const {
 RecordTask* RecordSession::pick_next(bool any) {
   if (record_tasks_.empty()) return nullptr;
   auto start = record_tasks_.upper_bound(last_scheduled_);
+  uint64_t now = chaos_ ? now_ns() : 0;
+  RecordTask* starved = nullptr;  // passed over for now (record --chaos)
+  if (chaos_) start = std::next(record_tasks_.begin(), static_cast<long>(chaos_->first_candidate(record_tasks_.size())));
   RecordTask* spinner = nullptr;
   std::map<const RecordProcess*, uint64_t> digests;  // each process's state now, computed once
   bool in_kernel = false;
@@ -137,6 +140,10 @@ RecordTask* RecordSession::pick_next(bool any) {
       if (t.run != RunState::Stopped || exiting(t)) continue;
       // In an emulated ptrace stop, or a wait for one (record_tracees.cc).
       if (ptrace_.holds(t.tid()) || t.held_wait) continue;
+      if (chaos_ && t.starved_until_ns > now && !t.task.has_kept_status()) {
+        if (!starved) starved = &t;
+        continue;
+      }
       if (any || !t.spin_digest || t.task.has_kept_status()) return &t;
       // A spinner whose state has not changed would only spin again.
       auto digest = digests.find(t.process);
@@ -147,6 +154,9 @@ RecordTask* RecordSession::pick_next(bool any) {
       if (!spinner) spinner = &t;
     }
   }
+  // A starved thread runs when no other can: starving it never stops the
+  // program.
+  if (starved && !spinner) return starved;
   // Only unchanged spinners: wait for a thread in the kernel, if there is
   // one (the main loop comes back with `any` if that takes long).
   return in_kernel ? nullptr : spinner;
@@ -165,6 +175,12 @@ bool RecordSession::schedule(bool any) {
   last_scheduled_ = next->tid();
   next->since_ns = now_ns();
   next->probed = false;
+  if (chaos_) {
+    next->slice_ns = chaos_->slice_ns();
+    uint64_t starve = chaos_->starvation_ns();
+    next->starved_until_ns = starve ? next->since_ns + starve : 0;
+    if (!next->handover_count && !next->parked_count && chaos_->hand_over_anywhere()) next->count_site.reset();
+  }
   next->spin_digest.reset();
   next->run = RunState::Running;
   BS_LOG(Record, "thread " << next->tid() << " runs");
@@ -202,7 +218,9 @@ bool RecordSession::idle_too_long() const {
 
 void RecordSession::resume_or_switch(RecordTask& t) {
   bool yielded = t.last_exit_regs.syscallno() == SYS_sched_yield;
-  if (&t == current_ && others_waiting(t) && (yielded || now_ns() - t.since_ns >= kSliceNs)) {
+  uint64_t slice = t.slice_ns ? t.slice_ns : kSliceNs;
+  bool early = chaos_ && chaos_->hand_over_early();
+  if (&t == current_ && others_waiting(t) && (yielded || early || now_ns() - t.since_ns >= slice)) {
     BS_LOG(Record, "thread " << t.tid() << " hands over");
     t.run = RunState::Stopped;
     current_ = nullptr;

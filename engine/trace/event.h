@@ -355,6 +355,9 @@ struct Header {
   // Recorded with CPUID faulting (record --cpuid-faulting): every cpuid
   // trapped and was answered by the recorder; replay makes it trap too.
   bool cpuid_faulting = false;
+  // Recorded with record --chaos: the seed of its random scheduling
+  // (informational: replay follows the events, whatever the schedule).
+  std::optional<uint64_t> chaos_seed;
   bool operator==(const Header&) const = default;
 };
 

@@ -31,8 +31,10 @@ enum HeaderTag : uint8_t {
   kTagStartTime = 10,
   kTagRecordedCpu = 11,
   kTagCpuidFaulting = 12,
+  // Optional, after the required ones: only a chaos recording has it.
+  kTagChaosSeed = 13,
 };
-constexpr uint8_t kLastHeaderTag = kTagCpuidFaulting;
+constexpr uint8_t kLastRequiredHeaderTag = kTagCpuidFaulting;
 
 constexpr std::size_t kCpuidLeafSize = 6 * 4;
 
@@ -89,6 +91,7 @@ void decode_header_field(uint8_t tag, ByteReader& f, Header& h) {
       h.cpuid_faulting = v == 1;
       break;
     }
+    case kTagChaosSeed: h.chaos_seed = f.u64(); break;
     default: throw FormatError("unknown field tag " + std::to_string(tag));
   }
   f.expect_end("header field");
@@ -131,13 +134,18 @@ std::vector<uint8_t> encode_header(const Header& h) {
   f = w.begin_field(kTagCpuidFaulting);
   w.u8(h.cpuid_faulting ? 1 : 0);
   w.end_field(f);
+  if (h.chaos_seed) {
+    f = w.begin_field(kTagChaosSeed);
+    w.u64(*h.chaos_seed);
+    w.end_field(f);
+  }
   return out;
 }
 
 Header decode_header(ByteReader& r) {
   Header h;
   uint64_t seen = for_each_field(r, [&](uint8_t tag, ByteReader& f) { decode_header_field(tag, f, h); });
-  for (uint8_t tag = 1; tag <= kLastHeaderTag; ++tag)
+  for (uint8_t tag = 1; tag <= kLastRequiredHeaderTag; ++tag)
     if (!(seen & (uint64_t{1} << tag))) throw FormatError("missing field tag " + std::to_string(tag));
   return h;
 }

@@ -3,7 +3,7 @@
 run fails, keeps that run's trace and nothing else.
 
 Usage:
-  run_until_fail.py --backstep PATH --flaky PATH --subtest NAME [--tmp-root DIR]
+  run_until_fail.py --backstep PATH --flaky PATH --race PATH --subtest NAME [--tmp-root DIR]
   run_until_fail.py --list
 
 Subtests (the program, integration/until_fail/flaky.c, fails on the run a
@@ -21,8 +21,14 @@ counter file chooses):
              the runs still going are stopped and deleted
   sigint     Ctrl-C (SIGINT to the whole group, as a terminal sends it) while
              a run hangs: exit 130, nothing left, no process left
-  usage      --max-runs without --until-fail, a bad --fail-if, --jobs 0:
-             usage errors (exit 2)
+  usage      --max-runs without --until-fail, a bad --fail-if, --jobs 0,
+             --chaos-seed without --chaos or with --until-fail: usage errors
+             (exit 2)
+  chaos      race.c (a lost update between two threads' load and store):
+             --until-fail --chaos catches it within 40 runs; the kept trace
+             names its chaos seed and replays the short total exactly
+             (exit 1) after the program is deleted; --chaos-seed 42 is the
+             seed a trace names
 """
 
 import argparse
@@ -36,7 +42,7 @@ import tempfile
 import time
 
 TIMEOUT = 120
-SUBTESTS = ["exit", "fail_if", "timeout", "never", "jobs", "sigint", "usage"]
+SUBTESTS = ["exit", "fail_if", "timeout", "never", "jobs", "sigint", "usage", "chaos"]
 
 
 class Failed(Exception):
@@ -57,6 +63,7 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--backstep")
     p.add_argument("--flaky")
+    p.add_argument("--race")
     p.add_argument("--subtest", choices=SUBTESTS)
     p.add_argument("--tmp-root", default=tempfile.gettempdir())
     p.add_argument("--list", action="store_true")
@@ -159,10 +166,33 @@ def main():
             check(not left, "processes left: %s" % left)
         elif opts.subtest == "usage":
             for args in (["record", "--max-runs", "3", program], ["record", "--until-fail", "--fail-if", "(", program],
-                         ["record", "--until-fail", "--jobs", "0", program]):
+                         ["record", "--until-fail", "--jobs", "0", program],
+                         ["record", "--chaos-seed", "4", program],
+                         ["record", "--until-fail", "--chaos", "--chaos-seed", "4", program]):
                 r = backstep_run(args)
                 check(r.returncode == 2 and r.stderr.startswith("backstep: "), "%s: %d %r" % (args, r.returncode,
                                                                                                 r.stderr))
+        elif opts.subtest == "chaos":
+            race = os.path.join(work, "race")
+            shutil.copy(opts.race, race)
+            r = backstep_run(["record", "--until-fail", "--chaos", "--max-runs", "40", "--", race], timeout=600)
+            check(r.returncode == 0, "no lost update in 40 chaos runs: %d %s%s" % (r.returncode, r.stdout, r.stderr))
+            m = re.search(r"failed \(the program exited with status 1\) after [0-9.]+ s; its trace: (\S+)", r.stdout)
+            check(m, r.stdout)
+            total = re.search(r"counter (\d+) of 200000000\n", r.stdout)
+            check(total and int(total.group(1)) < 200000000, "a short total: %r" % r.stdout)
+            dump = backstep_run(["dump", m.group(1)])
+            check(re.search(r"^# chaos: seed \d+$", dump.stdout, re.M), "the trace names its seed")
+            os.rename(race, race + ".away")
+            rp = backstep_run(["replay", "--autopilot", m.group(1)], timeout=600)
+            check(rp.returncode == 1 and rp.stdout == total.group(0),
+                  "the replay: %d %r (recorded %r)" % (rp.returncode, rp.stdout, total.group(0)))
+            os.rename(race + ".away", race)
+            seeded = os.path.join(work, "seeded")
+            r = backstep_run(["record", "--chaos", "--chaos-seed", "42", "-o", seeded, "--", program, counter, "0",
+                              "never"])
+            check(r.returncode == 0 and "backstep: chaos scheduling, seed 42\n" in r.stderr, r.stderr)
+            check("# chaos: seed 42\n" in backstep_run(["dump", seeded]).stdout, "the seed given is the one kept")
     except (Failed, subprocess.TimeoutExpired) as e:
         print("FAIL: %s" % e)
         print("work directory kept: %s" % work)
