@@ -79,58 +79,59 @@ void Session::delete_breakpoints(std::vector<long>& numbers) {
   numbers.clear();
 }
 
+llvm::json::Array Session::replace_breakpoints(const llvm::json::Object& args, std::vector<long>& numbers,
+                                               std::set<long>* named, const LocationOf& location_of) {
+  if (named) {
+    for (long id : numbers) named->erase(id);
+  }
+  delete_breakpoints(numbers);
+  llvm::json::Array out;
+  const llvm::json::Array* wanted = args.getArray("breakpoints");
+  for (std::size_t i = 0; wanted && i < wanted->size(); ++i) {
+    const llvm::json::Object* spec = (*wanted)[i].getAsObject();
+    static const llvm::json::Object kEmpty;
+    auto location = location_of(spec ? *spec : kEmpty);
+    auto b = std::holds_alternative<Failure>(location)
+                 ? std::variant<llvm::json::Object, Failure>(std::get<Failure>(location))
+                 : insert_breakpoint(std::get<std::string>(location), spec ? *spec : kEmpty);
+    if (auto* f = std::get_if<Failure>(&b)) {
+      llvm::json::Object refused{{"verified", false}, {"message", json_text(f->message)}};
+      if (auto line = spec ? spec->getInteger("line") : llvm::None) refused["line"] = *line;
+      out.push_back(std::move(refused));
+      continue;
+    }
+    llvm::json::Object& bp = std::get<llvm::json::Object>(b);
+    long id = *bp.getInteger("id");
+    numbers.push_back(id);
+    if (named) named->insert(id);
+    out.push_back(std::move(bp));
+  }
+  return out;
+}
+
 Reply Session::set_breakpoints(const llvm::json::Object& args) {
   if (!gdb_) return Failure{"the recording is not being replayed (launch first)"};
   const llvm::json::Object* source = args.getObject("source");
   auto path = source ? source->getString("path") : llvm::None;
   if (!path) return Failure{"setBreakpoints: the source has no path"};
-  std::vector<long>& mine = source_breakpoints_[path->str()];
-  delete_breakpoints(mine);
-  llvm::json::Array out;
-  const llvm::json::Array* wanted = args.getArray("breakpoints");
-  for (std::size_t i = 0; wanted && i < wanted->size(); ++i) {
-    const llvm::json::Object* spec = (*wanted)[i].getAsObject();
-    auto line = spec ? spec->getInteger("line") : llvm::None;
-    if (!line) {
-      out.push_back(llvm::json::Object{{"verified", false}, {"message", "no line given"}});
-      continue;
-    }
-    auto b = insert_breakpoint("--source " + mi::quote(path->str()) + " --line " + std::to_string(*line), *spec);
-    if (auto* f = std::get_if<Failure>(&b)) {
-      out.push_back(llvm::json::Object{{"verified", false}, {"line", *line}, {"message", json_text(f->message)}});
-      continue;
-    }
-    llvm::json::Object& bp = std::get<llvm::json::Object>(b);
-    mine.push_back(*bp.getInteger("id"));
-    out.push_back(std::move(bp));
-  }
+  std::string file = path->str();
+  auto out = replace_breakpoints(args, source_breakpoints_[file], nullptr,
+                                 [&](const llvm::json::Object& spec) -> std::variant<std::string, Failure> {
+                                   auto line = spec.getInteger("line");
+                                   if (!line) return Failure{"no line given"};
+                                   return "--source " + mi::quote(file) + " --line " + std::to_string(*line);
+                                 });
   return llvm::json::Object{{"breakpoints", std::move(out)}};
 }
 
 Reply Session::set_function_breakpoints(const llvm::json::Object& args) {
   if (!gdb_) return Failure{"the recording is not being replayed (launch first)"};
-  for (long id : function_breakpoints_) names_.functions.erase(id);
-  delete_breakpoints(function_breakpoints_);
-  llvm::json::Array out;
-  const llvm::json::Array* wanted = args.getArray("breakpoints");
-  for (std::size_t i = 0; wanted && i < wanted->size(); ++i) {
-    const llvm::json::Object* spec = (*wanted)[i].getAsObject();
-    auto name = spec ? spec->getString("name") : llvm::None;
-    if (!name || name->trim().empty()) {
-      out.push_back(llvm::json::Object{{"verified", false}, {"message", "no function name given"}});
-      continue;
-    }
-    auto b = insert_breakpoint("--function " + mi::quote(name->trim().str()), *spec);
-    if (auto* f = std::get_if<Failure>(&b)) {
-      out.push_back(llvm::json::Object{{"verified", false}, {"message", json_text(f->message)}});
-      continue;
-    }
-    llvm::json::Object& bp = std::get<llvm::json::Object>(b);
-    long id = *bp.getInteger("id");
-    function_breakpoints_.push_back(id);
-    names_.functions.insert(id);
-    out.push_back(std::move(bp));
-  }
+  auto out = replace_breakpoints(args, function_breakpoints_, &names_.functions,
+                                 [](const llvm::json::Object& spec) -> std::variant<std::string, Failure> {
+                                   auto name = spec.getString("name");
+                                   if (!name || name->trim().empty()) return Failure{"no function name given"};
+                                   return "--function " + mi::quote(name->trim().str());
+                                 });
   return llvm::json::Object{{"breakpoints", std::move(out)}};
 }
 

@@ -137,29 +137,14 @@ Reply Session::disassemble(const llvm::json::Object& args) {
 
 Reply Session::set_instruction_breakpoints(const llvm::json::Object& args) {
   if (!gdb_) return Failure{"the recording is not being replayed (launch first)"};
-  for (long id : instruction_breakpoints_) names_.instructions.erase(id);
-  delete_breakpoints(instruction_breakpoints_);
-  llvm::json::Array out;
-  const llvm::json::Array* wanted = args.getArray("breakpoints");
-  for (std::size_t i = 0; wanted && i < wanted->size(); ++i) {
-    const llvm::json::Object* spec = (*wanted)[i].getAsObject();
-    auto reference = spec ? spec->getString("instructionReference") : llvm::None;
-    auto base = reference ? address_of(*reference) : std::nullopt;
-    if (!base) {
-      out.push_back(llvm::json::Object{{"verified", false}, {"message", "not an address"}});
-      continue;
-    }
-    uint64_t address = *base + static_cast<uint64_t>(spec->getInteger("offset").getValueOr(0));
-    auto b = insert_breakpoint("*" + hex_address(address), *spec);
-    if (auto* f = std::get_if<Failure>(&b)) {
-      out.push_back(llvm::json::Object{{"verified", false}, {"message", json_text(f->message)}});
-      continue;
-    }
-    llvm::json::Object& bp = std::get<llvm::json::Object>(b);
-    instruction_breakpoints_.push_back(*bp.getInteger("id"));
-    names_.instructions.insert(*bp.getInteger("id"));
-    out.push_back(std::move(bp));
-  }
+  auto out = replace_breakpoints(args, instruction_breakpoints_, &names_.instructions,
+                                 [](const llvm::json::Object& spec) -> std::variant<std::string, Failure> {
+                                   auto reference = spec.getString("instructionReference");
+                                   auto base = reference ? address_of(*reference) : std::nullopt;
+                                   if (!base) return Failure{"not an address"};
+                                   int64_t offset = spec.getInteger("offset").getValueOr(0);
+                                   return "*" + hex_address(*base + static_cast<uint64_t>(offset));
+                                 });
   return llvm::json::Object{{"breakpoints", std::move(out)}};
 }
 

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -150,6 +151,13 @@ class Session {
   std::variant<llvm::json::Object, Failure> insert_breakpoint(const std::string& location,
                                                              const llvm::json::Object& spec);
   void delete_breakpoints(std::vector<long>& numbers);
+  // setBreakpoints and its kin: the breakpoints `numbers` holds are
+  // replaced by one for each of args' "breakpoints", at the gdb location
+  // `location_of` gives for it (or refused with its Failure); `named`, when
+  // given, is kept naming the same ones.
+  using LocationOf = std::function<std::variant<std::string, Failure>(const llvm::json::Object& spec)>;
+  llvm::json::Array replace_breakpoints(const llvm::json::Object& args, std::vector<long>& numbers,
+                                        std::set<long>* named, const LocationOf& location_of);
 
   // --- what the program holds (requests_inspection.cc)
   Reply threads(const llvm::json::Object& args);

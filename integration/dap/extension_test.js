@@ -16,17 +16,12 @@ const assert = require('assert');
 const fs = require('fs');
 const Module = require('module');
 const path = require('path');
-const { DebugClient } = require('@vscode/debugadapter-testsupport');
+const support = require('./dap_test_support');
 
 const [backstep, trace, sourceArg] = process.argv.slice(2);
 const folder = process.env.BACKSTEP_VSCODE_EXTENSION;
-const lines = {};
-fs.readFileSync(path.resolve(sourceArg), 'utf8').split('\n').forEach((text, i) => {
-  const m = /\/\/ LINE (\w+)/.exec(text);
-  if (m) lines[m[1]] = i + 1;
-});
-const dc = new DebugClient(backstep, 'dap', 'backstep', { env: process.env }, true);
-dc.defaultTimeout = 60000;
+const lines = support.markedLines(sourceArg);
+const dc = support.client(backstep);
 
 // VS Code's API, as much of it as extension.js uses.
 const registered = {};
@@ -104,7 +99,4 @@ async function main() {
   console.log('PASS dap.vscode_extension');
 }
 
-main().then(() => process.exit(0), (e) => {
-  console.error('FAIL: ' + (e && e.stack ? e.stack : e));
-  dc.stop().catch(() => {}).finally(() => process.exit(1));
-});
+support.runTest(dc, main);

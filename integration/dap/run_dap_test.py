@@ -35,6 +35,20 @@ SKIP = 77
 TIMEOUT = 300
 
 
+def start_listening(argv, root, env, pattern, stream):
+    """Starts `argv`, a backstep that says where it listens on the first line
+    of `stream`; returns the process and the pattern's group 1."""
+    pipes = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    pipes[stream] = subprocess.PIPE
+    proc = subprocess.Popen(argv, cwd=root, env=env, stdin=subprocess.DEVNULL, start_new_session=True, **pipes)
+    line = getattr(proc, stream).readline().decode(errors="replace")
+    m = re.search(pattern, line.strip())
+    if not m:
+        gdbtest.kill_group(proc.pid)
+        raise gdbtest.RecordError("`%s`'s first line %r does not say where it listens" % (" ".join(argv[1:3]), line))
+    return proc, m.group(1)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--backstep", required=True)
@@ -96,30 +110,22 @@ def main():
         env[key] = value
     argv = [node, os.path.abspath(opts.script), os.path.abspath(opts.backstep), trace,
             os.path.abspath(opts.source)]
-    adapter = None
-    if opts.port:
-        adapter = subprocess.Popen([os.path.abspath(opts.backstep), "dap", "--port", "0", "--once"], cwd=root,
-                                   env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.PIPE, start_new_session=True)
-        line = adapter.stderr.readline().decode(errors="replace")
-        m = re.match(r"backstep: dap: listening on 127\.0\.0\.1:(\d+)$", line.strip())
-        if not m:
-            print("FAIL: the adapter's first line %r does not name its port" % line)
-            gdbtest.kill_group(adapter.pid)
-            return 1
-        env["BACKSTEP_DAP_PORT"] = m.group(1)
-    server = None
-    if opts.attach:
-        server = subprocess.Popen([os.path.abspath(opts.backstep), "serve", "--port", "0", "--once", trace],
-                                  cwd=root, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                  stderr=subprocess.DEVNULL, start_new_session=True)
-        line = server.stdout.readline().decode(errors="replace")
-        m = re.search(r" on (127\.0\.0\.1:\d+)$", line.strip())
-        if not m:
-            print("FAIL: the server's first line %r does not name its port" % line)
-            gdbtest.kill_group(server.pid)
-            return 1
-        env["BACKSTEP_DAP_ATTACH"] = m.group(1)
+    adapter = server = None
+    try:
+        if opts.port:
+            adapter, port = start_listening([os.path.abspath(opts.backstep), "dap", "--port", "0", "--once"], root, env,
+                                            r"backstep: dap: listening on 127\.0\.0\.1:(\d+)$", "stderr")
+            env["BACKSTEP_DAP_PORT"] = port
+        if opts.attach:
+            server, target = start_listening([os.path.abspath(opts.backstep), "serve", "--port", "0", "--once", trace],
+                                             root, env, r" on (127\.0\.0\.1:\d+)$", "stdout")
+            env["BACKSTEP_DAP_ATTACH"] = target
+    except gdbtest.RecordError as e:
+        print("FAIL: %s" % e)
+        for p in (adapter, server):
+            if p is not None:
+                gdbtest.kill_group(p.pid)
+        return 1
     try:
         r = subprocess.run(argv, cwd=root, env=env, timeout=TIMEOUT)
         status = r.returncode

@@ -7,29 +7,14 @@
 'use strict';
 
 const assert = require('assert');
-const fs = require('fs');
 const path = require('path');
-const { DebugClient } = require('@vscode/debugadapter-testsupport');
+const support = require('./dap_test_support');
 
 const [backstep, trace, sourceArg] = process.argv.slice(2);
 const source = path.resolve(sourceArg);
-const lines = {};
-fs.readFileSync(source, 'utf8').split('\n').forEach((text, i) => {
-  const m = /\/\/ LINE (\w+)/.exec(text);
-  if (m) lines[m[1]] = i + 1;
-});
-
-const dc = new DebugClient(backstep, 'dap', 'backstep', { env: process.env }, true);
-dc.defaultTimeout = 60000;
-
-async function run(request, args, expectReason) {
-  const [, stopped] = await Promise.all([dc.send(request, args), dc.waitForEvent('stopped')]);
-  assert.strictEqual(stopped.body.reason, expectReason, `${request}: ${JSON.stringify(stopped.body)}`);
-  const st = await dc.stackTraceRequest({ threadId: stopped.body.threadId });
-  const top = st.body.stackFrames[0];
-  console.log(`   ${request} -> ${stopped.body.reason} (${stopped.body.description || ''}) at ${top.name}:${top.line}`);
-  return { stopped, top, frames: st.body.stackFrames };
-}
+const lines = support.markedLines(source);
+const dc = support.client(backstep);
+const run = (request, args, expectReason) => support.runToStop(dc, request, args, expectReason);
 
 async function children(reference) {
   const r = await dc.variablesRequest({ variablesReference: reference });
@@ -103,7 +88,4 @@ async function main() {
   console.log('PASS dap.session_cpp');
 }
 
-main().then(() => process.exit(0), (e) => {
-  console.error('FAIL: ' + (e && e.stack ? e.stack : e));
-  dc.stop().catch(() => {}).finally(() => process.exit(1));
-});
+support.runTest(dc, main);

@@ -8,31 +8,15 @@
 'use strict';
 
 const assert = require('assert');
-const fs = require('fs');
 const path = require('path');
-const { DebugClient } = require('@vscode/debugadapter-testsupport');
+const support = require('./dap_test_support');
 
 const [backstep, trace, sourceArg] = process.argv.slice(2);
-const lines = {};
-fs.readFileSync(path.resolve(sourceArg), 'utf8').split('\n').forEach((text, i) => {
-  const m = /\/\/ LINE (\w+)/.exec(text);
-  if (m) lines[m[1]] = i + 1;
-});
+const lines = support.markedLines(sourceArg);
 const child = Number(process.env.DAP_CHILD_PID);
-const dc = new DebugClient(backstep, 'dap', 'backstep', { env: process.env }, true);
-dc.defaultTimeout = 60000;
-
-async function run(request, args, expectReason) {
-  const [, stopped] = await Promise.all([dc.send(request, args), dc.waitForEvent('stopped')]);
-  assert.strictEqual(stopped.body.reason, expectReason, `${request}: ${JSON.stringify(stopped.body)}`);
-  const frames = (await dc.stackTraceRequest({ threadId: stopped.body.threadId })).body.stackFrames;
-  console.log(`   ${request} -> ${stopped.body.reason} at ${frames[0].name}:${frames[0].line}`);
-  return { stopped, top: frames[0], frames };
-}
-
-async function value(expression, frameId) {
-  return (await dc.evaluateRequest({ expression, frameId, context: 'watch' })).body.result;
-}
+const dc = support.client(backstep);
+const run = (request, args, expectReason) => support.runToStop(dc, request, args, expectReason);
+const value = (expression, frameId) => support.watch(dc, expression, frameId);
 
 async function main() {
   assert.ok(child > 0, 'DAP_CHILD_PID names the child');
@@ -64,7 +48,4 @@ async function main() {
   console.log('PASS dap.fork');
 }
 
-main().then(() => process.exit(0), (e) => {
-  console.error('FAIL: ' + (e && e.stack ? e.stack : e));
-  dc.stop().catch(() => {}).finally(() => process.exit(1));
-});
+support.runTest(dc, main);

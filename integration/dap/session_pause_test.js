@@ -9,11 +9,10 @@
 'use strict';
 
 const assert = require('assert');
-const { DebugClient } = require('@vscode/debugadapter-testsupport');
+const support = require('./dap_test_support');
 
 const [backstep, trace] = process.argv.slice(2);
-const dc = new DebugClient(backstep, 'dap', 'backstep', { env: process.env }, true);
-dc.defaultTimeout = 60000;
+const dc = support.client(backstep);
 const output = [];
 dc.on('output', (e) => output.push(e.body.output));
 
@@ -75,7 +74,4 @@ async function main() {
   console.log('PASS dap.pause');
 }
 
-main().then(() => process.exit(0), (e) => {
-  console.error('FAIL: ' + (e && e.stack ? e.stack : e));
-  dc.stop().catch(() => {}).finally(() => process.exit(1));
-});
+support.runTest(dc, main);

@@ -13,20 +13,13 @@
 'use strict';
 
 const assert = require('assert');
-const fs = require('fs');
 const path = require('path');
-const { DebugClient } = require('@vscode/debugadapter-testsupport');
+const support = require('./dap_test_support');
 
 const [backstep, trace, sourceArg] = process.argv.slice(2);
 const source = path.resolve(sourceArg);
-const lines = {};
-fs.readFileSync(source, 'utf8').split('\n').forEach((text, i) => {
-  const m = /\/\/ LINE (\w+)/.exec(text);
-  if (m) lines[m[1]] = i + 1;
-});
-
-const dc = new DebugClient(backstep, 'dap', 'backstep', { env: process.env }, true);
-dc.defaultTimeout = 60000;
+const lines = support.markedLines(source);
+const dc = support.client(backstep);
 const output = [];
 dc.on('output', (e) => output.push(e.body.output));
 
@@ -34,30 +27,10 @@ function step(what) {
   console.log('-- ' + what);
 }
 
-// Sends a request that runs the program and waits for its stop; returns
-// the stopped event and the top frame of the thread that stopped.
-async function run(request, args, expectReason) {
-  const [, stopped] = await Promise.all([dc.send(request, args), dc.waitForEvent('stopped')]);
-  assert.strictEqual(stopped.body.reason, expectReason,
-                     `${request}: reason ${JSON.stringify(stopped.body)}`);
-  const st = await dc.stackTraceRequest({ threadId: stopped.body.threadId });
-  const top = st.body.stackFrames[0];
-  console.log(`   ${request} -> ${stopped.body.reason} (${stopped.body.description || ''}) ` +
-              `at ${top.name}:${top.line} thread ${stopped.body.threadId}`);
-  return { stopped, top, frames: st.body.stackFrames };
-}
-
+const run = (request, args, expectReason) => support.runToStop(dc, request, args, expectReason);
+const locals = (frameId) => support.locals(dc, frameId);
 async function evaluate(expression, frameId, context = 'watch') {
-  const r = await dc.evaluateRequest({ expression, frameId, context });
-  return r.body.result;
-}
-
-async function locals(frameId) {
-  const scopes = await dc.scopesRequest({ frameId });
-  const vars = await dc.variablesRequest({ variablesReference: scopes.body.scopes[0].variablesReference });
-  const out = {};
-  for (const v of vars.body.variables) out[v.name] = v;
-  return out;
+  return (await dc.evaluateRequest({ expression, frameId, context })).body.result;
 }
 
 async function main() {
@@ -240,7 +213,4 @@ async function main() {
   console.log('PASS dap.session');
 }
 
-main().then(() => process.exit(0), (e) => {
-  console.error('FAIL: ' + (e && e.stack ? e.stack : e));
-  dc.stop().catch(() => {}).finally(() => process.exit(1));
-});
+support.runTest(dc, main);
