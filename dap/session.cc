@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <stdexcept>
 
@@ -241,9 +242,15 @@ void Session::send_event_after_response(const std::string& event, llvm::json::Ob
 
 mi::Record Session::mi(const std::string& command) {
   if (!gdb_) throw GdbGone("gdb is not running");
-  std::uint64_t token = gdb_->write_command(command);
   capture_.clear();
   capturing_ = true;
+  std::uint64_t token = 0;
+  try {
+    token = gdb_->write_command(command);
+  } catch (const std::runtime_error&) {
+    // Its input is closed: gdb has gone, or is going (a start that failed).
+    gdb_gone();
+  }
   for (;;) {
     for (auto it = async_.begin(); it != async_.end(); ++it) {
       if (it->kind == mi::RecordKind::Result && it->token == token) {
@@ -256,13 +263,28 @@ mi::Record Session::mi(const std::string& command) {
     try {
       pump_outputs(-1, false);
     } catch (const GdbGone&) {
-      // What gdb said last (a start-up error, a crash) says why.
-      capturing_ = false;
-      std::string said = capture_;
-      while (!said.empty() && said.back() == '\n') said.pop_back();
-      throw GdbGone(said.empty() ? "gdb has exited" : "gdb has exited: " + said);
+      gdb_gone();
     }
   }
+}
+
+// gdb has gone: what it said last (a start-up error, a crash) says why.
+// Its output is read to its end first, for at most kLastWordsMs.
+void Session::gdb_gone() {
+  constexpr int kLastWordsMs = 5000;
+  capturing_ = true;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kLastWordsMs);
+  try {
+    while (gdb_ && gdb_->output_fd() >= 0 && std::chrono::steady_clock::now() < deadline) {
+      pump_outputs(100, false);
+    }
+  } catch (const GdbGone&) {
+    // its output ended: all of it is in
+  }
+  capturing_ = false;
+  std::string said = capture_;
+  while (!said.empty() && said.back() == '\n') said.pop_back();
+  throw GdbGone(said.empty() ? "gdb has exited" : "gdb has exited: " + said);
 }
 
 std::variant<mi::Record, Failure> Session::mi_checked(const std::string& command) {

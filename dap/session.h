@@ -102,6 +102,7 @@ class Session {
   mi::Record mi(const std::string& command);
   // The same, as a Failure on ^error.
   std::variant<mi::Record, Failure> mi_checked(const std::string& command);
+  [[noreturn]] void gdb_gone();
   void read_gdb();
   void dispatch_async();
   void on_async(const mi::Record& record);
