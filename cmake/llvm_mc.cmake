@@ -8,13 +8,18 @@ execute_process(COMMAND ${LLVM_CONFIG} --includedir OUTPUT_VARIABLE LLVM_MC_INCL
                 COMMAND_ERROR_IS_FATAL ANY)
 execute_process(COMMAND ${LLVM_CONFIG} --libdir OUTPUT_VARIABLE LLVM_MC_LIBDIR OUTPUT_STRIP_TRAILING_WHITESPACE
                 COMMAND_ERROR_IS_FATAL ANY)
-execute_process(COMMAND ${LLVM_CONFIG} --link-static --libnames x86disassembler x86desc x86info mcdisassembler
-                OUTPUT_VARIABLE LLVM_MC_LIBNAMES OUTPUT_STRIP_TRAILING_WHITESPACE COMMAND_ERROR_IS_FATAL ANY)
-separate_arguments(LLVM_MC_LIBNAMES)
-set(LLVM_MC_LIBS "")
-foreach(name ${LLVM_MC_LIBNAMES})
-  list(APPEND LLVM_MC_LIBS ${LLVM_MC_LIBDIR}/${name})
-endforeach()
+# The static archives of LLVM `components`, by path, in llvm-config's order.
+function(backstep_llvm_static_libs out)
+  execute_process(COMMAND ${LLVM_CONFIG} --link-static --libnames ${ARGN}
+                  OUTPUT_VARIABLE names OUTPUT_STRIP_TRAILING_WHITESPACE COMMAND_ERROR_IS_FATAL ANY)
+  separate_arguments(names)
+  set(libs "")
+  foreach(name ${names})
+    list(APPEND libs ${LLVM_MC_LIBDIR}/${name})
+  endforeach()
+  set(${out} ${libs} PARENT_SCOPE)
+endfunction()
+backstep_llvm_static_libs(LLVM_MC_LIBS x86disassembler x86desc x86info mcdisassembler)
 find_library(TINFO_LIBRARY tinfo REQUIRED)
 add_library(backstep_llvm_mc INTERFACE)
 target_include_directories(backstep_llvm_mc SYSTEM INTERFACE ${LLVM_MC_INCLUDE})
@@ -22,3 +27,11 @@ target_include_directories(backstep_llvm_mc SYSTEM INTERFACE ${LLVM_MC_INCLUDE})
 # the linker go round them.
 target_link_libraries(backstep_llvm_mc INTERFACE -Wl,--start-group ${LLVM_MC_LIBS} -Wl,--end-group
                       ZLIB::ZLIB ${TINFO_LIBRARY} Threads::Threads ${CMAKE_DL_LIBS})
+
+# LLVM's Support library alone (its JSON, for the DAP front: dap/), linked
+# statically in the same way.
+backstep_llvm_static_libs(LLVM_SUPPORT_LIBS support demangle)
+add_library(backstep_llvm_support INTERFACE)
+target_include_directories(backstep_llvm_support SYSTEM INTERFACE ${LLVM_MC_INCLUDE})
+target_link_libraries(backstep_llvm_support INTERFACE ${LLVM_SUPPORT_LIBS} ZLIB::ZLIB ${TINFO_LIBRARY} Threads::Threads
+                      ${CMAKE_DL_LIBS})
