@@ -22,6 +22,7 @@
 #include <stdexcept>
 
 #include "cli/commands.h"
+#include "cli/find_program.h"
 #include "cli/json_string.h"
 #include "cli/lldb_settings.h"
 #include "cli/replay_dir.h"
@@ -81,16 +82,9 @@ std::string self_path() {
 
 // `name` found on PATH, by its absolute path (the name itself when it is not).
 std::string on_path(const std::string& name) {
-  const char* path = std::getenv("PATH");
-  std::string dirs = path ? path : "/usr/bin:/bin";
-  for (std::size_t start = 0; start <= dirs.size();) {
-    std::size_t end = dirs.find(':', start);
-    if (end == std::string::npos) end = dirs.size();
-    fs::path candidate = fs::path(dirs.substr(start, end - start)) / name;
-    if (!candidate.empty() && candidate.is_absolute() && access(candidate.c_str(), X_OK) == 0) return candidate.string();
-    start = end + 1;
-  }
-  return name;
+  int err = 0;
+  std::string found = find_program(name, err);
+  return found.empty() ? name : fs::absolute(found).string();
 }
 
 std::string vscode_tasks(const std::string& backstep, const std::string& trace, int port) {

@@ -1,5 +1,6 @@
 #include "cli/lldb_launch.h"
 #include "cli/lldb_settings.h"
+#include "cli/find_program.h"
 #include "cli/lldb_exec_hook.h"
 
 #include <stdlib.h>
@@ -27,16 +28,8 @@ namespace fs = std::filesystem;
 constexpr int kPacketTimeoutS = 3600;
 
 bool on_path(const std::string& name) {
-  const char* path = getenv("PATH");
-  std::string dirs = path ? path : "/usr/bin:/bin";
-  for (std::size_t at = 0; at <= dirs.size();) {
-    std::size_t end = dirs.find(':', at);
-    if (end == std::string::npos) end = dirs.size();
-    std::string dir = dirs.substr(at, end - at);
-    if (!dir.empty() && access((dir + "/" + name).c_str(), X_OK) == 0) return true;
-    at = end + 1;
-  }
-  return false;
+  int err = 0;
+  return !find_program(name, err).empty();
 }
 
 void write_file(const std::string& path, const std::string& text) {
