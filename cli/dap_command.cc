@@ -60,14 +60,8 @@ class DapReplays : public dap::ReplayServer {
       throw std::runtime_error("process " + std::to_string(choice.pid) + " is not in the trace " + dir);
     }
     private_dir_.emplace();
-    gdb::ServerOptions options;
-    options.once = true;
-    options.unix_path = private_dir_->socket_path();
-    options.limits.idle_timeout_s = 0;  // an IDE session may sit stopped for hours
-    auto server = std::make_unique<gdb::GdbServer>(options, timeline_factory(dir, choice, defaults_.checkpoints));
-    server->listen();
-    serving_ = std::make_unique<ServingThread>(std::move(server));
-    return {options.unix_path, private_dir_->write_gdb_commands(), dir};
+    serving_ = std::make_unique<ServingThread>(private_server(*private_dir_, dir, choice, defaults_.checkpoints));
+    return {private_dir_->socket_path(), private_dir_->write_gdb_commands(), dir};
   }
 
   dap::ServedReplay attach(const std::string& target) override {

@@ -61,23 +61,18 @@ int launch_debugger(const std::string& trace_arg, const Args& debugger_args, Lau
   // or the handlers (which end the debugger first).
   clean_up_children_on_signals(ChildKind::Tracees);
   ReplayDir private_dir;
-  gdb::ServerOptions options;
-  options.once = true;
-  options.unix_path = private_dir.socket_path();
-  // Our own debugger, on the user's terminal: it may sit at the prompt for hours.
-  options.limits.idle_timeout_s = 0;
-  auto server = std::make_unique<gdb::GdbServer>(options, timeline_factory(dir, choice, launch.checkpoints));
-  server->listen();
+  auto server = private_server(private_dir, dir, choice, launch.checkpoints);
+  const std::string socket = private_dir.socket_path();
   std::optional<LldbLaunch> lldb;
   std::vector<std::string> argv;
   if (debugger == Debugger::Lldb) {
     lldb.emplace(dir, choice);
-    argv = lldb->argv(options.unix_path, debugger_args);
+    argv = lldb->argv(socket, debugger_args);
     std::fprintf(stderr,
                  "backstep: in lldb, `process continue --reverse` (lldb 21 and later) runs back to the "
                  "previous breakpoint or watchpoint; `process plugin packet send bs` steps one instruction back\n");
   } else {
-    argv = gdb_argv(options.unix_path, private_dir.write_gdb_commands(), debugger_args);
+    argv = gdb_argv(socket, private_dir.write_gdb_commands(), debugger_args);
   }
 
   pid_t child = fork();

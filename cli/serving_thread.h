@@ -6,6 +6,8 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/replay_dir.h"
+#include "cli/timeline_factory.h"
 #include "gdbserver/gdb_server.h"
 
 namespace backstep::cli {
@@ -42,5 +44,19 @@ class ServingThread {
   std::unique_ptr<gdb::GdbServer> server_;
   std::thread thread_;
 };
+
+// The server for a debugger this process runs itself (`replay`, `dap`):
+// one client, on the private directory's Unix socket, never dropped for
+// idling (the debugger may sit stopped for hours), listening already.
+inline std::unique_ptr<gdb::GdbServer> private_server(const ReplayDir& private_dir, const std::string& trace_dir,
+                                                      const DebuggeeChoice& choice, CheckpointBounds bounds) {
+  gdb::ServerOptions options;
+  options.once = true;
+  options.unix_path = private_dir.socket_path();
+  options.limits.idle_timeout_s = 0;
+  auto server = std::make_unique<gdb::GdbServer>(options, timeline_factory(trace_dir, choice, bounds));
+  server->listen();
+  return server;
+}
 
 }  // namespace backstep::cli
